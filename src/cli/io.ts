@@ -1,0 +1,7 @@
+/** What a CLI command may touch: its streams, folder and environment. Injected so commands run in tests. */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}

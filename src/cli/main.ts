@@ -1,0 +1,52 @@
+import { ComityError } from "../errors/comity-error.js";
+import type { CliIo } from "./io.js";
+
+const USAGE = `usage: comity <command> [options]
+
+commands:
+  analyze [DIR] [--json]   the git repos under DIR, their remotes and state
+
+Run 'comity <command> --help' for a command's options.
+`;
+
+/**
+ * Runs the CLI with injected streams and returns the exit code: 0 fine,
+ * 1 findings, 2 error. Commands are imported lazily so each process loads
+ * only what it runs.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "analyze": {
+        const { analyzeCommand } = await import("./commands/analyze.js");
+        return await analyzeCommand(rest, io);
+      }
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        io.stdout.write(USAGE);
+        return command === undefined ? 2 : 0;
+      case "--version":
+      case "-v": {
+        const { CLI_VERSION } = await import("../version.js");
+        io.stdout.write(`${CLI_VERSION}\n`);
+        return 0;
+      }
+      default:
+        io.stderr.write(`comity: unknown command '${command}'\n${USAGE}`);
+        return 2;
+    }
+  } catch (error) {
+    io.stderr.write(`comity: ${describe(error)}\n`);
+    return 2;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ComityError) return error.message;
+  if (error instanceof Error && (error as { code?: unknown }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return error.message;
+  if (error instanceof TypeError && /parseArgs|option/i.test(error.message)) return error.message;
+  return error instanceof Error ? `internal error: ${error.message}` : String(error);
+}

@@ -1,0 +1,41 @@
+/**
+ * Comity engine: the library behind `comity`. Every CLI command is a
+ * function here with typed inputs and outputs; nothing here prints or exits.
+ */
+export { ComityError, type ErrorCode } from "./errors/comity-error.js";
+export { compareStrings, type Diagnostic, type Severity } from "./errors/diagnostic.js";
+export { nodeSyncFs, type SyncFs } from "./fs/sync-fs.js";
+
+export { discoverRepos, DEFAULT_PRUNE, type DiscoverOptions, type Discovery } from "./workspace/discover-repos.js";
+export { createRouter, type Route, type Router, type RouterOptions } from "./workspace/create-router.js";
+export type { Repo, RepoKind } from "./workspace/repo.js";
+
+export { canonicalizeRemoteUrl, type CanonicalRemote } from "./remotes/canonicalize-remote-url.js";
+export { remoteFingerprint, remoteFingerprints } from "./remotes/fingerprint.js";
+export { applyInsteadOf, insteadOfRules, type InsteadOfRule } from "./remotes/apply-instead-of.js";
+export { readRemotes, primaryRemote, type Remote } from "./remotes/read-remotes.js";
+
+export { parseGitConfig, type GitConfigEntry, type ParsedGitConfig } from "./git/parse-git-config.js";
+export { gitConfigFiles, loadGitConfig, type GitConfigEnv, type LoadedGitConfig } from "./git/load-git-config.js";
+export { parseHead, parsePackedRefs, RefReader, type HeadState } from "./git/read-refs.js";
+
+export {
+  readRepoState,
+  processConfigEnv,
+  type MergeBaseFn,
+  type RepoState,
+  type RepoStateOptions,
+} from "./state/read-repo-state.js";
+
+export {
+  analyzeWorkspace,
+  relativePosix,
+  ANALYZE_SCHEMA,
+  type AnalyzeOptions,
+  type AnalyzeReport,
+  type RepoReport,
+} from "./analyze/analyze-workspace.js";
+
+export { runCli } from "./cli/main.js";
+export type { CliIo } from "./cli/io.js";
+export { CLI_VERSION } from "./version.js";
