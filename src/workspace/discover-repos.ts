@@ -43,6 +43,8 @@ export interface DiscoverOptions {
   readonly followSymlinks?: boolean;
   /** Also find the repo the root sits inside, walking up as git does. Default true. */
   readonly walkUp?: boolean;
+  /** Folder a relative root is resolved against; the process's by default. */
+  readonly cwd?: string;
 }
 
 /** The repos under (and around) one folder. */
@@ -75,7 +77,7 @@ interface Found {
  */
 export function discoverRepos(root: string, options: DiscoverOptions = {}): Discovery {
   const fs = options.fs ?? nodeSyncFs;
-  const realRoot = resolveRoot(fs, root);
+  const realRoot = resolveRoot(fs, root, options.cwd ?? process.cwd());
   const prune = new Set(options.prune ?? DEFAULT_PRUNE);
   const maxDepth = options.maxDepth ?? 64;
   const follow = options.followSymlinks ?? false;
@@ -146,10 +148,10 @@ export function discoverRepos(root: string, options: DiscoverOptions = {}): Disc
   return { root: realRoot, repos, diagnostics };
 }
 
-function resolveRoot(fs: SyncFs, root: string): string {
+function resolveRoot(fs: SyncFs, root: string, cwd: string): string {
   let real: string;
   try {
-    real = fs.realpathSync(path.resolve(root));
+    real = fs.realpathSync(path.resolve(cwd, root));
   } catch (error) {
     throw new ComityError("ROOT_NOT_FOUND", `${root}: no such folder`, { cause: error });
   }

@@ -1,4 +1,3 @@
-import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { analyzeWorkspace } from "../../analyze/analyze-workspace.js";
 import { DEFAULT_PRUNE } from "../../workspace/discover-repos.js";
@@ -38,7 +37,8 @@ export async function analyzeCommand(args: readonly string[], io: CliIo): Promis
     io.stderr.write("comity analyze: --max-depth takes a whole number\n");
     return 2;
   }
-  const report = await analyzeWorkspace(path.resolve(io.cwd, dir), {
+  const report = await analyzeWorkspace(dir, {
+    cwd: io.cwd,
     followSymlinks: values["follow-symlinks"],
     ...(maxDepth === undefined ? {} : { maxDepth }),
     prune: [...DEFAULT_PRUNE, ...(values.prune ?? [])],

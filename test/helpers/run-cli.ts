@@ -1,0 +1,26 @@
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/comity.js");
+
+export interface CliResult {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the built `comity` bin as a subprocess (`npm test` builds `dist/` first). */
+export function runBuiltCli(args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): CliResult {
+  if (!fs.existsSync(path.resolve(path.dirname(BIN), "../dist/cli/main.js"))) {
+    throw new Error("dist/ is missing: run `npm run build` (npm test does it first)");
+  }
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    input: options.input ?? "",
+    encoding: "utf8",
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
