@@ -39,3 +39,9 @@ export {
 export { runCli } from "./cli/main.js";
 export type { CliIo } from "./cli/io.js";
 export { CLI_VERSION } from "./version.js";
+
+export type { Snapshot, SnapshotEntry, EntryType, PathChange, ChangeKind } from "./snapshot/snapshot.js";
+export { diffSnapshots } from "./snapshot/diff-snapshots.js";
+export { takeSnapshot, DEFAULT_RACY_MARGIN_MS, type SnapshotOptions, type SnapshotResult } from "./snapshot/take-snapshot.js";
+export { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./snapshot/content-hasher.js";
+export { parseGitIndex, type GitIndex, type IndexEntry } from "./git/read-git-index.js";

@@ -1,0 +1,80 @@
+import { createHash } from "node:crypto";
+import * as nodeFs from "node:fs";
+import xxhash from "xxhash-wasm";
+
+/** The file-system calls a snapshot makes, injected like isomorphic-git's `fs`. */
+export interface WorktreeFs {
+  readdirSync(path: string, options: { withFileTypes: true }): nodeFs.Dirent[];
+  lstatSync(path: string): nodeFs.Stats;
+  readFileSync(path: string): Buffer;
+  readlinkSync(path: string): string;
+  openSync(path: string, flags: string): number;
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
+  closeSync(fd: number): void;
+}
+
+export const nodeWorktreeFs: WorktreeFs = {
+  readdirSync: (p, o) => nodeFs.readdirSync(p, o),
+  lstatSync: (p) => nodeFs.lstatSync(p),
+  readFileSync: (p) => nodeFs.readFileSync(p),
+  readlinkSync: (p) => nodeFs.readlinkSync(p),
+  openSync: (p, f) => nodeFs.openSync(p, f),
+  readSync: (fd, b, o, l, pos) => nodeFs.readSync(fd, b, o, l, pos),
+  closeSync: (fd) => nodeFs.closeSync(fd),
+};
+
+/** Files up to this size are read whole; larger ones are streamed in chunks of this size. */
+const WHOLE_FILE_LIMIT = 8 * 1024 * 1024;
+
+/** Content hashing: xxhash64 (the snapshot's own hash) and git blob ids (to agree with the index). */
+export interface ContentHasher {
+  /** xxhash64 (seed 0) of bytes, 16 lowercase hex digits. */
+  xxh64(data: Uint8Array | string): string;
+  /** xxhash64 of a file's bytes; files over 8 MiB are streamed, never held whole. */
+  xxh64File(fs: WorktreeFs, file: string, size: number): string;
+  /** git's blob id (`sha1("blob <size>\0" + bytes)`) of a file's raw bytes, streamed likewise. */
+  gitBlobFile(fs: WorktreeFs, file: string, size: number): string;
+}
+
+/**
+ * Loads the xxhash WASM module (about a millisecond) and returns a hasher.
+ * Call once per process and pass the hasher down.
+ */
+export async function loadContentHasher(): Promise<ContentHasher> {
+  const x = await xxhash();
+  const hex = (n: bigint): string => n.toString(16).padStart(16, "0");
+  let chunk: Buffer | null = null;
+  const stream = (fs: WorktreeFs, file: string, fn: (c: Uint8Array) => void): void => {
+    chunk ??= Buffer.allocUnsafe(WHOLE_FILE_LIMIT);
+    const fd = fs.openSync(file, "r");
+    try {
+      for (let position = 0; ; ) {
+        const read = fs.readSync(fd, chunk, 0, chunk.length, position);
+        if (read === 0) break;
+        fn(chunk.subarray(0, read));
+        position += read;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+  return {
+    xxh64: (data) => hex(x.h64Raw(typeof data === "string" ? Buffer.from(data, "utf8") : data)),
+    xxh64File: (fs, file, size) => {
+      if (size <= WHOLE_FILE_LIMIT) return hex(x.h64Raw(fs.readFileSync(file)));
+      const h = x.create64();
+      stream(fs, file, (c) => h.update(c));
+      return hex(h.digest());
+    },
+    gitBlobFile: (fs, file, size) => {
+      const h = createHash("sha1");
+      if (size <= WHOLE_FILE_LIMIT) {
+        const data = fs.readFileSync(file);
+        return h.update(`blob ${data.length}\0`).update(data).digest("hex");
+      }
+      h.update(`blob ${size}\0`);
+      stream(fs, file, (c) => h.update(c));
+      return h.digest("hex");
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import * as path from "node:path";
+import ignore, { type Ignore } from "ignore";
+import type { GitConfigEntry } from "../git/parse-git-config.js";
+
+/** The rules of one `.gitignore` file (or of the repo-wide excludes), scoped to a folder. */
+export interface IgnoreLevel {
+  /** Repo-relative POSIX folder the patterns are relative to; "" for the root. */
+  readonly base: string;
+  readonly matcher: Ignore;
+}
+
+/** Verdict of the nearest rule: a later, deeper rule overrides an earlier, shallower one. */
+export type IgnoreVerdict = "ignored" | "unignored" | "none";
+
+/** Builds one level from a `.gitignore` text. */
+export function ignoreLevel(base: string, text: string, ignoreCase: boolean): IgnoreLevel {
+  return { base, matcher: ignore({ ignorecase: ignoreCase }).add(text) };
+}
+
+/**
+ * Whether `rel` (repo-relative POSIX; a folder ends with `/`) is ignored by
+ * the stack of levels, outermost first: as in git, the deepest `.gitignore`
+ * with a matching rule decides, then `.git/info/exclude`, then
+ * `core.excludesFile`. Folders that are ignored are never entered, so each
+ * test looks at the path itself, not its parents.
+ */
+export function isIgnored(levels: readonly IgnoreLevel[], rel: string): boolean {
+  for (let i = levels.length - 1; i >= 0; i--) {
+    const level = levels[i];
+    if (level === undefined) continue;
+    const sub = level.base === "" ? rel : rel.slice(level.base.length + 1);
+    const r = level.matcher.checkIgnore(sub);
+    if (r.ignored) return true;
+    if (r.unignored) return false;
+  }
+  return false;
+}
+
+/** `core.ignorecase` from config (false when unset, as on Linux). */
+export function configIgnoreCase(entries: readonly GitConfigEntry[]): boolean {
+  const v = lastValue(entries, "core", "ignorecase");
+  return v !== undefined && /^(true|yes|on|1)$/i.test(v);
+}
+
+/** Where `core.excludesFile` points, with its default of `$XDG_CONFIG_HOME/git/ignore`. */
+export function excludesFilePath(
+  entries: readonly GitConfigEntry[],
+  env: Readonly<Record<string, string | undefined>>,
+  homeDir: string,
+): string {
+  const v = lastValue(entries, "core", "excludesfile");
+  if (v !== undefined) return v.startsWith("~/") ? path.join(homeDir, v.slice(2)) : v;
+  const xdg = env["XDG_CONFIG_HOME"] || path.join(homeDir, ".config");
+  return path.join(xdg, "git", "ignore");
+}
+
+function lastValue(entries: readonly GitConfigEntry[], section: string, key: string): string | undefined {
+  let value: string | undefined;
+  for (const e of entries) if (e.section === section && e.subsection === null && e.key === key) value = e.value;
+  return value;
+}

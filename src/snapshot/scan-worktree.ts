@@ -1,0 +1,139 @@
+import * as path from "node:path";
+import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { nodeSyncFs, readTextOrNull } from "../fs/sync-fs.js";
+import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
+import type { GitConfigEntry } from "../git/parse-git-config.js";
+import { parseGitIndex, type GitIndex, type IndexEntry } from "../git/read-git-index.js";
+import type { Repo } from "../workspace/repo.js";
+import type { WorktreeFs } from "./content-hasher.js";
+import { configIgnoreCase, excludesFilePath, ignoreLevel, type IgnoreLevel } from "./ignore-rules.js";
+import { walkWorktree, type StatEntry } from "./walk-worktree.js";
+
+export interface WorktreeScan {
+  /** Every path git can see, unsorted, with stat data. */
+  readonly entries: readonly StatEntry[];
+  /** The index, when it could be read. */
+  readonly index: GitIndex | null;
+  /**
+   * Index entries whose blob id may stand for the working file's content
+   * when the stat matches: empty when filters, eol conversion, a split index
+   * or SHA-256 objects make that unsafe; racily clean entries left out.
+   */
+  readonly trustedIndex: ReadonlyMap<string, IndexEntry>;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/**
+ * Lists a work tree with git's view of what is tracked and ignored: reads the
+ * repo's config, its index (v2-v4), and the ignore rules, then walks.
+ */
+export function scanWorktree(repo: Repo, options: { fs: WorktreeFs; configEnv: GitConfigEnv }): WorktreeScan {
+  const { fs, configEnv } = options;
+  const diagnostics: Diagnostic[] = [];
+  const config = repo.commonDir === null ? [] : loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
+  const indexFile = readIndex(fs, repo, diagnostics);
+  const index = indexFile?.index ?? null;
+  const byPath = new Map<string, IndexEntry>();
+  const gitlinks = new Set<string>();
+  for (const e of index?.entries ?? []) {
+    if (e.mode === 0o160000) gitlinks.add(e.path);
+    else byPath.set(e.path, e);
+  }
+  const ignoreCase = configIgnoreCase(config);
+  let trackedDirs: Set<string> | null = null;
+  const walk = walkWorktree({
+    fs,
+    root: repo.root,
+    baseLevels: baseIgnoreLevels(fs, repo, config, configEnv, ignoreCase),
+    ignoreCase,
+    tracked: () => byPath,
+    trackedDirs: () => (trackedDirs ??= ancestorsOf(byPath.keys())),
+    gitlinks,
+  });
+  diagnostics.push(...walk.diagnostics);
+  const trustedIndex = new Map<string, IndexEntry>();
+  if (indexFile !== null && indexUsable(indexFile.index, config, walk.sawAttributes, repo)) {
+    // Racily clean entries (mtime not older than the index file) cannot vouch for content.
+    for (const [p, e] of byPath) if (e.mtimeMs < indexFile.mtimeMs) trustedIndex.set(p, e);
+  }
+  return { entries: walk.entries, index, trustedIndex, diagnostics };
+}
+
+/** git's own stat check (`ie_match_stat`): times to the nanosecond, inode and size as git truncates them. */
+export function indexMatches(idx: IndexEntry, s: StatEntry): boolean {
+  const isFile = (idx.mode & 0o170000) === 0o100000;
+  return (
+    isFile &&
+    !idx.skipWorktree &&
+    ((idx.mode & 0o100) !== 0) === s.executable &&
+    idx.size === s.size % 2 ** 32 &&
+    idx.ino === s.ino % 2 ** 32 &&
+    idx.mtimeMs === s.mtimeMs &&
+    idx.ctimeMs === s.ctimeMs
+  );
+}
+
+function readIndex(fs: WorktreeFs, repo: Repo, diagnostics: Diagnostic[]): { index: GitIndex; mtimeMs: number } | null {
+  if (repo.gitDir === null) return null;
+  const file = path.join(repo.gitDir, "index");
+  let data: Buffer;
+  let mtimeMs: number;
+  try {
+    mtimeMs = fs.lstatSync(file).mtimeMs;
+    data = fs.readFileSync(file);
+  } catch {
+    return null; // no index yet: a new repo
+  }
+  const index = parseGitIndex(data);
+  if (index === null) diagnostics.push(diagnostic("unreadable_index", "info", ".git/index", "git index not understood: every file is hashed"));
+  return index === null ? null : { index, mtimeMs };
+}
+
+/**
+ * An index blob id stands for a file's content only when git stores files
+ * as they are: no eol conversion, no filters (`.gitattributes`), SHA-1
+ * objects, and an index that is whole (not split).
+ */
+function indexUsable(index: GitIndex, config: readonly GitConfigEntry[], sawAttributes: boolean, repo: Repo): boolean {
+  const get = (section: string, key: string): string | undefined =>
+    config.filter((e) => e.section === section && e.subsection === null && e.key === key).at(-1)?.value;
+  const autocrlf = (get("core", "autocrlf") ?? "false").toLowerCase();
+  const format = (get("extensions", "objectformat") ?? "sha1").toLowerCase();
+  if (index.split || sawAttributes || format !== "sha1" || !["false", "no", "off", "0"].includes(autocrlf)) return false;
+  if (get("core", "attributesfile") !== undefined) return false;
+  return repo.commonDir === null || readTextOrNull(nodeSyncFs, path.join(repo.commonDir, "info", "attributes")) === null;
+}
+
+function baseIgnoreLevels(
+  fs: WorktreeFs,
+  repo: Repo,
+  config: readonly GitConfigEntry[],
+  where: GitConfigEnv,
+  ignoreCase: boolean,
+): IgnoreLevel[] {
+  const levels: IgnoreLevel[] = [];
+  const read = (file: string): string | null => {
+    try {
+      return fs.readFileSync(file).toString("utf8");
+    } catch {
+      return null;
+    }
+  };
+  const global = read(excludesFilePath(config, where.env, where.homeDir));
+  if (global !== null) levels.push(ignoreLevel("", global, ignoreCase));
+  const exclude = repo.commonDir === null ? null : read(path.join(repo.commonDir, "info", "exclude"));
+  if (exclude !== null) levels.push(ignoreLevel("", exclude, ignoreCase));
+  return levels;
+}
+
+function ancestorsOf(paths: Iterable<string>): Set<string> {
+  const dirs = new Set<string>();
+  for (const p of paths) {
+    for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) {
+      const d = p.slice(0, i);
+      if (dirs.has(d)) break;
+      dirs.add(d);
+    }
+  }
+  return dirs;
+}

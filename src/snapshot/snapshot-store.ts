@@ -1,0 +1,131 @@
+import { createHash, randomBytes } from "node:crypto";
+import * as nodeFs from "node:fs";
+import * as path from "node:path";
+import { compareStrings } from "../errors/diagnostic.js";
+import { decodeSnapshot, encodeSnapshot } from "./snapshot-codec.js";
+import type { Snapshot } from "./snapshot.js";
+
+/** Which shell call a snapshot belongs to: parallel calls and concurrent sessions never share one. */
+export interface SnapshotKey {
+  readonly sessionId: string;
+  readonly toolUseId: string;
+  /** Absolute root of the repo (a command in a folder of repos snapshots each). */
+  readonly repoRoot: string;
+}
+
+export interface SnapshotStoreOptions {
+  /** The folder snapshots live in, e.g. `<config dir>/snapshots`. */
+  readonly dir: string;
+  /** Milliseconds since the epoch; `Date.now` by default. */
+  readonly clock?: () => number;
+  /** Snapshots older than this are removed. Default one hour. */
+  readonly maxAgeMs?: number;
+  /** The store never grows past this; the oldest go first. Default 256 MiB. */
+  readonly maxBytes?: number;
+}
+
+/** Snapshots on disk between the two hook processes of one shell command. */
+export interface SnapshotStore {
+  /** Saves atomically (write, then rename); expires and caps the store first. */
+  save(key: SnapshotKey, snapshot: Snapshot): void;
+  /** Reads and removes a saved snapshot; null when missing, expired or unreadable. */
+  take(key: SnapshotKey): Snapshot | null;
+  /** The latest snapshot of a repo, kept as a stat cache for its next snapshot; not removed by reading. */
+  latest(repoRoot: string): Snapshot | null;
+  saveLatest(snapshot: Snapshot): void;
+  /** Removes expired files and enforces the size cap; returns how many files were removed. */
+  prune(): number;
+}
+
+/**
+ * A snapshot store in a folder. Each snapshot is one file named by a hash of
+ * its key; a crash between save and take loses that one snapshot and nothing
+ * else, because every write goes to a temp file that is renamed into place.
+ */
+export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStore {
+  const { dir } = options;
+  const clock = options.clock ?? Date.now;
+  const maxAgeMs = options.maxAgeMs ?? 60 * 60 * 1000;
+  const maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+  const fileOf = (name: string): string => path.join(dir, `${name}.snap`);
+  const keyName = (k: SnapshotKey): string => `s-${digest(`${k.sessionId}\0${k.toolUseId}\0${k.repoRoot}`)}`;
+  const latestName = (root: string): string => `latest-${digest(root)}`;
+
+  const write = (name: string, snapshot: Snapshot): void => {
+    nodeFs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const target = fileOf(name);
+    const tmp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    nodeFs.writeFileSync(tmp, encodeSnapshot(snapshot), { mode: 0o600 });
+    nodeFs.renameSync(tmp, target);
+  };
+  const read = (name: string): Snapshot | null => {
+    const file = fileOf(name);
+    let text: string;
+    try {
+      if (clock() - nodeFs.statSync(file).mtimeMs > maxAgeMs) {
+        nodeFs.rmSync(file, { force: true });
+        return null;
+      }
+      text = nodeFs.readFileSync(file, "utf8");
+    } catch {
+      return null;
+    }
+    return decodeSnapshot(text);
+  };
+
+  const prune = (): number => {
+    let names: string[];
+    try {
+      names = nodeFs.readdirSync(dir);
+    } catch {
+      return 0;
+    }
+    const now = clock();
+    const files: Array<{ file: string; mtimeMs: number; size: number }> = [];
+    let removed = 0;
+    for (const name of names) {
+      const file = path.join(dir, name);
+      let st: nodeFs.Stats;
+      try {
+        st = nodeFs.statSync(file);
+      } catch {
+        continue;
+      }
+      // Expired snapshots, and temp files a crashed writer left behind.
+      if (now - st.mtimeMs > maxAgeMs || (name.endsWith(".tmp") && now - st.mtimeMs > 60_000)) {
+        nodeFs.rmSync(file, { force: true });
+        removed++;
+      } else if (name.endsWith(".snap")) {
+        files.push({ file, mtimeMs: st.mtimeMs, size: st.size });
+      }
+    }
+    let total = files.reduce((n, f) => n + f.size, 0);
+    files.sort((a, b) => a.mtimeMs - b.mtimeMs || compareStrings(a.file, b.file));
+    for (const f of files) {
+      if (total <= maxBytes) break;
+      nodeFs.rmSync(f.file, { force: true });
+      total -= f.size;
+      removed++;
+    }
+    return removed;
+  };
+
+  return {
+    save: (key, snapshot) => {
+      prune();
+      write(keyName(key), snapshot);
+    },
+    take: (key) => {
+      const s = read(keyName(key));
+      nodeFs.rmSync(fileOf(keyName(key)), { force: true });
+      return s;
+    },
+    latest: (root) => read(latestName(root)),
+    saveLatest: (snapshot) => write(latestName(snapshot.root), snapshot),
+    prune,
+  };
+}
+
+function digest(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex").slice(0, 40);
+}

@@ -1,0 +1,47 @@
+/** What a path is in the working tree. Folders are kept only so that a file turning into a folder is seen. */
+export type EntryType = "file" | "symlink" | "dir";
+
+/**
+ * One path of a snapshot. Stat data (`size`, `mtimeMs`, `ctimeMs`, `ino`)
+ * makes the snapshot a stat cache for the next one; `hash` identifies the
+ * content: 16 hex digits of xxhash64, or a 40-hex git blob id taken from a
+ * clean index entry (a symlink's content is its target). Folders have no hash.
+ */
+export interface SnapshotEntry {
+  readonly path: string;
+  readonly type: EntryType;
+  /** The executable bit (user `x`), as git tracks it. */
+  readonly executable: boolean;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  readonly ino: number;
+  readonly hash: string | null;
+  /**
+   * Modified at or after the snapshot began (git's racy-entry rule): its
+   * stat cannot vouch for its content, so the next snapshot re-hashes it.
+   */
+  readonly racy: boolean;
+}
+
+/** The working tree of one repo at one moment. */
+export interface Snapshot {
+  readonly version: 1;
+  /** Absolute real path of the repo root the snapshot was taken in. */
+  readonly root: string;
+  /** When the walk began (ms since the epoch, from the injected clock). */
+  readonly startedMs: number;
+  /** Sorted by path (UTF-16 code units). */
+  readonly entries: readonly SnapshotEntry[];
+}
+
+/** How one path changed between two snapshots. */
+export type ChangeKind = "added" | "modified" | "deleted" | "type_changed" | "mode_changed";
+
+export interface PathChange {
+  readonly path: string;
+  readonly change: ChangeKind;
+}
+
+/** Length of an xxhash64 hex digest; a git blob id is 40. */
+export const XXH64_HEX_LENGTH = 16;

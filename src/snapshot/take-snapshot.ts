@@ -1,0 +1,122 @@
+import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { errorCode } from "../fs/sync-fs.js";
+import type { GitConfigEnv } from "../git/load-git-config.js";
+import type { IndexEntry } from "../git/read-git-index.js";
+import { processConfigEnv } from "../state/read-repo-state.js";
+import type { Repo } from "../workspace/repo.js";
+import { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
+import { indexMatches, scanWorktree } from "./scan-worktree.js";
+import { XXH64_HEX_LENGTH, type Snapshot, type SnapshotEntry } from "./snapshot.js";
+import type { StatEntry } from "./walk-worktree.js";
+
+/**
+ * A file modified this close to (or after) the snapshot's start cannot be
+ * trusted by its stat: timestamps are coarse (a kernel tick, a second on some
+ * file systems), so a same-size rewrite within one tick keeps the same mtime.
+ */
+export const DEFAULT_RACY_MARGIN_MS = 1000;
+
+export interface SnapshotOptions {
+  readonly fs?: WorktreeFs;
+  readonly hasher?: ContentHasher;
+  /** The previous snapshot of the same repo: its stat data spares re-hashing unchanged files. */
+  readonly previous?: Snapshot | null;
+  /** Milliseconds since the epoch; `Date.now` by default. */
+  readonly clock?: () => number;
+  readonly configEnv?: GitConfigEnv;
+  readonly racyMarginMs?: number;
+}
+
+export interface SnapshotResult {
+  readonly snapshot: Snapshot;
+  readonly diagnostics: readonly Diagnostic[];
+  /** Where each file's content hash came from: what a stat cache saves is measured here. */
+  readonly counts: { readonly hashed: number; readonly fromPrevious: number; readonly fromIndex: number };
+}
+
+/**
+ * Snapshots a repo's working tree: every tracked and untracked path git can
+ * see, with stat data and a content hash. Content is read only where nothing
+ * vouches for it: an entry of `previous` with the same stat (and not racy), or
+ * a clean git index entry with the same stat, stands for it. Files modified
+ * at or after the start (less a margin for coarse timestamps) are hashed and
+ * marked racy, so the next snapshot hashes them again.
+ *
+ * @example
+ * const before = (await takeSnapshot(repo)).snapshot;
+ * // ... a shell command runs ...
+ * const after = (await takeSnapshot(repo, { previous: before })).snapshot;
+ * diffSnapshots(before, after);
+ */
+export async function takeSnapshot(repo: Repo, options: SnapshotOptions = {}): Promise<SnapshotResult> {
+  const fs = options.fs ?? nodeWorktreeFs;
+  const hasher = options.hasher ?? (await loadContentHasher());
+  const clock = options.clock ?? Date.now;
+  const startedMs = clock();
+  const racyCutoff = startedMs - (options.racyMarginMs ?? DEFAULT_RACY_MARGIN_MS);
+  const scan = scanWorktree(repo, { fs, configEnv: options.configEnv ?? processConfigEnv() });
+  const diagnostics: Diagnostic[] = [...scan.diagnostics];
+  const previous = options.previous?.root === repo.root ? options.previous : null;
+  const prevByPath = new Map<string, SnapshotEntry>();
+  for (const e of previous?.entries ?? []) prevByPath.set(e.path, e);
+
+  const counts = { hashed: 0, fromPrevious: 0, fromIndex: 0 };
+  const entries: SnapshotEntry[] = [];
+  for (const s of scan.entries) {
+    const racy = s.type !== "dir" && s.mtimeMs >= racyCutoff;
+    let hash: string | null = null;
+    if (s.type !== "dir") {
+      try {
+        hash = contentHash(s, racy, prevByPath.get(s.path), scan.trustedIndex.get(s.path), fs, repo.root, hasher, counts);
+      } catch (error) {
+        // Deleted or made unreadable mid-walk: leave it out rather than invent content.
+        if (errorCode(error) !== "ENOENT") diagnostics.push(diagnostic("unreadable_file", "warning", s.path, `cannot read (${errorCode(error)})`));
+        continue;
+      }
+    }
+    entries.push({ ...s, hash, racy });
+  }
+  entries.sort((a, b) => compareStrings(a.path, b.path));
+  return { snapshot: { version: 1, root: repo.root, startedMs, entries }, diagnostics, counts };
+}
+
+function contentHash(
+  s: StatEntry,
+  racy: boolean,
+  prev: SnapshotEntry | undefined,
+  idx: IndexEntry | undefined,
+  fs: WorktreeFs,
+  root: string,
+  hasher: ContentHasher,
+  counts: { hashed: number; fromPrevious: number; fromIndex: number },
+): string {
+  const abs = `${root}/${s.path}`;
+  if (s.type === "symlink") {
+    counts.hashed++;
+    return hasher.xxh64(fs.readlinkSync(abs));
+  }
+  if (prev !== undefined && prev.type === "file" && prev.hash !== null) {
+    if (!prev.racy && !racy && sameStat(prev, s)) {
+      counts.fromPrevious++;
+      return prev.hash;
+    }
+    // Hash the way the previous snapshot did, so the two can be compared.
+    counts.hashed++;
+    return prev.hash.length === XXH64_HEX_LENGTH ? hasher.xxh64File(fs, abs, s.size) : hasher.gitBlobFile(fs, abs, s.size);
+  }
+  if (idx !== undefined && !racy && indexMatches(idx, s)) {
+    counts.fromIndex++;
+    return idx.oid;
+  }
+  counts.hashed++;
+  return hasher.xxh64File(fs, abs, s.size);
+}
+
+function sameStat(a: StatEntry, b: StatEntry): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.executable === b.executable;
+}
+
+
+
+
+

@@ -1,0 +1,136 @@
+import type { Dirent } from "node:fs";
+import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { errorCode } from "../fs/sync-fs.js";
+import type { WorktreeFs } from "./content-hasher.js";
+import { ignoreLevel, isIgnored, type IgnoreLevel } from "./ignore-rules.js";
+import type { EntryType } from "./snapshot.js";
+
+/** A path's stat data, before its content is hashed. */
+export interface StatEntry {
+  readonly path: string;
+  readonly type: EntryType;
+  readonly executable: boolean;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  readonly ino: number;
+}
+
+export interface WalkInput {
+  readonly fs: WorktreeFs;
+  /** Absolute root of the work tree. */
+  readonly root: string;
+  /** Outermost rules first: `core.excludesFile`, then `.git/info/exclude`, both based at the root. */
+  readonly baseLevels: readonly IgnoreLevel[];
+  readonly ignoreCase: boolean;
+  /** Tracked paths (from the index): shown even when an ignore rule matches them. */
+  readonly tracked: () => { has(path: string): boolean };
+  /** Folders holding tracked paths: entered even when ignored. */
+  readonly trackedDirs: () => ReadonlySet<string>;
+  /** Submodule paths (gitlinks in the index): boundaries, never entered. */
+  readonly gitlinks: ReadonlySet<string>;
+}
+
+export interface WalkResult {
+  readonly entries: StatEntry[];
+  /** True when a `.gitattributes` file was seen (content filters may apply). */
+  readonly sawAttributes: boolean;
+  readonly diagnostics: Diagnostic[];
+}
+
+/**
+ * Lists a work tree as git sees it: tracked and untracked paths, minus what
+ * `.gitignore` (every level, with negations), `.git/info/exclude` and
+ * `core.excludesFile` ignore; `.git` never; a nested repo or submodule is a
+ * boundary whose files belong to it. Symlinks are recorded, never followed.
+ * Synchronous: measured several times faster than the promise API here.
+ */
+export function walkWorktree(input: WalkInput): WalkResult {
+  const { fs, root } = input;
+  const entries: StatEntry[] = [];
+  const diagnostics: Diagnostic[] = [];
+  let sawAttributes = false;
+
+  const visit = (abs: string, rel: string, levels: readonly IgnoreLevel[], insideIgnored: boolean): void => {
+    let dirents;
+    try {
+      dirents = fs.readdirSync(abs, { withFileTypes: true });
+    } catch (error) {
+      diagnostics.push(diagnostic("unreadable_folder", "warning", rel === "" ? "." : rel, `cannot read folder (${errorCode(error)})`));
+      return;
+    }
+    if (rel !== "" && dirents.some((d) => d.name === ".git")) return; // a nested repo: its own boundary
+    let here = levels;
+    if (dirents.some((d) => d.name === ".gitignore" && !d.isDirectory())) {
+      try {
+        const text = fs.readFileSync(`${abs}/.gitignore`).toString("utf8");
+        here = [...levels, ignoreLevel(rel, text, input.ignoreCase)];
+      } catch (error) {
+        diagnostics.push(diagnostic("unreadable_gitignore", "warning", join(rel, ".gitignore"), `cannot read (${errorCode(error)})`));
+      }
+    }
+    if (rel !== "") entries.push({ path: rel, type: "dir", executable: false, size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 });
+    for (const d of dirents) {
+      const name = d.name;
+      if (name === ".git") continue;
+      const childRel = join(rel, name);
+      const childAbs = `${abs}/${name}`;
+      const kind = direntKind(fs, d, childAbs);
+      if (kind === "dir") {
+        if (input.gitlinks.has(childRel)) continue;
+        const ignored = insideIgnored || isIgnored(here, `${childRel}/`);
+        if (ignored && !input.trackedDirs().has(childRel)) continue;
+        visit(childAbs, childRel, here, ignored);
+        continue;
+      }
+      if (kind === null) continue; // sockets, FIFOs, devices: git does not track them
+      const type = kind;
+      if (name === ".gitattributes") sawAttributes = true;
+      if ((insideIgnored || isIgnored(here, childRel)) && !input.tracked().has(childRel)) continue;
+      try {
+        entries.push(statOf(fs, childAbs, childRel, type));
+      } catch (error) {
+        if (name.includes("\uFFFD")) {
+          // Node decodes names as UTF-8: a name that is not cannot be opened again by its decoded form.
+          diagnostics.push(diagnostic("non_utf8_name", "warning", childRel, "file name is not valid UTF-8: left out"));
+        } else if (errorCode(error) !== "ENOENT") {
+          // ENOENT: vanished between readdir and lstat, so it is simply not there.
+          diagnostics.push(diagnostic("unreadable_file", "warning", childRel, `cannot stat (${errorCode(error)})`));
+        }
+      }
+    }
+  };
+  visit(root, "", input.baseLevels, false);
+  return { entries, sawAttributes, diagnostics };
+}
+
+/** A dirent's kind; some file systems report DT_UNKNOWN, and then lstat says. */
+function direntKind(fs: WorktreeFs, d: Dirent, abs: string): EntryType | null {
+  if (d.isDirectory()) return "dir";
+  if (d.isFile()) return "file";
+  if (d.isSymbolicLink()) return "symlink";
+  if (d.isFIFO() || d.isSocket() || d.isBlockDevice() || d.isCharacterDevice()) return null;
+  try {
+    const st = fs.lstatSync(abs);
+    return st.isDirectory() ? "dir" : st.isFile() ? "file" : st.isSymbolicLink() ? "symlink" : null;
+  } catch {
+    return null;
+  }
+}
+
+function statOf(fs: WorktreeFs, abs: string, rel: string, type: "file" | "symlink"): StatEntry {
+  const st = fs.lstatSync(abs);
+  return {
+    path: rel,
+    type,
+    executable: type === "file" && (st.mode & 0o100) !== 0,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ctimeMs: st.ctimeMs,
+    ino: st.ino,
+  };
+}
+
+function join(rel: string, name: string): string {
+  return rel === "" ? name : `${rel}/${name}`;
+}

@@ -1,0 +1,123 @@
+import { createHash } from "node:crypto";
+import * as nodeFs from "node:fs";
+import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { nodeSyncFs } from "../fs/sync-fs.js";
+import type { GitConfigEnv } from "../git/load-git-config.js";
+import { RefReader } from "../git/read-refs.js";
+import { processConfigEnv } from "../state/read-repo-state.js";
+import type { Repo } from "../workspace/repo.js";
+import { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
+import { indexMatches, scanWorktree } from "./scan-worktree.js";
+
+export interface WorktreeHashResult {
+  /** Lowercase hex SHA-256; null when the repo's git data cannot be read. */
+  readonly worktree_hash: string | null;
+  /** How many paths differ from HEAD (added, deleted, modified, mode or type changed). */
+  readonly changed: number;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** A path's entry in a tree: git mode (`100644`, `100755`, `120000`) and blob id. */
+interface TreeBlob {
+  readonly mode: string;
+  readonly oid: string;
+}
+
+/**
+ * One hash of a working tree's state against HEAD, the same on any machine
+ * for the same HEAD and the same uncommitted changes: SHA-256 over HEAD's id
+ * and, for every path whose working copy differs from HEAD (sorted), its
+ * path, mode and git blob id (or a deletion mark). A clean tree hashes HEAD
+ * alone, so it is stable. What git ignores does not count; untracked files
+ * do. Files are read only where the index cannot vouch for them.
+ *
+ * Limits: a submodule counts by its presence, not by its checked-out commit;
+ * with eol conversion or clean filters the blob ids are of the raw bytes, so
+ * such a tree hashes the same only on machines with the same settings.
+ */
+export async function worktreeHash(
+  repo: Repo,
+  options: { fs?: WorktreeFs; configEnv?: GitConfigEnv; hasher?: ContentHasher } = {},
+): Promise<WorktreeHashResult> {
+  const diagnostics: Diagnostic[] = [];
+  if (repo.gitDir === null || repo.commonDir === null) return { worktree_hash: null, changed: 0, diagnostics };
+  const fs = options.fs ?? nodeWorktreeFs;
+  const hasher = options.hasher ?? (await loadContentHasher());
+  const scan = scanWorktree(repo, { fs, configEnv: options.configEnv ?? processConfigEnv() });
+  diagnostics.push(...scan.diagnostics);
+  const refs = new RefReader(nodeSyncFs, repo.gitDir, repo.commonDir);
+  const head = refs.head();
+  const headOid = head.kind === "detached" ? head.oid : head.kind === "symbolic" ? refs.resolve(head.ref) : null;
+  if (head.kind === "invalid") return { worktree_hash: null, changed: 0, diagnostics: [...diagnostics, diagnostic("bad_head", "error", null, "HEAD is unreadable")] };
+
+  let headTree: Map<string, TreeBlob>;
+  try {
+    headTree = headOid === null ? new Map() : await readHeadTree(repo.commonDir, headOid, scan.index);
+  } catch (error) {
+    diagnostics.push(diagnostic("head_tree_unreadable", "error", null, `cannot read HEAD's tree: ${error instanceof Error ? error.message : String(error)}`));
+    return { worktree_hash: null, changed: 0, diagnostics };
+  }
+
+  const working = new Map(scan.entries.filter((e) => e.type !== "dir").map((e) => [e.path, e]));
+  // Sparse checkout: skip-worktree paths are absent on purpose, not deleted.
+  const sparse = new Set((scan.index?.entries ?? []).filter((e) => e.skipWorktree).map((e) => e.path));
+  const paths = [...new Set([...headTree.keys(), ...working.keys()])].sort(compareStrings);
+  const lines: string[] = [];
+  for (const p of paths) {
+    const h = headTree.get(p);
+    if (h?.mode === "160000") continue; // a submodule: its own repo
+    const w = working.get(p);
+    if (w === undefined) {
+      if (sparse.has(p)) continue;
+      lines.push(`${p}\0deleted`);
+      continue;
+    }
+    const mode = w.type === "symlink" ? "120000" : w.executable ? "100755" : "100644";
+    const idx = scan.trustedIndex.get(p);
+    if (h !== undefined && h.mode === mode && idx !== undefined && idx.oid === h.oid && indexMatches(idx, w)) continue;
+    let oid: string;
+    try {
+      oid = w.type === "symlink" ? blobId(fs.readlinkSync(`${repo.root}/${p}`)) : hasher.gitBlobFile(fs, `${repo.root}/${p}`, w.size);
+    } catch {
+      lines.push(`${p}\0deleted`); // vanished mid-scan
+      continue;
+    }
+    if (h === undefined || h.mode !== mode || h.oid !== oid) lines.push(`${p}\0${mode}\0${oid}`);
+  }
+  const hash = createHash("sha256").update(`comity-worktree/1\n${headOid ?? "unborn"}\n${lines.join("\n")}`, "utf8").digest("hex");
+  return { worktree_hash: hash, changed: lines.length, diagnostics };
+}
+
+function blobId(text: string): string {
+  const data = Buffer.from(text, "utf8");
+  return createHash("sha1").update(`blob ${data.length}\0`).update(data).digest("hex");
+}
+
+/**
+ * HEAD's files. When the index's cache-tree says the whole index is HEAD's
+ * tree (nothing staged), the index already lists them and no object is read.
+ */
+async function readHeadTree(
+  commonDir: string,
+  headOid: string,
+  index: { entries: ReadonlyArray<{ path: string; mode: number; oid: string }>; rootTree: string | null } | null,
+): Promise<Map<string, TreeBlob>> {
+  const git = await import("isomorphic-git");
+  const cache = {};
+  const { commit } = await git.readCommit({ fs: nodeFs, gitdir: commonDir, oid: headOid, cache });
+  const out = new Map<string, TreeBlob>();
+  if (index !== null && index.rootTree === commit.tree) {
+    for (const e of index.entries) out.set(e.path, { mode: e.mode.toString(8), oid: e.oid });
+    return out;
+  }
+  const visit = async (oid: string, prefix: string): Promise<void> => {
+    const { tree } = await git.readTree({ fs: nodeFs, gitdir: commonDir, oid, cache });
+    for (const entry of tree) {
+      const p = prefix === "" ? entry.path : `${prefix}/${entry.path}`;
+      if (entry.type === "tree") await visit(entry.oid, p);
+      else out.set(p, { mode: entry.mode, oid: entry.oid });
+    }
+  };
+  await visit(commit.tree, "");
+  return out;
+}
