@@ -45,3 +45,16 @@ export { diffSnapshots } from "./snapshot/diff-snapshots.js";
 export { takeSnapshot, DEFAULT_RACY_MARGIN_MS, type SnapshotOptions, type SnapshotResult } from "./snapshot/take-snapshot.js";
 export { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./snapshot/content-hasher.js";
 export { parseGitIndex, type GitIndex, type IndexEntry } from "./git/read-git-index.js";
+export { worktreeHash, type WorktreeHashResult } from "./snapshot/worktree-hash.js";
+export { encodeSnapshot, decodeSnapshot } from "./snapshot/snapshot-codec.js";
+export { createSnapshotStore, type SnapshotKey, type SnapshotStore, type SnapshotStoreOptions } from "./snapshot/snapshot-store.js";
+export { configDir } from "./config/config-dir.js";
+export { loadShellParser, type ShellParser } from "./shell/load-shell-parser.js";
+export { shellWritePaths, type ShellWritePaths, type ShellWritePathsOptions } from "./shell/shell-write-paths.js";
+export {
+  snapshotBeforeCommand,
+  changesAfterCommand,
+  type CommandSnapshotOptions,
+  type BeforeResult,
+  type AfterResult,
+} from "./snapshot/command-snapshots.js";

@@ -4,7 +4,9 @@ import type { CliIo } from "./io.js";
 const USAGE = `usage: comity <command> [options]
 
 commands:
-  analyze [DIR] [--json]   the git repos under DIR, their remotes and state
+  analyze [DIR] [--json]            the git repos under DIR, their remotes and state
+  snapshot take|diff --id ID [DIR]  which files a command changed, between two snapshots
+  shell-paths [--cwd DIR] -- CMD    the files a shell command visibly writes
 
 Run 'comity <command> --help' for a command's options.
 `;
@@ -21,6 +23,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "analyze": {
         const { analyzeCommand } = await import("./commands/analyze.js");
         return await analyzeCommand(rest, io);
+      }
+      case "snapshot": {
+        const { snapshotCommand } = await import("./commands/snapshot.js");
+        return await snapshotCommand(rest, io);
+      }
+      case "shell-paths": {
+        const { shellPathsCommand } = await import("./commands/shell-paths.js");
+        return await shellPathsCommand(rest, io);
       }
       case undefined:
       case "help":

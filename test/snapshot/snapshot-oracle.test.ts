@@ -1,0 +1,197 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { diffSnapshots } from "../../src/snapshot/diff-snapshots.js";
+import type { PathChange } from "../../src/snapshot/snapshot.js";
+import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { repoAt, snap } from "../helpers/snapshot-helpers.js";
+
+// Files the operations touch. `*.log` and `ign/` are ignored; `nested/` is a nested repo.
+const FILES = ["a.txt", "b.txt", "dir/c.txt", "dir/sub/d.txt", "x.log", "ign/f.txt", "nested/n.txt", "tool.sh"];
+const DIRS = ["dir", "dir/sub", "ign", "newdir"];
+const CONTENTS = ["aaaa", "bbbb", "", "a longer line of text\n", "\u0000binary\u0001"];
+
+type Op =
+  | { op: "write"; file: string; content: string }
+  | { op: "delete"; file: string }
+  | { op: "rename"; from: string; to: string }
+  | { op: "chmod"; file: string; exec: boolean }
+  | { op: "mkdir"; dir: string }
+  | { op: "rmrf"; dir: string };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ op: fc.constant("write" as const), file: fc.constantFrom(...FILES), content: fc.constantFrom(...CONTENTS) }),
+  fc.record({ op: fc.constant("delete" as const), file: fc.constantFrom(...FILES) }),
+  fc.record({ op: fc.constant("rename" as const), from: fc.constantFrom(...FILES), to: fc.constantFrom(...FILES) }),
+  fc.record({ op: fc.constant("chmod" as const), file: fc.constantFrom(...FILES), exec: fc.boolean() }),
+  fc.record({ op: fc.constant("mkdir" as const), dir: fc.constantFrom(...DIRS) }),
+  fc.record({ op: fc.constant("rmrf" as const), dir: fc.constantFrom(...DIRS) }),
+);
+
+/** Applies an op; a file operation whose path is blocked (a folder in the way, a missing source) is skipped. */
+function apply(root: string, o: Op): void {
+  const p = (rel: string): string => path.join(root, rel);
+  try {
+    switch (o.op) {
+      case "write":
+        fs.mkdirSync(path.dirname(p(o.file)), { recursive: true });
+        fs.writeFileSync(p(o.file), o.content);
+        break;
+      case "delete":
+        fs.rmSync(p(o.file));
+        break;
+      case "rename":
+        if (o.from === o.to || !fs.existsSync(p(o.from))) return;
+        fs.mkdirSync(path.dirname(p(o.to)), { recursive: true });
+        fs.renameSync(p(o.from), p(o.to));
+        break;
+      case "chmod":
+        fs.chmodSync(p(o.file), o.exec ? 0o755 : 0o644);
+        break;
+      case "mkdir":
+        fs.mkdirSync(p(o.dir), { recursive: true });
+        break;
+      case "rmrf":
+        fs.rmSync(p(o.dir), { recursive: true, force: true });
+        break;
+    }
+  } catch {
+    // ENOENT, EISDIR, ENOTDIR: the op does not apply to this state
+  }
+}
+
+/** git status --porcelain=v2 -uall as path → line (renames are not detected without -M). */
+function status(sb: Sandbox, root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of sb.git(root, "status", "--porcelain=v2", "-uall", "-z").split("\0")) {
+    if (line === "") continue;
+    const p = line.startsWith("? ") ? line.slice(2) : line.split(" ").slice(8).join(" ");
+    out.set(p, line);
+  }
+  return out;
+}
+
+interface Truth {
+  readonly type: "file" | "symlink" | "dir";
+  readonly exec: boolean;
+  readonly bytes: string;
+}
+
+/** What is on disk, read directly: the fixture's ignore rules (`*.log`, `ign/`), `nested/` and `.git` left out. */
+function truth(root: string): Map<string, Truth> {
+  const out = new Map<string, Truth>();
+  const walk = (rel: string): void => {
+    for (const name of fs.readdirSync(path.join(root, rel))) {
+      const r = rel === "" ? name : `${rel}/${name}`;
+      if (name === ".git" || r === "nested" || r === "ign" || name.endsWith(".log")) continue;
+      const st = fs.lstatSync(path.join(root, r));
+      if (st.isDirectory()) {
+        out.set(r, { type: "dir", exec: false, bytes: "" });
+        walk(r);
+      } else {
+        out.set(r, { type: st.isSymbolicLink() ? "symlink" : "file", exec: (st.mode & 0o100) !== 0, bytes: fs.readFileSync(path.join(root, r)).toString("hex") });
+      }
+    }
+  };
+  walk("");
+  return out;
+}
+
+function expectedChanges(before: Map<string, Truth>, after: Map<string, Truth>): PathChange[] {
+  const out: PathChange[] = [];
+  for (const p of [...new Set([...before.keys(), ...after.keys()])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const x = before.get(p);
+    const y = after.get(p);
+    if (x === undefined) {
+      if (y !== undefined && y.type !== "dir") out.push({ path: p, change: "added" });
+    } else if (y === undefined) {
+      if (x.type !== "dir") out.push({ path: p, change: "deleted" });
+    } else if (x.type !== y.type) out.push({ path: p, change: "type_changed" });
+    else if (x.type !== "dir" && x.bytes !== y.bytes) out.push({ path: p, change: "modified" });
+    else if (x.type === "file" && x.exec !== y.exec) out.push({ path: p, change: "mode_changed" });
+  }
+  return out;
+}
+
+async function setup(sb: Sandbox): Promise<string> {
+  const root = initRepo(sb, "repo");
+  fs.writeFileSync(path.join(root, ".gitignore"), "*.log\nign/\n");
+  for (const f of ["a.txt", "dir/c.txt", "tool.sh"]) apply(root, { op: "write", file: f, content: "committed" });
+  sb.git(root, "add", "-A");
+  sb.git(root, "commit", "-q", "-m", "base");
+  initRepo(sb, "repo/nested");
+  return root;
+}
+
+describe("snapshot diff against git status (oracle)", () => {
+  it("equals the change git status shows, and also sees what status diffing cannot", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 6 }), fc.array(opArb, { minLength: 1, maxLength: 8 }), async (dirtyFirst, ops) => {
+        const sb = createSandbox();
+        try {
+          const root = await setup(sb);
+          for (const o of dirtyFirst) apply(root, o);
+          const repo = repoAt(root);
+          const before = await snap(sb, repo);
+          const statusBefore = status(sb, root);
+          const truthBefore = truth(root);
+          for (const o of ops) apply(root, o);
+          const after = await snap(sb, repo, before);
+          const statusAfter = status(sb, root);
+          const ours: PathChange[] = diffSnapshots(before, after);
+          const ourPaths = new Set(ours.map((c) => c.path));
+
+          // 1. Every path whose git status changed is in our diff (git's view: files, no folders).
+          for (const p of new Set([...statusBefore.keys(), ...statusAfter.keys()])) {
+            if (statusBefore.get(p) !== statusAfter.get(p)) {
+              if (p.endsWith("/")) continue; // a nested repo shown as an untracked folder
+              expect(ourPaths, `git saw ${p} change`).toContain(p);
+            }
+          }
+          // 2. What we report beyond git's view is only what git status diffing cannot see:
+          //    a path dirty or untracked in both states (a second edit, an untracked file's mode).
+          for (const c of ours) {
+            if (statusBefore.get(c.path) !== statusAfter.get(c.path)) continue;
+            if (c.change === "type_changed" && !fs.existsSync(path.join(root, c.path))) continue;
+            const line = statusAfter.get(c.path);
+            const isFolderNow = fs.existsSync(path.join(root, c.path)) && fs.lstatSync(path.join(root, c.path)).isDirectory();
+            expect(line !== undefined || isFolderNow, `we reported ${c.path} ${c.change}, git shows it clean`).toBe(true);
+          }
+          // 3. Never a path that is ignored, inside the nested repo, or inside .git.
+          for (const c of ours) {
+            expect(c.path.startsWith("nested/") || c.path.startsWith(".git/") || c.path.endsWith(".log") || c.path.startsWith("ign/")).toBe(false);
+          }
+          // 4. Exactly an independent model: every file read whole before and after, compared byte for byte.
+          expect(ours).toEqual(expectedChanges(truthBefore, truth(root)));
+        } finally {
+          sb.cleanup();
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("catches a second edit to an already dirty file and a mode change on an untracked file", async () => {
+    const sb = createSandbox();
+    try {
+      const root = await setup(sb);
+      apply(root, { op: "write", file: "a.txt", content: "dirty once" });
+      apply(root, { op: "write", file: "b.txt", content: "untracked" });
+      const repo = repoAt(root);
+      const before = await snap(sb, repo);
+      const statusBefore = status(sb, root);
+      apply(root, { op: "write", file: "a.txt", content: "dirty twice" });
+      apply(root, { op: "chmod", file: "b.txt", exec: true });
+      const after = await snap(sb, repo, before);
+      // git status lines are the same before and after: diffing them sees nothing.
+      expect(status(sb, root)).toEqual(statusBefore);
+      expect(diffSnapshots(before, after)).toEqual([
+        { path: "a.txt", change: "modified" },
+        { path: "b.txt", change: "mode_changed" },
+      ]);
+    } finally {
+      sb.cleanup();
+    }
+  });
+});

@@ -1,0 +1,146 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { decodeSnapshot, encodeSnapshot } from "../../src/snapshot/snapshot-codec.js";
+import type { Snapshot, SnapshotEntry } from "../../src/snapshot/snapshot.js";
+import { createSnapshotStore } from "../../src/snapshot/snapshot-store.js";
+
+const entryArb: fc.Arbitrary<SnapshotEntry> = fc.record({
+  path: fc.string({ unit: "grapheme", minLength: 1, maxLength: 30 }),
+  type: fc.constantFrom("file" as const, "symlink" as const, "dir" as const),
+  executable: fc.boolean(),
+  size: fc.nat(),
+  mtimeMs: fc.double({ min: 0, max: 4e12, noNaN: true }),
+  ctimeMs: fc.double({ min: 0, max: 4e12, noNaN: true }),
+  ino: fc.nat(),
+  hash: fc.option(fc.stringMatching(/^[0-9a-f]{16}$|^[0-9a-f]{40}$/), { nil: null }),
+  racy: fc.boolean(),
+});
+
+const snapshotArb: fc.Arbitrary<Snapshot> = fc
+  .uniqueArray(entryArb, { selector: (e) => e.path, maxLength: 40 })
+  .map((entries) => ({
+    version: 1 as const,
+    root: "/work/repo",
+    startedMs: 1_796_000_000_000.5,
+    entries: [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+  }));
+
+describe("snapshot codec", () => {
+  it("decodes exactly what it encodes, for any paths (property)", () => {
+    fc.assert(
+      fc.property(snapshotArb, (s) => {
+        const text = encodeSnapshot(s);
+        // Written as UTF-8 and read back, as the store does.
+        expect(decodeSnapshot(Buffer.from(text, "utf8").toString("utf8"))).toEqual(s);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("shares path prefixes, so a large snapshot stays compact", () => {
+    const entries: SnapshotEntry[] = Array.from({ length: 1000 }, (_, i) => ({
+      path: `packages/app/src/components/widget-${String(i).padStart(4, "0")}.tsx`,
+      type: "file",
+      executable: false,
+      size: 1234,
+      mtimeMs: 1_796_000_000_000.123,
+      ctimeMs: 1_796_000_000_000.123,
+      ino: 123456 + i,
+      hash: "0123456789abcdef",
+      racy: false,
+    }));
+    const text = encodeSnapshot({ version: 1, root: "/r", startedMs: 0, entries });
+    expect(text.length / entries.length).toBeLessThan(110);
+  });
+
+  it("rejects truncated or foreign text", () => {
+    const s: Snapshot = { version: 1, root: "/r", startedMs: 1, entries: [{ path: "a", type: "file", executable: false, size: 1, mtimeMs: 1, ctimeMs: 1, ino: 1, hash: "0123456789abcdef", racy: false }] };
+    const text = encodeSnapshot(s);
+    expect(decodeSnapshot(text.slice(0, -5))).toBeNull();
+    expect(decodeSnapshot("hello")).toBeNull();
+    expect(decodeSnapshot("")).toBeNull();
+  });
+});
+
+describe("snapshot store", () => {
+  let dir: string;
+  let now: number;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-store-"));
+    now = Date.now();
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const snapshot = (root: string, n = 1): Snapshot => ({
+    version: 1,
+    root,
+    startedMs: now,
+    entries: Array.from({ length: n }, (_, i) => ({ path: `f${i}`, type: "file" as const, executable: false, size: i, mtimeMs: 1, ctimeMs: 1, ino: i, hash: "0123456789abcdef", racy: false })),
+  });
+
+  it("keys snapshots by session, tool use and repo, and removes them when taken", () => {
+    const store = createSnapshotStore({ dir, clock: () => now });
+    const k1 = { sessionId: "s1", toolUseId: "t1", repoRoot: "/a" };
+    const k2 = { sessionId: "s1", toolUseId: "t2", repoRoot: "/a" };
+    const k3 = { sessionId: "s2", toolUseId: "t1", repoRoot: "/a" };
+    store.save(k1, snapshot("/a", 1));
+    store.save(k2, snapshot("/a", 2));
+    store.save(k3, snapshot("/a", 3));
+    expect(store.take(k2)?.entries).toHaveLength(2);
+    expect(store.take(k2)).toBeNull();
+    expect(store.take(k1)?.entries).toHaveLength(1);
+    expect(store.take(k3)?.entries).toHaveLength(3);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it("expires stale snapshots and leftover temp files", () => {
+    const store = createSnapshotStore({ dir, clock: () => now, maxAgeMs: 60_000 });
+    const key = { sessionId: "s", toolUseId: "t", repoRoot: "/a" };
+    store.save(key, snapshot("/a"));
+    fs.writeFileSync(path.join(dir, "x.snap.123.abcd.tmp"), "partial");
+    const later = createSnapshotStore({ dir, clock: () => now + 2 * 60 * 60_000, maxAgeMs: 60_000 });
+    expect(later.take(key)).toBeNull();
+    expect(later.prune()).toBe(1);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it("caps its size, oldest first", () => {
+    const store = createSnapshotStore({ dir, clock: () => now, maxBytes: 30_000 });
+    const seen = new Set<string>();
+    for (let i = 0; i < 10; i++) {
+      store.save({ sessionId: "s", toolUseId: `t${i}`, repoRoot: "/a" }, snapshot("/a", 200));
+      // Give each new file its own age, older for earlier saves.
+      for (const f of fs.readdirSync(dir)) {
+        if (seen.has(f)) continue;
+        seen.add(f);
+        const t = new Date(now - (10 - i) * 1000);
+        fs.utimesSync(path.join(dir, f), t, t);
+      }
+    }
+    store.prune();
+    const total = fs.readdirSync(dir).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+    expect(total).toBeLessThanOrEqual(30_000);
+    expect(store.take({ sessionId: "s", toolUseId: "t9", repoRoot: "/a" })).not.toBeNull();
+    expect(store.take({ sessionId: "s", toolUseId: "t0", repoRoot: "/a" })).toBeNull();
+  });
+
+  it("keeps the latest snapshot per repo as a stat cache", () => {
+    const store = createSnapshotStore({ dir, clock: () => now });
+    store.saveLatest(snapshot("/a", 2));
+    store.saveLatest(snapshot("/b", 3));
+    expect(store.latest("/a")?.entries).toHaveLength(2);
+    expect(store.latest("/a")?.entries).toHaveLength(2);
+    expect(store.latest("/c")).toBeNull();
+  });
+
+  it("treats a corrupt file as missing", () => {
+    const store = createSnapshotStore({ dir, clock: () => now });
+    const key = { sessionId: "s", toolUseId: "t", repoRoot: "/a" };
+    store.save(key, snapshot("/a"));
+    for (const f of fs.readdirSync(dir)) fs.writeFileSync(path.join(dir, f), "garbage");
+    expect(store.take(key)).toBeNull();
+  });
+});
