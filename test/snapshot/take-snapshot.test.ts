@@ -22,11 +22,12 @@ describe("takeSnapshot + diffSnapshots", () => {
     fs.writeFileSync(file("a.txt"), "aaaa");
     const now = new Date(); // whole milliseconds, so utimes can put it back exactly
     fs.utimesSync(file("a.txt"), now, now);
+    const mtimeBefore = fs.statSync(file("a.txt")).mtimeMs;
     const changes = await changesOf(sb, root, () => {
       fs.writeFileSync(file("a.txt"), "bbbb");
       fs.utimesSync(file("a.txt"), now, now);
     });
-    expect(fs.statSync(file("a.txt")).mtimeMs).toBe(now.getTime());
+    expect(fs.statSync(file("a.txt")).mtimeMs).toBe(mtimeBefore);
     expect(changes).toEqual([{ path: "a.txt", change: "modified" }]);
   });
 
