@@ -6,7 +6,7 @@ export { ComityError, type ErrorCode } from "./errors/comity-error.js";
 export { compareStrings, type Diagnostic, type Severity } from "./errors/diagnostic.js";
 export { nodeSyncFs, type SyncFs } from "./fs/sync-fs.js";
 
-export { discoverRepos, DEFAULT_PRUNE, type DiscoverOptions, type Discovery } from "./workspace/discover-repos.js";
+export { discoverRepos, findOwningRepo, DEFAULT_PRUNE, type DiscoverOptions, type Discovery } from "./workspace/discover-repos.js";
 export { createRouter, type Route, type Router, type RouterOptions } from "./workspace/create-router.js";
 export type { Repo, RepoKind } from "./workspace/repo.js";
 

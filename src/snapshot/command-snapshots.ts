@@ -22,12 +22,15 @@ export interface BeforeResult {
   readonly entries: number;
   readonly counts: { readonly hashed: number; readonly fromPrevious: number; readonly fromIndex: number };
   readonly diagnostics: readonly Diagnostic[];
+  /** Nested repos and submodules met: each needs its own snapshot. */
+  readonly nested: readonly string[];
 }
 
 /** The changes a command made in one repo; null when no snapshot was taken before it (or it expired). */
 export interface AfterResult {
   readonly changes: readonly PathChange[] | null;
   readonly diagnostics: readonly Diagnostic[];
+  readonly nested: readonly string[];
 }
 
 function snapshotOptions(o: CommandSnapshotOptions) {
@@ -48,9 +51,9 @@ export async function snapshotBeforeCommand(repo: Repo, options: CommandSnapshot
   const { store } = options;
   const previous = store.latest(repo.root);
   const r = await takeSnapshot(repo, { ...snapshotOptions(options), previous });
+  // Saved once: the process after the command makes it the repo's latest.
   store.save({ sessionId: options.sessionId, toolUseId: options.toolUseId, repoRoot: repo.root }, r.snapshot);
-  store.saveLatest(r.snapshot);
-  return { entries: r.snapshot.entries.length, counts: r.counts, diagnostics: r.diagnostics };
+  return { entries: r.snapshot.entries.length, counts: r.counts, diagnostics: r.diagnostics, nested: r.nested };
 }
 
 /**
@@ -61,8 +64,8 @@ export async function snapshotBeforeCommand(repo: Repo, options: CommandSnapshot
 export async function changesAfterCommand(repo: Repo, options: CommandSnapshotOptions): Promise<AfterResult> {
   const { store } = options;
   const before = store.take({ sessionId: options.sessionId, toolUseId: options.toolUseId, repoRoot: repo.root });
-  if (before === null) return { changes: null, diagnostics: [] };
+  if (before === null) return { changes: null, diagnostics: [], nested: [] };
   const r = await takeSnapshot(repo, { ...snapshotOptions(options), previous: before });
   store.saveLatest(r.snapshot);
-  return { changes: diffSnapshots(before, r.snapshot), diagnostics: r.diagnostics };
+  return { changes: diffSnapshots(before, r.snapshot), diagnostics: r.diagnostics, nested: r.nested };
 }

@@ -6,15 +6,14 @@ import type { GitConfigEntry } from "../git/parse-git-config.js";
 export interface IgnoreLevel {
   /** Repo-relative POSIX folder the patterns are relative to; "" for the root. */
   readonly base: string;
+  /** The rules' text, so a level can be rebuilt in a worker thread. */
+  readonly text: string;
   readonly matcher: Ignore;
 }
 
-/** Verdict of the nearest rule: a later, deeper rule overrides an earlier, shallower one. */
-export type IgnoreVerdict = "ignored" | "unignored" | "none";
-
 /** Builds one level from a `.gitignore` text. */
 export function ignoreLevel(base: string, text: string, ignoreCase: boolean): IgnoreLevel {
-  return { base, matcher: ignore({ ignorecase: ignoreCase }).add(text) };
+  return { base, text, matcher: ignore({ ignorecase: ignoreCase }).add(text) };
 }
 
 /**

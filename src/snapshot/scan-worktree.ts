@@ -1,13 +1,15 @@
+import { availableParallelism } from "node:os";
 import * as path from "node:path";
-import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { nodeSyncFs, readTextOrNull } from "../fs/sync-fs.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
 import type { GitConfigEntry } from "../git/parse-git-config.js";
 import { parseGitIndex, type GitIndex, type IndexEntry } from "../git/read-git-index.js";
 import type { Repo } from "../workspace/repo.js";
-import type { WorktreeFs } from "./content-hasher.js";
+import { nodeWorktreeFs, type WorktreeFs } from "./content-hasher.js";
 import { configIgnoreCase, excludesFilePath, ignoreLevel, type IgnoreLevel } from "./ignore-rules.js";
-import { walkWorktree, type StatEntry } from "./walk-worktree.js";
+import { startWalkPool, walkParallel } from "./walk-parallel.js";
+import { walkWorktree, type StatEntry, type WalkInput } from "./walk-worktree.js";
 
 export interface WorktreeScan {
   /** Every path git can see, unsorted, with stat data. */
@@ -21,42 +23,55 @@ export interface WorktreeScan {
    */
   readonly trustedIndex: ReadonlyMap<string, IndexEntry>;
   readonly diagnostics: readonly Diagnostic[];
+  /** Absolute roots of nested repos and submodules inside the work tree, sorted. */
+  readonly nested: readonly string[];
 }
 
 /**
  * Lists a work tree with git's view of what is tracked and ignored: reads the
  * repo's config, its index (v2-v4), and the ignore rules, then walks.
  */
-export function scanWorktree(repo: Repo, options: { fs: WorktreeFs; configEnv: GitConfigEnv }): WorktreeScan {
+export async function scanWorktree(
+  repo: Repo,
+  options: { fs: WorktreeFs; configEnv: GitConfigEnv; workers?: number | "auto"; expectedPaths?: number },
+): Promise<WorktreeScan> {
   const { fs, configEnv } = options;
   const diagnostics: Diagnostic[] = [];
   const config = repo.commonDir === null ? [] : loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
-  const indexFile = readIndex(fs, repo, diagnostics);
-  const index = indexFile?.index ?? null;
-  const byPath = new Map<string, IndexEntry>();
-  const gitlinks = new Set<string>();
-  for (const e of index?.entries ?? []) {
-    if (e.mode === 0o160000) gitlinks.add(e.path);
-    else byPath.set(e.path, e);
-  }
   const ignoreCase = configIgnoreCase(config);
-  let trackedDirs: Set<string> | null = null;
-  const walk = walkWorktree({
-    fs,
-    root: repo.root,
-    baseLevels: baseIgnoreLevels(fs, repo, config, configEnv, ignoreCase),
-    ignoreCase,
-    tracked: () => byPath,
-    trackedDirs: () => (trackedDirs ??= ancestorsOf(byPath.keys())),
-    gitlinks,
-  });
-  diagnostics.push(...walk.diagnostics);
-  const trustedIndex = new Map<string, IndexEntry>();
-  if (indexFile !== null && indexUsable(indexFile.index, config, walk.sawAttributes, repo)) {
-    // Racily clean entries (mtime not older than the index file) cannot vouch for content.
-    for (const [p, e] of byPath) if (e.mtimeMs < indexFile.mtimeMs) trustedIndex.set(p, e);
+  // Decide on helper threads before reading the index, so that their start-up overlaps it.
+  const helpers = helperCount(options.workers ?? "auto", options.expectedPaths ?? 0, indexSize(fs, repo), fs);
+  const pool = helpers > 0 ? startWalkPool(repo.root, ignoreCase, helpers) : null;
+  try {
+    const indexFile = readIndex(fs, repo, diagnostics);
+    const index = indexFile?.index ?? null;
+    const byPath = new Map<string, IndexEntry>();
+    const gitlinks = new Set<string>();
+    for (const e of index?.entries ?? []) {
+      if (e.mode === 0o160000) gitlinks.add(e.path);
+      else byPath.set(e.path, e);
+    }
+    let trackedDirs: Set<string> | null = null;
+    const input: WalkInput = {
+      fs,
+      root: repo.root,
+      baseLevels: baseIgnoreLevels(fs, repo, config, configEnv, ignoreCase),
+      ignoreCase,
+      tracked: () => byPath,
+      trackedDirs: () => (trackedDirs ??= ancestorsOf(byPath.keys())),
+      gitlinks,
+    };
+    const walk = pool === null ? walkWorktree(input) : await walkParallel(input, pool, [...byPath.keys()]);
+    diagnostics.push(...walk.diagnostics);
+    const trustedIndex = new Map<string, IndexEntry>();
+    if (indexFile !== null && indexUsable(indexFile.index, config, walk.sawAttributes, repo)) {
+      // Racily clean entries (mtime not older than the index file) cannot vouch for content.
+      for (const [p, e] of byPath) if (e.mtimeMs < indexFile.mtimeMs) trustedIndex.set(p, e);
+    }
+    return { entries: walk.entries, index, trustedIndex, diagnostics, nested: walk.nested.map((rel) => `${repo.root}/${rel}`).sort(compareStrings) };
+  } finally {
+    await pool?.close();
   }
-  return { entries: walk.entries, index, trustedIndex, diagnostics };
 }
 
 /** git's own stat check (`ie_match_stat`): times to the nanosecond, inode and size as git truncates them. */
@@ -71,6 +86,30 @@ export function indexMatches(idx: IndexEntry, s: StatEntry): boolean {
     idx.mtimeMs === s.mtimeMs &&
     idx.ctimeMs === s.ctimeMs
   );
+}
+
+/** Below this many paths a worker's start-up (tens of ms) costs more than it saves. */
+export const PARALLEL_WALK_THRESHOLD = 20_000;
+
+/**
+ * Helper threads for a walk (this thread walks too): none for small trees,
+ * one less than the cores for large ones; never with an injected file
+ * system (helpers use the real one). The index's size tells the tree's
+ * size before it is read: about 110 bytes a path.
+ */
+function helperCount(requested: number | "auto", expectedPaths: number, indexBytes: number, fs: WorktreeFs): number {
+  if (fs !== nodeWorktreeFs) return 0;
+  if (requested !== "auto") return requested;
+  const paths = Math.max(expectedPaths, indexBytes / 110);
+  return paths >= PARALLEL_WALK_THRESHOLD ? Math.min(availableParallelism() - 1, 7) : 0;
+}
+
+function indexSize(fs: WorktreeFs, repo: Repo): number {
+  try {
+    return repo.gitDir === null ? 0 : fs.lstatSync(path.join(repo.gitDir, "index")).size;
+  } catch {
+    return 0;
+  }
 }
 
 function readIndex(fs: WorktreeFs, repo: Repo, diagnostics: Diagnostic[]): { index: GitIndex; mtimeMs: number } | null {

@@ -60,17 +60,17 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
   };
   const read = (name: string): Snapshot | null => {
     const file = fileOf(name);
-    let text: string;
+    let data: Buffer;
     try {
       if (clock() - nodeFs.statSync(file).mtimeMs > maxAgeMs) {
         nodeFs.rmSync(file, { force: true });
         return null;
       }
-      text = nodeFs.readFileSync(file, "utf8");
+      data = nodeFs.readFileSync(file);
     } catch {
       return null;
     }
-    return decodeSnapshot(text);
+    return decodeSnapshot(data);
   };
 
   const prune = (): number => {

@@ -25,11 +25,18 @@ export interface SnapshotOptions {
   readonly clock?: () => number;
   readonly configEnv?: GitConfigEnv;
   readonly racyMarginMs?: number;
+  /**
+   * Worker threads for the walk: `"auto"` (default) uses one per core when the
+   * index or the previous snapshot has 20,000 paths or more, none otherwise.
+   */
+  readonly workers?: number | "auto";
 }
 
 export interface SnapshotResult {
   readonly snapshot: Snapshot;
   readonly diagnostics: readonly Diagnostic[];
+  /** Absolute roots of the nested repos and submodules the walk stopped at (snapshot them separately). */
+  readonly nested: readonly string[];
   /** Where each file's content hash came from: what a stat cache saves is measured here. */
   readonly counts: { readonly hashed: number; readonly fromPrevious: number; readonly fromIndex: number };
 }
@@ -54,30 +61,39 @@ export async function takeSnapshot(repo: Repo, options: SnapshotOptions = {}): P
   const clock = options.clock ?? Date.now;
   const startedMs = clock();
   const racyCutoff = startedMs - (options.racyMarginMs ?? DEFAULT_RACY_MARGIN_MS);
-  const scan = scanWorktree(repo, { fs, configEnv: options.configEnv ?? processConfigEnv() });
+  const scan = await scanWorktree(repo, {
+    fs,
+    configEnv: options.configEnv ?? processConfigEnv(),
+    workers: options.workers ?? "auto",
+    expectedPaths: options.previous?.entries.length ?? 0,
+  });
   const diagnostics: Diagnostic[] = [...scan.diagnostics];
   const previous = options.previous?.root === repo.root ? options.previous : null;
-  const prevByPath = new Map<string, SnapshotEntry>();
-  for (const e of previous?.entries ?? []) prevByPath.set(e.path, e);
-
+  const entries = [...scan.entries].sort((a, b) => compareStrings(a.path, b.path));
+  const prev = previous?.entries ?? [];
   const counts = { hashed: 0, fromPrevious: 0, fromIndex: 0 };
-  const entries: SnapshotEntry[] = [];
-  for (const s of scan.entries) {
-    const racy = s.type !== "dir" && s.mtimeMs >= racyCutoff;
-    let hash: string | null = null;
-    if (s.type !== "dir") {
-      try {
-        hash = contentHash(s, racy, prevByPath.get(s.path), scan.trustedIndex.get(s.path), fs, repo.root, hasher, counts);
-      } catch (error) {
-        // Deleted or made unreadable mid-walk: leave it out rather than invent content.
-        if (errorCode(error) !== "ENOENT") diagnostics.push(diagnostic("unreadable_file", "warning", s.path, `cannot read (${errorCode(error)})`));
-        continue;
-      }
+  const kept: StatEntry[] = [];
+  // Both lists are sorted by path: a merge join finds each path's previous entry without a map.
+  let j = 0;
+  for (const s of entries) {
+    while (j < prev.length && compareStrings((prev[j] as SnapshotEntry).path, s.path) < 0) j++;
+    const p = prev[j];
+    const before = p !== undefined && p.path === s.path ? p : undefined;
+    if (s.type === "dir") {
+      kept.push(s);
+      continue;
     }
-    entries.push({ ...s, hash, racy });
+    s.racy = s.mtimeMs >= racyCutoff;
+    try {
+      s.hash = contentHash(s, s.racy, before, scan.trustedIndex.get(s.path), fs, repo.root, hasher, counts);
+    } catch (error) {
+      // Deleted or made unreadable mid-walk: leave it out rather than invent content.
+      if (errorCode(error) !== "ENOENT") diagnostics.push(diagnostic("unreadable_file", "warning", s.path, `cannot read (${errorCode(error)})`));
+      continue;
+    }
+    kept.push(s);
   }
-  entries.sort((a, b) => compareStrings(a.path, b.path));
-  return { snapshot: { version: 1, root: repo.root, startedMs, entries }, diagnostics, counts };
+  return { snapshot: { version: 1, root: repo.root, startedMs, entries: kept }, diagnostics, counts, nested: scan.nested };
 }
 
 function contentHash(

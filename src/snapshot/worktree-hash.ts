@@ -43,7 +43,7 @@ export async function worktreeHash(
   if (repo.gitDir === null || repo.commonDir === null) return { worktree_hash: null, changed: 0, diagnostics };
   const fs = options.fs ?? nodeWorktreeFs;
   const hasher = options.hasher ?? (await loadContentHasher());
-  const scan = scanWorktree(repo, { fs, configEnv: options.configEnv ?? processConfigEnv() });
+  const scan = await scanWorktree(repo, { fs, configEnv: options.configEnv ?? processConfigEnv() });
   diagnostics.push(...scan.diagnostics);
   const refs = new RefReader(nodeSyncFs, repo.gitDir, repo.commonDir);
   const head = refs.head();

@@ -148,6 +148,19 @@ export function discoverRepos(root: string, options: DiscoverOptions = {}): Disc
   return { root: realRoot, repos, diagnostics };
 }
 
+/**
+ * The repo whose work tree holds `dir`: `dir` itself when it has a `.git`,
+ * else the nearest one above it, as git finds it. No walk below `dir`.
+ *
+ * @throws {ComityError} when `dir` is missing or not a folder.
+ */
+export function findOwningRepo(dir: string, options: { fs?: SyncFs; cwd?: string } = {}): Repo | null {
+  const fs = options.fs ?? nodeSyncFs;
+  const real = resolveRoot(fs, dir, options.cwd ?? process.cwd());
+  const found = findEnclosingGitEntry(fs, real);
+  return found === null ? null : (buildRepos(fs, found.root, [found])[0] ?? null);
+}
+
 function resolveRoot(fs: SyncFs, root: string, cwd: string): string {
   let real: string;
   try {

@@ -1,14 +1,16 @@
+import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { relativePosix } from "../../analyze/analyze-workspace.js";
 import { configDir } from "../../config/config-dir.js";
-import { compareDiagnostics, type Diagnostic } from "../../errors/diagnostic.js";
+import { compareDiagnostics, compareStrings, type Diagnostic } from "../../errors/diagnostic.js";
 import { changesAfterCommand, snapshotBeforeCommand } from "../../snapshot/command-snapshots.js";
 import { loadContentHasher } from "../../snapshot/content-hasher.js";
 import type { ChangeKind } from "../../snapshot/snapshot.js";
 import { createSnapshotStore } from "../../snapshot/snapshot-store.js";
-import { discoverRepos } from "../../workspace/discover-repos.js";
+import { discoverRepos, findOwningRepo } from "../../workspace/discover-repos.js";
+import type { Repo } from "../../workspace/repo.js";
 import type { CliIo } from "../io.js";
 
 export const SNAPSHOT_USAGE = `usage: comity snapshot take --id ID [DIR] [--session S] [--json]
@@ -43,8 +45,10 @@ export async function snapshotCommand(args: readonly string[], io: CliIo): Promi
     io.stderr.write(SNAPSHOT_USAGE);
     return 2;
   }
-  const { root, repos } = discoverRepos(dir, { cwd: io.cwd });
-  const usable = repos.filter((r) => r.gitDir !== null);
+  // Inside a repo, its snapshot walk finds the nested repos: no separate discovery walk of a large tree.
+  const owner = findOwningRepo(dir, { cwd: io.cwd });
+  const root = fs.realpathSync(path.resolve(io.cwd, dir));
+  const usable = (owner === null ? discoverRepos(dir, { cwd: io.cwd }).repos : [owner]).filter((r) => r.gitDir !== null);
   if (usable.length === 0) {
     io.stderr.write(`comity: no git repository in or under ${dir}\n`);
     return 2;
@@ -54,9 +58,25 @@ export async function snapshotCommand(args: readonly string[], io: CliIo): Promi
   const common = { store, hasher, sessionId: values.session, toolUseId: values.id, configEnv: { env: io.env, homeDir: io.env["HOME"] ?? os.homedir() } };
   const rel = (p: string): string => relativePosix(root, p);
 
+  // Each repo once, nested ones as their parents' walks meet them.
+  const seen = new Set(usable.map((r) => r.root));
+  const queue: Repo[] = [...usable];
+  const enqueue = (nested: readonly string[]): void => {
+    for (const n of nested) {
+      const repo = seen.has(n) ? null : findOwningRepo(n);
+      seen.add(n);
+      if (repo !== null && repo.root === n && repo.gitDir !== null) queue.push(repo);
+    }
+  };
+
   if (action === "take") {
     const results = [];
-    for (const repo of usable) results.push({ root: rel(repo.root), ...(await snapshotBeforeCommand(repo, common)) });
+    for (let repo = queue.shift(); repo !== undefined; repo = queue.shift()) {
+      const r = await snapshotBeforeCommand(repo, common);
+      results.push({ root: rel(repo.root), ...r });
+      enqueue(r.nested);
+    }
+    results.sort((a, b) => compareStrings(a.root, b.root));
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ schema: "comity.snapshot-take/1", id: values.id, repos: results.map((r) => ({ root: r.root, entries: r.entries, counts: r.counts, diagnostics: r.diagnostics.map((d) => ({ ...d })).sort(compareDiagnostics) })) }, null, 2)}\n`);
     } else {
@@ -68,10 +88,12 @@ export async function snapshotCommand(args: readonly string[], io: CliIo): Promi
   }
 
   const repoResults: Array<{ root: string; found: boolean; changes: Array<{ path: string; change: ChangeKind }>; diagnostics: Diagnostic[] }> = [];
-  for (const repo of usable) {
+  for (let repo = queue.shift(); repo !== undefined; repo = queue.shift()) {
     const r = await changesAfterCommand(repo, common);
+    enqueue(r.nested);
     repoResults.push({ root: rel(repo.root), found: r.changes !== null, changes: [...(r.changes ?? [])], diagnostics: [...r.diagnostics].sort(compareDiagnostics) });
   }
+  repoResults.sort((a, b) => compareStrings(a.root, b.root));
   if (!repoResults.some((r) => r.found)) {
     io.stderr.write(`comity: no snapshot '${values.id}' for ${dir} (take one first; they expire after an hour)\n`);
     return 2;

@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// Snapshot benchmark on a generated 100,000-file repo: snapshot before, a command that changes
+// 10 files, snapshot after and diff, against `git status --porcelain=v2 -uall` before and after
+// (the anchor) in the same run. Prints ratios, peak memory and the snapshot's size on disk.
+// Usage: npm run bench:snapshot [-- --files N --runs N]
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { spawnSync } from "node:child_process";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { diffSnapshots, discoverRepos, loadContentHasher, takeSnapshot } from "../dist/index.js";
+import { generateBigRepo } from "./generate-big-repo.mjs";
+import { machine, median, sh, table } from "./lib.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({ options: { files: { type: "string", default: "100000" }, runs: { type: "string", default: "5" } } });
+const files = Number(values.files);
+const runs = Number(values.runs);
+const big = generateBigRepo({ files, dir: path.join(os.tmpdir(), "comity-bench", `repo-${files}`) });
+const root = big.dir;
+const repo = discoverRepos(root, { walkUp: false }).repos[0];
+const hasher = await loadContentHasher();
+const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-config-"));
+const cliEnv = { ...process.env, COMITY_CONFIG_DIR: configDir };
+const bin = path.join(here, "..", "bin", "comity.js");
+
+let k = 0;
+/** The "command": rewrites 10 files (content and size change each time). */
+function command() {
+  k++;
+  for (const rel of big.sample) fs.appendFileSync(path.join(root, rel), `// edit ${k}\n`);
+}
+const t = (fn) => {
+  const s = process.hrtime.bigint();
+  const r = fn();
+  return [Number(process.hrtime.bigint() - s) / 1e6, r];
+};
+const at = async (fn) => {
+  const s = process.hrtime.bigint();
+  const r = await fn();
+  return [Number(process.hrtime.bigint() - s) / 1e6, r];
+};
+const gitStatus = () => sh("git", ["status", "--porcelain=v2", "-uall"], { cwd: root });
+
+// Warm the page cache and git's own index stat data.
+gitStatus();
+gitStatus();
+
+const rows = { git: [], cold: [], warm: [], cli: [] };
+let lastCounts = null;
+let cliRss = 0;
+let changed = 0;
+for (let i = 0; i < runs; i++) {
+  // Anchor: git status before and after.
+  const [g1] = t(gitStatus);
+  command();
+  const [g2] = t(gitStatus);
+  rows.git.push(g1 + g2);
+
+  // Ours, in-process, first snapshot without a stat cache (the index vouches for clean files).
+  const [s1, before] = await at(() => takeSnapshot(repo, { hasher }));
+  command();
+  const [s2, after] = await at(() => takeSnapshot(repo, { hasher, previous: before.snapshot }));
+  const [d] = t(() => diffSnapshots(before.snapshot, after.snapshot));
+  changed = diffSnapshots(before.snapshot, after.snapshot).length;
+  rows.cold.push(s1 + s2 + d);
+  lastCounts = after.counts;
+
+  // Ours, in-process, with the previous snapshot as the stat cache for the "before" too.
+  const [w1, before2] = await at(() => takeSnapshot(repo, { hasher, previous: after.snapshot }));
+  command();
+  const [w2, after2] = await at(() => takeSnapshot(repo, { hasher, previous: before2.snapshot }));
+  rows.warm.push(w1 + w2 + diffSnapshots(before2.snapshot, after2.snapshot).length * 0);
+
+  // Ours as the hook runs it: two separate processes, the snapshot stored on disk in between.
+  const id = `bench-${i}`;
+  const run = (args) => spawnSync(process.execPath, ["--import", path.join(here, "report-rss.mjs"), bin, ...args], { cwd: root, env: cliEnv, encoding: "utf8" });
+  const [c1, r1] = t(() => run(["snapshot", "take", "--id", id]));
+  command();
+  const [c2, r2] = t(() => run(["snapshot", "diff", "--id", id]));
+  if (r1.status !== 0 || r2.status !== 0) throw new Error(r1.stderr + r2.stderr);
+  for (const r of [r1, r2]) cliRss = Math.max(cliRss, Number(/PEAK_RSS_KIB=(\d+)/.exec(r.stderr)?.[1] ?? 0));
+  rows.cli.push(c1 + c2);
+}
+// The size of one stored snapshot: take one and look at the file before the diff removes it.
+spawnSync(process.execPath, [bin, "snapshot", "take", "--id", "size"], { cwd: root, env: cliEnv });
+const snapFiles = fs.readdirSync(path.join(configDir, "snapshots")).filter((f) => f.startsWith("s-"));
+const snapBytes = snapFiles.reduce((n, f) => n + fs.statSync(path.join(configDir, "snapshots", f)).size, 0);
+fs.rmSync(configDir, { recursive: true, force: true });
+
+const G = median(rows.git);
+const fmt = (x) => x.toFixed(0);
+const mib = (kib) => `${(kib / 1024).toFixed(0)} MiB`;
+console.log(`machine: ${machine()}, git ${sh("git", ["--version"]).trim().split(" ")[2]}`);
+console.log(`repo: ${files} files; each run changes 10 files (diff found ${changed}); median of ${runs} runs; last after-snapshot: ${JSON.stringify(lastCounts)}\n`);
+console.log(
+  table(
+    ["what (before + after)", "median ms", "× git status", "peak RSS", "target"],
+    [
+      ["git status --porcelain=v2 -uall, twice (anchor)", fmt(G), "1.00", "", ""],
+      ["takeSnapshot ×2 + diff, in-process, first snapshot from the index", fmt(median(rows.cold)), (median(rows.cold) / G).toFixed(2), mib(process.resourceUsage().maxRSS), `≤ 2 × git status: ${median(rows.cold) <= 2 * G ? "met" : "NOT met"}`],
+      ["takeSnapshot ×2 + diff, in-process, stat cache warm", fmt(median(rows.warm)), (median(rows.warm) / G).toFixed(2), "", `≤ 2 ×: ${median(rows.warm) <= 2 * G ? "met" : "NOT met"}`],
+      ["comity snapshot take + diff, two processes (as the hook)", fmt(median(rows.cli)), (median(rows.cli) / G).toFixed(2), mib(cliRss), `≤ 2 ×: ${median(rows.cli) <= 2 * G ? "met" : "NOT met"}`],
+    ],
+  ),
+);
+console.log(`\nsnapshot on disk: ${(snapBytes / 1024 / 1024).toFixed(1)} MiB for ${files} files (${(snapBytes / files).toFixed(0)} bytes a path)`);
