@@ -8,6 +8,7 @@ import { parseGitIndex, type GitIndex, type IndexEntry } from "../git/read-git-i
 import type { Repo } from "../workspace/repo.js";
 import { nodeWorktreeFs, type WorktreeFs } from "./content-hasher.js";
 import { configIgnoreCase, excludesFilePath, ignoreLevel, type IgnoreLevel } from "./ignore-rules.js";
+import { ancestorsOf } from "./ancestors-of.js";
 import { startWalkPool, walkParallel } from "./walk-parallel.js";
 import { walkWorktree, type StatEntry, type WalkInput } from "./walk-worktree.js";
 
@@ -21,7 +22,7 @@ export interface WorktreeScan {
    * when the stat matches: empty when filters, eol conversion, a split index
    * or SHA-256 objects make that unsafe; racily clean entries left out.
    */
-  readonly trustedIndex: ReadonlyMap<string, IndexEntry>;
+  trusted(path: string): IndexEntry | undefined;
   readonly diagnostics: readonly Diagnostic[];
   /** Absolute roots of nested repos and submodules inside the work tree, sorted. */
   readonly nested: readonly string[];
@@ -41,7 +42,7 @@ export async function scanWorktree(
   const ignoreCase = configIgnoreCase(config);
   // Decide on helper threads before reading the index, so that their start-up overlaps it.
   const helpers = helperCount(options.workers ?? "auto", options.expectedPaths ?? 0, indexSize(fs, repo), fs);
-  const pool = helpers > 0 ? startWalkPool(repo.root, ignoreCase, helpers) : null;
+  const pool = helpers > 0 ? startWalkPool({ root: repo.root, ignoreCase, indexFile: repo.gitDir === null ? null : path.join(repo.gitDir, "index") }, helpers) : null;
   try {
     const indexFile = readIndex(fs, repo, diagnostics);
     const index = indexFile?.index ?? null;
@@ -61,14 +62,15 @@ export async function scanWorktree(
       trackedDirs: () => (trackedDirs ??= ancestorsOf(byPath.keys())),
       gitlinks,
     };
-    const walk = pool === null ? walkWorktree(input) : await walkParallel(input, pool, [...byPath.keys()]);
+    const walk = pool === null ? walkWorktree(input) : await walkParallel(input, pool);
     diagnostics.push(...walk.diagnostics);
-    const trustedIndex = new Map<string, IndexEntry>();
-    if (indexFile !== null && indexUsable(indexFile.index, config, walk.sawAttributes, repo)) {
-      // Racily clean entries (mtime not older than the index file) cannot vouch for content.
-      for (const [p, e] of byPath) if (e.mtimeMs < indexFile.mtimeMs) trustedIndex.set(p, e);
-    }
-    return { entries: walk.entries, index, trustedIndex, diagnostics, nested: walk.nested.map((rel) => `${repo.root}/${rel}`).sort(compareStrings) };
+    // Racily clean entries (mtime not older than the index file) cannot vouch for content.
+    const cutoff = indexFile !== null && indexUsable(indexFile.index, config, walk.sawAttributes, repo) ? indexFile.mtimeMs : -Infinity;
+    const trusted = (p: string): IndexEntry | undefined => {
+      const e = byPath.get(p);
+      return e !== undefined && e.mtimeMs < cutoff ? e : undefined;
+    };
+    return { entries: walk.entries, index, trusted, diagnostics, nested: walk.nested.map((rel) => `${repo.root}/${rel}`).sort(compareStrings) };
   } finally {
     await pool?.close();
   }
@@ -165,14 +167,3 @@ function baseIgnoreLevels(
   return levels;
 }
 
-function ancestorsOf(paths: Iterable<string>): Set<string> {
-  const dirs = new Set<string>();
-  for (const p of paths) {
-    for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) {
-      const d = p.slice(0, i);
-      if (dirs.has(d)) break;
-      dirs.add(d);
-    }
-  }
-  return dirs;
-}

@@ -85,7 +85,7 @@ export async function takeSnapshot(repo: Repo, options: SnapshotOptions = {}): P
     }
     s.racy = s.mtimeMs >= racyCutoff;
     try {
-      s.hash = contentHash(s, s.racy, before, scan.trustedIndex.get(s.path), fs, repo.root, hasher, counts);
+      s.hash = contentHash(s, s.racy, before, scan.trusted, fs, repo.root, hasher, counts);
     } catch (error) {
       // Deleted or made unreadable mid-walk: leave it out rather than invent content.
       if (errorCode(error) !== "ENOENT") diagnostics.push(diagnostic("unreadable_file", "warning", s.path, `cannot read (${errorCode(error)})`));
@@ -100,16 +100,15 @@ function contentHash(
   s: StatEntry,
   racy: boolean,
   prev: SnapshotEntry | undefined,
-  idx: IndexEntry | undefined,
+  trusted: (path: string) => IndexEntry | undefined,
   fs: WorktreeFs,
   root: string,
   hasher: ContentHasher,
   counts: { hashed: number; fromPrevious: number; fromIndex: number },
 ): string {
-  const abs = `${root}/${s.path}`;
   if (s.type === "symlink") {
     counts.hashed++;
-    return hasher.xxh64(fs.readlinkSync(abs));
+    return hasher.xxh64(fs.readlinkSync(`${root}/${s.path}`));
   }
   if (prev !== undefined && prev.type === "file" && prev.hash !== null) {
     if (!prev.racy && !racy && sameStat(prev, s)) {
@@ -118,14 +117,17 @@ function contentHash(
     }
     // Hash the way the previous snapshot did, so the two can be compared.
     counts.hashed++;
+    const abs = `${root}/${s.path}`;
     return prev.hash.length === XXH64_HEX_LENGTH ? hasher.xxh64File(fs, abs, s.size) : hasher.gitBlobFile(fs, abs, s.size);
   }
-  if (idx !== undefined && !racy && indexMatches(idx, s)) {
+  // Only a path the previous snapshot did not have is looked up in the index.
+  const idx = racy ? undefined : trusted(s.path);
+  if (idx !== undefined && indexMatches(idx, s)) {
     counts.fromIndex++;
     return idx.oid;
   }
   counts.hashed++;
-  return hasher.xxh64File(fs, abs, s.size);
+  return hasher.xxh64File(fs, `${root}/${s.path}`, s.size);
 }
 
 function sameStat(a: StatEntry, b: StatEntry): boolean {

@@ -15,8 +15,7 @@ export interface WalkPool {
   close(): Promise<void>;
 }
 
-export function startWalkPool(root: string, ignoreCase: boolean, helpers: number): WalkPool {
-  const data: WalkWorkerData = { root, ignoreCase };
+export function startWalkPool(data: WalkWorkerData, helpers: number): WalkPool {
   const workers = Array.from({ length: Math.max(1, helpers) }, () => new Worker(workerUrl(), { workerData: data }));
   return { workers, close: async () => void (await Promise.all(workers.map((w) => w.terminate()))) };
 }
@@ -29,10 +28,7 @@ export function startWalkPool(root: string, ignoreCase: boolean, helpers: number
  * are fed). A helper that fails hands its batch back to this thread: nothing
  * is lost.
  */
-export async function walkParallel(input: WalkInput, pool: WalkPool, trackedPaths: readonly string[]): Promise<WalkResult> {
-  const index: WorkerMessage = { kind: "index", trackedPaths: trackedPaths.join("\0"), gitlinks: [...input.gitlinks] };
-  for (const w of pool.workers) w.postMessage(index);
-  const entries: StatEntry[] = [];
+export async function walkParallel(input: WalkInput, pool: WalkPool): Promise<WalkResult> {  const entries: StatEntry[] = [];
   const diagnostics: Diagnostic[] = [];
   const nested: string[] = [];
   let sawAttributes = false;
@@ -66,7 +62,7 @@ export async function walkParallel(input: WalkInput, pool: WalkPool, trackedPath
     while (head < queue.length) {
       const batch = take();
       try {
-        const r = await call(w, { kind: "walk", tasks: batch.map(toWire) });
+        const r = await call(w, { tasks: batch.map(toWire) });
         decodeWalkResult(r, entries);
         for (const d of r.diagnostics) diagnostics.push(d);
         nested.push(...r.nested);

@@ -2,26 +2,34 @@
  * Worker thread of the parallel walk: walks the folders it is sent, whole,
  * and posts back their entries in typed arrays (transferred, not copied).
  */
+import { readFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
+import { parseGitIndex } from "../git/read-git-index.js";
 import { nodeWorktreeFs } from "./content-hasher.js";
 import { ignoreLevel, type IgnoreLevel } from "./ignore-rules.js";
+import { ancestorsOf } from "./ancestors-of.js";
 import { encodeWalkResult, type WalkWorkerData, type WorkerMessage } from "./walk-wire.js";
 import { walkTask, type WalkInput } from "./walk-worktree.js";
 
 const data = workerData as WalkWorkerData;
-let trackedText = "";
-let gitlinks: ReadonlySet<string> = new Set();
-let tracked: Set<string> | null = null;
+const tracked = new Set<string>();
+const gitlinks = new Set<string>();
+try {
+  const index = data.indexFile === null ? null : parseGitIndex(readFileSync(data.indexFile));
+  for (const e of index?.entries ?? []) (e.mode === 0o160000 ? gitlinks : tracked).add(e.path);
+} catch {
+  // No index (a new repo): nothing is tracked. The main thread reports an unreadable one.
+}
 let trackedDirs: Set<string> | null = null;
-const input = (): WalkInput => ({
+const input: WalkInput = {
   fs: nodeWorktreeFs,
   root: data.root,
   baseLevels: [],
   ignoreCase: data.ignoreCase,
-  tracked: () => (tracked ??= new Set(trackedText === "" ? [] : trackedText.split("\0"))),
-  trackedDirs: () => (trackedDirs ??= ancestorsOf(input().tracked() as Set<string>)),
+  tracked: () => tracked,
+  trackedDirs: () => (trackedDirs ??= ancestorsOf(tracked)),
   gitlinks,
-});
+};
 // Levels repeat across tasks (the root's .gitignore is in all of them): parse each once.
 const levelCache = new Map<string, IgnoreLevel>();
 const level = (base: string, text: string): IgnoreLevel => {
@@ -35,14 +43,8 @@ const level = (base: string, text: string): IgnoreLevel => {
 };
 
 parentPort?.on("message", (message: WorkerMessage) => {
-  if (message.kind === "index") {
-    trackedText = message.trackedPaths;
-    gitlinks = new Set(message.gitlinks);
-    return;
-  }
-  const walkInput = input();
   const results = message.tasks.map((task) =>
-    walkTask(walkInput, { abs: task.abs, rel: task.rel, insideIgnored: task.insideIgnored, levels: task.levels.map((l) => level(l.base, l.text)) }, Infinity),
+    walkTask(input, { abs: task.abs, rel: task.rel, insideIgnored: task.insideIgnored, levels: task.levels.map((l) => level(l.base, l.text)) }, Infinity),
   );
   const wire = encodeWalkResult({
     entries: results.flatMap((r) => r.entries),
@@ -52,15 +54,3 @@ parentPort?.on("message", (message: WorkerMessage) => {
   });
   parentPort?.postMessage(wire, [wire.flags.buffer as ArrayBuffer, wire.stats.buffer as ArrayBuffer]);
 });
-
-function ancestorsOf(paths: Iterable<string>): Set<string> {
-  const dirs = new Set<string>();
-  for (const p of paths) {
-    for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) {
-      const d = p.slice(0, i);
-      if (dirs.has(d)) break;
-      dirs.add(d);
-    }
-  }
-  return dirs;
-}

@@ -73,7 +73,7 @@ export async function worktreeHash(
       continue;
     }
     const mode = w.type === "symlink" ? "120000" : w.executable ? "100755" : "100644";
-    const idx = scan.trustedIndex.get(p);
+    const idx = scan.trusted(p);
     if (h !== undefined && h.mode === mode && idx !== undefined && idx.oid === h.oid && indexMatches(idx, w)) continue;
     let oid: string;
     try {
