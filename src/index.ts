@@ -58,3 +58,22 @@ export {
   type BeforeResult,
   type AfterResult,
 } from "./snapshot/command-snapshots.js";
+
+export type {
+  SymbolKind,
+  SymbolRecord,
+  SignatureInfo,
+  ParamInfo,
+  TypeParamInfo,
+  SourceRange,
+  ReferenceRecord,
+  FileSymbols,
+  LanguageId,
+} from "./symbols/types.js";
+export { createSymbolExtractor, EXTRACTOR_VERSION, DEFAULT_MAX_FILE_BYTES, type SymbolExtractor } from "./symbols/symbol-extractor.js";
+export { compareSymbols, type SymbolChange, type SymbolChangeKind, type Compatibility } from "./symbols/compare-symbols.js";
+export type { ChangeReason } from "./symbols/change-reason.js";
+export { newReferences } from "./symbols/new-references.js";
+export { analyzeFile, cachedExtract, headReader, stripLocal, type FileAnalysis, type ReadHeadFile } from "./symbols/analyze-file.js";
+export { createSymbolCache, type SymbolCache } from "./symbols/symbol-cache.js";
+export { LANGUAGES, languageOf, type LanguageSpec } from "./symbols/languages.js";

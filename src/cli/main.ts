@@ -7,6 +7,7 @@ commands:
   analyze [DIR] [--json]            the git repos under DIR, their remotes and state
   snapshot take|diff --id ID [DIR]  which files a command changed, between two snapshots
   shell-paths [--cwd DIR] -- CMD    the files a shell command visibly writes
+  symbols FILE... | --diff OLD NEW  symbols, signature hashes, API compatibility
 
 Run 'comity <command> --help' for a command's options.
 `;
@@ -27,6 +28,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "snapshot": {
         const { snapshotCommand } = await import("./commands/snapshot.js");
         return await snapshotCommand(rest, io);
+      }
+      case "symbols": {
+        const { symbolsCommand } = await import("./commands/symbols.js");
+        return await symbolsCommand(rest, io);
       }
       case "shell-paths": {
         const { shellPathsCommand } = await import("./commands/shell-paths.js");

@@ -1,0 +1,79 @@
+; Definitions in TypeScript and TSX.
+;
+; Each pattern captures the whole declaration as @definition.<kind> and its
+; name as @name. The engine (src/symbols/typescript/) then works out what
+; queries cannot: the qualified name (Class.method, Namespace.fn), whether it
+; is exported, its signature and body, and it drops locals (anything declared
+; inside a function body). The shipped tags.scm misses most of what is below
+; (see ../shared/reference/compatibility.md, section 1.2).
+
+; --- Functions -------------------------------------------------------------
+
+; `function f() {}` and `declare function f(): void` (both are
+; function_declaration / function_signature; `declare` wraps them in an
+; ambient_declaration, which the engine reads as a modifier).
+(function_declaration name: (identifier) @name) @definition.function
+
+; `function* g() {}`
+(generator_function_declaration name: (identifier) @name) @definition.function
+
+; Overload signatures (`function f(a: string): void;`) and `declare function`.
+(function_signature name: (identifier) @name) @definition.function
+
+; Arrow functions, function expressions and generators bound to a name:
+; `const f = () => {}`, `let g = function () {}`, `const h = function* () {}`.
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+; --- Variables ---------------------------------------------------------------
+
+; Every `const` / `let` / `var` binding with a plain name. A binding also
+; matched above as a function is a function (the engine keeps the more
+; specific capture of a node); only module- and namespace-level ones are kept.
+(variable_declarator name: (identifier) @name) @definition.variable
+
+; --- Classes and their members ---------------------------------------------
+
+(class_declaration name: (type_identifier) @name) @definition.class
+(abstract_class_declaration name: (type_identifier) @name) @definition.class
+
+; Methods, including getters/setters, static, `#private` and computed names.
+(method_definition
+  name: [(property_identifier) (private_property_identifier) (string) (number) (computed_property_name)] @name) @definition.method
+
+; `abstract run(): void;`
+(abstract_method_signature
+  name: [(property_identifier) (private_property_identifier) (string) (computed_property_name)] @name) @definition.method
+
+; Class fields, including arrow-function fields and `#private` ones.
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier) (string) (number) (computed_property_name)] @name) @definition.property
+
+; --- Interfaces, type aliases, enums -----------------------------------------
+
+(interface_declaration name: (type_identifier) @name) @definition.interface
+
+; Interface (and class overload) method signatures: `m(a: T): void;`
+(method_signature
+  name: [(property_identifier) (private_property_identifier) (string) (computed_property_name)] @name) @definition.method
+
+; Interface properties: `p: string;`, `readonly q?: number;`
+(property_signature
+  name: [(property_identifier) (string) (number) (computed_property_name)] @name) @definition.property
+
+(type_alias_declaration name: (type_identifier) @name) @definition.type
+
+(enum_declaration name: (identifier) @name) @definition.enum
+
+; Enum members, with a value (`A = 1`) or without (`B`).
+(enum_assignment name: (_) @name) @definition.enum_member
+(enum_body name: (_) @name @definition.enum_member)
+
+; --- Namespaces and modules ------------------------------------------------
+
+; `namespace N {}` (parsed as internal_module) and legacy `module N {}`.
+(internal_module name: (_) @name) @definition.namespace
+
+; `declare module "m" {}` and `declare global {}`.
+(module name: (_) @name) @definition.module

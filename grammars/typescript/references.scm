@@ -1,0 +1,37 @@
+; References in TypeScript and TSX: what a file uses, so that the API can
+; tell that a session now depends on a symbol another session changes.
+; Captures are @reference.<kind>; the engine turns each into a name
+; (`obj.method` for member calls) and drops declaration names.
+
+; Calls: `f()`, `obj.method()`, `a.b.c()`.
+(call_expression function: (identifier) @reference.call)
+(call_expression function: (member_expression) @reference.call)
+
+; `new X()`, `new ns.X()`.
+(new_expression constructor: (identifier) @reference.new)
+(new_expression constructor: (member_expression) @reference.new)
+
+; Types: every type name (annotations, generics, heritage, `satisfies`), and
+; qualified ones (`ns.Type`). Declaration names are dropped by the engine.
+(type_identifier) @reference.type
+(nested_type_identifier) @reference.type
+
+; `class A extends B` (a value, not a type, in TypeScript's grammar).
+(extends_clause value: (_) @reference.type)
+
+; Decorators: `@d` and `@d()`.
+(decorator (identifier) @reference.decorator)
+(decorator (call_expression function: (_) @reference.decorator))
+
+; Imports, with their module specifier.
+(import_statement source: (string) @reference.import.source) @reference.import
+
+; Re-exports: `export { a as b } from "m"`, `export * from "m"`.
+(export_statement source: (string) @reference.export.source) @reference.export
+
+; Dynamic `import("m")` and `require("m")`.
+(call_expression function: (import) arguments: (arguments (string) @reference.import.dynamic))
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments (string) @reference.import.dynamic)
+  (#eq? @_require "require"))

@@ -1,0 +1,106 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { configDir } from "../../config/config-dir.js";
+import { compareSymbols, type SymbolChange } from "../../symbols/compare-symbols.js";
+import { cachedExtract } from "../../symbols/analyze-file.js";
+import { languageOf } from "../../symbols/languages.js";
+import { newReferences } from "../../symbols/new-references.js";
+import { createSymbolCache } from "../../symbols/symbol-cache.js";
+import { createSymbolExtractor } from "../../symbols/symbol-extractor.js";
+import type { FileSymbols, SymbolRecord } from "../../symbols/types.js";
+import type { CliIo } from "../io.js";
+
+export const SYMBOLS_USAGE = `usage: comity symbols FILE... [--json] [--no-cache]
+       comity symbols --diff BEFORE AFTER [--json]
+
+Prints each file's symbols (TypeScript, TSX, JavaScript, Python), or with
+--diff, what changed from BEFORE to AFTER: added, removed, renamed, signature
+or body changed, each with its compatibility for callers, and the new
+references AFTER makes.
+`;
+
+export async function symbolsCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      json: { type: "boolean", default: false },
+      diff: { type: "boolean", default: false },
+      "no-cache": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(SYMBOLS_USAGE);
+    return 0;
+  }
+  if (positionals.length === 0 || (values.diff && positionals.length !== 2)) {
+    io.stderr.write(SYMBOLS_USAGE);
+    return 2;
+  }
+  const files = positionals.map((p) => ({ given: p, abs: path.resolve(io.cwd, p) }));
+  const missing = files.filter((f) => !isFile(f.abs));
+  if (missing.length > 0) {
+    io.stderr.write(missing.map((f) => `comity: ${f.given}: no such file\n`).join(""));
+    return 2;
+  }
+  // Load only the grammars these files need: start-up is most of a one-file run.
+  const languages = [...new Set(files.map((f) => languageOf(f.abs)?.id).filter((l) => l !== undefined))];
+  const extractor = await createSymbolExtractor({ languages });
+  const cache = values["no-cache"] ? null : createSymbolCache(path.join(configDir(io.env, io.env["HOME"] ?? os.homedir()), "symbols"));
+  const extract = (f: { given: string; abs: string }, as = f.given): FileSymbols => cachedExtract(as, fs.readFileSync(f.abs), extractor, cache);
+
+  if (values.diff) {
+    const [b, a] = files as [{ given: string; abs: string }, { given: string; abs: string }];
+    // Both sides are read as the AFTER file's language.
+    const before = extract(b, a.given);
+    const after = extract(a);
+    const changes = compareSymbols(before.symbols, after.symbols, after.language === "python" ? "python" : "typescript");
+    const refs = newReferences(before.references, after.references);
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify({ schema: "comity.symbols-diff/1", path: a.given, language: after.language, changes, new_references: refs, diagnostics: [...before.diagnostics, ...after.diagnostics] }, null, 2)}\n`);
+    } else {
+      io.stdout.write(formatChanges(changes));
+      if (refs.length > 0) io.stdout.write(`\nnew references:\n${refs.map((r) => `  ${r.kind} ${r.name}${r.module === null ? "" : ` from ${r.module}`}\n`).join("")}`);
+    }
+    return 0;
+  }
+
+  const results = files.map((f) => extract(f));
+  if (values.json) {
+    const shown = results.map((r) => ({ ...r, symbols: r.symbols.map(({ detail: _d, ...s }) => s) }));
+    io.stdout.write(`${JSON.stringify({ schema: "comity.symbols/1", files: shown }, null, 2)}\n`);
+  } else {
+    io.stdout.write(results.map(formatFile).join("\n"));
+  }
+  return 0;
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function formatFile(r: FileSymbols): string {
+  const rows = r.symbols.map((s: SymbolRecord) => [`${s.range.start_line}`, s.kind, s.exported ? "export" : "", s.qualified_name, s.signature.split("\n").at(-1) ?? ""]);
+  const widths = [0, 1, 2, 3].map((i) => Math.max(0, ...rows.map((row) => (row[i] ?? "").length)));
+  const lines = rows.map((row) => row.map((c, i) => (i < 4 ? c.padEnd(widths[i] ?? 0) : c)).join("  ").trimEnd());
+  const notes = r.diagnostics.map((d) => `  ${d.severity} ${d.code}: ${d.message}`);
+  return `${r.path} (${r.language ?? "unknown"}, ${r.symbols.length} symbols)\n${[...lines.map((l) => `  ${l}`), ...notes].join("\n")}\n`;
+}
+
+function formatChanges(changes: readonly SymbolChange[]): string {
+  if (changes.length === 0) return "no symbol changes\n";
+  return changes
+    .map((c) => {
+      const head = `${c.compatibility.padEnd(10)} ${c.change.padEnd(17)} ${c.kind.padEnd(11)} ${c.renamed_from === null ? c.qualified_name : `${c.renamed_from} -> ${c.qualified_name}`}`;
+      return [head, ...c.reasons.map((r) => `    ${r.code}${r.conservative ? " (conservative)" : ""}: ${r.message}`)].join("\n");
+    })
+    .join("\n")
+    .concat("\n");
+}

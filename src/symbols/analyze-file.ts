@@ -1,0 +1,98 @@
+import * as nodeFs from "node:fs";
+import * as path from "node:path";
+import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { compareSymbols, type SymbolChange } from "./compare-symbols.js";
+import { languageOf } from "./languages.js";
+import { newReferences } from "./new-references.js";
+import type { SymbolCache } from "./symbol-cache.js";
+import type { SymbolExtractor } from "./symbol-extractor.js";
+import type { FileSymbols, LanguageId, ReferenceRecord, SymbolRecord } from "./types.js";
+
+/** The `analysis` of one edited file, as `post_edit` sends it (after `stripLocal`). */
+export interface FileAnalysis {
+  readonly path: string;
+  readonly language: LanguageId | null;
+  readonly symbols: readonly SymbolRecord[];
+  readonly changes: readonly SymbolChange[];
+  readonly new_references: readonly ReferenceRecord[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Reads a file's content at HEAD; null when HEAD has no such file (a new file) or there is no HEAD. */
+export type ReadHeadFile = (repoRelativePath: string) => Promise<Buffer | null>;
+
+/**
+ * Symbols at HEAD versus in the working tree for one file: what changed,
+ * whether it breaks callers, and what the file newly references. A new file
+ * has no "before"; a deleted file has no "after". Results are cached by
+ * content hash when a cache is given.
+ */
+export async function analyzeFile(
+  root: string,
+  repoPath: string,
+  options: { extractor: SymbolExtractor; readHead: ReadHeadFile; cache?: SymbolCache | null; readWorking?: (abs: string) => Buffer | null },
+): Promise<FileAnalysis> {
+  const language = languageOf(repoPath)?.id ?? null;
+  const diagnostics: Diagnostic[] = [];
+  const readWorking = options.readWorking ?? ((abs: string) => readOrNull(abs));
+  const afterBytes = readWorking(path.join(root, repoPath));
+  let beforeBytes: Buffer | null = null;
+  try {
+    beforeBytes = await options.readHead(repoPath);
+  } catch (error) {
+    diagnostics.push(diagnostic("head_unreadable", "warning", repoPath, `cannot read the file at HEAD: ${error instanceof Error ? error.message : String(error)}`));
+  }
+  const extract = (bytes: Buffer | null): FileSymbols | null => (bytes === null ? null : cachedExtract(repoPath, bytes, options.extractor, options.cache ?? null));
+  const before = extract(beforeBytes);
+  const after = extract(afterBytes);
+  if (after !== null) diagnostics.push(...after.diagnostics);
+  const compatLanguage = language === "python" ? "python" : "typescript";
+  return {
+    path: repoPath,
+    language,
+    symbols: after?.symbols ?? [],
+    changes: compareSymbols(before?.symbols ?? [], after?.symbols ?? [], compatLanguage),
+    new_references: newReferences(before?.references ?? [], after?.references ?? []),
+    diagnostics,
+  };
+}
+
+/** Extraction through the cache: a hit costs one xxhash64 and one small file read. */
+export function cachedExtract(repoPath: string, bytes: Buffer, extractor: SymbolExtractor, cache: SymbolCache | null): FileSymbols {
+  const language = languageOf(repoPath)?.id ?? "none";
+  const hash = extractor.hasher.xxh64(bytes);
+  const hit = cache?.get(hash, language) ?? null;
+  if (hit !== null) return { path: repoPath, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: repoPath })) };
+  const result = extractor.extract(repoPath, bytes);
+  cache?.set(hash, language, result);
+  return result;
+}
+
+/** isomorphic-git reading HEAD's blob of a path from the common dir (where a worktree's objects live). */
+export function headReader(commonDir: string, headSha: string | null): ReadHeadFile {
+  return async (repoPath) => {
+    if (headSha === null) return null;
+    const git = await import("isomorphic-git");
+    try {
+      const { blob } = await git.readBlob({ fs: nodeFs, gitdir: commonDir, oid: headSha, filepath: repoPath });
+      return Buffer.from(blob);
+    } catch (error) {
+      if (error instanceof Error && (error.name === "NotFoundError" || (error as { code?: string }).code === "NotFoundError")) return null;
+      throw error;
+    }
+  };
+}
+
+function readOrNull(abs: string): Buffer | null {
+  try {
+    return nodeFs.readFileSync(abs);
+  } catch {
+    return null;
+  }
+}
+
+/** What leaves the machine: a symbol without its signature text and detail (names, kinds, ranges, hashes only). */
+export function stripLocal(s: SymbolRecord): Omit<SymbolRecord, "signature" | "detail"> {
+  const { signature: _s, detail: _d, ...rest } = s;
+  return rest;
+}

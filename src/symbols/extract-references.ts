@@ -1,0 +1,116 @@
+import type { Query, SyntaxNode, Tree } from "tree-sitter";
+import { compareStrings } from "../errors/diagnostic.js";
+import type { ReferenceRecord } from "./types.js";
+
+/** Declarations whose `name` is a type_identifier that is not a reference. */
+const DECLARING = new Set(["class_declaration", "abstract_class_declaration", "interface_declaration", "type_alias_declaration", "type_parameter", "class", "enum_declaration"]);
+
+/**
+ * References of a file from its references query: calls (`f`, `obj.method`),
+ * `new`, types, decorators, base classes, and imports and re-exports with
+ * their module specifier. Sorted and de-duplicated.
+ */
+export function extractReferences(tree: Tree, query: Query): ReferenceRecord[] {
+  const out = new Map<string, ReferenceRecord>();
+  const add = (kind: ReferenceRecord["kind"], name: string, module: string | null = null): void => {
+    if (name === "") return;
+    const r: ReferenceRecord = { kind, name, module };
+    out.set(`${kind}\0${name}\0${module ?? ""}`, r);
+  };
+  for (const m of query.matches(tree.rootNode)) {
+    for (const c of m.captures) {
+      const kind = c.name;
+      if (kind.startsWith("_")) continue;
+      switch (kind) {
+        case "reference.call":
+        case "reference.new":
+        case "reference.decorator":
+        case "reference.base":
+          add(kind.slice("reference.".length) as ReferenceRecord["kind"], memberName(c.node));
+          break;
+        case "reference.type":
+          if (!isDeclarationName(c.node)) add("type", memberName(c.node));
+          break;
+        case "reference.import":
+          importsOf(c.node, add);
+          break;
+        case "reference.export":
+          reexportsOf(c.node, add);
+          break;
+        case "reference.import.dynamic":
+          add("import", "*", unquote(c.node.text));
+          break;
+        case "reference.import.module":
+          add("import", "*", c.node.text);
+          break;
+        case "reference.import.name": {
+          const source = m.captures.find((x) => x.name === "reference.import.source");
+          add("import", c.node.text, source === undefined ? null : source.node.text);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+  return [...out.values()].sort((a, b) => compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name) || compareStrings(a.module ?? "", b.module ?? ""));
+}
+
+/** `a.b.c` for a chain of plain names (and `this`, `self`); `.method` when the object is an expression. */
+function memberName(node: SyntaxNode): string {
+  if (node.type === "member_expression" || node.type === "attribute") {
+    const object = node.childForFieldName("object");
+    const property = node.childForFieldName("property") ?? node.childForFieldName("attribute");
+    const left = object === null ? "" : /^(identifier|this|super|member_expression|attribute)$/.test(object.type) ? memberName(object) : "";
+    return `${left}.${property?.text ?? ""}`;
+  }
+  if (node.type === "nested_type_identifier") return node.text.replace(/\s+/g, "");
+  if (node.type === "generic_type") return memberName(node.namedChildren[0] ?? node);
+  return node.text;
+}
+
+function isDeclarationName(node: SyntaxNode): boolean {
+  const parent = node.parent;
+  return parent !== null && DECLARING.has(parent.type) && parent.childForFieldName("name")?.id === node.id;
+}
+
+function unquote(s: string): string {
+  return s.replace(/^['"`]|['"`]$/g, "");
+}
+
+/** `import d, { a as b } from "m"` → default and `a` from "m"; `import * as ns` → `*`; `import "m"` → `*`. */
+function importsOf(stmt: SyntaxNode, add: (kind: ReferenceRecord["kind"], name: string, module: string | null) => void): void {
+  const source = stmt.childForFieldName("source");
+  if (source === null) return;
+  const module = unquote(source.text);
+  const clause = stmt.namedChildren.find((c) => c.type === "import_clause");
+  if (clause === undefined) {
+    add("import", "*", module);
+    return;
+  }
+  for (const part of clause.namedChildren) {
+    if (part.type === "identifier") add("import", "default", module);
+    else if (part.type === "namespace_import") add("import", "*", module);
+    else if (part.type === "named_imports") {
+      for (const spec of part.namedChildren) {
+        const name = spec.childForFieldName("name")?.text;
+        if (name !== undefined) add("import", name, module);
+      }
+    }
+  }
+}
+
+function reexportsOf(stmt: SyntaxNode, add: (kind: ReferenceRecord["kind"], name: string, module: string | null) => void): void {
+  const source = stmt.childForFieldName("source");
+  if (source === null) return;
+  const module = unquote(source.text);
+  const clause = stmt.namedChildren.find((c) => c.type === "export_clause");
+  if (clause === undefined) {
+    add("export", "*", module);
+    return;
+  }
+  for (const spec of clause.namedChildren) {
+    const name = spec.childForFieldName("name")?.text;
+    if (name !== undefined) add("export", name, module);
+  }
+}

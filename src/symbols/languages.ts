@@ -1,0 +1,56 @@
+import type { LanguageId } from "./types.js";
+
+/**
+ * The language registry: a new language is one folder of queries under
+ * `grammars/` plus one entry here (its extensions, the grammar package, and
+ * which extractor reads its definitions).
+ */
+export interface LanguageSpec {
+  readonly id: LanguageId;
+  readonly extensions: readonly string[];
+  /** Folder under `grammars/` holding `definitions.scm` and `references.scm`. */
+  readonly queries: string;
+  /** Loads the native grammar (lazily: a hook that needs no symbols never loads one). */
+  readonly grammar: () => Promise<unknown>;
+  readonly extractor: "typescript" | "python";
+}
+
+export const LANGUAGES: readonly LanguageSpec[] = [
+  {
+    id: "typescript",
+    extensions: [".ts", ".mts", ".cts"],
+    queries: "typescript",
+    grammar: async () => (await import("tree-sitter-typescript")).default.typescript,
+    extractor: "typescript",
+  },
+  {
+    id: "tsx",
+    extensions: [".tsx"],
+    queries: "typescript",
+    grammar: async () => (await import("tree-sitter-typescript")).default.tsx,
+    extractor: "typescript",
+  },
+  {
+    id: "javascript",
+    extensions: [".js", ".mjs", ".cjs", ".jsx"],
+    queries: "javascript",
+    grammar: async () => (await import("tree-sitter-javascript")).default,
+    extractor: "typescript",
+  },
+  {
+    id: "python",
+    extensions: [".py", ".pyi"],
+    queries: "python",
+    grammar: async () => (await import("tree-sitter-python")).default,
+    extractor: "python",
+  },
+];
+
+/** The language of a path, by its extension (`.d.ts` is TypeScript); null when none is known. */
+export function languageOf(path: string): LanguageSpec | null {
+  const lower = path.toLowerCase();
+  const dot = lower.lastIndexOf(".");
+  if (dot < 0) return null;
+  const ext = lower.slice(dot);
+  return LANGUAGES.find((l) => l.extensions.includes(ext)) ?? null;
+}

@@ -1,0 +1,222 @@
+import type { Query, SyntaxNode, Tree } from "tree-sitter";
+import { normalizedText, typeText } from "../normalize.js";
+import type { RawSymbol } from "../raw-symbol.js";
+import { emptySignature } from "../signature.js";
+import type { ParamInfo, SignatureInfo, SymbolKind } from "../types.js";
+
+/**
+ * Symbols of a Python file from its definitions query: functions and
+ * classes anywhere (qualified by their enclosing classes and functions),
+ * methods as methods, module variables, class attributes and `self.x` in
+ * `__init__` as properties, `type X = ...`, and names listed in `__all__`
+ * that the module does not define itself as `reexport` symbols.
+ *
+ * Public follows griffe: when the module defines `__all__`, exactly the
+ * names listed; otherwise no leading underscore (dunders are public);
+ * members of a private class or anything inside a function are private.
+ */
+export function extractPython(tree: Tree, query: Query): RawSymbol[] {
+  const root = tree.rootNode;
+  const all = dunderAll(root);
+  const symbolNodes = new Set<number>();
+  const found: Array<{ node: SyntaxNode; nameNode: SyntaxNode; kind: SymbolKind }> = [];
+  const seen = new Set<string>();
+  for (const m of query.matches(root)) {
+    const def = m.captures.find((c) => c.name.startsWith("definition."));
+    const name = m.captures.find((c) => c.name === "name");
+    if (def === undefined || name === undefined) continue;
+    const key = `${def.node.id}:${name.node.id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    let kind = def.name.slice("definition.".length) as SymbolKind;
+    if (kind === "function" && enclosingClass(def.node) !== null) kind = "method";
+    found.push({ node: def.node, nameNode: name.node, kind });
+    symbolNodes.add(outerNode(def.node).id);
+  }
+  const out: RawSymbol[] = [];
+  const defined = new Set<string>();
+  for (const { node, nameNode, kind } of found) {
+    const scopes = scopesOf(node, kind);
+    const name = nameNode.text;
+    const topLevel = scopes.length === 0;
+    if (topLevel) defined.add(name);
+    out.push({
+      name,
+      qualifiedName: [...scopes.map((s) => s.name), name].join("."),
+      kind,
+      exported: isPublic(name, scopes, all),
+      node: outerNode(node),
+      signature: signatureOf(node, nameNode, name, kind),
+      body: bodyOf(node, kind, symbolNodes),
+      overloadSignature: false,
+    });
+  }
+  // `__all__` may list names imported from elsewhere: removing one breaks callers too.
+  for (const name of all?.names ?? []) {
+    if (defined.has(name)) continue;
+    out.push({
+      name,
+      qualifiedName: name,
+      kind: "reexport",
+      exported: true,
+      node: all?.node ?? root,
+      signature: { ...emptySignature(name, "reexport"), type: "__all__" },
+      body: "",
+      overloadSignature: false,
+    });
+  }
+  return out;
+}
+
+interface Scope {
+  readonly name: string;
+  readonly node: SyntaxNode;
+  readonly kind: "class" | "function";
+}
+
+/** Enclosing classes and functions, outermost first. `self.x` belongs to the class of its `__init__`. */
+function scopesOf(node: SyntaxNode, kind: SymbolKind): Scope[] {
+  const out: Scope[] = [];
+  let start = node.parent;
+  if (kind === "property" && node.type === "assignment") {
+    const init = enclosingFunction(node);
+    const cls = init === null ? null : enclosingClass(init);
+    if (cls !== null && node.childForFieldName("left")?.type === "attribute") start = cls.childForFieldName("body");
+  }
+  for (let p = start; p !== null; p = p.parent) {
+    if (p.type === "class_definition" || p.type === "function_definition") {
+      out.unshift({ name: p.childForFieldName("name")?.text ?? "?", node: p, kind: p.type === "class_definition" ? "class" : "function" });
+    }
+  }
+  return out;
+}
+
+/** The class whose body directly holds this definition (through decorators, not through a function). */
+function enclosingClass(node: SyntaxNode): SyntaxNode | null {
+  for (let p = node.parent; p !== null; p = p.parent) {
+    if (p.type === "class_definition") return p;
+    if (p.type === "function_definition") return null;
+  }
+  return null;
+}
+
+function enclosingFunction(node: SyntaxNode): SyntaxNode | null {
+  for (let p = node.parent; p !== null; p = p.parent) if (p.type === "function_definition") return p;
+  return null;
+}
+
+/** A decorated definition's range and identity include its decorators. */
+function outerNode(node: SyntaxNode): SyntaxNode {
+  return node.parent?.type === "decorated_definition" ? node.parent : node;
+}
+
+function isPublic(name: string, scopes: readonly Scope[], all: { names: ReadonlySet<string> } | null): boolean {
+  const isPrivateName = (n: string): boolean => n.startsWith("_") && !(n.startsWith("__") && n.endsWith("__"));
+  if (scopes.some((s) => s.kind === "function")) return false;
+  const top = scopes[0]?.name ?? name;
+  if (all !== null) {
+    if (!all.names.has(top)) return false;
+  } else if (isPrivateName(top)) {
+    return false;
+  }
+  return [...scopes.slice(1).map((s) => s.name), ...(scopes.length > 0 ? [name] : [])].every((n) => !isPrivateName(n));
+}
+
+/** `__all__ = [...]` / `(...)` and `__all__ += [...]` at module level, when every item is a string literal. */
+function dunderAll(root: SyntaxNode): { names: Set<string>; node: SyntaxNode } | null {
+  let result: { names: Set<string>; node: SyntaxNode } | null = null;
+  for (const stmt of root.namedChildren) {
+    const a = stmt.type === "expression_statement" ? stmt.namedChildren[0] : undefined;
+    if (a === undefined || (a.type !== "assignment" && a.type !== "augmented_assignment")) continue;
+    if (a.childForFieldName("left")?.text !== "__all__") continue;
+    const right = a.childForFieldName("right");
+    if (right === null || (right.type !== "list" && right.type !== "tuple")) continue;
+    const names = right.namedChildren.filter((c) => c.type === "string").map((c) => c.namedChildren.filter((x) => x.type === "string_content").map((x) => x.text).join(""));
+    if (result === null || a.type === "assignment") result = { names: new Set(), node: stmt };
+    for (const n of names) result.names.add(n);
+  }
+  return result;
+}
+
+function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind: SymbolKind): SignatureInfo {
+  const decorators = node.parent?.type === "decorated_definition"
+    ? node.parent.namedChildren.filter((c) => c.type === "decorator").map((d) => `decorator:${normalizedText(d)}`)
+    : [];
+  if (node.type === "function_definition") {
+    const isAsync = node.children.some((c) => c.type === "async");
+    return {
+      ...emptySignature(name, kind),
+      modifiers: [...decorators, ...(isAsync ? ["async"] : [])].sort(),
+      params: paramsOf(node.childForFieldName("parameters")),
+      returns: typeText(node.childForFieldName("return_type")),
+    };
+  }
+  if (node.type === "class_definition") {
+    const bases = node.childForFieldName("superclasses");
+    return { ...emptySignature(name, kind), modifiers: decorators.sort(), heritage: bases === null ? [] : bases.namedChildren.map((b) => normalizedText(b)) };
+  }
+  if (node.type === "type_alias_statement") {
+    return { ...emptySignature(name, kind), type: normalizedText(node.childForFieldName("right")) };
+  }
+  // Assignments: module variables, class attributes, `self.x`.
+  const type = typeText(node.childForFieldName("type"));
+  const left = node.childForFieldName("left");
+  const selfAttribute = left?.type === "attribute";
+  const right = node.childForFieldName("right");
+  // For `a, b = 1, 2` each name takes its own value when the sides line up.
+  let value: string | null = right === null ? null : normalizedText(right);
+  if (left !== null && (left.type === "pattern_list" || left.type === "tuple_pattern") && right !== null && (right.type === "expression_list" || right.type === "tuple")) {
+    const i = left.namedChildren.findIndex((c) => c.id === nameNode.id);
+    const item = right.namedChildren[i];
+    value = item === undefined ? value : normalizedText(item);
+  }
+  // A module or class attribute's value is API (griffe's ATTRIBUTE_CHANGED_VALUE); `self.x`'s is code.
+  return { ...emptySignature(name, kind), type, value: selfAttribute ? null : value };
+}
+
+/** Parameters with Python's kinds: positional-only before `/`, keyword-only after `*` or `*args`. */
+function paramsOf(list: SyntaxNode | null): ParamInfo[] {
+  if (list === null) return [];
+  const out: ParamInfo[] = [];
+  let keywordOnly = false;
+  for (const p of list.namedChildren) {
+    if (p.type === "comment") continue;
+    if (p.type === "positional_separator") {
+      for (let i = 0; i < out.length; i++) {
+        const q = out[i] as ParamInfo;
+        if (q.kind === "positional_or_keyword") out[i] = { ...q, kind: "positional_only" };
+      }
+      continue;
+    }
+    if (p.type === "keyword_separator") {
+      keywordOnly = true;
+      continue;
+    }
+    const inner = p.type === "typed_parameter" ? (p.namedChildren.find((c) => c.type !== "type") ?? p) : p;
+    if (inner.type === "list_splat_pattern") {
+      out.push({ name: normalizedText(inner.namedChildren[0] ?? null), kind: "rest", optional: true, default: null, type: typeText(p.childForFieldName("type")) });
+      keywordOnly = true;
+      continue;
+    }
+    if (inner.type === "dictionary_splat_pattern") {
+      out.push({ name: normalizedText(inner.namedChildren[0] ?? null), kind: "var_keyword", optional: true, default: null, type: typeText(p.childForFieldName("type")) });
+      continue;
+    }
+    const value = p.childForFieldName("value");
+    out.push({
+      name: p.childForFieldName("name")?.text ?? inner.text,
+      kind: keywordOnly ? "keyword_only" : "positional_or_keyword",
+      optional: value !== null,
+      default: value === null ? null : normalizedText(value),
+      type: typeText(p.childForFieldName("type")),
+    });
+  }
+  return out;
+}
+
+function bodyOf(node: SyntaxNode, kind: SymbolKind, symbolNodes: ReadonlySet<number>): string {
+  if (kind === "class") return normalizedText(node.childForFieldName("body"), (n) => symbolNodes.has(n.id));
+  if (node.type === "function_definition") return normalizedText(node.childForFieldName("body"));
+  if (node.type === "assignment" && node.childForFieldName("left")?.type === "attribute") return normalizedText(node.childForFieldName("right"));
+  return "";
+}

@@ -1,0 +1,296 @@
+import type { Query, SyntaxNode, Tree } from "tree-sitter";
+import { normalizedText, typeText } from "../normalize.js";
+import { emptySignature } from "../signature.js";
+import type { RawSymbol } from "../raw-symbol.js";
+import type { SignatureInfo, SymbolKind } from "../types.js";
+import { functionSignature, heritageOf, modifiersOf, typeParamsOf } from "./ts-signature.js";
+
+/** Nodes whose body makes what is declared inside it local. */
+const FUNCTION_LIKE = new Set([
+  "function_declaration",
+  "generator_function_declaration",
+  "function_expression",
+  "generator_function",
+  "arrow_function",
+  "method_definition",
+  "class_static_block",
+]);
+
+/** Nodes that name a scope for the qualified names of what they hold. */
+const CONTAINERS = new Set(["class_declaration", "abstract_class_declaration", "interface_declaration", "enum_declaration", "internal_module", "module"]);
+
+const FUNCTION_VALUES = new Set(["arrow_function", "function_expression", "generator_function"]);
+
+/** Specificity when two patterns capture one node (a function-valued `const` is a function, not a variable). */
+const PRIORITY: Readonly<Partial<Record<SymbolKind, number>>> = { variable: 0 };
+
+/**
+ * Symbols of a TypeScript, TSX or JavaScript file from its definitions
+ * query: locals dropped, names qualified by their containers, exports
+ * resolved (`export`, `export default`, `export { a as b }`, `declare` in a
+ * `.d.ts`, members of exported containers unless private), re-exports added
+ * as `reexport` symbols.
+ */
+export function extractTypeScript(tree: Tree, query: Query, options: { isDeclarationFile: boolean }): RawSymbol[] {
+  const root = tree.rootNode;
+  const chosen = new Map<number, { node: SyntaxNode; nameNode: SyntaxNode; kind: SymbolKind }>();
+  for (const m of query.matches(root)) {
+    const def = m.captures.find((c) => c.name.startsWith("definition."));
+    const name = m.captures.find((c) => c.name === "name");
+    if (def === undefined || name === undefined) continue;
+    const kind = def.name.slice("definition.".length) as SymbolKind;
+    const prev = chosen.get(def.node.id);
+    if (prev === undefined || (PRIORITY[prev.kind] ?? 1) < (PRIORITY[kind] ?? 1)) chosen.set(def.node.id, { node: def.node, nameNode: name.node, kind });
+  }
+  const symbolNodes = new Set([...chosen.values()].map((c) => c.node.id));
+  const localExports = collectLocalExports(root);
+  const out: RawSymbol[] = [];
+  for (const { node, nameNode, kind } of chosen.values()) {
+    if (!isKept(node, kind)) continue;
+    const containers = containersOf(node);
+    const name = nameOf(nameNode);
+    const qualified = [...containers.map((c) => c.name), name].join(".");
+    const exported = isExported(node, kind, name, containers, localExports, options.isDeclarationFile);
+    out.push({
+      name,
+      qualifiedName: qualified,
+      kind,
+      exported,
+      node,
+      signature: signatureOf(node, name, kind),
+      body: bodyOf(node, kind, symbolNodes),
+      overloadSignature: node.type === "function_signature" || (node.type === "method_signature" && node.parent?.type === "class_body"),
+    });
+  }
+  out.push(...defaultExports(root), ...reexports(root));
+  return out;
+}
+
+/** Keeps module-, namespace- and class-level declarations; drops locals and object-literal members. */
+function isKept(node: SyntaxNode, kind: SymbolKind): boolean {
+  if (node.type === "method_definition" && node.parent?.type !== "class_body") return false;
+  if ((node.type === "method_signature" || node.type === "property_signature") && node.parent?.type === "object_type") return false;
+  const classBody = node.parent?.type === "class_body" ? node.parent : null;
+  if (classBody !== null && classBody.parent?.type !== "class_declaration" && classBody.parent?.type !== "abstract_class_declaration") return false;
+  if (kind === "variable" || node.type === "variable_declarator") {
+    const decl = node.parent;
+    const where = decl?.parent?.type === "export_statement" || decl?.parent?.type === "ambient_declaration" ? decl.parent.parent : decl?.parent;
+    if (where === null || where === undefined) return false;
+    if (where.type !== "program" && !(where.type === "statement_block" && isNamespaceBody(where))) return false;
+  }
+  for (let p = node.parent; p !== null; p = p.parent) {
+    if (FUNCTION_LIKE.has(p.type)) return false;
+    if (p.type === "program") return true;
+  }
+  return true;
+}
+
+function isNamespaceBody(block: SyntaxNode): boolean {
+  const owner = block.parent;
+  return owner !== null && (owner.type === "internal_module" || owner.type === "module" || (owner.type === "ambient_declaration" && owner.children.some((c) => c.type === "global")));
+}
+
+interface Container {
+  readonly name: string;
+  readonly node: SyntaxNode;
+}
+
+function containersOf(node: SyntaxNode): Container[] {
+  const out: Container[] = [];
+  for (let p = node.parent; p !== null; p = p.parent) {
+    if (CONTAINERS.has(p.type)) out.unshift({ name: nameOf(p.childForFieldName("name")), node: p });
+    else if (p.type === "ambient_declaration" && p.children.some((c) => c.type === "global")) out.unshift({ name: "global", node: p });
+  }
+  return out;
+}
+
+function nameOf(n: SyntaxNode | null): string {
+  if (n === null) return "default";
+  if (n.type === "string") return n.text.slice(1, -1);
+  if (n.type === "computed_property_name") return `[${normalizedText(n.namedChildren[0] ?? null)}]`;
+  return n.text;
+}
+
+/** Local names exported by `export { a, b as c }` (no `from`) and `export default a`. */
+function collectLocalExports(root: SyntaxNode): Set<string> {
+  const names = new Set<string>();
+  for (const s of root.namedChildren) {
+    if (s.type !== "export_statement" || s.childForFieldName("source") !== null) continue;
+    for (const clause of s.namedChildren.filter((c) => c.type === "export_clause")) {
+      for (const spec of clause.namedChildren) {
+        const n = spec.childForFieldName("name");
+        if (n !== null) names.add(n.text);
+      }
+    }
+    const value = s.childForFieldName("value");
+    if (value?.type === "identifier") names.add(value.text);
+    // `export = Foo`
+    const bare = s.namedChildren.find((c) => c.type === "identifier");
+    if (bare !== undefined && value === null) names.add(bare.text);
+  }
+  return names;
+}
+
+function isExported(
+  node: SyntaxNode,
+  kind: SymbolKind,
+  name: string,
+  containers: readonly Container[],
+  localExports: ReadonlySet<string>,
+  isDeclarationFile: boolean,
+): boolean {
+  const decl = node.type === "variable_declarator" ? (node.parent ?? node) : node;
+  const hasExport = decl.parent?.type === "export_statement" || (decl.parent?.type === "ambient_declaration" && decl.parent.parent?.type === "export_statement");
+  const container = containers.at(-1);
+  if (container === undefined) {
+    if (hasExport || localExports.has(name)) return true;
+    return isDeclarationFile && decl.parent?.type === "ambient_declaration";
+  }
+  const outer = containers.slice(0, -1);
+  const containerExported = isExported(container.node, "namespace", container.name, outer, localExports, isDeclarationFile);
+  switch (container.node.type) {
+    case "class_declaration":
+    case "abstract_class_declaration":
+      return containerExported && !isPrivateMember(node);
+    case "interface_declaration":
+    case "enum_declaration":
+      return containerExported;
+    default: {
+      // Namespaces and modules: members need their own `export`, except in an
+      // ambient module declaration (`declare module "m"`) or `declare global`.
+      const ambient = container.node.type === "ambient_declaration" || container.node.childForFieldName("name")?.type === "string";
+      return (containerExported || container.node.type === "ambient_declaration") && (hasExport || ambient) && kind !== "reexport";
+    }
+  }
+}
+
+function isPrivateMember(node: SyntaxNode): boolean {
+  if (node.childForFieldName("name")?.type === "private_property_identifier") return true;
+  if (node.childForFieldName("property")?.type === "private_property_identifier") return true;
+  return node.namedChildren.some((c) => c.type === "accessibility_modifier" && c.text === "private");
+}
+
+function signatureOf(node: SyntaxNode, name: string, kind: SymbolKind): SignatureInfo {
+  switch (node.type) {
+    case "variable_declarator": {
+      const value = node.childForFieldName("value");
+      const decl = node.parent ?? node;
+      const declKind = decl.childForFieldName("kind")?.text ?? (decl.type === "variable_declaration" ? "var" : "const");
+      if (value !== null && FUNCTION_VALUES.has(value.type)) {
+        return functionSignature(name, kind, decl, value, [value.type === "arrow_function" ? "arrow" : "expression", declKind]);
+      }
+      return { ...emptySignature(name, kind), modifiers: [...new Set([...modifiersOf(decl), declKind])].sort(), type: typeText(node.childForFieldName("type")) };
+    }
+    case "class_declaration":
+    case "abstract_class_declaration":
+    case "interface_declaration":
+      return {
+        ...emptySignature(name, kind),
+        modifiers: [...modifiersOf(node), ...(node.type === "abstract_class_declaration" ? ["abstract"] : [])].sort(),
+        type_params: typeParamsOf(node.childForFieldName("type_parameters")),
+        heritage: heritageOf(node),
+      };
+    case "type_alias_declaration":
+      return { ...emptySignature(name, kind), modifiers: modifiersOf(node), type_params: typeParamsOf(node.childForFieldName("type_parameters")), type: normalizedText(node.childForFieldName("value")) };
+    case "enum_declaration":
+      return { ...emptySignature(name, kind), modifiers: modifiersOf(node) };
+    case "enum_assignment":
+      return { ...emptySignature(name, kind), value: normalizedText(node.childForFieldName("value")) };
+    case "public_field_definition":
+    case "field_definition":
+    case "property_signature": {
+      const value = node.childForFieldName("value");
+      const base = { ...emptySignature(name, kind), modifiers: modifiersOf(node), type: typeText(node.childForFieldName("type")) };
+      // An arrow-function field is called like a method: its parameters are API.
+      return value !== null && FUNCTION_VALUES.has(value.type) && base.type === null ? { ...functionSignature(name, kind, node, value), modifiers: base.modifiers } : base;
+    }
+    case "internal_module":
+    case "module":
+      return { ...emptySignature(name, kind), modifiers: modifiersOf(node) };
+    default:
+      if (node.childForFieldName("parameters") !== null || node.childForFieldName("parameter") !== null) return functionSignature(name, kind, node, node);
+      return { ...emptySignature(name, kind), modifiers: modifiersOf(node) };
+  }
+}
+
+function bodyOf(node: SyntaxNode, kind: SymbolKind, symbolNodes: ReadonlySet<number>): string {
+  switch (kind) {
+    case "class":
+    case "interface":
+    case "enum":
+    case "namespace":
+    case "module": {
+      // Members are symbols of their own: the container's body is what is left, separators included.
+      const body = node.childForFieldName("body");
+      const skip = (n: SyntaxNode): boolean =>
+        symbolNodes.has(n.id) || isMemberWrapper(n, symbolNodes) || (!n.isNamed && (n.type === ";" || n.type === ",") && n.parent?.id === body?.id);
+      return normalizedText(body, skip);
+    }
+    case "variable":
+    case "property":
+      return normalizedText(node.childForFieldName("value"));
+    case "function":
+    case "method": {
+      const fn = node.type === "variable_declarator" ? node.childForFieldName("value") : node;
+      return normalizedText(fn?.childForFieldName("body") ?? null);
+    }
+    default:
+      return "";
+  }
+}
+
+/** An `export` statement or `lexical_declaration` whose whole content is member symbols. */
+function isMemberWrapper(n: SyntaxNode, symbolNodes: ReadonlySet<number>): boolean {
+  if (n.type !== "export_statement" && n.type !== "lexical_declaration" && n.type !== "variable_declaration" && n.type !== "ambient_declaration") return false;
+  const inner = n.namedChildren.filter((c) => c.type !== "comment");
+  return inner.length > 0 && inner.every((c) => symbolNodes.has(c.id) || isMemberWrapper(c, symbolNodes));
+}
+
+/** `export default function () {}`, `export default class {}`, `export default <expr>`: a symbol named `default`. */
+function defaultExports(root: SyntaxNode): RawSymbol[] {
+  const out: RawSymbol[] = [];
+  for (const s of root.namedChildren) {
+    if (s.type !== "export_statement" || !s.children.some((c) => c.type === "default")) continue;
+    const value = s.childForFieldName("value");
+    if (value === null || value.type === "identifier") continue; // a named local: exported through it
+    const kind: SymbolKind = value.type === "class" ? "class" : FUNCTION_VALUES.has(value.type) ? "function" : "variable";
+    const signature: SignatureInfo =
+      kind === "function"
+        ? functionSignature("default", kind, s, value)
+        : kind === "class"
+          ? { ...emptySignature("default", kind), type_params: typeParamsOf(value.childForFieldName("type_parameters")), heritage: heritageOf(value) }
+          : emptySignature("default", kind);
+    const body = kind === "function" ? normalizedText(value.childForFieldName("body")) : normalizedText(value);
+    out.push({ name: "default", qualifiedName: "default", kind, exported: true, node: s, signature, body, overloadSignature: false });
+  }
+  return out;
+}
+
+/** `export { a as b } from "m"`, `export * from "m"`, `export * as ns from "m"`, `export type * from "m"`. */
+function reexports(root: SyntaxNode): RawSymbol[] {
+  const out: RawSymbol[] = [];
+  for (const s of root.namedChildren) {
+    if (s.type !== "export_statement") continue;
+    const source = s.childForFieldName("source");
+    if (source === null) continue;
+    const module = source.text.slice(1, -1);
+    const typeOnly = s.children.some((c) => c.type === "type") || /^export\s+type\b/.test(s.text);
+    const add = (name: string, from: string): void => {
+      const signature: SignatureInfo = { ...emptySignature(name, "reexport"), modifiers: typeOnly ? ["type"] : [], type: `${from} from ${module}` };
+      out.push({ name, qualifiedName: name === "*" ? `*:${module}` : name, kind: "reexport", exported: true, node: s, signature, body: "", overloadSignature: false });
+    };
+    const clause = s.namedChildren.find((c) => c.type === "export_clause");
+    const ns = s.namedChildren.find((c) => c.type === "namespace_export");
+    if (clause !== undefined) {
+      for (const spec of clause.namedChildren) {
+        const orig = spec.childForFieldName("name")?.text;
+        if (orig !== undefined) add(spec.childForFieldName("alias")?.text ?? orig, orig);
+      }
+    } else if (ns !== undefined) {
+      add(nameOf(ns.namedChildren[0] ?? null), "*");
+    } else {
+      add("*", "*");
+    }
+  }
+  return out;
+}

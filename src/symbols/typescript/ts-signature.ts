@@ -1,0 +1,98 @@
+import type { SyntaxNode } from "tree-sitter";
+import { normalizedText, typeText } from "../normalize.js";
+import { emptySignature } from "../signature.js";
+import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../types.js";
+
+/** Keyword tokens of a declaration that change how callers may use it. */
+const MODIFIER_TOKENS = new Set(["static", "async", "get", "set", "*", "abstract", "readonly", "declare", "override", "?", "!", "const", "accessor"]);
+
+/** Modifiers written on a declaration node itself, plus those its wrappers imply. */
+export function modifiersOf(node: SyntaxNode): string[] {
+  const out = new Set<string>();
+  for (const c of node.children) {
+    if (!c.isNamed && MODIFIER_TOKENS.has(c.type)) out.add(c.type === "?" ? "optional" : c.type === "*" ? "generator" : c.type === "!" ? "definite" : c.type);
+    if (c.type === "accessibility_modifier") out.add(c.text);
+    if (c.type === "override_modifier") out.add("override");
+    if (c.type === "decorator") out.add(`decorator:${normalizedText(c)}`);
+  }
+  if (node.type === "generator_function_declaration" || node.type === "generator_function") out.add("generator");
+  for (let p = node.parent; p !== null && (p.type === "ambient_declaration" || p.type === "export_statement"); p = p.parent) {
+    if (p.type === "ambient_declaration") out.add("declare");
+    if (p.type === "export_statement" && p.children.some((c) => c.type === "default")) out.add("default");
+  }
+  return [...out].sort();
+}
+
+export function typeParamsOf(node: SyntaxNode | null): TypeParamInfo[] {
+  if (node === null) return [];
+  return node.namedChildren
+    .filter((c) => c.type === "type_parameter")
+    .map((c) => ({
+      name: c.childForFieldName("name")?.text ?? normalizedText(c),
+      constraint: typeText(c.childForFieldName("constraint"))?.replace(/^extends\s+/, "") ?? null,
+      default: typeText(c.childForFieldName("value"))?.replace(/^=\s*/, "") ?? null,
+    }));
+}
+
+/** Parameters of `formal_parameters` (TypeScript and JavaScript), or of an arrow's single bare parameter. */
+export function paramsOf(fn: SyntaxNode): ParamInfo[] {
+  const single = fn.childForFieldName("parameter");
+  if (single !== null) return [{ name: single.text, kind: "positional", optional: false, default: null, type: null }];
+  const list = fn.childForFieldName("parameters");
+  if (list === null) return [];
+  const out: ParamInfo[] = [];
+  for (const p of list.namedChildren) {
+    if (p.type === "comment") continue;
+    out.push(paramOf(p));
+  }
+  return out;
+}
+
+function paramOf(p: SyntaxNode): ParamInfo {
+  if (p.type === "required_parameter" || p.type === "optional_parameter") {
+    const pattern = p.childForFieldName("pattern");
+    const value = p.childForFieldName("value");
+    const access = p.namedChildren.filter((c) => c.type === "accessibility_modifier" || c.type === "override_modifier").map((c) => c.text);
+    if (p.children.some((c) => c.type === "readonly")) access.push("readonly");
+    const rest = pattern?.type === "rest_pattern";
+    const name = rest ? normalizedText(pattern?.namedChildren[0] ?? null) : normalizedText(pattern);
+    return {
+      name: [...access, name].join(" "),
+      kind: rest ? "rest" : "positional",
+      optional: p.type === "optional_parameter" || value !== null,
+      default: value === null ? null : normalizedText(value),
+      type: typeText(p.childForFieldName("type")),
+    };
+  }
+  // JavaScript: identifier, assignment_pattern (`a = 1`), rest_pattern, destructuring.
+  if (p.type === "assignment_pattern") {
+    return { name: normalizedText(p.childForFieldName("left")), kind: "positional", optional: true, default: normalizedText(p.childForFieldName("right")), type: null };
+  }
+  if (p.type === "rest_pattern") return { name: normalizedText(p.namedChildren[0] ?? null), kind: "rest", optional: true, default: null, type: null };
+  return { name: normalizedText(p), kind: "positional", optional: false, default: null, type: null };
+}
+
+/** Signature of anything callable: function, method, signature, arrow or function expression. */
+export function functionSignature(name: string, kind: SymbolKind, decl: SyntaxNode, fn: SyntaxNode, extra: readonly string[] = []): SignatureInfo {
+  return {
+    ...emptySignature(name, kind),
+    modifiers: [...new Set([...modifiersOf(decl), ...(fn === decl ? [] : modifiersOf(fn)), ...extra])].sort(),
+    type_params: typeParamsOf(fn.childForFieldName("type_parameters")),
+    params: paramsOf(fn),
+    returns: typeText(fn.childForFieldName("return_type")),
+  };
+}
+
+/** `extends B<T>`, `implements C`, interface `extends J`. */
+export function heritageOf(node: SyntaxNode): string[] {
+  const out: string[] = [];
+  for (const c of node.namedChildren) {
+    if (c.type === "class_heritage") {
+      for (const h of c.namedChildren) out.push(normalizedText(h));
+      // JavaScript: `class A extends B` puts the expression straight in class_heritage.
+      if (c.namedChildren.length === 1 && !/^(extends|implements)_clause$/.test(c.namedChildren[0]?.type ?? "")) out[out.length - 1] = `extends ${out.at(-1) ?? ""}`;
+    }
+    if (c.type === "extends_type_clause") out.push(normalizedText(c));
+  }
+  return out;
+}
