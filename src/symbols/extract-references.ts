@@ -17,6 +17,16 @@ export function extractReferences(tree: Tree, query: Query): ReferenceRecord[] {
     const r: ReferenceRecord = { kind, name, module };
     out.set(`${kind}\0${name}\0${module ?? ""}`, r);
   };
+  // A type parameter (`T` of `f<T>`) is not a dependency on anything outside.
+  const typeParams = new Set<string>();
+  const collect = (n: SyntaxNode): void => {
+    if (n.type === "type_parameter") {
+      const name = n.childForFieldName("name")?.text ?? n.namedChildren[0]?.text;
+      if (name !== undefined) typeParams.add(name);
+    }
+    for (const c of n.namedChildren) collect(c);
+  };
+  collect(tree.rootNode);
   for (const m of query.matches(tree.rootNode)) {
     for (const c of m.captures) {
       const kind = c.name;
@@ -29,7 +39,8 @@ export function extractReferences(tree: Tree, query: Query): ReferenceRecord[] {
           add(kind.slice("reference.".length) as ReferenceRecord["kind"], memberName(c.node));
           break;
         case "reference.type":
-          if (!isDeclarationName(c.node)) add("type", memberName(c.node));
+          // `JSX.Element` is one reference, not also `Element`.
+          if (!isDeclarationName(c.node) && !typeParams.has(c.node.text) && c.node.parent?.type !== "nested_type_identifier") add("type", memberName(c.node));
           break;
         case "reference.import":
           importsOf(c.node, add);

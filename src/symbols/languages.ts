@@ -8,8 +8,12 @@ import type { LanguageId } from "./types.js";
 export interface LanguageSpec {
   readonly id: LanguageId;
   readonly extensions: readonly string[];
-  /** Folder under `grammars/` holding `definitions.scm` and `references.scm`. */
-  readonly queries: string;
+  /**
+   * Folders under `grammars/` whose `definitions.scm` and `references.scm`
+   * (where present) are joined, in order: TSX is TypeScript's queries plus
+   * its JSX patterns.
+   */
+  readonly queries: readonly string[];
   /** Loads the native grammar (lazily: a hook that needs no symbols never loads one). */
   readonly grammar: () => Promise<unknown>;
   readonly extractor: "typescript" | "python";
@@ -19,28 +23,28 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   {
     id: "typescript",
     extensions: [".ts", ".mts", ".cts"],
-    queries: "typescript",
+    queries: ["typescript"],
     grammar: async () => (await import("tree-sitter-typescript")).default.typescript,
     extractor: "typescript",
   },
   {
     id: "tsx",
     extensions: [".tsx"],
-    queries: "typescript",
+    queries: ["typescript", "tsx"],
     grammar: async () => (await import("tree-sitter-typescript")).default.tsx,
     extractor: "typescript",
   },
   {
     id: "javascript",
     extensions: [".js", ".mjs", ".cjs", ".jsx"],
-    queries: "javascript",
+    queries: ["javascript"],
     grammar: async () => (await import("tree-sitter-javascript")).default,
     extractor: "typescript",
   },
   {
     id: "python",
     extensions: [".py", ".pyi"],
-    queries: "python",
+    queries: ["python"],
     grammar: async () => (await import("tree-sitter-python")).default,
     extractor: "python",
   },

@@ -30,7 +30,7 @@ export function renderSignature(s: SignatureInfo): string {
   const params =
     s.params === null
       ? ""
-      : `(${s.params.map((p) => `${p.kind === "rest" ? "..." : p.kind === "var_keyword" ? "**" : ""}${p.name}${p.optional && p.default === null ? "?" : ""}${p.type === null ? "" : `: ${p.type}`}${p.default === null ? "" : ` = ${p.default}`}`).join(", ")})`;
+      : `(${s.params.map((p) => `${p.kind === "rest" ? "..." : p.kind === "var_keyword" ? "**" : ""}${p.name}${p.optional && p.default === null && p.kind !== "rest" && p.kind !== "var_keyword" ? "?" : ""}${p.type === null ? "" : `: ${p.type}`}${p.default === null ? "" : ` = ${p.default}`}`).join(", ")})`;
   const head = [...decorators, `${mods === "" ? "" : `${mods} `}${s.kind} ${s.name}${tps}${params}`].join("\n");
   return [
     head,

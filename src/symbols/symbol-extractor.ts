@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type Parser from "tree-sitter";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { loadContentHasher, type ContentHasher } from "../snapshot/content-hasher.js";
@@ -85,7 +85,11 @@ export async function createSymbolExtractor(options: { maxFileBytes?: number; la
 
 function readQuery(spec: LanguageSpec, name: string): string {
   // grammars/ sits two folders up from both src/symbols/ and dist/symbols/.
-  return readFileSync(new URL(`../../grammars/${spec.queries}/${name}.scm`, import.meta.url), "utf8");
+  return spec.queries
+    .map((folder) => new URL(`../../grammars/${folder}/${name}.scm`, import.meta.url))
+    .filter((url) => existsSync(url))
+    .map((url) => readFileSync(url, "utf8"))
+    .join("\n");
 }
 
 /** Where the first syntax error is: the file still yields the symbols of the parts that parse. */

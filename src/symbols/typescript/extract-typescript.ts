@@ -144,6 +144,8 @@ function isExported(
   const container = containers.at(-1);
   if (container === undefined) {
     if (hasExport || localExports.has(name)) return true;
+    // `declare module "m" {}` declares another module's API: it is public by nature.
+    if (node.type === "module" && node.childForFieldName("name")?.type === "string") return true;
     return isDeclarationFile && decl.parent?.type === "ambient_declaration";
   }
   const outer = containers.slice(0, -1);
@@ -186,7 +188,7 @@ function signatureOf(node: SyntaxNode, name: string, kind: SymbolKind): Signatur
     case "interface_declaration":
       return {
         ...emptySignature(name, kind),
-        modifiers: [...modifiersOf(node), ...(node.type === "abstract_class_declaration" ? ["abstract"] : [])].sort(),
+        modifiers: [...new Set([...modifiersOf(node), ...(node.type === "abstract_class_declaration" ? ["abstract"] : [])])].sort(),
         type_params: typeParamsOf(node.childForFieldName("type_parameters")),
         heritage: heritageOf(node),
       };
