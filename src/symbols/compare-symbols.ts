@@ -97,7 +97,12 @@ export function compareSymbols(before: readonly SymbolRecord[], after: readonly 
     changes.push(verdictOf(r.qualified_name, r.kind, "removed", r.exported, r.exported ? [reason(code, "breaking", `${r.kind} ${r.qualified_name} was removed`)] : []));
   }
   for (const a of added) {
-    const reasons = a.exported ? addedReasons(a, afterKinds.get(parentOf(a.qualified_name)), language) : [];
+    const clash = a.exported && before.some((b) => b.exported && b.qualified_name === a.qualified_name);
+    const reasons = !a.exported
+      ? []
+      : clash
+        ? [reason("EXPORT_NAME_CLASH", "breaking", `a new ${a.kind} shares the name ${a.qualified_name} with an existing export`)]
+        : addedReasons(a, afterKinds.get(parentOf(a.qualified_name)), language);
     changes.push(verdictOf(a.qualified_name, a.kind, "added", a.exported, reasons));
   }
   for (const [b, a] of pairs) {

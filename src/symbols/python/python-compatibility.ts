@@ -74,8 +74,9 @@ function paramReasons(bp: readonly ParamInfo[], ap: readonly ParamInfo[], out: C
         (old.kind === "positional_or_keyword" && hasArgs && hasKwargs) ||
         old.kind === "rest" ||
         old.kind === "var_keyword";
-      if (!swallowed) out.push(reason("PARAMETER_REMOVED", "breaking", `parameter ${old.name} was removed`));
-      else if (old.kind === "rest" || old.kind === "var_keyword") out.push(reason("PARAMETER_REMOVED", "breaking", `variadic parameter ${old.name} was removed`));
+      if (old.kind === "rest" || old.kind === "var_keyword") out.push(reason("PARAMETER_REMOVED", "breaking", `variadic parameter ${old.name} was removed`));
+      else if (!swallowed) out.push(reason("PARAMETER_REMOVED", "breaking", `parameter ${old.name} was removed`));
+      else out.push(reason("PARAMETER_REMOVED_SWALLOWED", "compatible", `parameter ${old.name} was removed, but *args / **kwargs still accept it`));
       continue;
     }
     if (old.kind !== now.kind && !compatibleKindChange(old.kind, now.kind)) {

@@ -3,7 +3,7 @@ import { normalizedText, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import type { SignatureInfo, SymbolKind } from "../types.js";
-import { functionSignature, heritageOf, modifiersOf, typeParamsOf } from "./ts-signature.js";
+import { docComment, functionSignature, heritageOf, modifiersOf, typeParamsOf } from "./ts-signature.js";
 
 /** Nodes whose body makes what is declared inside it local. */
 const FUNCTION_LIKE = new Set([
@@ -44,13 +44,16 @@ export function extractTypeScript(tree: Tree, query: Query, options: { isDeclara
   }
   const symbolNodes = new Set([...chosen.values()].map((c) => c.node.id));
   const localExports = collectLocalExports(root);
+  // In a .d.ts, top-level declarations are exported implicitly unless the file has export declarations (the checker's rule).
+  const implicitExports = options.isDeclarationFile && !hasExportDeclarations(root);
   const out: RawSymbol[] = [];
   for (const { node, nameNode, kind } of chosen.values()) {
     if (!isKept(node, kind)) continue;
     const containers = containersOf(node);
     const name = nameOf(nameNode);
     const qualified = [...containers.map((c) => c.name), name].join(".");
-    const exported = isExported(node, kind, name, containers, localExports, options.isDeclarationFile);
+    // `@internal` keeps a declaration out of the public API, as API Extractor does.
+    const exported = isExported(node, kind, name, containers, localExports, implicitExports) && !/@internal\b/.test(docComment(node));
     out.push({
       name,
       qualifiedName: qualified,
@@ -73,9 +76,9 @@ function isKept(node: SyntaxNode, kind: SymbolKind): boolean {
   const classBody = node.parent?.type === "class_body" ? node.parent : null;
   if (classBody !== null && classBody.parent?.type !== "class_declaration" && classBody.parent?.type !== "abstract_class_declaration") return false;
   if (kind === "variable" || node.type === "variable_declarator") {
-    const decl = node.parent;
-    const where = decl?.parent?.type === "export_statement" || decl?.parent?.type === "ambient_declaration" ? decl.parent.parent : decl?.parent;
-    if (where === null || where === undefined) return false;
+    let where = node.parent?.parent ?? null;
+    while (where !== null && (where.type === "export_statement" || where.type === "ambient_declaration")) where = where.parent;
+    if (where === null) return false;
     if (where.type !== "program" && !(where.type === "statement_block" && isNamespaceBody(where))) return false;
   }
   for (let p = node.parent; p !== null; p = p.parent) {
@@ -111,6 +114,11 @@ function nameOf(n: SyntaxNode | null): string {
   return n.text;
 }
 
+/** `export { ... }`, `export * from`, `export =`, `export default`: their presence turns implicit exports off. */
+function hasExportDeclarations(scope: SyntaxNode): boolean {
+  return scope.namedChildren.some((c) => c.type === "export_statement" && c.childForFieldName("declaration") === null);
+}
+
 /** Local names exported by `export { a, b as c }` (no `from`) and `export default a`. */
 function collectLocalExports(root: SyntaxNode): Set<string> {
   const names = new Set<string>();
@@ -137,7 +145,7 @@ function isExported(
   name: string,
   containers: readonly Container[],
   localExports: ReadonlySet<string>,
-  isDeclarationFile: boolean,
+  implicitExports: boolean,
 ): boolean {
   const decl = node.type === "variable_declarator" ? (node.parent ?? node) : node;
   const hasExport = decl.parent?.type === "export_statement" || (decl.parent?.type === "ambient_declaration" && decl.parent.parent?.type === "export_statement");
@@ -146,10 +154,10 @@ function isExported(
     if (hasExport || localExports.has(name)) return true;
     // `declare module "m" {}` declares another module's API: it is public by nature.
     if (node.type === "module" && node.childForFieldName("name")?.type === "string") return true;
-    return isDeclarationFile && decl.parent?.type === "ambient_declaration";
+    return implicitExports;
   }
   const outer = containers.slice(0, -1);
-  const containerExported = isExported(container.node, "namespace", container.name, outer, localExports, isDeclarationFile);
+  const containerExported = isExported(container.node, "namespace", container.name, outer, localExports, implicitExports);
   switch (container.node.type) {
     case "class_declaration":
     case "abstract_class_declaration":
@@ -160,7 +168,10 @@ function isExported(
     default: {
       // Namespaces and modules: members need their own `export`, except in an
       // ambient module declaration (`declare module "m"`) or `declare global`.
-      const ambient = container.node.type === "ambient_declaration" || container.node.childForFieldName("name")?.type === "string";
+      const body = container.node.childForFieldName("body") ?? container.node.namedChildren.find((c) => c.type === "statement_block") ?? null;
+      const ambient =
+        (container.node.type === "ambient_declaration" || container.node.childForFieldName("name")?.type === "string" || implicitExports) &&
+        (body === null || !hasExportDeclarations(body));
       return (containerExported || container.node.type === "ambient_declaration") && (hasExport || ambient) && kind !== "reexport";
     }
   }

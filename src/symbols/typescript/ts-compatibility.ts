@@ -65,6 +65,8 @@ function modifierReasons(b: SignatureInfo, a: SignatureInfo, parentKind: SymbolK
   if (flip("async") !== null) out.push(reason("RETURN_CHANGED_TYPE", "breaking", `${has(a, "async") ? "became async: it returns a Promise" : "no longer async"}`));
   if (flip("generator") !== null) out.push(reason("RETURN_CHANGED_TYPE", "breaking", "generator-ness changed"));
   if (flip("default") !== null) out.push(reason("EXPORT_CHANGED_DEFAULT", "breaking", has(a, "default") ? "became the default export" : "no longer the default export"));
+  if (flip("deprecated") === "added") out.push(reason("DEPRECATED_ADDED", "compatible", "marked @deprecated"));
+  if (flip("deprecated") === "removed") out.push(reason("DEPRECATED_REMOVED", "compatible", "no longer @deprecated"));
   if (flip("get") !== null || flip("set") !== null) out.push(reason("ACCESSOR_CHANGED", "breaking", "getter/setter changed"));
   const decorators = (s: SignatureInfo): string => s.modifiers.filter((m) => m.startsWith("decorator:")).join("\n");
   if (decorators(b) !== decorators(a)) out.push(reason("DECORATOR_CHANGED", "compatible", "decorators changed (not checked further)"));

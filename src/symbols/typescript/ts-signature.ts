@@ -16,6 +16,7 @@ export function modifiersOf(node: SyntaxNode): string[] {
     if (c.type === "decorator") out.add(`decorator:${normalizedText(c)}`);
   }
   if (node.type === "generator_function_declaration" || node.type === "generator_function") out.add("generator");
+  if (/@deprecated\b/.test(docComment(node))) out.add("deprecated");
   for (let p = node.parent; p !== null && (p.type === "ambient_declaration" || p.type === "export_statement"); p = p.parent) {
     if (p.type === "ambient_declaration") out.add("declare");
     if (p.type === "export_statement" && p.children.some((c) => c.type === "default")) out.add("default");
@@ -95,4 +96,16 @@ export function heritageOf(node: SyntaxNode): string[] {
     if (c.type === "extends_type_clause") out.push(normalizedText(c));
   }
   return out;
+}
+
+/**
+ * The JSDoc comment right before a declaration (or before the `export` /
+ * `declare` wrapping it, or the declaration list of a `const`).
+ */
+export function docComment(node: SyntaxNode): string {
+  let n: SyntaxNode = node;
+  while (n.parent !== null && /^(export_statement|ambient_declaration|lexical_declaration|variable_declaration)$/.test(n.parent.type) && n.parent.namedChildren[0]?.id === n.id) n = n.parent;
+  if (node.type === "variable_declarator" && node.parent !== null) n = node.parent.parent?.type === "export_statement" ? node.parent.parent : node.parent;
+  const prev = n.previousSibling;
+  return prev !== null && prev.type === "comment" && prev.text.startsWith("/**") ? prev.text : "";
 }
