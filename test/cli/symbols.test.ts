@@ -1,0 +1,50 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
+import { runBuiltCli } from "../helpers/run-cli.js";
+
+let sb: Sandbox;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  sb = createSandbox();
+  env = { ...sb.env, COMITY_CONFIG_DIR: path.join(sb.dir, "..", "config") };
+});
+afterEach(() => sb.cleanup());
+
+describe("comity symbols", () => {
+  it("prints each file's symbols, and a JSON document with --json", () => {
+    sb.write("a.ts", "export function f(a: number): string { return ''; }\nclass Hidden { m() {} }\n");
+    sb.write("b.py", "def g(x=1):\n    pass\n");
+    const human = runBuiltCli(["symbols", "a.ts", "b.py"], { cwd: sb.dir, env });
+    expect(human.status).toBe(0);
+    expect(human.stdout).toContain("a.ts (typescript, 3 symbols)");
+    expect(human.stdout).toMatch(/1\s+function\s+export\s+f\s+function f\(a: number\): string/);
+    const json = runBuiltCli(["symbols", "a.ts", "--json"], { cwd: sb.dir, env });
+    const doc = JSON.parse(json.stdout) as { schema: string; files: Array<{ symbols: Array<Record<string, unknown>> }> };
+    expect(doc.schema).toBe("comity.symbols/1");
+    expect(doc.files[0]?.symbols.map((s) => s["qualified_name"])).toEqual(["Hidden", "Hidden.m", "f"]);
+    expect(Object.keys(doc.files[0]?.symbols[0] ?? {})).toEqual(["name", "qualified_name", "kind", "exported", "range", "signature_hash", "body_hash", "signature"]);
+    // The second run is served from the cache and prints the same bytes.
+    expect(runBuiltCli(["symbols", "a.ts", "--json"], { cwd: sb.dir, env }).stdout).toBe(json.stdout);
+    expect(fs.readdirSync(path.join(sb.dir, "..", "config", "symbols")).length).toBeGreaterThan(0);
+  });
+
+  it("--diff prints changes with their compatibility", () => {
+    sb.write("old.ts", "export function parseConfig(path: string) {}\n");
+    sb.write("new.ts", "export function parseConfig(path: string, strict: boolean) {}\nexport function extra() { helper(); }\n");
+    const r = runBuiltCli(["symbols", "--diff", "old.ts", "new.ts"], { cwd: sb.dir, env });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("breaking   signature_changed function    parseConfig\n    PARAMETER_ADDED_REQUIRED: required parameter strict added");
+    expect(r.stdout).toContain("compatible added");
+    expect(r.stdout).toContain("new references:\n  call helper");
+    const json = JSON.parse(runBuiltCli(["symbols", "--diff", "old.ts", "new.ts", "--json"], { cwd: sb.dir, env }).stdout) as { schema: string; changes: Array<{ compatibility: string }> };
+    expect(json.schema).toBe("comity.symbols-diff/1");
+    expect(json.changes.map((c) => c.compatibility)).toEqual(["compatible", "breaking"]);
+  });
+
+  it("fails clearly on a missing file", () => {
+    const r = runBuiltCli(["symbols", "nope.ts"], { cwd: sb.dir, env });
+    expect(r).toMatchObject({ status: 2, stdout: "", stderr: "comity: nope.ts: no such file\n" });
+  });
+});

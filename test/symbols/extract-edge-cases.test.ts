@@ -1,0 +1,78 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import fc from "fast-check";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cachedExtract } from "../../src/symbols/analyze-file.js";
+import { createSymbolCache } from "../../src/symbols/symbol-cache.js";
+import { createSymbolExtractor, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
+
+let extractor: SymbolExtractor;
+beforeAll(async () => {
+  extractor = await createSymbolExtractor();
+});
+
+describe("files that do not parse, binary and over-size files", () => {
+  it("keeps the symbols of the parts that parse, with a diagnostic", () => {
+    const ts = extractor.extract("half.ts", "export function ok(a: number) {}\nexport function broken(a: {\nexport class Later { run() {} }\n");
+    expect(ts.symbols.map((s) => s.qualified_name)).toContain("ok");
+    expect(ts.diagnostics.map((d) => d.code)).toEqual(["parse_error"]);
+    const py = extractor.extract("half.py", "def ok(a):\n    return a\n\ndef broken(:\n    pass\n\nclass Later:\n    def run(self): pass\n");
+    expect(py.symbols.map((s) => s.qualified_name)).toEqual(expect.arrayContaining(["ok", "Later", "Later.run"]));
+    expect(py.diagnostics[0]?.code).toBe("parse_error");
+  });
+
+  it("skips binary and over-size files with a diagnostic", () => {
+    expect(extractor.extract("bin.ts", Buffer.from([0x65, 0x78, 0, 0x70])).diagnostics.map((d) => d.code)).toEqual(["binary_file"]);
+    const big = Buffer.alloc(2 * 1024 * 1024 + 1, 0x20);
+    expect(extractor.extract("big.py", big).diagnostics.map((d) => d.code)).toEqual(["file_too_large"]);
+    expect(extractor.extract("notes.md", "# hi").diagnostics.map((d) => d.code)).toEqual(["unsupported_language"]);
+  });
+
+  it("never throws on arbitrary text (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), fc.constantFrom("a.ts", "a.tsx", "a.js", "a.py"), (text, file) => {
+        const r = extractor.extract(file, text);
+        for (const s of r.symbols) expect(s.signature_hash).toMatch(/^[0-9a-f]{16}$/);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("picks the language by extension", () => {
+    expect(["a.ts", "a.mts", "a.cts", "a.d.ts", "a.tsx", "a.js", "a.mjs", "a.cjs", "a.jsx", "a.py", "a.pyi"].map((f) => extractor.extract(f, "").language)).toEqual([
+      "typescript", "typescript", "typescript", "typescript", "tsx", "javascript", "javascript", "javascript", "javascript", "python", "python",
+    ]);
+  });
+});
+
+describe("symbol cache", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-symcache-"));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("returns the stored result for the same content and a new one when the content changes", () => {
+    const cache = createSymbolCache(dir);
+    const v1 = Buffer.from("export function f(a: number) {}\n");
+    const first = cachedExtract("src/a.ts", v1, extractor, cache);
+    // A hit does not parse: prove it by using an extractor that would fail.
+    const failing = { ...extractor, extract: () => { throw new Error("parsed on a cache hit"); } };
+    const hit = cachedExtract("src/a.ts", v1, failing, cache);
+    expect(hit).toEqual(first);
+    // Same content under another path: same symbols, its own path.
+    expect(cachedExtract("lib/b.ts", v1, failing, cache).path).toBe("lib/b.ts");
+    const v2 = Buffer.from("export function f(a: number, b: string) {}\n");
+    const second = cachedExtract("src/a.ts", v2, extractor, cache);
+    expect(second.symbols[0]?.signature_hash).not.toBe(first.symbols[0]?.signature_hash);
+  });
+
+  it("treats a corrupt entry as a miss", () => {
+    const cache = createSymbolCache(dir);
+    const v1 = Buffer.from("def f(): pass\n");
+    cachedExtract("a.py", v1, extractor, cache);
+    for (const sub of fs.readdirSync(dir)) for (const f of fs.readdirSync(path.join(dir, sub))) fs.writeFileSync(path.join(dir, sub, f), "{not json");
+    expect(cachedExtract("a.py", v1, extractor, cache).symbols.map((s) => s.name)).toEqual(["f"]);
+  });
+});
