@@ -35,3 +35,7 @@
   function: (identifier) @_require
   arguments: (arguments (string) @reference.import.dynamic)
   (#eq? @_require "require"))
+
+; Type parameters (`T` of `f<T>`): not references to anything outside; the
+; engine drops type references that name one.
+(type_parameter name: (type_identifier) @local.type_parameter)

@@ -17,20 +17,14 @@ export function extractReferences(tree: Tree, query: Query): ReferenceRecord[] {
     const r: ReferenceRecord = { kind, name, module };
     out.set(`${kind}\0${name}\0${module ?? ""}`, r);
   };
+  const matches = query.matches(tree.rootNode);
   // A type parameter (`T` of `f<T>`) is not a dependency on anything outside.
   const typeParams = new Set<string>();
-  const collect = (n: SyntaxNode): void => {
-    if (n.type === "type_parameter") {
-      const name = n.childForFieldName("name")?.text ?? n.namedChildren[0]?.text;
-      if (name !== undefined) typeParams.add(name);
-    }
-    for (const c of n.namedChildren) collect(c);
-  };
-  collect(tree.rootNode);
-  for (const m of query.matches(tree.rootNode)) {
+  for (const m of matches) for (const c of m.captures) if (c.name === "local.type_parameter") typeParams.add(c.node.text);
+  for (const m of matches) {
     for (const c of m.captures) {
       const kind = c.name;
-      if (kind.startsWith("_")) continue;
+      if (kind.startsWith("_") || kind.startsWith("local.")) continue;
       switch (kind) {
         case "reference.call":
         case "reference.new":

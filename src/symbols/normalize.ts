@@ -1,53 +1,187 @@
-import type { SyntaxNode } from "tree-sitter";
-
-const CLOSERS = new Set([")", "]", "}", ">"]);
-const WORD_END = /[\p{L}\p{N}_$"'`]$/u;
-const WORD_START = /^[\p{L}\p{N}_$"'`]/u;
+import type { Query, SyntaxNode, Tree } from "tree-sitter";
 
 /**
- * A node's text with formatting removed: its tokens (leaves) joined by one
- * space, comments dropped, and a comma right before a closing bracket
- * dropped (a trailing comma). `skip` leaves out whole subtrees (a class body's
- * member symbols, which are hashed on their own). Pure.
+ * Where a file's comments and string literals are: enough to normalise any
+ * range of its text with string operations alone. Walking the tree node by
+ * node through the native binding costs far more (each property access
+ * crosses into C++); one query per file finds these ranges.
  */
-export function normalizedText(node: SyntaxNode | null, skip?: (n: SyntaxNode) => boolean): string {
-  if (node === null) return "";
-  const tokens: string[] = [];
-  const visit = (n: SyntaxNode): void => {
-    if (n.type === "comment" || (skip !== undefined && skip(n))) return;
-    const count = n.childCount;
-    if (count === 0) {
-      if (n.text !== "") tokens.push(n.text);
-      return;
+export interface LexicalIndex {
+  readonly source: string;
+  /** Flat, sorted [start, end) pairs in UTF-16 units. */
+  readonly comments: readonly number[];
+  readonly strings: readonly number[];
+}
+
+/** The index of a parsed tree, kept with the tree (a derived value, like a memo) so nodes can find it. */
+const indexes = new WeakMap<Tree, LexicalIndex>();
+
+/** Builds the lexical index of a tree from its language's `lexical.scm` query. */
+export function indexLexical(tree: Tree, source: string, query: Query): LexicalIndex {
+  const comments: number[] = [];
+  const strings: number[] = [];
+  let lastStringEnd = -1;
+  for (const c of query.captures(tree.rootNode)) {
+    const s = c.node.startIndex;
+    const e = c.node.endIndex;
+    if (c.name === "comment") comments.push(s, e);
+    else if (s >= lastStringEnd) {
+      // Outermost literal only (a template string holds strings of its own).
+      strings.push(s, e);
+      lastStringEnd = e;
     }
-    // String literals keep their inner text exactly (whitespace inside a string matters).
-    if (n.type === "string" || n.type === "template_string" || n.type === "string_fragment") {
-      tokens.push(n.text);
-      return;
-    }
-    for (let i = 0; i < count; i++) {
-      const c = n.child(i);
-      if (c !== null) visit(c);
-    }
-  };
-  visit(node);
-  // A space only where two word-like tokens meet (`keyof T`), so the text reads
-  // naturally (`Promise<void>`) and any source spacing gives the same result.
-  let out = "";
-  let prev = "";
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i] as string;
-    if (t === "," && CLOSERS.has(tokens[i + 1] ?? "")) continue;
-    if (out !== "" && (WORD_END.test(prev) && WORD_START.test(t) || t === "=>" || prev === "=>" || prev === ",")) out += " ";
-    out += t;
-    prev = t;
   }
-  return out;
+  const index = { source, comments, strings };
+  indexes.set(tree, index);
+  return index;
+}
+
+export interface NormalizeOptions {
+  /** [start, end) ranges left out, like comments (a container's member symbols, hashed on their own). */
+  readonly skip?: ReadonlyArray<readonly [number, number]>;
+  /** Also drop `,` and `;` (between a container's members). */
+  readonly dropSeparators?: boolean;
+}
+
+/**
+ * A node's text with formatting removed, so that whitespace, comments and a
+ * trailing comma change nothing: comments dropped; whitespace removed, but
+ * for one space where two word characters (or two operator characters) would
+ * otherwise touch, after a comma and around `=>`; string literals kept as
+ * written. Deterministic for a given text.
+ */
+export function normalizedText(node: SyntaxNode | null, options: NormalizeOptions = {}): string {
+  if (node === null) return "";
+  const index = indexes.get(node.tree);
+  if (index === undefined) return node.text.replace(/\s+/g, " ").trim();
+  return normalizeRange(index, node.startIndex, node.endIndex, options);
 }
 
 /** A type annotation's text without its leading `:` (or `->`), normalised. */
 export function typeText(node: SyntaxNode | null): string | null {
   if (node === null) return null;
-  const t = normalizedText(node);
-  return t.replace(/^(:|->)\s*/, "");
+  return normalizedText(node).replace(/^(:|->)\s*/, "");
+}
+
+const CLOSERS = new Set([")", "]", "}", ">"]);
+const OPERATORS = new Set(["+", "-", "*", "/", "%", "<", ">", "=", "!", "&", "|", "^", "~", "?", ":", "."]);
+
+function isWord(c: string): boolean {
+  const code = c.charCodeAt(0);
+  if (code < 128) return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || c === "_" || c === "$" || c === '"' || c === "'" || c === "`";
+  return /[\p{L}\p{N}]/u.test(c);
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13 || code === 12 || code === 11 || code === 0xa0 || code === 0xfeff;
+}
+
+/** Normalises `source[start, end)`. */
+export function normalizeRange(index: LexicalIndex, start: number, end: number, options: NormalizeOptions = {}): string {
+  const src = index.source;
+  const holes = holesIn(index.comments, options.skip ?? [], start, end);
+  const strings = index.strings;
+  let si = lowerBound(strings, start);
+  let hi = 0;
+  let out = "";
+  let last = "";
+  let pending = false;
+  let force = false;
+  const emit = (text: string): void => {
+    const first = text[0] ?? "";
+    if (out !== "" && (force || (pending && ((isWord(last) && isWord(first)) || (OPERATORS.has(last) && OPERATORS.has(first)))))) out += " ";
+    out += text;
+    last = text[text.length - 1] ?? "";
+    pending = false;
+    force = false;
+  };
+  const nextCode = (from: number): number => {
+    // The next character that is neither whitespace nor inside a hole.
+    let j = from;
+    let h = hi;
+    while (j < end) {
+      while (h < holes.length && (holes[h + 1] as number) <= j) h += 2;
+      if (h < holes.length && (holes[h] as number) <= j) {
+        j = holes[h + 1] as number;
+        continue;
+      }
+      if (!isSpace(src.charCodeAt(j))) return j;
+      j++;
+    }
+    return -1;
+  };
+  let i = start;
+  while (i < end) {
+    while (hi < holes.length && (holes[hi + 1] as number) <= i) hi += 2;
+    if (hi < holes.length && (holes[hi] as number) <= i) {
+      i = holes[hi + 1] as number;
+      pending = true;
+      continue;
+    }
+    while (si < strings.length && (strings[si + 1] as number) <= i) si += 2;
+    if (si < strings.length && (strings[si] as number) <= i) {
+      const e = Math.min(strings[si + 1] as number, end);
+      emit(src.slice(i, e));
+      i = e;
+      continue;
+    }
+    const code = src.charCodeAt(i);
+    if (isSpace(code)) {
+      pending = true;
+      i++;
+      continue;
+    }
+    const c = src[i] as string;
+    if (c === "," || (c === ";" && options.dropSeparators === true)) {
+      const j = nextCode(i + 1);
+      if (options.dropSeparators === true || (c === "," && (j < 0 || CLOSERS.has(src[j] as string)))) {
+        // A trailing comma, or a separator between members: gone.
+        pending = true;
+        i++;
+        continue;
+      }
+      emit(",");
+      force = true;
+      i++;
+      continue;
+    }
+    if (c === "=" && src[i + 1] === ">") {
+      force = out !== "";
+      emit("=>");
+      force = true;
+      i += 2;
+      continue;
+    }
+    emit(c);
+    i++;
+  }
+  return out;
+}
+
+/** Comments and skipped ranges inside [start, end), merged into one sorted flat list. */
+function holesIn(comments: readonly number[], skip: ReadonlyArray<readonly [number, number]>, start: number, end: number): number[] {
+  const pairs: Array<[number, number]> = [];
+  for (let k = lowerBound(comments, start); k < comments.length && (comments[k] as number) < end; k += 2) pairs.push([comments[k] as number, comments[k + 1] as number]);
+  // Only ranges inside the normalised one: a container's own range encloses its body.
+  for (const [s, e] of skip) if (s >= start && e <= end && e > s) pairs.push([s, e]);
+  pairs.sort((a, b) => a[0] - b[0]);
+  const flat: number[] = [];
+  for (const [s, e] of pairs) {
+    const lastEnd = flat[flat.length - 1];
+    if (lastEnd !== undefined && s <= lastEnd) flat[flat.length - 1] = Math.max(lastEnd, e);
+    else flat.push(s, e);
+  }
+  return flat;
+}
+
+/** Index (even) of the first pair whose end is after `pos`. */
+function lowerBound(pairs: readonly number[], pos: number): number {
+  let lo = 0;
+  let hi = pairs.length / 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((pairs[mid * 2 + 1] as number) <= pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo * 2;
 }

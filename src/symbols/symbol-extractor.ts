@@ -3,6 +3,7 @@ import type Parser from "tree-sitter";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { loadContentHasher, type ContentHasher } from "../snapshot/content-hasher.js";
 import { extractReferences } from "./extract-references.js";
+import { indexLexical } from "./normalize.js";
 import { languageOf, type LanguageSpec } from "./languages.js";
 import { extractPython } from "./python/extract-python.js";
 import { finalizeSymbols, type RawSymbol } from "./raw-symbol.js";
@@ -25,6 +26,7 @@ interface Loaded {
   readonly parser: Parser;
   readonly definitions: Parser.Query;
   readonly references: Parser.Query;
+  readonly lexical: Parser.Query;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function createSymbolExtractor(options: { maxFileBytes?: number; la
       parser,
       definitions: new TreeSitter.Query(grammar, readQuery(spec, "definitions")),
       references: new TreeSitter.Query(grammar, readQuery(spec, "references")),
+      lexical: new TreeSitter.Query(grammar, readQuery(spec, "lexical")),
     });
   }
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
@@ -71,6 +74,7 @@ export async function createSymbolExtractor(options: { maxFileBytes?: number; la
       try {
         const tree = lang.parser.parse(text);
         if (tree.rootNode.hasError) diagnostics.push(parseErrorDiagnostic(path, tree.rootNode));
+        indexLexical(tree, text, lang.lexical);
         const raw: RawSymbol[] =
           spec.extractor === "python"
             ? extractPython(tree, lang.definitions)

@@ -18,7 +18,7 @@ import type { ParamInfo, SignatureInfo, SymbolKind } from "../types.js";
 export function extractPython(tree: Tree, query: Query): RawSymbol[] {
   const root = tree.rootNode;
   const all = dunderAll(root);
-  const symbolNodes = new Set<number>();
+  const memberRanges: Array<[number, number]> = [];
   const found: Array<{ node: SyntaxNode; nameNode: SyntaxNode; kind: SymbolKind }> = [];
   const seen = new Set<string>();
   for (const m of query.matches(root)) {
@@ -31,7 +31,8 @@ export function extractPython(tree: Tree, query: Query): RawSymbol[] {
     let kind = def.name.slice("definition.".length) as SymbolKind;
     if (kind === "function" && enclosingClass(def.node) !== null) kind = "method";
     found.push({ node: def.node, nameNode: name.node, kind });
-    symbolNodes.add(outerNode(def.node).id);
+    const outer = def.node.type === "assignment" && def.node.parent?.type === "expression_statement" ? def.node.parent : outerNode(def.node);
+    memberRanges.push([outer.startIndex, outer.endIndex]);
   }
   const out: RawSymbol[] = [];
   const defined = new Set<string>();
@@ -47,7 +48,7 @@ export function extractPython(tree: Tree, query: Query): RawSymbol[] {
       exported: isPublic(name, scopes, all),
       node: outerNode(node),
       signature: signatureOf(node, nameNode, name, kind),
-      body: bodyOf(node, kind, symbolNodes),
+      body: bodyOf(node, kind, memberRanges),
       overloadSignature: false,
     });
   }
@@ -214,8 +215,8 @@ function paramsOf(list: SyntaxNode | null): ParamInfo[] {
   return out;
 }
 
-function bodyOf(node: SyntaxNode, kind: SymbolKind, symbolNodes: ReadonlySet<number>): string {
-  if (kind === "class") return normalizedText(node.childForFieldName("body"), (n) => symbolNodes.has(n.id));
+function bodyOf(node: SyntaxNode, kind: SymbolKind, memberRanges: ReadonlyArray<readonly [number, number]>): string {
+  if (kind === "class") return normalizedText(node.childForFieldName("body"), { skip: memberRanges });
   if (node.type === "function_definition") return normalizedText(node.childForFieldName("body"));
   if (node.type === "assignment" && node.childForFieldName("left")?.type === "attribute") return normalizedText(node.childForFieldName("right"));
   return "";

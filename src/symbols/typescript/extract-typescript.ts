@@ -42,7 +42,7 @@ export function extractTypeScript(tree: Tree, query: Query, options: { isDeclara
     const prev = chosen.get(def.node.id);
     if (prev === undefined || (PRIORITY[prev.kind] ?? 1) < (PRIORITY[kind] ?? 1)) chosen.set(def.node.id, { node: def.node, nameNode: name.node, kind });
   }
-  const symbolNodes = new Set([...chosen.values()].map((c) => c.node.id));
+  const memberRanges = [...chosen.values()].map((c) => outerRange(c.node));
   const localExports = collectLocalExports(root);
   // In a .d.ts, top-level declarations are exported implicitly unless the file has export declarations (the checker's rule).
   const implicitExports = options.isDeclarationFile && !hasExportDeclarations(root);
@@ -61,7 +61,7 @@ export function extractTypeScript(tree: Tree, query: Query, options: { isDeclara
       exported,
       node,
       signature: signatureOf(node, name, kind),
-      body: bodyOf(node, kind, symbolNodes),
+      body: bodyOf(node, kind, memberRanges),
       overloadSignature: node.type === "function_signature" || (node.type === "method_signature" && node.parent?.type === "class_body"),
     });
   }
@@ -226,18 +226,15 @@ function signatureOf(node: SyntaxNode, name: string, kind: SymbolKind): Signatur
   }
 }
 
-function bodyOf(node: SyntaxNode, kind: SymbolKind, symbolNodes: ReadonlySet<number>): string {
+function bodyOf(node: SyntaxNode, kind: SymbolKind, memberRanges: ReadonlyArray<readonly [number, number]>): string {
   switch (kind) {
     case "class":
     case "interface":
     case "enum":
     case "namespace":
     case "module": {
-      // Members are symbols of their own: the container's body is what is left, separators included.
-      const body = node.childForFieldName("body");
-      const skip = (n: SyntaxNode): boolean =>
-        symbolNodes.has(n.id) || isMemberWrapper(n, symbolNodes) || (!n.isNamed && (n.type === ";" || n.type === ",") && n.parent?.id === body?.id);
-      return normalizedText(body, skip);
+      // Members are symbols of their own: the container's body is what is left, separators dropped.
+      return normalizedText(node.childForFieldName("body"), { skip: memberRanges, dropSeparators: true });
     }
     case "variable":
     case "property":
@@ -252,11 +249,13 @@ function bodyOf(node: SyntaxNode, kind: SymbolKind, symbolNodes: ReadonlySet<num
   }
 }
 
-/** An `export` statement or `lexical_declaration` whose whole content is member symbols. */
-function isMemberWrapper(n: SyntaxNode, symbolNodes: ReadonlySet<number>): boolean {
-  if (n.type !== "export_statement" && n.type !== "lexical_declaration" && n.type !== "variable_declaration" && n.type !== "ambient_declaration") return false;
-  const inner = n.namedChildren.filter((c) => c.type !== "comment");
-  return inner.length > 0 && inner.every((c) => symbolNodes.has(c.id) || isMemberWrapper(c, symbolNodes));
+
+/** A symbol's extent with what wraps it alone (`export`, `declare`, a one-binding `const`), for leaving it out of its container's body. */
+function outerRange(node: SyntaxNode): [number, number] {
+  let n = node;
+  if (n.type === "variable_declarator" && n.parent !== null && n.parent.namedChildren.length === 1) n = n.parent;
+  while (n.parent !== null && (n.parent.type === "export_statement" || n.parent.type === "ambient_declaration")) n = n.parent;
+  return [n.startIndex, n.endIndex];
 }
 
 /** `export default function () {}`, `export default class {}`, `export default <expr>`: a symbol named `default`. */

@@ -1,0 +1,96 @@
+import { readFileSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+import { diagnostic } from "../errors/diagnostic.js";
+import { cachedExtract } from "./analyze-file.js";
+import { createSymbolCache } from "./symbol-cache.js";
+import { createSymbolExtractor } from "./symbol-extractor.js";
+import type { FileSymbols } from "./types.js";
+
+/** One file to analyse: the path to report and where to read it. */
+export interface ExtractJob {
+  readonly path: string;
+  readonly abs: string;
+}
+
+export interface ExtractManyOptions {
+  /** Worker threads; one per core is the caller's usual choice. 0 or 1 runs here. */
+  readonly workers: number;
+  /** Symbol cache folder, or null for none. */
+  readonly cacheDir: string | null;
+  /** Below this many files the pool is not started (its start-up costs more). Default 32. */
+  readonly minFilesForPool?: number;
+}
+
+/** Where the compiled worker lives: beside this module in `dist/`, or in `dist/` when running from sources (tests). */
+function workerUrl(): URL {
+  const here = import.meta.url;
+  return here.endsWith(".ts") ? new URL("../../dist/symbols/extract-worker.js", here) : new URL("./extract-worker.js", here);
+}
+
+/**
+ * Extracts the symbols of many files on a pool of worker threads, results in
+ * input order (deterministic output whatever finishes first). Files go out in
+ * batches; a worker that dies takes no more work, and the files of its batch
+ * are done here, one by one, so one bad file costs a diagnostic, not the run.
+ */
+export async function extractMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<FileSymbols[]> {
+  const local = async (list: readonly ExtractJob[]): Promise<FileSymbols[]> => {
+    const extractor = await createSymbolExtractor();
+    const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
+    return list.map((job) => {
+      try {
+        return cachedExtract(job.path, readFileSync(job.abs), extractor, cache);
+      } catch (error) {
+        return { path: job.path, language: null, symbols: [], references: [], diagnostics: [diagnostic("unreadable_file", "warning", job.path, error instanceof Error ? error.message : String(error))] };
+      }
+    });
+  };
+  if (options.workers <= 1 || jobs.length < (options.minFilesForPool ?? 32)) return local(jobs);
+
+  const results: Array<FileSymbols | undefined> = new Array(jobs.length);
+  const failed: number[] = [];
+  let next = 0;
+  const batchSize = Math.max(1, Math.min(64, Math.ceil(jobs.length / (options.workers * 8))));
+  const workers = Array.from({ length: options.workers }, () => new Worker(workerUrl(), { workerData: { cacheDir: options.cacheDir } }));
+  const run = (w: Worker): Promise<void> =>
+    new Promise((resolve) => {
+      let current: number[] = [];
+      const send = (): void => {
+        if (next >= jobs.length) {
+          resolve();
+          return;
+        }
+        current = [];
+        for (let i = 0; i < batchSize && next < jobs.length; i++) current.push(next++);
+        w.postMessage(current.map((i) => jobs[i]));
+      };
+      w.on("message", (m: FileSymbols[] | "ready") => {
+        if (m !== "ready") m.forEach((r, k) => (results[current[k] as number] = r));
+        send();
+      });
+      const die = (): void => {
+        failed.push(...current);
+        current = [];
+        resolve();
+      };
+      w.once("error", die);
+      w.once("exit", (code) => {
+        if (code !== 0) die();
+      });
+    });
+  try {
+    await Promise.all(workers.map(run));
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  // Files of a batch whose worker died, and any never sent: done here, each on its own.
+  const leftovers = results.flatMap((r, i) => (r === undefined ? [i] : []));
+  if (leftovers.length > 0) {
+    const done = await local(leftovers.map((i) => jobs[i] as ExtractJob));
+    leftovers.forEach((i, k) => {
+      const r = done[k] as FileSymbols;
+      results[i] = failed.includes(i) ? { ...r, diagnostics: [...r.diagnostics, diagnostic("worker_crashed", "info", r.path, "a worker died on this batch: analysed in the main thread")] } : r;
+    });
+  }
+  return results as FileSymbols[];
+}

@@ -1,0 +1,32 @@
+/**
+ * Worker thread of the symbol pool: loads the extractor once, then reads,
+ * extracts (through the cache) and posts back each batch of files it is sent.
+ */
+import { readFileSync } from "node:fs";
+import { parentPort, workerData } from "node:worker_threads";
+import { diagnostic } from "../errors/diagnostic.js";
+import { cachedExtract } from "./analyze-file.js";
+import { createSymbolCache } from "./symbol-cache.js";
+import { createSymbolExtractor } from "./symbol-extractor.js";
+import type { FileSymbols } from "./types.js";
+
+interface Data {
+  readonly cacheDir: string | null;
+}
+
+const data = workerData as Data;
+const extractor = await createSymbolExtractor();
+const cache = data.cacheDir === null ? null : createSymbolCache(data.cacheDir);
+
+parentPort?.on("message", (batch: ReadonlyArray<{ path: string; abs: string }>) => {
+  const out: FileSymbols[] = batch.map((job) => {
+    try {
+      return cachedExtract(job.path, readFileSync(job.abs), extractor, cache);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { path: job.path, language: null, symbols: [], references: [], diagnostics: [diagnostic("unreadable_file", "warning", job.path, message)] };
+    }
+  });
+  parentPort?.postMessage(out);
+});
+parentPort?.postMessage("ready");
