@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // One timed run of symbol extraction over a folder, as its own process (so that start-up,
 // grammar loading and workers count, as they do for ctags). Prints one JSON line.
-//   --mode engine   : the engine (extractMany: pool of --jobs workers, cache in --cache or none)
+//   --mode engine   : the engine (extractMany: pool of --jobs workers, cache in --cache or none, --backend wasm|native)
 //   --mode native   : bare parse + our two queries, one thread, native tree-sitter
 //   --mode wasm     : the same with web-tree-sitter and the grammars' .wasm files
 import * as fs from "node:fs";
@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { mode: { type: "string", default: "engine" }, jobs: { type: "string", default: "1" }, cache: { type: "string", default: "none" } },
+  options: { mode: { type: "string", default: "engine" }, jobs: { type: "string", default: "1" }, cache: { type: "string", default: "none" }, backend: { type: "string", default: "wasm" } },
 });
 const dir = positionals[0];
 const files = [];
@@ -31,7 +31,7 @@ let symbols = 0;
 
 if (values.mode === "engine") {
   const { extractMany } = await import("../dist/symbols/extract-pool.js");
-  const results = await extractMany(files.map((f) => ({ path: path.relative(dir, f), abs: f })), { workers: Number(values.jobs), cacheDir: values.cache === "none" ? null : values.cache });
+  const results = await extractMany(files.map((f) => ({ path: path.relative(dir, f), abs: f })), { workers: Number(values.jobs), cacheDir: values.cache === "none" ? null : values.cache, backend: values.backend });
   symbols = results.reduce((n, r) => n + r.symbols.length, 0);
 } else {
   const isPy = files[0]?.endsWith(".py");

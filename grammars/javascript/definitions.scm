@@ -27,3 +27,14 @@
 ; Class fields: `x = 1`, `#y`, `handler = () => {}`.
 (field_definition
   property: [(property_identifier) (private_property_identifier) (string) (number) (computed_property_name)] @name) @definition.property
+
+; Function-like nodes: whatever is declared inside one is local and dropped.
+[
+  (function_declaration)
+  (generator_function_declaration)
+  (function_expression)
+  (generator_function)
+  (arrow_function)
+  (method_definition)
+  (class_static_block)
+] @scope.function

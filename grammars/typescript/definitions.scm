@@ -77,3 +77,21 @@
 
 ; `declare module "m" {}` and `declare global {}`.
 (module name: (_) @name) @definition.module
+
+; --- Scopes ----------------------------------------------------------------
+
+; Function-like nodes: whatever is declared inside one is local and dropped.
+; (The engine tells scopes by their ranges, which is cheaper than walking
+; each definition's parents through the native binding.)
+[
+  (function_declaration)
+  (generator_function_declaration)
+  (function_expression)
+  (generator_function)
+  (arrow_function)
+  (method_definition)
+  (class_static_block)
+] @scope.function
+
+; `declare global { ... }`: a container named `global`.
+(ambient_declaration "global" (statement_block) @scope.global)

@@ -5,7 +5,8 @@ import { compareSymbols, type SymbolChange } from "./compare-symbols.js";
 import { languageOf } from "./languages.js";
 import { newReferences } from "./new-references.js";
 import type { SymbolCache } from "./symbol-cache.js";
-import type { SymbolExtractor } from "./symbol-extractor.js";
+import { loadContentHasher } from "../snapshot/content-hasher.js";
+import { createSymbolExtractor, type ParserBackend, type SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId, ReferenceRecord, SymbolRecord } from "./types.js";
 
 /** The `analysis` of one edited file, as `post_edit` sends it (after `stripLocal`). */
@@ -66,6 +67,32 @@ export function cachedExtract(repoPath: string, bytes: Buffer, extractor: Symbol
   const result = extractor.extract(repoPath, bytes);
   cache?.set(hash, language, result);
   return result;
+}
+
+/**
+ * Symbols of a few files (a CLI call, a hook event), loading tree-sitter
+ * only when the cache cannot answer: a fully cached call costs a hash and a
+ * lookup per file, no grammar. Results in input order.
+ */
+export async function extractWithCache(
+  files: ReadonlyArray<{ readonly path: string; readonly bytes: Buffer }>,
+  options: { cache: SymbolCache | null; backend?: ParserBackend },
+): Promise<FileSymbols[]> {
+  const hasher = await loadContentHasher();
+  const out: Array<FileSymbols | null> = files.map((f) => {
+    const hit = options.cache?.get(hasher.xxh64(f.bytes), languageOf(f.path)?.id ?? "none") ?? null;
+    return hit === null ? null : { path: f.path, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: f.path })) };
+  });
+  const missing = files.flatMap((f, i) => (out[i] === null ? [i] : []));
+  if (missing.length > 0) {
+    const languages = [...new Set(missing.map((i) => languageOf(files[i]?.path ?? "")?.id).filter((l): l is LanguageId => l !== undefined))];
+    const extractor = await createSymbolExtractor({ languages, ...(options.backend === undefined ? {} : { backend: options.backend }) });
+    for (const i of missing) {
+      const f = files[i] as { path: string; bytes: Buffer };
+      out[i] = cachedExtract(f.path, f.bytes, extractor, options.cache);
+    }
+  }
+  return out as FileSymbols[];
 }
 
 /** isomorphic-git reading HEAD's blob of a path from the common dir (where a worktree's objects live). */

@@ -1,4 +1,4 @@
-import type { Query, SyntaxNode, Tree } from "tree-sitter";
+import type { QueryMatch, SyntaxNode } from "./syntax.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { ReferenceRecord } from "./types.js";
 
@@ -6,18 +6,17 @@ import type { ReferenceRecord } from "./types.js";
 const DECLARING = new Set(["class_declaration", "abstract_class_declaration", "interface_declaration", "type_alias_declaration", "type_parameter", "class", "enum_declaration"]);
 
 /**
- * References of a file from its references query: calls (`f`, `obj.method`),
+ * References of a file from the matches of its references query: calls (`f`, `obj.method`),
  * `new`, types, decorators, base classes, and imports and re-exports with
  * their module specifier. Sorted and de-duplicated.
  */
-export function extractReferences(tree: Tree, query: Query): ReferenceRecord[] {
+export function extractReferences(matches: readonly QueryMatch[]): ReferenceRecord[] {
   const out = new Map<string, ReferenceRecord>();
   const add = (kind: ReferenceRecord["kind"], name: string, module: string | null = null): void => {
     if (name === "") return;
     const r: ReferenceRecord = { kind, name, module };
     out.set(`${kind}\0${name}\0${module ?? ""}`, r);
   };
-  const matches = query.matches(tree.rootNode);
   // A type parameter (`T` of `f<T>`) is not a dependency on anything outside.
   const typeParams = new Set<string>();
   for (const m of matches) for (const c of m.captures) if (c.name === "local.type_parameter") typeParams.add(c.node.text);

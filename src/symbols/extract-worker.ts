@@ -7,15 +7,16 @@ import { parentPort, workerData } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
 import { cachedExtract } from "./analyze-file.js";
 import { createSymbolCache } from "./symbol-cache.js";
-import { createSymbolExtractor } from "./symbol-extractor.js";
+import { createSymbolExtractor, type ParserBackend } from "./symbol-extractor.js";
 import type { FileSymbols } from "./types.js";
 
 interface Data {
   readonly cacheDir: string | null;
+  readonly backend: ParserBackend | null;
 }
 
 const data = workerData as Data;
-const extractor = await createSymbolExtractor();
+const extractor = await createSymbolExtractor(data.backend === null ? {} : { backend: data.backend });
 const cache = data.cacheDir === null ? null : createSymbolCache(data.cacheDir);
 
 parentPort?.on("message", (batch: ReadonlyArray<{ path: string; abs: string }>) => {

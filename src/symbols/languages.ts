@@ -16,6 +16,8 @@ export interface LanguageSpec {
   readonly queries: readonly string[];
   /** Loads the native grammar (lazily: a hook that needs no symbols never loads one). */
   readonly grammar: () => Promise<unknown>;
+  /** The grammar package's WebAssembly build, for the WASM backend (a module specifier). */
+  readonly wasm: string;
   readonly extractor: "typescript" | "python";
 }
 
@@ -25,6 +27,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: [".ts", ".mts", ".cts"],
     queries: ["typescript"],
     grammar: async () => (await import("tree-sitter-typescript")).default.typescript,
+    wasm: "tree-sitter-typescript/tree-sitter-typescript.wasm",
     extractor: "typescript",
   },
   {
@@ -32,6 +35,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: [".tsx"],
     queries: ["typescript", "tsx"],
     grammar: async () => (await import("tree-sitter-typescript")).default.tsx,
+    wasm: "tree-sitter-typescript/tree-sitter-tsx.wasm",
     extractor: "typescript",
   },
   {
@@ -39,6 +43,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: [".js", ".mjs", ".cjs", ".jsx"],
     queries: ["javascript"],
     grammar: async () => (await import("tree-sitter-javascript")).default,
+    wasm: "tree-sitter-javascript/tree-sitter-javascript.wasm",
     extractor: "typescript",
   },
   {
@@ -46,6 +51,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: [".py", ".pyi"],
     queries: ["python"],
     grammar: async () => (await import("tree-sitter-python")).default,
+    wasm: "tree-sitter-python/tree-sitter-python.wasm",
     extractor: "python",
   },
 ];

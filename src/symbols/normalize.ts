@@ -1,4 +1,4 @@
-import type { Query, SyntaxNode, Tree } from "tree-sitter";
+import type { SyntaxNode, Tree } from "./syntax.js";
 
 /**
  * Where a file's comments and string literals are: enough to normalise any
@@ -16,22 +16,21 @@ export interface LexicalIndex {
 /** The index of a parsed tree, kept with the tree (a derived value, like a memo) so nodes can find it. */
 const indexes = new WeakMap<Tree, LexicalIndex>();
 
-/** Builds the lexical index of a tree from its language's `lexical.scm` query. */
-export function indexLexical(tree: Tree, source: string, query: Query): LexicalIndex {
-  const comments: number[] = [];
+/** Builds the lexical index of a tree from the captures of its language's `lexical.scm` patterns (in document order). */
+export function indexLexical(tree: Tree, source: string, captures: ReadonlyArray<{ name: string; node: SyntaxNode }>): LexicalIndex {
+  const comments: Array<[number, number]> = [];
+  const literals: Array<[number, number]> = [];
+  for (const c of captures) (c.name === "comment" ? comments : literals).push([c.node.startIndex, c.node.endIndex]);
+  const byStart = (a: [number, number], b: [number, number]): number => a[0] - b[0] || b[1] - a[1];
+  comments.sort(byStart);
+  literals.sort(byStart);
+  // Outermost literals only (a template string holds strings of its own).
   const strings: number[] = [];
-  let lastStringEnd = -1;
-  for (const c of query.captures(tree.rootNode)) {
-    const s = c.node.startIndex;
-    const e = c.node.endIndex;
-    if (c.name === "comment") comments.push(s, e);
-    else if (s >= lastStringEnd) {
-      // Outermost literal only (a template string holds strings of its own).
-      strings.push(s, e);
-      lastStringEnd = e;
-    }
+  for (const [s, e] of literals) {
+    if (strings.length > 0 && s < (strings[strings.length - 1] as number)) continue;
+    strings.push(s, e);
   }
-  const index = { source, comments, strings };
+  const index = { source, comments: comments.flat(), strings };
   indexes.set(tree, index);
   return index;
 }

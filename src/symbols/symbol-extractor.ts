@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import type Parser from "tree-sitter";
+import { fileURLToPath } from "node:url";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { loadContentHasher, type ContentHasher } from "../snapshot/content-hasher.js";
 import { extractReferences } from "./extract-references.js";
@@ -7,6 +7,7 @@ import { indexLexical } from "./normalize.js";
 import { languageOf, type LanguageSpec } from "./languages.js";
 import { extractPython } from "./python/extract-python.js";
 import { finalizeSymbols, type RawSymbol } from "./raw-symbol.js";
+import type { QueryCapture, QueryMatch, SyntaxNode, Tree } from "./syntax.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 import { extractTypeScript } from "./typescript/extract-typescript.js";
 
@@ -22,38 +23,39 @@ export interface SymbolExtractor {
   readonly hasher: ContentHasher;
 }
 
+/** Which tree-sitter runs: the native binding or its WebAssembly build (see benchmarks/README.md for the choice). */
+export type ParserBackend = "native" | "wasm";
+
+/**
+ * The backend used when none is asked for: native, whose start-up is shorter
+ * (a few files in a short-lived hook or CLI process). The worker pool uses
+ * WASM, which runs the engine about 1.4 times faster on many files with less
+ * memory (benchmarks/README.md).
+ */
+export const DEFAULT_BACKEND: ParserBackend = "native";
+
+/** One language, ready: parse a text and run its combined query. */
 interface Loaded {
-  readonly parser: Parser;
-  readonly definitions: Parser.Query;
-  readonly references: Parser.Query;
-  readonly lexical: Parser.Query;
+  run(text: string): { tree: Tree; matches: readonly QueryMatch[]; dispose(): void };
 }
 
 /**
- * Loads tree-sitter (the native binding: see benchmarks/README.md for why)
- * and the grammars and queries of the languages it is asked for, each once.
+ * Loads tree-sitter and the grammars and queries of the languages it is
+ * asked for, each once. A language's definitions, references and lexical
+ * queries are compiled as one: a query's cost is mostly its walk over the
+ * tree, so one walk instead of three halves it (benchmarks/README.md).
  *
  * @example
  * const extractor = await createSymbolExtractor();
  * extractor.extract("src/a.ts", "export function f(a: number) {}").symbols[0]?.qualified_name; // "f"
  */
-export async function createSymbolExtractor(options: { maxFileBytes?: number; languages?: readonly LanguageId[] } = {}): Promise<SymbolExtractor> {
+export async function createSymbolExtractor(
+  options: { maxFileBytes?: number; languages?: readonly LanguageId[]; backend?: ParserBackend } = {},
+): Promise<SymbolExtractor> {
   const hasher = await loadContentHasher();
-  const { default: TreeSitter } = await import("tree-sitter");
-  const loaded = new Map<LanguageId, Loaded>();
   const { LANGUAGES } = await import("./languages.js");
   const wanted = LANGUAGES.filter((l) => options.languages === undefined || options.languages.includes(l.id));
-  for (const spec of wanted) {
-    const grammar = (await spec.grammar()) as Parser.Language;
-    const parser = new TreeSitter();
-    parser.setLanguage(grammar);
-    loaded.set(spec.id, {
-      parser,
-      definitions: new TreeSitter.Query(grammar, readQuery(spec, "definitions")),
-      references: new TreeSitter.Query(grammar, readQuery(spec, "references")),
-      lexical: new TreeSitter.Query(grammar, readQuery(spec, "lexical")),
-    });
-  }
+  const loaded = (options.backend ?? DEFAULT_BACKEND) === "native" ? await loadNative(wanted) : await loadWasm(wanted);
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const hash = (text: string): string => hasher.xxh64(text);
 
@@ -71,20 +73,85 @@ export async function createSymbolExtractor(options: { maxFileBytes?: number; la
       const text = typeof source === "string" ? source : source.toString("utf8");
       if (text.slice(0, 8192).includes("\0")) return empty(spec.id, [diagnostic("binary_file", "info", path, "skipped: binary content")]);
       const diagnostics: Diagnostic[] = [];
+      let parsed: ReturnType<Loaded["run"]> | null = null;
       try {
-        const tree = lang.parser.parse(text);
+        parsed = lang.run(text);
+        const { tree } = parsed;
         if (tree.rootNode.hasError) diagnostics.push(parseErrorDiagnostic(path, tree.rootNode));
-        indexLexical(tree, text, lang.lexical);
+        const { definitions, references, lexical } = splitMatches(parsed.matches);
+        indexLexical(tree, text, lexical);
         const raw: RawSymbol[] =
-          spec.extractor === "python"
-            ? extractPython(tree, lang.definitions)
-            : extractTypeScript(tree, lang.definitions, { isDeclarationFile: /\.d\.[cm]?ts$/i.test(path) });
-        return { path, language: spec.id, symbols: finalizeSymbols(raw, hash), references: extractReferences(tree, lang.references), diagnostics };
+          spec.extractor === "python" ? extractPython(tree, definitions) : extractTypeScript(tree, definitions, { isDeclarationFile: /\.d\.[cm]?ts$/i.test(path) });
+        return { path, language: spec.id, symbols: finalizeSymbols(raw, hash), references: extractReferences(references), diagnostics };
       } catch (error) {
         return empty(spec.id, [...diagnostics, diagnostic("extract_failed", "warning", path, `symbol extraction failed: ${error instanceof Error ? error.message : String(error)}`)]);
+      } finally {
+        // WASM trees live in WebAssembly memory until deleted; everything returned is plain data by now.
+        parsed?.dispose();
       }
     },
   };
+}
+
+async function loadNative(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, Loaded>> {
+  const { default: TreeSitter } = await import("tree-sitter");
+  const out = new Map<LanguageId, Loaded>();
+  for (const spec of specs) {
+    const grammar = (await spec.grammar()) as ConstructorParameters<typeof TreeSitter.Query>[0];
+    const parser = new TreeSitter();
+    parser.setLanguage(grammar);
+    const query = new TreeSitter.Query(grammar, combinedQuery(spec));
+    out.set(spec.id, {
+      run: (text) => {
+        const tree = parser.parse(text);
+        return { tree: tree as unknown as Tree, matches: query.matches(tree.rootNode) as unknown as QueryMatch[], dispose: () => undefined };
+      },
+    });
+  }
+  return out;
+}
+
+async function loadWasm(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, Loaded>> {
+  const { Parser, Language, Query } = await import("web-tree-sitter");
+  await Parser.init();
+  const out = new Map<LanguageId, Loaded>();
+  for (const spec of specs) {
+    const language = await Language.load(fileURLToPath(import.meta.resolve(spec.wasm)));
+    const parser = new Parser();
+    parser.setLanguage(language);
+    const query = new Query(language, combinedQuery(spec));
+    out.set(spec.id, {
+      run: (text) => {
+        const tree = parser.parse(text);
+        if (tree === null) throw new Error("the parser returned no tree");
+        return { tree: tree as unknown as Tree, matches: query.matches(tree.rootNode) as unknown as QueryMatch[], dispose: () => tree.delete() };
+      },
+    });
+  }
+  return out;
+}
+
+function combinedQuery(spec: LanguageSpec): string {
+  return ["definitions", "references", "lexical"].map((q) => readQuery(spec, q)).join("\n");
+}
+
+/** Sorts the combined query's matches back into its three parts, by their capture names. */
+function splitMatches(matches: readonly QueryMatch[]): {
+  definitions: QueryMatch[];
+  references: QueryMatch[];
+  lexical: QueryCapture[];
+} {
+  const definitions: QueryMatch[] = [];
+  const references: QueryMatch[] = [];
+  const lexical: QueryCapture[] = [];
+  for (const m of matches) {
+    const first = m.captures[0];
+    if (first === undefined) continue;
+    if (first.name.startsWith("scope.") || m.captures.some((c) => c.name.startsWith("definition."))) definitions.push(m);
+    else if (first.name === "comment" || first.name === "string") lexical.push(first);
+    else references.push(m);
+  }
+  return { definitions, references, lexical };
 }
 
 function readQuery(spec: LanguageSpec, name: string): string {
@@ -97,9 +164,9 @@ function readQuery(spec: LanguageSpec, name: string): string {
 }
 
 /** Where the first syntax error is: the file still yields the symbols of the parts that parse. */
-function parseErrorDiagnostic(path: string, root: Parser.SyntaxNode): Diagnostic {
-  let first: Parser.SyntaxNode | null = null;
-  const find = (n: Parser.SyntaxNode): void => {
+function parseErrorDiagnostic(path: string, root: SyntaxNode): Diagnostic {
+  let first: SyntaxNode | null = null;
+  const find = (n: SyntaxNode): void => {
     if (first !== null || !n.hasError) return;
     if (n.type === "ERROR" || n.isMissing) {
       first = n;
@@ -108,6 +175,6 @@ function parseErrorDiagnostic(path: string, root: Parser.SyntaxNode): Diagnostic
     for (const c of n.children) find(c);
   };
   find(root);
-  const at = first === null ? "" : ` at line ${(first as Parser.SyntaxNode).startPosition.row + 1}`;
+  const at = first === null ? "" : ` at line ${(first as SyntaxNode).startPosition.row + 1}`;
   return diagnostic("parse_error", "warning", path, `syntax error${at}: symbols come from the parts that parse`);
 }

@@ -4,11 +4,9 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
 import { compareSymbols, type SymbolChange } from "../../symbols/compare-symbols.js";
-import { cachedExtract } from "../../symbols/analyze-file.js";
-import { languageOf } from "../../symbols/languages.js";
+import { extractWithCache } from "../../symbols/analyze-file.js";
 import { newReferences } from "../../symbols/new-references.js";
 import { createSymbolCache } from "../../symbols/symbol-cache.js";
-import { createSymbolExtractor } from "../../symbols/symbol-extractor.js";
 import type { FileSymbols, SymbolRecord } from "../../symbols/types.js";
 import type { CliIo } from "../io.js";
 
@@ -46,17 +44,14 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     io.stderr.write(missing.map((f) => `comity: ${f.given}: no such file\n`).join(""));
     return 2;
   }
-  // Load only the grammars these files need: start-up is most of a one-file run.
-  const languages = [...new Set(files.map((f) => languageOf(f.abs)?.id).filter((l) => l !== undefined))];
-  const extractor = await createSymbolExtractor({ languages });
   const cache = values["no-cache"] ? null : createSymbolCache(path.join(configDir(io.env, io.env["HOME"] ?? os.homedir()), "symbols"));
-  const extract = (f: { given: string; abs: string }, as = f.given): FileSymbols => cachedExtract(as, fs.readFileSync(f.abs), extractor, cache);
+  // Grammars load only for files the cache cannot answer: start-up is most of a one-file run.
+  const read = (f: { given: string; abs: string }, as = f.given): { path: string; bytes: Buffer } => ({ path: as, bytes: fs.readFileSync(f.abs) });
 
   if (values.diff) {
     const [b, a] = files as [{ given: string; abs: string }, { given: string; abs: string }];
     // Both sides are read as the AFTER file's language.
-    const before = extract(b, a.given);
-    const after = extract(a);
+    const [before, after] = (await extractWithCache([read(b, a.given), read(a)], { cache })) as [FileSymbols, FileSymbols];
     const changes = compareSymbols(before.symbols, after.symbols, after.language === "python" ? "python" : "typescript");
     const refs = newReferences(before.references, after.references);
     if (values.json) {
@@ -68,7 +63,7 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     return 0;
   }
 
-  const results = files.map((f) => extract(f));
+  const results = await extractWithCache(files.map((f) => read(f)), { cache });
   if (values.json) {
     const shown = results.map((r) => ({ ...r, symbols: r.symbols.map(({ detail: _d, ...s }) => s) }));
     io.stdout.write(`${JSON.stringify({ schema: "comity.symbols/1", files: shown }, null, 2)}\n`);

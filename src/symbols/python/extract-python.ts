@@ -1,4 +1,4 @@
-import type { Query, SyntaxNode, Tree } from "tree-sitter";
+import type { QueryMatch, SyntaxNode, Tree } from "../syntax.js";
 import { normalizedText, typeText } from "../normalize.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import { emptySignature } from "../signature.js";
@@ -15,13 +15,13 @@ import type { ParamInfo, SignatureInfo, SymbolKind } from "../types.js";
  * names listed; otherwise no leading underscore (dunders are public);
  * members of a private class or anything inside a function are private.
  */
-export function extractPython(tree: Tree, query: Query): RawSymbol[] {
+export function extractPython(tree: Tree, matches: readonly QueryMatch[]): RawSymbol[] {
   const root = tree.rootNode;
   const all = dunderAll(root);
   const memberRanges: Array<[number, number]> = [];
   const found: Array<{ node: SyntaxNode; nameNode: SyntaxNode; kind: SymbolKind }> = [];
   const seen = new Set<string>();
-  for (const m of query.matches(root)) {
+  for (const m of matches) {
     const def = m.captures.find((c) => c.name.startsWith("definition."));
     const name = m.captures.find((c) => c.name === "name");
     if (def === undefined || name === undefined) continue;

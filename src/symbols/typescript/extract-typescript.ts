@@ -1,23 +1,9 @@
-import type { Query, SyntaxNode, Tree } from "tree-sitter";
+import type { QueryMatch, SyntaxNode, Tree } from "../syntax.js";
 import { normalizedText, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import type { SignatureInfo, SymbolKind } from "../types.js";
 import { docComment, functionSignature, heritageOf, modifiersOf, typeParamsOf } from "./ts-signature.js";
-
-/** Nodes whose body makes what is declared inside it local. */
-const FUNCTION_LIKE = new Set([
-  "function_declaration",
-  "generator_function_declaration",
-  "function_expression",
-  "generator_function",
-  "arrow_function",
-  "method_definition",
-  "class_static_block",
-]);
-
-/** Nodes that name a scope for the qualified names of what they hold. */
-const CONTAINERS = new Set(["class_declaration", "abstract_class_declaration", "interface_declaration", "enum_declaration", "internal_module", "module"]);
 
 const FUNCTION_VALUES = new Set(["arrow_function", "function_expression", "generator_function"]);
 
@@ -31,29 +17,50 @@ const PRIORITY: Readonly<Partial<Record<SymbolKind, number>>> = { variable: 0 };
  * `.d.ts`, members of exported containers unless private), re-exports added
  * as `reexport` symbols.
  */
-export function extractTypeScript(tree: Tree, query: Query, options: { isDeclarationFile: boolean }): RawSymbol[] {
+export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], options: { isDeclarationFile: boolean }): RawSymbol[] {
   const root = tree.rootNode;
-  const chosen = new Map<number, { node: SyntaxNode; nameNode: SyntaxNode; kind: SymbolKind }>();
-  for (const m of query.matches(root)) {
+  const chosen = new Map<number, Def>();
+  const functionScopes: Array<[number, number]> = [];
+  const globals: Array<[number, number]> = [];
+  for (const m of matches) {
+    const scope = m.captures[0];
+    if (scope?.name === "scope.function") {
+      functionScopes.push([scope.node.startIndex, scope.node.endIndex]);
+      continue;
+    }
+    if (scope?.name === "scope.global") {
+      globals.push([scope.node.startIndex, scope.node.endIndex]);
+      continue;
+    }
     const def = m.captures.find((c) => c.name.startsWith("definition."));
     const name = m.captures.find((c) => c.name === "name");
     if (def === undefined || name === undefined) continue;
     const kind = def.name.slice("definition.".length) as SymbolKind;
     const prev = chosen.get(def.node.id);
-    if (prev === undefined || (PRIORITY[prev.kind] ?? 1) < (PRIORITY[kind] ?? 1)) chosen.set(def.node.id, { node: def.node, nameNode: name.node, kind });
+    if (prev === undefined || (PRIORITY[prev.kind] ?? 1) < (PRIORITY[kind] ?? 1)) {
+      chosen.set(def.node.id, { node: def.node, nameNode: name.node, kind, start: def.node.startIndex, end: def.node.endIndex });
+    }
   }
-  const memberRanges = [...chosen.values()].map((c) => outerRange(c.node));
+  const defs = [...chosen.values()].sort((a, b) => a.start - b.start || b.end - a.end);
+  const memberRanges = defs.map((d) => outerRange(d.node));
   const localExports = collectLocalExports(root);
   // In a .d.ts, top-level declarations are exported implicitly unless the file has export declarations (the checker's rule).
   const implicitExports = options.isDeclarationFile && !hasExportDeclarations(root);
+  const encloses = (outer: readonly [number, number], d: Def): boolean => outer[0] <= d.start && d.end <= outer[1] && (outer[0] < d.start || d.end < outer[1]);
+  const containerDefs = defs.filter((d) => CONTAINER_KINDS.has(d.kind));
   const out: RawSymbol[] = [];
-  for (const { node, nameNode, kind } of chosen.values()) {
-    if (!isKept(node, kind)) continue;
-    const containers = containersOf(node);
+  const exportedMemo = new Map<number, boolean>();
+  for (const d of defs) {
+    const { node, nameNode, kind } = d;
+    if (functionScopes.some((f) => encloses(f, d)) || !isKept(node, kind)) continue;
+    const containers: Container[] = [
+      ...globals.filter((g) => encloses(g, d)).map((g) => ({ name: "global", node: null, start: g[0] })),
+      ...containerDefs.filter((c) => c !== d && encloses([c.start, c.end], d)).map((c) => ({ name: nameOf(c.nameNode), node: c.node, start: c.start })),
+    ].sort((a, b) => a.start - b.start);
     const name = nameOf(nameNode);
     const qualified = [...containers.map((c) => c.name), name].join(".");
     // `@internal` keeps a declaration out of the public API, as API Extractor does.
-    const exported = isExported(node, kind, name, containers, localExports, implicitExports) && !/@internal\b/.test(docComment(node));
+    const exported = isExported(node, kind, name, containers, localExports, implicitExports, exportedMemo) && !/@internal\b/.test(docComment(node));
     out.push({
       name,
       qualifiedName: qualified,
@@ -69,7 +76,17 @@ export function extractTypeScript(tree: Tree, query: Query, options: { isDeclara
   return out;
 }
 
-/** Keeps module-, namespace- and class-level declarations; drops locals and object-literal members. */
+interface Def {
+  readonly node: SyntaxNode;
+  readonly nameNode: SyntaxNode;
+  readonly kind: SymbolKind;
+  readonly start: number;
+  readonly end: number;
+}
+
+const CONTAINER_KINDS = new Set<SymbolKind>(["class", "interface", "enum", "namespace", "module"]);
+
+/** Keeps module-, namespace- and class-level declarations; drops object-literal members (locals are dropped by range). */
 function isKept(node: SyntaxNode, kind: SymbolKind): boolean {
   if (node.type === "method_definition" && node.parent?.type !== "class_body") return false;
   if ((node.type === "method_signature" || node.type === "property_signature") && node.parent?.type === "object_type") return false;
@@ -81,10 +98,6 @@ function isKept(node: SyntaxNode, kind: SymbolKind): boolean {
     if (where === null) return false;
     if (where.type !== "program" && !(where.type === "statement_block" && isNamespaceBody(where))) return false;
   }
-  for (let p = node.parent; p !== null; p = p.parent) {
-    if (FUNCTION_LIKE.has(p.type)) return false;
-    if (p.type === "program") return true;
-  }
   return true;
 }
 
@@ -95,16 +108,9 @@ function isNamespaceBody(block: SyntaxNode): boolean {
 
 interface Container {
   readonly name: string;
-  readonly node: SyntaxNode;
-}
-
-function containersOf(node: SyntaxNode): Container[] {
-  const out: Container[] = [];
-  for (let p = node.parent; p !== null; p = p.parent) {
-    if (CONTAINERS.has(p.type)) out.unshift({ name: nameOf(p.childForFieldName("name")), node: p });
-    else if (p.type === "ambient_declaration" && p.children.some((c) => c.type === "global")) out.unshift({ name: "global", node: p });
-  }
-  return out;
+  /** The container's declaration; null for `declare global`. */
+  readonly node: SyntaxNode | null;
+  readonly start: number;
 }
 
 function nameOf(n: SyntaxNode | null): string {
@@ -146,6 +152,7 @@ function isExported(
   containers: readonly Container[],
   localExports: ReadonlySet<string>,
   implicitExports: boolean,
+  memo: Map<number, boolean>,
 ): boolean {
   const decl = node.type === "variable_declarator" ? (node.parent ?? node) : node;
   const hasExport = decl.parent?.type === "export_statement" || (decl.parent?.type === "ambient_declaration" && decl.parent.parent?.type === "export_statement");
@@ -156,9 +163,15 @@ function isExported(
     if (node.type === "module" && node.childForFieldName("name")?.type === "string") return true;
     return implicitExports;
   }
-  const outer = containers.slice(0, -1);
-  const containerExported = isExported(container.node, "namespace", container.name, outer, localExports, implicitExports);
-  switch (container.node.type) {
+  // `declare global {}`: globals are public.
+  if (container.node === null) return true;
+  const cnode = container.node;
+  let containerExported = memo.get(cnode.id);
+  if (containerExported === undefined) {
+    containerExported = isExported(cnode, "namespace", container.name, containers.slice(0, -1), localExports, implicitExports, memo);
+    memo.set(cnode.id, containerExported);
+  }
+  switch (cnode.type) {
     case "class_declaration":
     case "abstract_class_declaration":
       return containerExported && !isPrivateMember(node);
@@ -167,12 +180,10 @@ function isExported(
       return containerExported;
     default: {
       // Namespaces and modules: members need their own `export`, except in an
-      // ambient module declaration (`declare module "m"`) or `declare global`.
-      const body = container.node.childForFieldName("body") ?? container.node.namedChildren.find((c) => c.type === "statement_block") ?? null;
-      const ambient =
-        (container.node.type === "ambient_declaration" || container.node.childForFieldName("name")?.type === "string" || implicitExports) &&
-        (body === null || !hasExportDeclarations(body));
-      return (containerExported || container.node.type === "ambient_declaration") && (hasExport || ambient) && kind !== "reexport";
+      // ambient module declaration (`declare module "m"`) without export declarations.
+      const body = cnode.childForFieldName("body");
+      const ambient = (cnode.childForFieldName("name")?.type === "string" || implicitExports) && (body === null || !hasExportDeclarations(body));
+      return containerExported && (hasExport || ambient) && kind !== "reexport";
     }
   }
 }

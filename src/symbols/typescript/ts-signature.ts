@@ -1,4 +1,4 @@
-import type { SyntaxNode } from "tree-sitter";
+import type { SyntaxNode } from "../syntax.js";
 import { normalizedText, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
 import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../types.js";
