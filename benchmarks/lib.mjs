@@ -48,3 +48,20 @@ export function table(header, rows) {
   const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(" | ")} |`;
   return [line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n");
 }
+
+/**
+ * Makes sure a command exists: installs the Debian package when it is missing and we may
+ * (root, apt-get present), else says which anchor is skipped. Returns whether it is there.
+ */
+export function ensureTool(command, debianPackage) {
+  const has = () => spawnSync("sh", ["-c", `command -v ${command}`]).status === 0;
+  if (has()) return true;
+  if (process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v apt-get"]).status === 0) {
+    console.error(`installing ${debianPackage} (apt-get) for the ${command} anchor...`);
+    spawnSync("apt-get", ["update", "-qq"], { stdio: "ignore" });
+    spawnSync("apt-get", ["install", "-y", "-qq", debianPackage], { stdio: "ignore" });
+    if (has()) return true;
+  }
+  console.error(`${command} is missing and could not be installed: its anchor is skipped`);
+  return false;
+}

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
 import { cachedExtract } from "./analyze-file.js";
+import { loadContentHasher } from "../snapshot/content-hasher.js";
+import { languageOf } from "./languages.js";
 import { createSymbolCache } from "./symbol-cache.js";
 import { createSymbolExtractor, type ParserBackend } from "./symbol-extractor.js";
 import type { FileSymbols } from "./types.js";
@@ -47,23 +49,42 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
       }
     });
   };
-  if (options.workers <= 1 || jobs.length < (options.minFilesForPool ?? 32)) return local(jobs);
+  // The cache answers first, here: a warm run starts no worker and loads no grammar.
+  const results: Array<FileSymbols | undefined> = Array.from({ length: jobs.length }, () => undefined);
+  const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
+  if (cache !== null) {
+    const hasher = await loadContentHasher();
+    jobs.forEach((job, i) => {
+      try {
+        const hit = cache.get(hasher.xxh64(readFileSync(job.abs)), languageOf(job.path)?.id ?? "none");
+        if (hit !== null) results[i] = { path: job.path, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: job.path })) };
+      } catch {
+        // unreadable: the extraction below reports it
+      }
+    });
+  }
+  const todo = results.flatMap((r, i) => (r === undefined ? [i] : []));
+  if (todo.length === 0) return results as FileSymbols[];
+  if (options.workers <= 1 || todo.length < (options.minFilesForPool ?? 32)) {
+    const done = await local(todo.map((i) => jobs[i] as ExtractJob));
+    todo.forEach((i, k) => (results[i] = done[k]));
+    return results as FileSymbols[];
+  }
 
-  const results: Array<FileSymbols | undefined> = new Array(jobs.length);
   const failed: number[] = [];
   let next = 0;
-  const batchSize = Math.max(1, Math.min(64, Math.ceil(jobs.length / (options.workers * 8))));
+  const batchSize = Math.max(1, Math.min(64, Math.ceil(todo.length / (options.workers * 8))));
   const workers = Array.from({ length: options.workers }, () => new Worker(workerUrl(), { workerData: { cacheDir: options.cacheDir, backend: options.backend ?? "wasm" } }));
   const run = (w: Worker): Promise<void> =>
     new Promise((resolve) => {
       let current: number[] = [];
       const send = (): void => {
-        if (next >= jobs.length) {
+        if (next >= todo.length) {
           resolve();
           return;
         }
         current = [];
-        for (let i = 0; i < batchSize && next < jobs.length; i++) current.push(next++);
+        for (let k = 0; k < batchSize && next < todo.length; k++) current.push(todo[next++] as number);
         w.postMessage(current.map((i) => jobs[i]));
       };
       w.on("message", (m: FileSymbols[] | "ready") => {

@@ -1,7 +1,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { randomBytes } from "node:crypto";
-import type { FileSymbols } from "./types.js";
+import { renderSignature } from "./signature.js";
+import type { FileSymbols, ParamInfo, ReferenceRecord, SignatureInfo, SymbolKind, SymbolRecord } from "./types.js";
 import { EXTRACTOR_VERSION } from "./symbol-extractor.js";
 
 /** Per-content cache of symbol results: an unchanged file costs a hash and a lookup. */
@@ -22,7 +23,7 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
   return {
     get(hash, language) {
       try {
-        return JSON.parse(fs.readFileSync(file(hash, language), "utf8")) as Omit<FileSymbols, "path">;
+        return decodeEntry(JSON.parse(fs.readFileSync(file(hash, language), "utf8")) as Entry);
       } catch {
         return null;
       }
@@ -31,9 +32,8 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
       try {
         const target = file(hash, language);
         fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-        const { path: _p, ...rest } = result;
         const tmp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-        fs.writeFileSync(tmp, JSON.stringify(rest));
+        fs.writeFileSync(tmp, JSON.stringify(encodeEntry(result)));
         fs.renameSync(tmp, target);
         if (!pruned) {
           pruned = true;
@@ -67,4 +67,89 @@ function prune(dir: string, maxEntries: number): void {
   if (files.length <= maxEntries) return;
   files.sort((a, b) => a.mtimeMs - b.mtimeMs);
   for (const f of files.slice(0, files.length - maxEntries)) fs.rmSync(f.file, { force: true });
+}
+
+/**
+ * A cache entry in positional arrays: a tenth of the size of the objects'
+ * JSON (no repeated keys, no rendered signature, which is derived), and as
+ * much faster to read back.
+ */
+type Sig = [string, SymbolKind, string[], Array<[string, string | null, string | null]>, Array<[string, ParamInfo["kind"], 0 | 1, string | null, string | null]> | null, string | null, string[], string | null, string | null];
+type Entry = {
+  v: 2;
+  l: FileSymbols["language"];
+  s: Array<[string, string, SymbolKind, 0 | 1, [number, number, number, number], string, string, Sig, Sig[]]>;
+  r: Array<[ReferenceRecord["kind"], string, string | null]>;
+  d: FileSymbols["diagnostics"];
+};
+
+function encodeSig(x: SignatureInfo): Sig {
+  return [
+    x.name,
+    x.kind,
+    [...x.modifiers],
+    x.type_params.map((t) => [t.name, t.constraint, t.default]),
+    x.params === null ? null : x.params.map((p) => [p.name, p.kind, p.optional ? 1 : 0, p.default, p.type]),
+    x.returns,
+    [...x.heritage],
+    x.type,
+    x.value,
+  ];
+}
+
+function decodeSig(a: Sig, overloads: SignatureInfo[] = []): SignatureInfo {
+  return {
+    name: a[0],
+    kind: a[1],
+    modifiers: a[2],
+    type_params: a[3].map(([name, constraint, def]) => ({ name, constraint, default: def })),
+    params: a[4] === null ? null : a[4].map(([name, kind, optional, def, type]) => ({ name, kind, optional: optional === 1, default: def, type })),
+    returns: a[5],
+    heritage: a[6],
+    type: a[7],
+    value: a[8],
+    overloads,
+  };
+}
+
+function encodeEntry(r: FileSymbols): Entry {
+  return {
+    v: 2,
+    l: r.language,
+    s: r.symbols.map((x) => [
+      x.name,
+      x.qualified_name,
+      x.kind,
+      x.exported ? 1 : 0,
+      [x.range.start_line, x.range.start_column, x.range.end_line, x.range.end_column],
+      x.signature_hash,
+      x.body_hash,
+      encodeSig(x.detail),
+      x.detail.overloads.map(encodeSig),
+    ]),
+    r: r.references.map((x) => [x.kind, x.name, x.module]),
+    d: r.diagnostics,
+  };
+}
+
+function decodeEntry(e: Entry): Omit<FileSymbols, "path"> | null {
+  if (e.v !== 2) return null;
+  const symbols: SymbolRecord[] = e.s.map(([name, qualified_name, kind, exported, [sl, sc, el, ec], signature_hash, body_hash, sig, overloads]) => {
+    const detail = decodeSig(sig, overloads.map((o) => decodeSig(o)));
+    const record = {
+      name,
+      qualified_name,
+      kind,
+      exported: exported === 1,
+      range: { start_line: sl, start_column: sc, end_line: el, end_column: ec },
+      signature_hash,
+      body_hash,
+    };
+    // The rendered signature is for people: rendered when read (most cached symbols never are).
+    let rendered: string | null = null;
+    Object.defineProperty(record, "signature", { enumerable: true, get: () => (rendered ??= renderSignature(detail)) });
+    Object.defineProperty(record, "detail", { enumerable: true, value: detail });
+    return record as SymbolRecord;
+  });
+  return { language: e.l, symbols, references: e.r.map(([kind, name, module]) => ({ kind, name, module })), diagnostics: e.d };
 }

@@ -1,0 +1,45 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { extractMany, type ExtractJob } from "../../src/symbols/extract-pool.js";
+
+let dir: string;
+let jobs: ExtractJob[];
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-pool-"));
+  jobs = [];
+  for (let i = 0; i < 40; i++) {
+    const ts = `f${i}.ts`;
+    fs.writeFileSync(path.join(dir, ts), `export function f${i}(a: number, b = ${i}): number { return a + b; }\nexport interface I${i} { x: string }\n`);
+    const py = `m${i}.py`;
+    fs.writeFileSync(path.join(dir, py), `def g${i}(a, b=${i}):\n    return helper(a)\n\nclass C${i}:\n    def m(self): pass\n`);
+    jobs.push({ path: ts, abs: path.join(dir, ts) }, { path: py, abs: path.join(dir, py) });
+  }
+  jobs.push({ path: "missing.ts", abs: path.join(dir, "missing.ts") });
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe("extractMany (worker pool)", () => {
+  it("gives the same results as the main thread, in input order, on either backend", async () => {
+    const here = await extractMany(jobs, { workers: 1, cacheDir: null });
+    const pooled = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1 });
+    const native = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, backend: "native" });
+    expect(pooled.map((r) => r.path)).toEqual(jobs.map((j) => j.path));
+    expect(JSON.stringify(pooled)).toBe(JSON.stringify(here));
+    expect(JSON.stringify(native)).toBe(JSON.stringify(here));
+    expect(here.at(-1)?.diagnostics.map((d) => d.code)).toEqual(["unreadable_file"]);
+    expect(here[0]?.symbols.map((s) => s.qualified_name)).toEqual(["I0", "I0.x", "f0"]);
+  });
+
+  it("answers from the cache without the pool, and sees a changed file", async () => {
+    const cacheDir = path.join(dir, "cache");
+    const first = await extractMany(jobs, { workers: 2, cacheDir, minFilesForPool: 1 });
+    const second = await extractMany(jobs, { workers: 2, cacheDir, minFilesForPool: 1 });
+    expect(JSON.stringify(second)).toBe(JSON.stringify(first));
+    fs.writeFileSync(path.join(dir, "f3.ts"), "export function f3(a: string): void {}\n");
+    const third = await extractMany(jobs, { workers: 2, cacheDir, minFilesForPool: 1 });
+    expect(third[6]?.symbols.map((s) => s.signature)).toEqual(["function f3(a: string): void"]);
+    expect(third[6]?.symbols[0]?.signature_hash).not.toBe(first[6]?.symbols.find((s) => s.name === "f3")?.signature_hash);
+  });
+});
