@@ -1,0 +1,255 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import fg from "fast-glob";
+import { parse as parseJsonc, type ParseError } from "jsonc-parser";
+import { parse as parseToml } from "smol-toml";
+import { parse as parseYaml } from "yaml";
+import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+
+/** The ecosystem a package belongs to. npm covers npm, Yarn, Bun, pnpm, Lerna, Nx and Rush packages. */
+export type Ecosystem = "npm" | "cargo" | "go" | "python";
+
+/** One package of a workspace. `path` is POSIX and relative to the repo root (`.` for the root). */
+export interface PackageInfo {
+  readonly name: string;
+  readonly path: string;
+  readonly ecosystem: Ecosystem;
+  readonly version: string | null;
+}
+
+export interface PackagesResult {
+  /** Sorted by path, then ecosystem; at most `maxPackages`. */
+  readonly packages: readonly PackageInfo[];
+  /** True when there were more than `maxPackages`. */
+  readonly truncated: boolean;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Folders never searched for members or `project.json` files. */
+const IGNORED = ["**/node_modules/**", "**/.git/**", "**/target/**", "**/dist/**", "**/.venv/**", "**/__pycache__/**"];
+
+/**
+ * The packages of a repo's workspace, from the manifests at its root:
+ * npm / Yarn / Bun `workspaces` (an array or `{packages}`),
+ * `pnpm-workspace.yaml` (globs with `!` negations; the root counts),
+ * `lerna.json`, Nx `project.json` files, Rush `rush.json`, Cargo
+ * `[workspace]` members and excludes, `go.work` `use` directives (else a lone
+ * `go.mod`), uv `[tool.uv.workspace]` members and excludes (else a lone
+ * `pyproject.toml`). A member that declares a workspace of its own is
+ * expanded too. A glob matching a folder without a manifest adds nothing; a
+ * malformed manifest is a diagnostic and the rest still comes through.
+ *
+ * @example
+ * discoverPackages("/work/monorepo").packages;
+ * // [{ name: "root", path: ".", ecosystem: "npm", version: "1.0.0" }, { name: "@acme/api", path: "packages/api", ... }]
+ */
+export function discoverPackages(root: string, options: { maxPackages?: number } = {}): PackagesResult {
+  const found = new Map<string, PackageInfo>();
+  const diagnostics: Diagnostic[] = [];
+  const ctx: Ctx = { root, found, diagnostics, visited: new Set(), parsed: new Map() };
+  workspaceAt(ctx, ".", 0);
+  nxProjects(ctx);
+  const all = [...found.values()].sort((a, b) => compareStrings(a.path, b.path) || compareStrings(a.ecosystem, b.ecosystem));
+  const max = options.maxPackages ?? 200;
+  return { packages: all.slice(0, max), truncated: all.length > max, diagnostics: diagnostics.sort((a, b) => compareStrings(a.path ?? "", b.path ?? "")) };
+}
+
+interface Ctx {
+  readonly root: string;
+  readonly found: Map<string, PackageInfo>;
+  readonly diagnostics: Diagnostic[];
+  readonly visited: Set<string>;
+  /** Each manifest is read and parsed once (a member is read as a member, then as a workspace). */
+  readonly parsed: Map<string, unknown>;
+}
+
+function add(ctx: Ctx, p: PackageInfo): void {
+  ctx.found.set(`${p.path}\0${p.ecosystem}`, p);
+}
+
+/** Reads and parses one manifest; a missing file is null, a malformed one is a diagnostic and null. */
+function read<T>(ctx: Ctx, rel: string, parse: (text: string) => T): T | null {
+  if (ctx.parsed.has(rel)) return ctx.parsed.get(rel) as T | null;
+  const value = readUncached(ctx, rel, parse);
+  ctx.parsed.set(rel, value);
+  return value;
+}
+
+function readUncached<T>(ctx: Ctx, rel: string, parse: (text: string) => T): T | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(ctx.root, rel), "utf8");
+  } catch {
+    return null;
+  }
+  try {
+    return parse(text);
+  } catch (error) {
+    ctx.diagnostics.push(diagnostic("bad_manifest", "warning", rel, `cannot parse: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`));
+    return null;
+  }
+}
+
+function json(text: string): unknown {
+  const errors: ParseError[] = [];
+  const value: unknown = parseJsonc(text, errors, { allowTrailingComma: true });
+  if (errors.length > 0) throw new Error(`JSON syntax error at offset ${errors[0]?.offset ?? 0}`);
+  return value;
+}
+
+function record(v: unknown): Record<string, unknown> | null {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+}
+
+function str(v: unknown): string | null {
+  return typeof v === "string" ? v : null;
+}
+
+/** Folders (relative to the repo root) matching globs relative to `base`, minus `!` negations and excludes. */
+function matchDirs(ctx: Ctx, base: string, patterns: readonly string[], excludes: readonly string[] = []): string[] {
+  const positive = patterns.filter((p) => !p.startsWith("!")).map((p) => p.replace(/^\.\//, "").replace(/\/+$/, ""));
+  const negative = [...patterns.filter((p) => p.startsWith("!")).map((p) => p.slice(1)), ...excludes].map((p) => p.replace(/^\.\//, "").replace(/\/+$/, ""));
+  if (positive.length === 0) return [];
+  const cwd = path.join(ctx.root, base);
+  const dirs = fg.sync(positive, { cwd, onlyDirectories: true, ignore: [...IGNORED, ...negative], dot: false, followSymbolicLinks: false, unique: true });
+  // `.` itself can be a member (`members = ["."]`).
+  if (positive.includes(".")) dirs.push(".");
+  return dirs.map((d) => posix(path.join(base, d)));
+}
+
+function posix(p: string): string {
+  const n = path.normalize(p).split(path.sep).join("/");
+  return n === "" ? "." : n;
+}
+
+/** All the manifests a folder may hold, and the workspaces they declare. */
+function workspaceAt(ctx: Ctx, dir: string, depth: number): void {
+  if (ctx.visited.has(dir) || depth > 8) return;
+  ctx.visited.add(dir);
+  const rel = (f: string): string => posix(path.join(dir, f));
+
+  // npm, Yarn, Bun: package.json `workspaces`; pnpm: pnpm-workspace.yaml; Lerna: lerna.json; Rush: rush.json.
+  const pkg = record(read(ctx, rel("package.json"), json));
+  if (pkg !== null) npmPackage(ctx, dir, pkg);
+  const npmGlobs: string[] = [];
+  if (pkg !== null) {
+    const ws = pkg["workspaces"];
+    npmGlobs.push(...strings(ws), ...strings(record(ws)?.["packages"]));
+  }
+  const pnpm = record(read(ctx, rel("pnpm-workspace.yaml"), (t) => parseYaml(t) as unknown));
+  if (pnpm !== null) npmGlobs.push(...strings(pnpm["packages"]));
+  const lerna = record(read(ctx, rel("lerna.json"), json));
+  if (lerna !== null) npmGlobs.push(...(strings(lerna["packages"]).length > 0 ? strings(lerna["packages"]) : ["packages/*"]));
+  for (const member of matchDirs(ctx, dir, npmGlobs)) {
+    const m = record(read(ctx, posix(path.join(member, "package.json")), json));
+    if (m !== null) npmPackage(ctx, member, m);
+    workspaceAt(ctx, member, depth + 1);
+  }
+  const rush = record(read(ctx, rel("rush.json"), json));
+  for (const project of Array.isArray(rush?.["projects"]) ? (rush?.["projects"] as unknown[]) : []) {
+    const p = record(project);
+    const folder = str(p?.["projectFolder"]);
+    const name = str(p?.["packageName"]);
+    if (folder === null || name === null) continue;
+    const where = posix(path.join(dir, folder));
+    const m = record(read(ctx, posix(path.join(where, "package.json")), json));
+    add(ctx, { name, path: where, ecosystem: "npm", version: str(m?.["version"]) });
+  }
+
+  // Cargo: [workspace] members / exclude, and a root [package].
+  const cargo = record(read(ctx, rel("Cargo.toml"), (t) => parseToml(t) as unknown));
+  if (cargo !== null) {
+    cargoPackage(ctx, dir, cargo);
+    const ws = record(cargo["workspace"]);
+    if (ws !== null) {
+      for (const member of matchDirs(ctx, dir, strings(ws["members"]), strings(ws["exclude"]))) {
+        const m = record(read(ctx, posix(path.join(member, "Cargo.toml")), (t) => parseToml(t) as unknown));
+        if (m !== null) cargoPackage(ctx, member, m);
+      }
+    }
+  }
+
+  // Go: go.work `use` directives, else a lone go.mod.
+  const work = read(ctx, rel("go.work"), (t) => t);
+  if (work !== null) {
+    for (const use of goWorkUses(work)) goModule(ctx, posix(path.join(dir, use)));
+  } else {
+    goModule(ctx, dir);
+  }
+
+  // Python: uv [tool.uv.workspace] members / exclude, else a lone pyproject.toml.
+  const py = record(read(ctx, rel("pyproject.toml"), (t) => parseToml(t) as unknown));
+  if (py !== null) {
+    pythonProject(ctx, dir, py);
+    const ws = record(record(record(py["tool"])?.["uv"])?.["workspace"]);
+    if (ws !== null) {
+      for (const member of matchDirs(ctx, dir, strings(ws["members"]), strings(ws["exclude"]))) {
+        const m = record(read(ctx, posix(path.join(member, "pyproject.toml")), (t) => parseToml(t) as unknown));
+        if (m !== null) pythonProject(ctx, member, m);
+      }
+    }
+  }
+}
+
+function npmPackage(ctx: Ctx, dir: string, pkg: Record<string, unknown>): void {
+  const name = str(pkg["name"]);
+  // A workspace root without a name is only a container (npm and Yarn require none).
+  if (name === null) return;
+  add(ctx, { name, path: dir, ecosystem: "npm", version: str(pkg["version"]) });
+}
+
+function cargoPackage(ctx: Ctx, dir: string, cargo: Record<string, unknown>): void {
+  const p = record(cargo["package"]);
+  const name = str(p?.["name"]);
+  if (name === null) return;
+  const v = p?.["version"];
+  add(ctx, { name, path: dir, ecosystem: "cargo", version: typeof v === "string" ? v : null });
+}
+
+function pythonProject(ctx: Ctx, dir: string, py: Record<string, unknown>): void {
+  const project = record(py["project"]);
+  const poetry = record(record(py["tool"])?.["poetry"]);
+  const name = str(project?.["name"]) ?? str(poetry?.["name"]);
+  if (name === null) return;
+  add(ctx, { name, path: dir, ecosystem: "python", version: str(project?.["version"]) ?? str(poetry?.["version"]) });
+}
+
+function goModule(ctx: Ctx, dir: string): void {
+  const mod = read(ctx, posix(path.join(dir, "go.mod")), (t) => t);
+  if (mod === null) return;
+  const m = /^\s*module\s+("?)([^\s"]+)\1/m.exec(mod);
+  if (m?.[2] === undefined) {
+    ctx.diagnostics.push(diagnostic("bad_manifest", "warning", posix(path.join(dir, "go.mod")), "no module directive"));
+    return;
+  }
+  add(ctx, { name: m[2], path: dir, ecosystem: "go", version: null });
+}
+
+/** `use ./a` and `use ( ./a \n ./b )` (comments and quotes allowed), as the go command reads them. */
+export function goWorkUses(text: string): string[] {
+  const out: string[] = [];
+  const clean = text.replace(/\/\/.*$/gm, "");
+  for (const m of clean.matchAll(/^\s*use\s*\(([^)]*)\)/gm)) {
+    for (const line of (m[1] ?? "").split("\n")) {
+      const t = line.trim().replace(/^"(.*)"$/, "$1");
+      if (t !== "") out.push(t);
+    }
+  }
+  for (const m of clean.matchAll(/^\s*use\s+("?)([^\s"(]+)\1\s*$/gm)) if (m[2] !== undefined) out.push(m[2]);
+  return out;
+}
+
+/** Nx: every `project.json` is a project, named by its `name` field or its folder. */
+function nxProjects(ctx: Ctx): void {
+  if (!fs.existsSync(path.join(ctx.root, "nx.json"))) return;
+  for (const file of fg.sync("**/project.json", { cwd: ctx.root, ignore: IGNORED, dot: false })) {
+    const dir = posix(path.dirname(file));
+    const p = record(read(ctx, file, json));
+    if (p === null || ctx.found.has(`${dir}\0npm`)) continue;
+    add(ctx, { name: str(p["name"]) ?? path.basename(dir === "." ? ctx.root : dir), path: dir, ecosystem: "npm", version: null });
+  }
+}
