@@ -1,15 +1,40 @@
 import * as path from "node:path";
-import { compareDiagnostics, type Diagnostic } from "../errors/diagnostic.js";
-import type { SyncFs } from "../fs/sync-fs.js";
+import { buildLocalBriefing } from "../briefing/build-local-briefing.js";
+import { mergeBriefings } from "../briefing/merge-briefings.js";
+import { compareDiagnostics, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { nodeSyncFs, type SyncFs } from "../fs/sync-fs.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
-import { readRepoState, type MergeBaseFn } from "../state/read-repo-state.js";
+import { RefReader } from "../git/read-refs.js";
+import { discoverPackages, type PackageInfo } from "../packages/discover-packages.js";
+import type { PathChange } from "../snapshot/snapshot.js";
+import type { SnapshotStore } from "../snapshot/snapshot-store.js";
+import { worktreeHash } from "../snapshot/worktree-hash.js";
+import { aheadBehind } from "../state/ahead-behind.js";
+import { readRepoState, type MergeBaseFn, type RepoState } from "../state/read-repo-state.js";
+import { analyzeFile, headReader } from "../symbols/analyze-file.js";
+import type { SymbolChange } from "../symbols/compare-symbols.js";
+import { languageOf } from "../symbols/languages.js";
+import type { SymbolCache } from "../symbols/symbol-cache.js";
+import { createSymbolExtractor, type SymbolExtractor } from "../symbols/symbol-extractor.js";
+import type { LanguageId, ReferenceRecord } from "../symbols/types.js";
 import { discoverRepos, type DiscoverOptions } from "../workspace/discover-repos.js";
-import type { RepoKind } from "../workspace/repo.js";
+import { rankByActivity, repoActivityMs } from "../workspace/repo-activity.js";
+import type { Repo, RepoKind } from "../workspace/repo.js";
 
 /** Version of the `comity analyze --json` document; bumped on any incompatible change. */
-export const ANALYZE_SCHEMA = "comity.analyze/1";
+export const ANALYZE_SCHEMA = "comity.analyze/2";
 
-/** One repo in the report. Paths are POSIX and relative to the analysed folder. */
+/** One changed file of a repo, with its symbol analysis when its language is supported. */
+export interface FileChangeReport {
+  readonly path: string;
+  readonly change: PathChange["change"];
+  readonly language: LanguageId | null;
+  /** Symbol changes against HEAD (or `--since`); null when not analysed. */
+  readonly symbols: readonly SymbolChange[] | null;
+  readonly new_references: readonly ReferenceRecord[] | null;
+}
+
+/** One repo in the report. Paths are POSIX and relative to the analysed folder (files: to the repo). */
 export interface RepoReport {
   readonly root: string;
   readonly kind: RepoKind;
@@ -19,6 +44,16 @@ export interface RepoReport {
   readonly head_sha: string | null;
   readonly base_sha: string | null;
   readonly base_ref: string | null;
+  /** 1 for the most recently active repo. */
+  readonly active_rank: number;
+  /** Whether this repo was analysed in depth (one of the `maxRepos` most active): the fields below are empty otherwise. */
+  readonly analysed: boolean;
+  readonly ahead: number | null;
+  readonly behind: number | null;
+  readonly worktree_hash: string | null;
+  readonly packages: readonly PackageInfo[];
+  readonly packages_truncated: boolean;
+  readonly changes: readonly FileChangeReport[];
   readonly diagnostics: readonly Diagnostic[];
 }
 
@@ -27,6 +62,8 @@ export interface AnalyzeReport {
   readonly schema: typeof ANALYZE_SCHEMA;
   /** Sorted by root. */
   readonly repos: readonly RepoReport[];
+  /** The merged local briefing of the analysed repos, most active first. */
+  readonly briefing: string;
   /** Problems with folders rather than repos (unreadable, too deep). */
   readonly diagnostics: readonly Diagnostic[];
 }
@@ -37,16 +74,29 @@ export interface AnalyzeOptions extends DiscoverOptions {
   readonly mergeBase?: MergeBaseFn;
   /** How many repos are read at once. Default 8. */
   readonly concurrency?: number;
+  /** Analyse changed files' symbols. Default true. */
+  readonly symbols?: boolean;
+  /** Only the N most active repos are analysed in depth and briefed. Default 8. */
+  readonly maxRepos?: number;
+  /** Compare the working tree with this commit or ref instead of HEAD. */
+  readonly since?: string | null;
+  readonly symbolCache?: SymbolCache | null;
+  /** Where snapshots live: a repo's latest snapshot counts towards its activity. */
+  readonly snapshotStore?: SnapshotStore | null;
+  /** Called as repos are analysed in depth, for a progress display. */
+  readonly onProgress?: (done: number, total: number, root: string) => void;
 }
 
 /**
- * Discovers the repos under `dir` and reads each one's state. A problem with
- * one repo is a diagnostic in its entry; only a bad `dir` throws.
+ * The full report of a folder: every repo's identity and state, and for the
+ * most active ones the working tree hash, packages, changed files with their
+ * symbol analysis, how far HEAD is from its base, and one merged briefing.
+ * A problem with one repo is a diagnostic in its entry; only a bad `dir` throws.
  *
  * @throws {ComityError} when `dir` is missing, unreadable or not a folder.
  * @example
- * const report = await analyzeWorkspace(".");
- * report.repos.map((r) => [r.root, r.branch]);
+ * const report = await analyzeWorkspace(".", { maxRepos: 8 });
+ * console.log(report.briefing);
  */
 export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}): Promise<AnalyzeReport> {
   const discovery = discoverRepos(dir, options);
@@ -57,8 +107,27 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
     ...(options.configEnv === undefined ? {} : { configEnv: options.configEnv }),
     ...(options.mergeBase === undefined ? {} : { mergeBase: options.mergeBase }),
   };
-  const repos = await mapLimit(discovery.repos, options.concurrency ?? 8, async (repo): Promise<RepoReport> => {
-    const state = await readRepoState(repo, stateOptions);
+  const states = await mapLimit(discovery.repos, options.concurrency ?? 8, (repo) => readRepoState(repo, stateOptions));
+  const ranked = rankByActivity(discovery.repos.map((repo, i) => ({ root: repo.root, repo, state: states[i] as RepoState, activityMs: repoActivityMs(repo, { fs: options.fs ?? nodeSyncFs, latestSnapshot: options.snapshotStore?.latest(repo.root) ?? null }) })));
+  const maxRepos = options.maxRepos ?? 8;
+  // A repo whose git data is broken (an error diagnostic) is listed, not analysed in depth.
+  const healthy = (r: { repo: Repo; state: RepoState }): boolean => r.repo.gitDir !== null && ![...r.repo.diagnostics, ...r.state.diagnostics].some((d) => d.severity === "error");
+  const deepRoots = new Set(ranked.filter(healthy).slice(0, maxRepos).map((r) => r.root));
+  const rank = new Map(ranked.map((r, i) => [r.root, i + 1]));
+
+  let extractor: Promise<SymbolExtractor> | null = null;
+  const getExtractor = (): Promise<SymbolExtractor> => (extractor ??= createSymbolExtractor());
+  let done = 0;
+  const deep = await mapLimit(discovery.repos, 2, async (repo, i): Promise<Deep | null> => {
+    if (!deepRoots.has(repo.root)) return null;
+    const d = await analyzeRepo(repo, states[i] as RepoState, options, getExtractor);
+    options.onProgress?.(++done, deepRoots.size, rel(repo.root));
+    return d;
+  });
+
+  const repos = discovery.repos.map((repo, i): RepoReport => {
+    const state = states[i] as RepoState;
+    const d = deep[i] ?? null;
     return {
       root: rel(repo.root),
       kind: repo.kind,
@@ -68,14 +137,79 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
       head_sha: state.head_sha,
       base_sha: state.base_sha,
       base_ref: state.base_ref,
-      diagnostics: [...repo.diagnostics, ...state.diagnostics].map(relDiag).sort(compareDiagnostics),
+      active_rank: rank.get(repo.root) ?? 0,
+      analysed: d !== null,
+      ahead: d?.ahead ?? null,
+      behind: d?.behind ?? null,
+      worktree_hash: d?.worktreeHash ?? null,
+      packages: d?.packages ?? [],
+      packages_truncated: d?.packagesTruncated ?? false,
+      changes: d?.changes ?? [],
+      diagnostics: [...repo.diagnostics, ...state.diagnostics, ...(d?.diagnostics ?? [])].map(relDiag).sort(compareDiagnostics),
     };
   });
-  return {
-    schema: ANALYZE_SCHEMA,
-    repos,
-    diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics),
-  };
+  const briefing = mergeBriefings(
+    repos.filter((r) => r.analysed).map((r) => ({ repo: r.root, markdown: buildLocalBriefing(r), activityMs: -r.active_rank })),
+    { maxRepos },
+  );
+  return { schema: ANALYZE_SCHEMA, repos, briefing, diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics) };
+}
+
+interface Deep {
+  readonly ahead: number | null;
+  readonly behind: number | null;
+  readonly worktreeHash: string | null;
+  readonly packages: readonly PackageInfo[];
+  readonly packagesTruncated: boolean;
+  readonly changes: readonly FileChangeReport[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+async function analyzeRepo(repo: Repo, state: RepoState, options: AnalyzeOptions, getExtractor: () => Promise<SymbolExtractor>): Promise<Deep> {
+  const diagnostics: Diagnostic[] = [];
+  const commonDir = repo.commonDir ?? "";
+  let against: string | null = state.head_sha;
+  if (options.since !== undefined && options.since !== null) {
+    against = resolveCommitish(repo, options.since);
+    if (against === null) diagnostics.push(diagnostic("bad_since", "error", null, `--since ${options.since}: no such commit or ref here; compared with HEAD`));
+    against ??= state.head_sha;
+  }
+  const wt = await worktreeHash(repo, { ...(options.configEnv === undefined ? {} : { configEnv: options.configEnv }), against });
+  diagnostics.push(...wt.diagnostics.map((d) => ({ ...d, path: d.path === null ? null : path.join(repo.root, d.path) })));
+  const pk = discoverPackages(repo.root);
+  diagnostics.push(...pk.diagnostics.map((d) => ({ ...d, path: d.path === null ? null : path.join(repo.root, d.path) })));
+
+  let ab = { ahead: null as number | null, behind: null as number | null };
+  if (state.head_sha !== null && state.base_ref !== null && repo.gitDir !== null && repo.commonDir !== null) {
+    const tip = new RefReader(nodeSyncFs, repo.gitDir, repo.commonDir).resolve(state.base_ref);
+    if (tip !== null) ab = await aheadBehind(commonDir, state.head_sha, tip);
+  }
+
+  const readHead = headReader(commonDir, against);
+  const changes: FileChangeReport[] = [];
+  for (const c of wt.changes) {
+    const language = languageOf(c.path)?.id ?? null;
+    if (options.symbols === false || language === null || c.change === "mode_changed") {
+      changes.push({ path: c.path, change: c.change, language, symbols: null, new_references: null });
+      continue;
+    }
+    const a = await analyzeFile(repo.root, c.path, { extractor: await getExtractor(), readHead, cache: options.symbolCache ?? null });
+    diagnostics.push(...a.diagnostics.map((d) => ({ ...d, path: path.join(repo.root, c.path) })));
+    changes.push({ path: c.path, change: c.change, language, symbols: a.changes, new_references: a.new_references });
+  }
+  return { ...ab, worktreeHash: wt.worktree_hash, packages: pk.packages, packagesTruncated: pk.truncated, changes, diagnostics };
+}
+
+/** A full commit id, or a branch, remote branch or tag name, or a full ref. */
+function resolveCommitish(repo: Repo, name: string): string | null {
+  if (/^[0-9a-f]{40}$/.test(name)) return name;
+  if (repo.gitDir === null || repo.commonDir === null) return null;
+  const refs = new RefReader(nodeSyncFs, repo.gitDir, repo.commonDir);
+  for (const ref of [name, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/tags/${name}`]) {
+    const oid = ref.startsWith("refs/") || ref === "HEAD" ? refs.resolve(ref) : null;
+    if (oid !== null) return oid;
+  }
+  return null;
 }
 
 /** `to` relative to `from`, POSIX, `.` for the same folder. */
@@ -85,11 +219,11 @@ export function relativePosix(from: string, to: string): string {
 }
 
 /** Maps with at most `limit` calls in flight; results keep input order. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) results[i] = await fn(items[i] as T);
+    for (let i = next++; i < items.length; i = next++) results[i] = await fn(items[i] as T, i);
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return results;

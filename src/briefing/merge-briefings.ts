@@ -47,7 +47,7 @@ function takeChars(s: string, max: number): string {
 /**
  * Merges per-repo briefings into the one text a host injects at session
  * start: the `maxRepos` most active repos, most active first (ties by name),
- * one section each under `## <repo>`; a line that several sections share (a
+ * one section each under `## <repo>`; a line that every section shares (a
  * common notice) is said once, first; the character budget is shared fairly
  * (a short section gives what it does not use to the longer ones); each
  * section is cut at a line boundary with a marker saying how much was left
@@ -106,7 +106,11 @@ function oneLine(s: string): string {
   return s.replace(/[\r\n]+/g, " ").trim() || "(unnamed repo)";
 }
 
-/** Non-empty lines (not fences, not headings) present in two or more sections, in first-seen order. */
+/**
+ * Non-empty lines (not fences, not headings) present in every section (two
+ * or more): a common notice. A line only some sections share is a fact about
+ * those repos and stays in each.
+ */
 function sharedLines(sections: readonly string[][]): string[] {
   if (sections.length < 2) return [];
   const count = new Map<string, number>();
@@ -127,7 +131,7 @@ function sharedLines(sections: readonly string[][]): string[] {
       else if (open) inFence.add(l.trim());
     }
   }
-  return order.filter((l) => (count.get(l) ?? 0) >= 2 && !inFence.has(l));
+  return order.filter((l) => (count.get(l) ?? 0) === sections.length && !inFence.has(l));
 }
 
 /** Water-filling: every section gets an equal share; what a short one leaves goes to the longer ones. */

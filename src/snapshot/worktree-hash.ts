@@ -8,12 +8,16 @@ import { processConfigEnv } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
 import { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
+import type { PathChange } from "./snapshot.js";
+import type { StatEntry } from "./walk-worktree.js";
 
 export interface WorktreeHashResult {
   /** Lowercase hex SHA-256; null when the repo's git data cannot be read. */
   readonly worktree_hash: string | null;
   /** How many paths differ from HEAD (added, deleted, modified, mode or type changed). */
   readonly changed: number;
+  /** The paths that differ from the compared commit (HEAD, or `against`), sorted. */
+  readonly changes: readonly PathChange[];
   readonly diagnostics: readonly Diagnostic[];
 }
 
@@ -37,10 +41,11 @@ interface TreeBlob {
  */
 export async function worktreeHash(
   repo: Repo,
-  options: { fs?: WorktreeFs; configEnv?: GitConfigEnv; hasher?: ContentHasher } = {},
+  options: { fs?: WorktreeFs; configEnv?: GitConfigEnv; hasher?: ContentHasher; against?: string | null } = {},
 ): Promise<WorktreeHashResult> {
   const diagnostics: Diagnostic[] = [];
-  if (repo.gitDir === null || repo.commonDir === null) return { worktree_hash: null, changed: 0, diagnostics };
+  const none = { worktree_hash: null, changed: 0, changes: [] };
+  if (repo.gitDir === null || repo.commonDir === null) return { ...none, diagnostics };
   const fs = options.fs ?? nodeWorktreeFs;
   const hasher = options.hasher ?? (await loadContentHasher());
   const scan = await scanWorktree(repo, { fs, configEnv: options.configEnv ?? processConfigEnv() });
@@ -48,44 +53,67 @@ export async function worktreeHash(
   const refs = new RefReader(nodeSyncFs, repo.gitDir, repo.commonDir);
   const head = refs.head();
   const headOid = head.kind === "detached" ? head.oid : head.kind === "symbolic" ? refs.resolve(head.ref) : null;
-  if (head.kind === "invalid") return { worktree_hash: null, changed: 0, diagnostics: [...diagnostics, diagnostic("bad_head", "error", null, "HEAD is unreadable")] };
+  if (head.kind === "invalid") return { ...none, diagnostics: [...diagnostics, diagnostic("bad_head", "error", null, "HEAD is unreadable")] };
 
+  // The hash is always against HEAD; the listed changes may be against another commit (`--since`).
+  const against = options.against ?? headOid;
   let headTree: Map<string, TreeBlob>;
+  let baseTree: Map<string, TreeBlob>;
   try {
     headTree = headOid === null ? new Map() : await readHeadTree(repo.commonDir, headOid, scan.index);
+    baseTree = against === headOid ? headTree : against === null ? new Map() : await readHeadTree(repo.commonDir, against, null);
   } catch (error) {
-    diagnostics.push(diagnostic("head_tree_unreadable", "error", null, `cannot read HEAD's tree: ${error instanceof Error ? error.message : String(error)}`));
-    return { worktree_hash: null, changed: 0, diagnostics };
+    diagnostics.push(diagnostic("head_tree_unreadable", "error", null, `cannot read the commit's tree: ${error instanceof Error ? error.message : String(error)}`));
+    return { ...none, diagnostics };
   }
 
   const working = new Map(scan.entries.filter((e) => e.type !== "dir").map((e) => [e.path, e]));
   // Sparse checkout: skip-worktree paths are absent on purpose, not deleted.
   const sparse = new Set((scan.index?.entries ?? []).filter((e) => e.skipWorktree).map((e) => e.path));
-  const paths = [...new Set([...headTree.keys(), ...working.keys()])].sort(compareStrings);
-  const lines: string[] = [];
-  for (const p of paths) {
-    const h = headTree.get(p);
-    if (h?.mode === "160000") continue; // a submodule: its own repo
-    const w = working.get(p);
-    if (w === undefined) {
-      if (sparse.has(p)) continue;
-      lines.push(`${p}\0deleted`);
-      continue;
+  const blobOf = new Map<string, string | null>();
+  const workingBlob = (p: string, w: StatEntry): string | null => {
+    if (!blobOf.has(p)) {
+      try {
+        blobOf.set(p, w.type === "symlink" ? blobId(fs.readlinkSync(`${repo.root}/${p}`)) : hasher.gitBlobFile(fs, `${repo.root}/${p}`, w.size));
+      } catch {
+        blobOf.set(p, null); // vanished mid-scan
+      }
     }
-    const mode = w.type === "symlink" ? "120000" : w.executable ? "100755" : "100644";
-    const idx = scan.trusted(p);
-    if (h !== undefined && h.mode === mode && idx !== undefined && idx.oid === h.oid && indexMatches(idx, w)) continue;
-    let oid: string;
-    try {
-      oid = w.type === "symlink" ? blobId(fs.readlinkSync(`${repo.root}/${p}`)) : hasher.gitBlobFile(fs, `${repo.root}/${p}`, w.size);
-    } catch {
-      lines.push(`${p}\0deleted`); // vanished mid-scan
-      continue;
+    return blobOf.get(p) ?? null;
+  };
+  const compare = (tree: Map<string, TreeBlob>): { lines: string[]; changes: PathChange[] } => {
+    const lines: string[] = [];
+    const changes: PathChange[] = [];
+    for (const p of [...new Set([...tree.keys(), ...working.keys()])].sort(compareStrings)) {
+      const h = tree.get(p);
+      if (h?.mode === "160000") continue; // a submodule: its own repo
+      const w = working.get(p);
+      if (w === undefined) {
+        if (sparse.has(p)) continue;
+        lines.push(`${p}\0deleted`);
+        changes.push({ path: p, change: "deleted" });
+        continue;
+      }
+      const mode = w.type === "symlink" ? "120000" : w.executable ? "100755" : "100644";
+      const idx = scan.trusted(p);
+      if (h !== undefined && h.mode === mode && idx !== undefined && idx.oid === h.oid && indexMatches(idx, w)) continue;
+      const oid = workingBlob(p, w);
+      if (oid === null) {
+        lines.push(`${p}\0deleted`);
+        changes.push({ path: p, change: "deleted" });
+        continue;
+      }
+      if (h !== undefined && h.mode === mode && h.oid === oid) continue;
+      lines.push(`${p}\0${mode}\0${oid}`);
+      const kind = h === undefined ? "added" : (h.mode === "120000") !== (mode === "120000") ? "type_changed" : h.oid !== oid ? "modified" : "mode_changed";
+      changes.push({ path: p, change: kind });
     }
-    if (h === undefined || h.mode !== mode || h.oid !== oid) lines.push(`${p}\0${mode}\0${oid}`);
-  }
+    return { lines, changes };
+  };
+  const { lines, changes: headChanges } = compare(headTree);
+  const changes = baseTree === headTree ? headChanges : compare(baseTree).changes;
   const hash = createHash("sha256").update(`comity-worktree/1\n${headOid ?? "unborn"}\n${lines.join("\n")}`, "utf8").digest("hex");
-  return { worktree_hash: hash, changed: lines.length, diagnostics };
+  return { worktree_hash: hash, changed: lines.length, changes, diagnostics };
 }
 
 function blobId(text: string): string {

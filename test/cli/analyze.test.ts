@@ -23,15 +23,16 @@ describe("comity analyze", () => {
     expect(r.status).toBe(0);
     expect(r.stderr).toBe("");
     const doc = JSON.parse(r.stdout) as { schema: string; repos: Array<Record<string, unknown>>; diagnostics: unknown[] };
-    expect(doc.schema).toBe("comity.analyze/1");
-    expect(Object.keys(doc)).toEqual(["schema", "repos", "diagnostics"]);
+    expect(doc.schema).toBe("comity.analyze/2");
+    expect(Object.keys(doc)).toEqual(["schema", "repos", "briefing", "diagnostics"]);
     expect(doc.repos.map((x) => [x["root"], x["kind"], x["parent"], x["branch"]])).toEqual([
       ["api", "main", null, "main"],
       ["api-wt", "worktree", null, "feature"],
       ["api/vendor/nested", "main", "api", "main"],
     ]);
     expect(Object.keys(doc.repos[0] ?? {})).toEqual([
-      "root", "kind", "parent", "remote_fingerprints", "branch", "head_sha", "base_sha", "base_ref", "diagnostics",
+      "root", "kind", "parent", "remote_fingerprints", "branch", "head_sha", "base_sha", "base_ref", "active_rank", "analysed",
+      "ahead", "behind", "worktree_hash", "packages", "packages_truncated", "changes", "diagnostics",
     ]);
     const fp = remoteFingerprint("https://github.com/acme/api");
     expect(doc.repos[0]?.["remote_fingerprints"]).toEqual([fp]);
@@ -50,8 +51,8 @@ describe("comity analyze", () => {
     const r = analyze();
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ROOT\s+KIND\s+BRANCH\s+HEAD\s+BASE\s+REMOTES\s+DIAGNOSTICS$/);
-    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual(["one", "two"]);
+    expect(lines[0]).toMatch(/^ROOT\s+KIND\s+BRANCH\s+HEAD\s+BASE\s+AHEAD\/BEHIND\s+CHANGES\s+REMOTES\s+DIAGNOSTICS$/);
+    expect(lines.slice(1, 3).map((l) => l.split(/\s+/)[0])).toEqual(["one", "two"]);
   });
 
   it("analyses DIR relative to the current folder and finds the repo above it", () => {

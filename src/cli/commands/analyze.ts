@@ -1,13 +1,22 @@
+import * as os from "node:os";
+import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { analyzeWorkspace } from "../../analyze/analyze-workspace.js";
+import { configDir } from "../../config/config-dir.js";
+import { createSnapshotStore } from "../../snapshot/snapshot-store.js";
+import { createSymbolCache } from "../../symbols/symbol-cache.js";
 import { DEFAULT_PRUNE } from "../../workspace/discover-repos.js";
-import { formatAnalyzeJson, formatAnalyzeTable } from "../format-analyze.js";
+import { formatAnalyzeJson, formatAnalyzeTable, paint } from "../format-analyze.js";
 import type { CliIo } from "../io.js";
 
-export const ANALYZE_USAGE = `usage: comity analyze [DIR] [--json] [--max-depth N] [--follow-symlinks] [--prune NAME ...]
+export const ANALYZE_USAGE = `usage: comity analyze [DIR] [--json] [--no-symbols] [--max-repos N] [--since REF]
+                      [--max-depth N] [--follow-symlinks] [--prune NAME ...]
 
 Lists the git repos under DIR (default: the current folder) with their kind,
-remote fingerprints, branch, HEAD, merge base and diagnostics.
+remote fingerprints, branch, HEAD and merge base; for the N most recently
+active (default 8): how far HEAD is from its base, the working tree hash, the
+workspace packages, the files changed against HEAD (or --since REF) with
+their symbol changes and compatibility; then one merged briefing.
 `;
 
 /** `comity analyze`: exit 0 when something was analysed, 2 when nothing could be. */
@@ -17,6 +26,9 @@ export async function analyzeCommand(args: readonly string[], io: CliIo): Promis
     allowPositionals: true,
     options: {
       json: { type: "boolean", default: false },
+      "no-symbols": { type: "boolean", default: false },
+      "max-repos": { type: "string" },
+      since: { type: "string" },
       "max-depth": { type: "string" },
       "follow-symlinks": { type: "boolean", default: false },
       prune: { type: "string", multiple: true },
@@ -31,19 +43,35 @@ export async function analyzeCommand(args: readonly string[], io: CliIo): Promis
     io.stderr.write(`comity analyze: one folder at most\n${ANALYZE_USAGE}`);
     return 2;
   }
+  const wholeNumber = (flag: string, v: string | undefined): number | undefined | null => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (Number.isInteger(n) && n >= 0) return n;
+    io.stderr.write(`comity analyze: --${flag} takes a whole number\n`);
+    return null;
+  };
+  const maxDepth = wholeNumber("max-depth", values["max-depth"]);
+  const maxRepos = wholeNumber("max-repos", values["max-repos"]);
+  if (maxDepth === null || maxRepos === null) return 2;
   const dir = positionals[0] ?? ".";
-  const maxDepth = values["max-depth"] === undefined ? undefined : Number(values["max-depth"]);
-  if (maxDepth !== undefined && !(Number.isInteger(maxDepth) && maxDepth >= 0)) {
-    io.stderr.write("comity analyze: --max-depth takes a whole number\n");
-    return 2;
-  }
+  const config = configDir(io.env, io.env["HOME"] ?? os.homedir());
+  // Progress only where a person watches it: stderr on a terminal, never with --json.
+  const showProgress = io.stderr.isTTY === true && !values.json;
   const report = await analyzeWorkspace(dir, {
     cwd: io.cwd,
     followSymlinks: values["follow-symlinks"],
     ...(maxDepth === undefined ? {} : { maxDepth }),
+    ...(maxRepos === undefined ? {} : { maxRepos }),
+    ...(values.since === undefined ? {} : { since: values.since }),
     prune: [...DEFAULT_PRUNE, ...(values.prune ?? [])],
+    symbols: !values["no-symbols"],
+    configEnv: { env: io.env, homeDir: io.env["HOME"] ?? os.homedir() },
+    symbolCache: createSymbolCache(path.join(config, "symbols")),
+    snapshotStore: createSnapshotStore({ dir: path.join(config, "snapshots") }),
+    ...(showProgress ? { onProgress: (done: number, total: number, root: string) => io.stderr.write(`\r\u001b[Kanalysing ${done}/${total}: ${root}${done === total ? "\n" : ""}`) } : {}),
   });
-  io.stdout.write(values.json ? formatAnalyzeJson(report) : formatAnalyzeTable(report, dir));
+  const colour = io.stdout.isTTY === true && (io.env["NO_COLOR"] ?? "") === "";
+  io.stdout.write(values.json ? formatAnalyzeJson(report) : formatAnalyzeTable(report, dir, paint(colour)));
   const analysed = report.repos.filter((r) => !r.diagnostics.some((d) => d.severity === "error"));
   return report.repos.length > 0 && analysed.length === 0 ? 2 : 0;
 }
