@@ -9,9 +9,27 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+/** All of stdin, up to a bound (a hook payload over it fails open without being held whole). */
+async function readStdin(limit = 5 * 1024 * 1024) {
+  if (process.stdin.isTTY) return "";
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += chunk.length;
+    if (size > limit) {
+      chunks.push(chunk.subarray(0, 1));
+      process.stdin.destroy();
+      return "x".repeat(limit + 1);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   cwd: process.cwd(),
   env: process.env,
+  readStdin,
 });

@@ -34,6 +34,7 @@ export {
   type AnalyzeOptions,
   type AnalyzeReport,
   type RepoReport,
+  type FileChangeReport,
 } from "./analyze/analyze-workspace.js";
 
 export { runCli } from "./cli/main.js";
@@ -70,10 +71,28 @@ export type {
   FileSymbols,
   LanguageId,
 } from "./symbols/types.js";
-export { createSymbolExtractor, EXTRACTOR_VERSION, DEFAULT_MAX_FILE_BYTES, type SymbolExtractor } from "./symbols/symbol-extractor.js";
+export {
+  createSymbolExtractor,
+  EXTRACTOR_VERSION,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_BACKEND,
+  type SymbolExtractor,
+  type ParserBackend,
+} from "./symbols/symbol-extractor.js";
 export { compareSymbols, type SymbolChange, type SymbolChangeKind, type Compatibility } from "./symbols/compare-symbols.js";
 export type { ChangeReason } from "./symbols/change-reason.js";
 export { newReferences } from "./symbols/new-references.js";
 export { analyzeFile, cachedExtract, headReader, stripLocal, type FileAnalysis, type ReadHeadFile } from "./symbols/analyze-file.js";
 export { createSymbolCache, type SymbolCache } from "./symbols/symbol-cache.js";
 export { LANGUAGES, languageOf, type LanguageSpec } from "./symbols/languages.js";
+
+export { discoverPackages, goWorkUses, type PackageInfo, type PackagesResult, type Ecosystem } from "./packages/discover-packages.js";
+export { mergeBriefings, shareFairly, charLength, type RepoBriefing, type MergeOptions } from "./briefing/merge-briefings.js";
+export { buildLocalBriefing, type LocalBriefingInput } from "./briefing/build-local-briefing.js";
+export { repoActivityMs, rankByActivity } from "./workspace/repo-activity.js";
+export { aheadBehind, type AheadBehind } from "./state/ahead-behind.js";
+export { extractMany, type ExtractJob, type ExtractManyOptions } from "./symbols/extract-pool.js";
+export { runHook, MAX_PATHS, PRE_TIMEOUT_MS, OTHER_TIMEOUT_MS, type HookInput, type HookOutput } from "./hook/run-hook.js";
+export { parseApplyPatch, patchPaths, carriesPatch, type PatchOperation } from "./hook/apply-patch.js";
+export { detectHost, normalizeTool, classifyTool, mapEvent, type HostId, type ComityEvent, type ToolClass } from "./hook/hosts.js";
+export { parseEvaluateResponse, type EvaluateResponse } from "./hook/evaluate-response.js";

@@ -4,4 +4,6 @@ export interface CliIo {
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Reads all of stdin (bounded); absent where a command takes none. */
+  readonly readStdin?: () => Promise<string>;
 }

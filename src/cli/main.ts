@@ -8,6 +8,7 @@ commands:
   snapshot take|diff --id ID [DIR]  which files a command changed, between two snapshots
   shell-paths [--cwd DIR] -- CMD    the files a shell command visibly writes
   symbols FILE... | --diff OLD NEW  symbols, signature hashes, API compatibility
+  hook --tool T --event E           a host's hook event in (stdin), its answer out
 
 Run 'comity <command> --help' for a command's options.
 `;
@@ -28,6 +29,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "snapshot": {
         const { snapshotCommand } = await import("./commands/snapshot.js");
         return await snapshotCommand(rest, io);
+      }
+      case "hook": {
+        const { hookCommand } = await import("./commands/hook.js");
+        return await hookCommand(rest, io);
       }
       case "symbols": {
         const { symbolsCommand } = await import("./commands/symbols.js");

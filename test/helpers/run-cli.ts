@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,4 +23,20 @@ export function runBuiltCli(args: readonly string[], options: { cwd: string; env
     encoding: "utf8",
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs the built bin asynchronously (a test's own HTTP server must keep answering meanwhile). */
+export function runBuiltCliAsync(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<CliResult & { ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr, ms: Date.now() - started }));
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(options.input ?? "");
+  });
 }

@@ -1,0 +1,58 @@
+/** What one file operation of an apply_patch envelope does. */
+export interface PatchOperation {
+  readonly kind: "add" | "update" | "delete";
+  /** The path as written (relative, POSIX). */
+  readonly path: string;
+  /** For an update with `*** Move to:`, the new path. */
+  readonly moveTo: string | null;
+}
+
+/**
+ * Reads the file operations of a Codex `apply_patch` envelope
+ * (`*** Begin Patch` ... `*** End Patch` with `*** Add File:`,
+ * `*** Update File:` [+ `*** Move to:`] and `*** Delete File:` headers). Hunk
+ * lines are skipped; a missing `*** End Patch` or garbage around the envelope
+ * is tolerated (a truncated patch still names its files). Pure; never throws.
+ *
+ * @example
+ * parseApplyPatch("*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n@@\n-x\n+y\n*** End Patch");
+ * // [{ kind: "update", path: "a.ts", moveTo: "b.ts" }]
+ */
+export function parseApplyPatch(text: string): PatchOperation[] {
+  const ops: PatchOperation[] = [];
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  let inside = false;
+  for (const raw of lines) {
+    const line = raw.trimEnd();
+    if (/^\s*\*\*\* Begin Patch\s*$/.test(line)) {
+      inside = true;
+      continue;
+    }
+    if (!inside) continue;
+    if (/^\*\*\* End Patch\s*$/.test(line)) {
+      inside = false;
+      continue;
+    }
+    const header = /^\*\*\* (Add File|Update File|Delete File|Move to): (.+)$/.exec(line);
+    if (header === null) continue;
+    const p = header[2]?.trim() ?? "";
+    if (p === "") continue;
+    if (header[1] === "Move to") {
+      const last = ops[ops.length - 1];
+      if (last?.kind === "update" && last.moveTo === null) ops[ops.length - 1] = { ...last, moveTo: p };
+      continue;
+    }
+    ops.push({ kind: header[1] === "Add File" ? "add" : header[1] === "Delete File" ? "delete" : "update", path: p, moveTo: null });
+  }
+  return ops;
+}
+
+/** Every path an envelope touches: added, updated, deleted, and moved-to paths. */
+export function patchPaths(ops: readonly PatchOperation[]): string[] {
+  return [...new Set(ops.flatMap((o) => (o.moveTo === null ? [o.path] : [o.path, o.moveTo])))];
+}
+
+/** Whether a shell command carries an apply_patch envelope (`apply_patch <<'EOF' ... *** Begin Patch`). */
+export function carriesPatch(command: string): boolean {
+  return /^\s*\*\*\* Begin Patch\s*$/m.test(command);
+}

@@ -1,0 +1,71 @@
+import { charLength } from "../briefing/merge-briefings.js";
+import type { HostId } from "./hosts.js";
+
+/** Added context per event is capped at this many characters. */
+export const MAX_CONTEXT_CHARS = 6000;
+
+/** What the hook decided for one event, across its repos. */
+export interface HookVerdict {
+  /** A reason to block the tool call, when an answer said `block`. */
+  readonly block: string | null;
+  /** Text for the agent's context: warnings, briefings, notices. */
+  readonly context: string | null;
+}
+
+export interface Rendered {
+  /** What to print (empty: nothing). */
+  readonly stdout: string;
+  /** Context the host cannot take at this event: queued for the next one that can. */
+  readonly queue: string | null;
+  /** Whether queued context was delivered (and the queue must be emptied). */
+  readonly deliveredQueue: boolean;
+}
+
+/** Events at which each host shows `additionalContext`. */
+function acceptsContext(host: HostId, nativeEvent: string): boolean {
+  if (host === "codex") return ["SessionStart", "UserPromptSubmit", "PostToolUse", "PreToolUse"].includes(nativeEvent);
+  return ["SessionStart", "UserPromptSubmit", "PostToolUse"].includes(nativeEvent);
+}
+
+/** The first `max` characters (code points) of a text, with a marker when cut. */
+export function capContext(text: string, max = MAX_CONTEXT_CHARS): string {
+  if (charLength(text) <= max) return text;
+  const marker = "\n… (context cut at 6,000 characters)";
+  let out = "";
+  let n = 0;
+  for (const ch of text) {
+    if (n + 1 + charLength(marker) > max) break;
+    out += ch;
+    n++;
+  }
+  return out + marker;
+}
+
+/**
+ * The host's native answer (Claude Code and Codex): a block becomes the
+ * `PreToolUse` deny; context becomes `additionalContext` where the host
+ * accepts it at this event, else it is queued for the next event that does;
+ * never a native "allow"; nothing to say prints nothing, except Codex `Stop`,
+ * which always gets valid JSON.
+ */
+export function renderForHost(host: HostId, nativeEvent: string, verdict: HookVerdict, queued: readonly string[]): Rendered {
+  if (verdict.block !== null && nativeEvent === "PreToolUse") {
+    return {
+      stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: verdict.block } })}\n`,
+      queue: verdict.context,
+      deliveredQueue: false,
+    };
+  }
+  const codexStop = host === "codex" && nativeEvent === "Stop";
+  if (!acceptsContext(host, nativeEvent)) {
+    return { stdout: codexStop ? "{}\n" : "", queue: verdict.context, deliveredQueue: false };
+  }
+  const parts = [...queued, ...(verdict.context === null ? [] : [verdict.context])].filter((p) => p.trim() !== "");
+  if (parts.length === 0) return { stdout: "", queue: null, deliveredQueue: false };
+  const additionalContext = capContext(parts.join("\n\n"));
+  return {
+    stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: nativeEvent, additionalContext } })}\n`,
+    queue: null,
+    deliveredQueue: queued.length > 0,
+  };
+}

@@ -1,0 +1,405 @@
+import { statSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { configDir as configDirOf } from "../config/config-dir.js";
+import { compareStrings } from "../errors/diagnostic.js";
+import type { GitConfigEnv } from "../git/load-git-config.js";
+import { readRepoState, type RepoState } from "../state/read-repo-state.js";
+import { CLI_VERSION } from "../version.js";
+import { findOwningRepo } from "../workspace/discover-repos.js";
+import type { Repo } from "../workspace/repo.js";
+import { carriesPatch, parseApplyPatch, patchPaths } from "./apply-patch.js";
+import { editPaths, shellCommand } from "./collect-paths.js";
+import { sendEvaluate, type EvaluateResponse } from "./evaluate-response.js";
+import { logFailOpen } from "./hook-log.js";
+import { classifyTool, detectHost, mapEvent, normalizeTool, type ComityEvent, type HostId } from "./hosts.js";
+import { dedupeKey, machineIdHash } from "./identity.js";
+import { renderForHost, type HookVerdict } from "./render-output.js";
+import { readSessionState, writeSessionState, type SessionState } from "./session-state.js";
+
+/** What the `comity hook` process was given. */
+export interface HookInput {
+  readonly tool: string;
+  readonly event: string;
+  readonly stdin: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The process's folder, used when the payload has no `cwd`. */
+  readonly cwd: string;
+  readonly now?: () => Date;
+}
+
+/** What to print. The exit code is always 0: a hook never breaks the agent. */
+export interface HookOutput {
+  readonly stdout: string;
+  readonly exitCode: 0;
+  /** Why the hook failed open, when it did (one line was appended to hook.log). */
+  readonly failedOpen: string | null;
+}
+
+/** Stdin larger than this is not parsed: the hook fails open. */
+export const MAX_STDIN_BYTES = 4 * 1024 * 1024;
+/** At most this many paths go in one request. */
+export const MAX_PATHS = 500;
+/** How long the API gets before an edit or shell command, and for other events. */
+export const PRE_TIMEOUT_MS = 400;
+export const OTHER_TIMEOUT_MS = 1500;
+
+/** A condition under which the hook prints nothing and logs one line. */
+class FailOpen extends Error {}
+
+/**
+ * The whole hook pipeline for one host event: parse the payload, detect the
+ * host, map the event, collect and route paths, build one request per repo,
+ * send them in parallel under the event's deadline, and render the host's
+ * native answer. Any failure prints nothing and appends one `fail-open` line
+ * to `hook.log`. Never throws.
+ *
+ * @example
+ * const out = await runHook({ tool: "claude_code", event: "PreToolUse", stdin, env: process.env, cwd: process.cwd() });
+ * process.stdout.write(out.stdout);
+ */
+export async function runHook(input: HookInput): Promise<HookOutput> {
+  const env = input.env;
+  const configDir = configDirOf(env, env["HOME"] ?? os.homedir());
+  const now = input.now ?? (() => new Date());
+  try {
+    return { stdout: await pipeline(input, configDir), exitCode: 0, failedOpen: null };
+  } catch (error) {
+    const reason = error instanceof FailOpen ? error.message : `internal error: ${error instanceof Error ? error.message : String(error)}`;
+    logFailOpen(configDir, { time: now(), tool: input.tool || "?", event: input.event || "?", reason });
+    return { stdout: "", exitCode: 0, failedOpen: reason };
+  }
+}
+
+async function pipeline(input: HookInput, configDir: string): Promise<string> {
+  if (Buffer.byteLength(input.stdin) > MAX_STDIN_BYTES) throw new FailOpen(`stdin over ${MAX_STDIN_BYTES} bytes`);
+  let payload: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(input.stdin);
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object");
+    payload = parsed as Record<string, unknown>;
+  } catch {
+    throw new FailOpen(input.stdin.trim() === "" ? "empty stdin" : "stdin is not a JSON object");
+  }
+  const host = detectHost(input.tool, payload, input.env);
+  if (host !== "claude_code" && host !== "codex") throw new FailOpen(`host ${host} is not supported by this version`);
+  const nativeEvent = typeof payload["hook_event_name"] === "string" ? payload["hook_event_name"] : input.event;
+  const toolInput = (typeof payload["tool_input"] === "object" && payload["tool_input"] !== null ? payload["tool_input"] : {}) as Record<string, unknown>;
+  let tool = normalizeTool(typeof payload["tool_name"] === "string" ? payload["tool_name"] : "");
+  let toolClass = classifyTool(tool);
+  // A shell command carrying an apply_patch envelope is an edit of the files it names.
+  if (toolClass === "shell" && carriesPatch(shellCommand(toolInput))) {
+    tool = "apply_patch";
+    toolClass = "edit";
+  }
+  const event = mapEvent(nativeEvent, toolClass);
+  if (event === null) return host === "codex" && nativeEvent === "Stop" ? "{}\n" : "";
+
+  const cwd = typeof payload["cwd"] === "string" && payload["cwd"] !== "" ? payload["cwd"] : input.cwd;
+  const sessionId = typeof payload["session_id"] === "string" ? payload["session_id"] : "unknown";
+  const agentId = typeof payload["agent_id"] === "string" ? payload["agent_id"] : null;
+  const stateKey = agentId === null ? sessionId : `${sessionId}:${agentId}`;
+  const configEnv: GitConfigEnv = { env: input.env, homeDir: input.env["HOME"] ?? os.homedir() };
+  const state = readSessionState(configDir, stateKey);
+  const ctx: Ctx = { input, payload, host, nativeEvent, event, tool, toolInput, cwd, sessionId, agentId, configDir, configEnv, state };
+
+  const requests = await buildRequests(ctx);
+  const apiUrl = input.env["COMITY_API_URL"] ?? "";
+  let verdict: HookVerdict = { block: null, context: null };
+  if (apiUrl === "") {
+    // No coordination API: at session start the engine briefs from its own analysis.
+    if (event === "session_start") verdict = { block: null, context: await localBriefing(requests.map((r) => r.repo)) };
+  } else if (requests.length > 0) {
+    verdict = await evaluate(ctx, requests, apiUrl);
+  }
+  const rendered = renderForHost(host, nativeEvent, verdict, state.queued);
+  const queued = rendered.deliveredQueue ? [] : [...state.queued];
+  if (rendered.queue !== null && rendered.queue.trim() !== "") queued.push(rendered.queue);
+  // This turn's files, for `stop`; a new prompt starts a new turn.
+  let touched: Record<string, readonly string[]> = { ...state.touched };
+  if (event === "prompt" || event === "stop" || event === "session_end") touched = {};
+  for (const r of requests) {
+    const paths = (r.body["paths"] as string[] | undefined) ?? [];
+    if ((event === "pre_edit" || event === "post_edit" || event === "pre_shell") && paths.length > 0) {
+      touched[r.repo.root] = [...new Set([...(touched[r.repo.root] ?? []), ...paths])].sort(compareStrings).slice(0, MAX_PATHS);
+    }
+  }
+  writeSessionState(configDir, stateKey, { queued: event === "session_end" ? [] : queued, touched });
+  return rendered.stdout;
+}
+
+interface Ctx {
+  readonly input: HookInput;
+  readonly payload: Record<string, unknown>;
+  readonly host: HostId;
+  readonly nativeEvent: string;
+  readonly event: ComityEvent;
+  readonly tool: string;
+  readonly toolInput: Record<string, unknown>;
+  readonly cwd: string;
+  readonly sessionId: string;
+  readonly agentId: string | null;
+  readonly configDir: string;
+  readonly configEnv: GitConfigEnv;
+  readonly state: SessionState;
+}
+
+interface RepoRequest {
+  readonly repo: Repo;
+  readonly state: RepoState;
+  readonly body: Record<string, unknown>;
+}
+
+/** One request body per repo that the event concerns and that has a remote. */
+async function buildRequests(ctx: Ctx): Promise<RepoRequest[]> {
+  const { event } = ctx;
+  const byRepo = new Map<string, { repo: Repo; paths: Set<string> }>();
+  const ownerCache = new Map<string, Repo | null>();
+  const ownerOf = (dir: string): Repo | null => {
+    if (!ownerCache.has(dir)) {
+      let owner: Repo | null = null;
+      try {
+        owner = findOwningRepo(nearestExisting(dir));
+      } catch {
+        owner = null;
+      }
+      ownerCache.set(dir, owner);
+    }
+    return ownerCache.get(dir) ?? null;
+  };
+  const addPath = (abs: string): void => {
+    const repo = ownerOf(path.dirname(abs));
+    if (repo === null) return; // outside every repo: never sent
+    const rel = path.relative(repo.root, abs).split(path.sep).join("/");
+    if (rel.startsWith("..") || rel === ".git" || rel.startsWith(".git/")) return;
+    const entry = byRepo.get(repo.root) ?? { repo, paths: new Set<string>() };
+    entry.paths.add(rel);
+    byRepo.set(repo.root, entry);
+  };
+  const addRepo = (repo: Repo | null): void => {
+    if (repo !== null && !byRepo.has(repo.root)) byRepo.set(repo.root, { repo, paths: new Set() });
+  };
+
+  let shell: { command: string; paths: string[]; unresolved: number } | null = null;
+  if (event === "pre_edit" || (event === "post_edit" && ctx.tool !== "Bash")) {
+    const text = ctx.tool === "apply_patch" && typeof ctx.toolInput["command"] === "string" ? ctx.toolInput["command"] : null;
+    const paths = text !== null && carriesPatch(text) ? patchPaths(parseApplyPatch(text)).map((p) => path.resolve(ctx.cwd, p)) : editPaths(ctx.tool, ctx.toolInput, ctx.cwd);
+    for (const p of paths) addPath(p);
+  } else if (event === "pre_shell") {
+    const command = shellCommand(ctx.toolInput);
+    const { loadShellParser } = await import("../shell/load-shell-parser.js");
+    const { shellWritePaths } = await import("../shell/shell-write-paths.js");
+    const written = shellWritePaths(await loadShellParser(), command, { cwd: ctx.cwd, homeDir: ctx.input.env["HOME"] ?? os.homedir() });
+    shell = { command, paths: [...written.paths], unresolved: written.unresolved };
+    addRepo(ownerOf(ctx.cwd));
+    for (const p of written.paths) addPath(p);
+  } else if (event === "session_start") {
+    for (const repo of await sessionRepos(ctx.cwd)) addRepo(repo);
+  } else {
+    addRepo(ownerOf(ctx.cwd));
+    if (byRepo.size === 0) for (const root of Object.keys(ctx.state.touched)) addRepo(ownerOf(root));
+  }
+
+  const out: RepoRequest[] = [];
+  for (const { repo, paths } of byRepo.values()) {
+    const state = await readRepoState(repo, { configEnv: ctx.configEnv });
+    // Hooks run only in repos with at least one remote: a repo without one has no identity to share.
+    if (state.remote_fingerprints.length === 0) continue;
+    out.push({ repo, state, body: await bodyFor(ctx, repo, state, [...paths].sort(compareStrings), shell) });
+  }
+  if (out.length === 0 && byRepo.size > 0) throw new FailOpen("no repo with a remote");
+  if (out.length === 0 && event !== "session_start") throw new FailOpen("not in a git repo");
+  return out;
+}
+
+/** The folder's own repo, or the 8 most recently active repos under it. */
+async function sessionRepos(cwd: string): Promise<Repo[]> {
+  const owner = findOwningRepo(cwd);
+  if (owner !== null) return [owner];
+  const { discoverRepos } = await import("../workspace/discover-repos.js");
+  const { rankByActivity, repoActivityMs } = await import("../workspace/repo-activity.js");
+  const repos = discoverRepos(cwd, { maxDepth: 4, walkUp: false }).repos.filter((r) => r.gitDir !== null);
+  return rankByActivity(repos.map((r) => ({ root: r.root, repo: r, activityMs: repoActivityMs(r) }))).slice(0, 8).map((r) => r.repo);
+}
+
+/** A file about to be created in a folder that does not exist yet belongs to the nearest existing folder. */
+function nearestExisting(dir: string): string {
+  for (let d = dir; ; d = path.dirname(d)) {
+    try {
+      if (statSync(d).isDirectory()) return d;
+    } catch {
+      // keep going up
+    }
+    if (path.dirname(d) === d) return d;
+  }
+}
+
+async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: string[], shell: { command: string; paths: string[]; unresolved: number } | null): Promise<Record<string, unknown>> {
+  const { payload, event } = ctx;
+  const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+  const cwdPath = path.relative(repo.root, ctx.cwd).split(path.sep).join("/");
+  const body: Record<string, unknown> = {
+    event,
+    dedupe_key: dedupeKey(ctx.host, ctx.nativeEvent, payload, repo.root),
+    session: {
+      external_id: ctx.agentId === null ? ctx.sessionId : `${ctx.sessionId}:${ctx.agentId}`,
+      tool: ctx.host,
+      model: str(payload["model"]),
+      surface: "hook",
+      // Subagents carry the parent's session id plus an agent_id: the parent is that session.
+      parent_external_id: ctx.agentId === null ? null : ctx.sessionId,
+    },
+    client: { cli_version: CLI_VERSION, os: process.platform, tool_version: str(payload["version"]) ?? str(payload["cli_version"]), machine_id_hash: machineIdHash() },
+    repo: {
+      remote_fingerprints: state.remote_fingerprints,
+      branch: state.branch,
+      head_sha: state.head_sha,
+      base_sha: state.base_sha,
+      worktree_hash: null as string | null,
+      cwd_path: cwdPath.startsWith("..") ? null : cwdPath === "" ? "." : cwdPath,
+    },
+  };
+  const repoBody = body["repo"] as Record<string, unknown>;
+  switch (event) {
+    case "session_start": {
+      const { discoverPackages } = await import("../packages/discover-packages.js");
+      const pk = discoverPackages(repo.root);
+      repoBody["packages"] = pk.packages;
+      repoBody["packages_truncated"] = pk.truncated;
+      repoBody["worktree_hash"] = await worktreeHashOf(repo, ctx);
+      break;
+    }
+    case "prompt":
+      body["prompt_excerpt"] = takeChars(str(payload["prompt"]) ?? "", 2000);
+      break;
+    case "plan":
+      body["plan_text"] = takeChars(str(ctx.toolInput["plan"]) ?? "", 32768);
+      break;
+    case "pre_edit":
+      body["paths"] = paths.slice(0, MAX_PATHS);
+      break;
+    case "pre_shell": {
+      body["paths"] = paths.slice(0, MAX_PATHS);
+      body["shell"] = { command: takeChars(shell?.command ?? "", 4000), paths: paths.slice(0, MAX_PATHS), unresolved: shell?.unresolved ?? 0 };
+      await snapshotBefore(ctx, repo);
+      break;
+    }
+    case "post_edit": {
+      const changed = ctx.tool === "Bash" ? await changesAfter(ctx, repo) : paths;
+      body["paths"] = changed.slice(0, MAX_PATHS);
+      body["analysis"] = await analyses(ctx, repo, state, changed);
+      break;
+    }
+    case "stop":
+      if ((ctx.input.env["COMITY_SHARE_STATUS"] ?? "1") !== "0") {
+        body["status"] = { excerpt: takeChars(str(payload["last_assistant_message"]) ?? "", 500), files: [...(ctx.state.touched[repo.root] ?? [])] };
+      }
+      repoBody["worktree_hash"] = await worktreeHashOf(repo, ctx);
+      break;
+    case "session_end":
+      break;
+  }
+  return body;
+}
+
+function takeChars(s: string, max: number): string {
+  let out = "";
+  let n = 0;
+  for (const ch of s) {
+    if (n >= max) break;
+    out += ch;
+    n++;
+  }
+  return out;
+}
+
+async function worktreeHashOf(repo: Repo, ctx: Ctx): Promise<string | null> {
+  const { worktreeHash } = await import("../snapshot/worktree-hash.js");
+  return (await worktreeHash(repo, { configEnv: ctx.configEnv })).worktree_hash;
+}
+
+function toolUseId(ctx: Ctx): string {
+  const id = ctx.payload["tool_use_id"];
+  return typeof id === "string" && id !== "" ? id : "no-tool-use-id";
+}
+
+async function snapshotStore(ctx: Ctx) {
+  const { createSnapshotStore } = await import("../snapshot/snapshot-store.js");
+  return createSnapshotStore({ dir: path.join(ctx.configDir, "snapshots") });
+}
+
+/** Before a shell command: a snapshot of the repo, for the process after it. */
+async function snapshotBefore(ctx: Ctx, repo: Repo): Promise<void> {
+  const { snapshotBeforeCommand } = await import("../snapshot/command-snapshots.js");
+  await snapshotBeforeCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv });
+}
+
+/** After a shell command: exactly the paths it changed (none when no snapshot was taken before). */
+async function changesAfter(ctx: Ctx, repo: Repo): Promise<string[]> {
+  const { changesAfterCommand } = await import("../snapshot/command-snapshots.js");
+  const r = await changesAfterCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv });
+  return (r.changes ?? []).map((c) => c.path);
+}
+
+/** Symbol analysis of the changed files in supported languages (at most 50 a request). */
+async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly string[]): Promise<unknown[]> {
+  const { languageOf } = await import("../symbols/languages.js");
+  const files = paths.filter((p) => languageOf(p) !== null).slice(0, 50);
+  if (files.length === 0) return [];
+  const { analyzeFile, headReader, stripLocal } = await import("../symbols/analyze-file.js");
+  const { createSymbolExtractor } = await import("../symbols/symbol-extractor.js");
+  const { createSymbolCache } = await import("../symbols/symbol-cache.js");
+  const languages = [...new Set(files.map((f) => languageOf(f)?.id).filter((l) => l !== undefined))];
+  const extractor = await createSymbolExtractor({ languages });
+  const cache = createSymbolCache(path.join(ctx.configDir, "symbols"));
+  const readHead = headReader(repo.commonDir ?? "", state.head_sha);
+  const out: unknown[] = [];
+  for (const f of files) {
+    const a = await analyzeFile(repo.root, f, { extractor, readHead, cache });
+    out.push({ path: a.path, language: a.language, symbols: a.symbols.map(stripLocal), changes: a.changes, new_references: a.new_references });
+  }
+  return out;
+}
+
+/** Sends every request at once under the event's deadline and merges the answers. */
+async function evaluate(ctx: Ctx, requests: readonly RepoRequest[], apiUrl: string): Promise<HookVerdict> {
+  const timeout = ctx.event === "pre_edit" || ctx.event === "pre_shell" ? PRE_TIMEOUT_MS : OTHER_TIMEOUT_MS;
+  const token = ctx.input.env["COMITY_TOKEN"];
+  const settled = await Promise.allSettled(requests.map((r) => sendEvaluate(apiUrl, token, r.body, timeout)));
+  const answers: Array<{ repo: Repo; answer: EvaluateResponse }> = [];
+  const failures: string[] = [];
+  settled.forEach((s, i) => {
+    if (s.status === "fulfilled") answers.push({ repo: (requests[i] as RepoRequest).repo, answer: s.value });
+    else failures.push(s.reason instanceof Error ? s.reason.message : String(s.reason));
+  });
+  if (answers.length === 0) throw new FailOpen(failures[0] ?? "no answer");
+  if (failures.length > 0) logFailOpen(ctx.configDir, { time: new Date(), tool: ctx.input.tool, event: ctx.nativeEvent, reason: `${failures.length} of ${requests.length} repos: ${failures[0]}` });
+  const blocks = answers.filter((a) => a.answer.decision === "block").map((a) => a.answer.reason ?? "blocked by Comity");
+  if (ctx.event === "session_start") {
+    const { mergeBriefings } = await import("../briefing/merge-briefings.js");
+    const briefings = answers.map((a, i) => ({ repo: a.repo.root === ctx.cwd ? path.basename(a.repo.root) : path.relative(ctx.cwd, a.repo.root) || path.basename(a.repo.root), markdown: a.answer.inject_context ?? "", activityMs: -i }));
+    const merged = mergeBriefings(briefings, { maxRepos: 8, maxChars: 6000 });
+    return { block: null, context: merged === "" ? null : merged };
+  }
+  const texts = answers.flatMap((a) => [
+    ...(a.answer.decision === "warn" && a.answer.reason !== null && a.answer.inject_context === null ? [a.answer.reason] : []),
+    ...(a.answer.inject_context === null ? [] : [a.answer.inject_context]),
+  ]);
+  return { block: blocks.length > 0 ? blocks.join("\n") : null, context: texts.length > 0 ? texts.join("\n\n") : null };
+}
+
+/** Without an API: the engine's own briefing of the session's repos (no symbol analysis, to start fast). */
+async function localBriefing(repos: readonly Repo[]): Promise<string | null> {
+  if (repos.length === 0) return null;
+  const { analyzeWorkspace } = await import("../analyze/analyze-workspace.js");
+  const { buildLocalBriefing } = await import("../briefing/build-local-briefing.js");
+  const { mergeBriefings } = await import("../briefing/merge-briefings.js");
+  const briefings = [];
+  for (const [i, repo] of repos.entries()) {
+    const report = await analyzeWorkspace(repo.root, { walkUp: false, maxDepth: 0, symbols: false, maxRepos: 1 });
+    const r = report.repos.find((x) => x.root === ".");
+    if (r?.analysed === true) briefings.push({ repo: path.basename(repo.root), markdown: buildLocalBriefing(r), activityMs: -i });
+  }
+  const merged = mergeBriefings(briefings, { maxRepos: 8, maxChars: 6000 });
+  return merged === "" ? null : merged;
+}

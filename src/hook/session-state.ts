@@ -1,0 +1,39 @@
+import { createHash, randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+/** What one session keeps between hook processes: context waiting for a host event that accepts it, and this turn's files. */
+export interface SessionState {
+  /** Context (warnings, briefings) queued for the next event that can show it. */
+  readonly queued: readonly string[];
+  /** Repo-relative paths touched this turn, per repo root. */
+  readonly touched: Readonly<Record<string, readonly string[]>>;
+}
+
+const EMPTY: SessionState = { queued: [], touched: {} };
+
+function fileOf(configDir: string, sessionId: string): string {
+  return path.join(configDir, "sessions", `${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}.json`);
+}
+
+export function readSessionState(configDir: string, sessionId: string): SessionState {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(fileOf(configDir, sessionId), "utf8")) as Partial<SessionState>;
+    return { queued: Array.isArray(parsed.queued) ? parsed.queued : [], touched: typeof parsed.touched === "object" && parsed.touched !== null ? parsed.touched : {} };
+  } catch {
+    return EMPTY;
+  }
+}
+
+/** Writes atomically (temp file, then rename); an empty state removes the file. */
+export function writeSessionState(configDir: string, sessionId: string, state: SessionState): void {
+  const file = fileOf(configDir, sessionId);
+  if (state.queued.length === 0 && Object.keys(state.touched).length === 0) {
+    fs.rmSync(file, { force: true });
+    return;
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
