@@ -26,10 +26,14 @@ async function readStdin(limit = 5 * 1024 * 1024) {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-process.exitCode = await runCli(process.argv.slice(2), {
+const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   cwd: process.cwd(),
   env: process.env,
   readStdin,
 });
+// Exit as soon as the output is flushed: an idle keep-alive socket or worker must not hold the process
+// (a hook's host is waiting on it).
+process.exitCode = code;
+process.stdout.write("", () => process.exit(code));
