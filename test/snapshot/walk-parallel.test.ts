@@ -30,9 +30,12 @@ describe("parallel walk", () => {
     fs.symlinkSync("../p1", path.join(root, "packages/p2/link"));
     writeAged(root, "packages/p7/untracked.txt", "u");
 
-    const serial = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, workers: 0 });
+    // One clock for all three: which files are racy depends on it, and the walks must be compared alone.
+    const now = Date.now();
+    const clock = (): number => now;
+    const serial = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, workers: 0, clock });
     for (const workers of [1, 3]) {
-      const parallel = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, workers });
+      const parallel = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, workers, clock });
       expect(parallel.snapshot.entries).toEqual(serial.snapshot.entries);
       expect(parallel.diagnostics).toEqual(serial.diagnostics);
     }
