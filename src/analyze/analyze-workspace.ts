@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { buildLocalBriefing } from "../briefing/build-local-briefing.js";
 import { mergeBriefings } from "../briefing/merge-briefings.js";
@@ -11,11 +12,11 @@ import type { SnapshotStore } from "../snapshot/snapshot-store.js";
 import { worktreeHash } from "../snapshot/worktree-hash.js";
 import { aheadBehind } from "../state/ahead-behind.js";
 import { readRepoState, type MergeBaseFn, type RepoState } from "../state/read-repo-state.js";
-import { analyzeFile, headReader } from "../symbols/analyze-file.js";
-import type { SymbolChange } from "../symbols/compare-symbols.js";
+import { compareSymbols, type SymbolChange } from "../symbols/compare-symbols.js";
+import { extractMany, type ExtractJob } from "../symbols/extract-pool.js";
 import { languageOf } from "../symbols/languages.js";
-import type { SymbolCache } from "../symbols/symbol-cache.js";
-import { createSymbolExtractor, type SymbolExtractor } from "../symbols/symbol-extractor.js";
+import { newReferences } from "../symbols/new-references.js";
+import { createSymbolCache } from "../symbols/symbol-cache.js";
 import type { LanguageId, ReferenceRecord } from "../symbols/types.js";
 import { discoverRepos, type DiscoverOptions } from "../workspace/discover-repos.js";
 import { rankByActivity, repoActivityMs } from "../workspace/repo-activity.js";
@@ -80,7 +81,12 @@ export interface AnalyzeOptions extends DiscoverOptions {
   readonly maxRepos?: number;
   /** Compare the working tree with this commit or ref instead of HEAD. */
   readonly since?: string | null;
-  readonly symbolCache?: SymbolCache | null;
+  /** The symbol cache folder (`<config dir>/symbols`), or null for none. */
+  readonly symbolCacheDir?: string | null;
+  /** Worker threads for symbol extraction; one per core by default. Small runs stay in this thread. */
+  readonly jobs?: number;
+  /** Called with each phase's duration (ms) as it ends: discovery, repo state, snapshot, symbols, briefing. */
+  readonly onTiming?: (phase: string, ms: number) => void;
   /** Where snapshots live: a repo's latest snapshot counts towards its activity. */
   readonly snapshotStore?: SnapshotStore | null;
   /** Called as repos are analysed in depth, for a progress display. */
@@ -99,7 +105,11 @@ export interface AnalyzeOptions extends DiscoverOptions {
  * console.log(report.briefing);
  */
 export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}): Promise<AnalyzeReport> {
+  const timing = (phase: string, since: number): void => options.onTiming?.(phase, Date.now() - since);
+  const tDiscovery = Date.now();
   const discovery = discoverRepos(dir, options);
+  timing("discovery", tDiscovery);
+  const tState = Date.now();
   const rel = (p: string): string => relativePosix(discovery.root, p);
   const relDiag = (d: Diagnostic): Diagnostic => ({ ...d, path: d.path === null ? null : rel(d.path) });
   const stateOptions = {
@@ -114,16 +124,20 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
   const healthy = (r: { repo: Repo; state: RepoState }): boolean => r.repo.gitDir !== null && ![...r.repo.diagnostics, ...r.state.diagnostics].some((d) => d.severity === "error");
   const deepRoots = new Set(ranked.filter(healthy).slice(0, maxRepos).map((r) => r.root));
   const rank = new Map(ranked.map((r, i) => [r.root, i + 1]));
+  timing("repo state", tState);
 
-  let extractor: Promise<SymbolExtractor> | null = null;
-  const getExtractor = (): Promise<SymbolExtractor> => (extractor ??= createSymbolExtractor());
   let done = 0;
-  const deep = await mapLimit(discovery.repos, 2, async (repo, i): Promise<Deep | null> => {
+  const tScan = Date.now();
+  const scanned = await mapLimit(discovery.repos, 2, async (repo, i): Promise<Scanned | null> => {
     if (!deepRoots.has(repo.root)) return null;
-    const d = await analyzeRepo(repo, states[i] as RepoState, options, getExtractor);
+    const d = await scanRepo(repo, states[i] as RepoState, options);
     options.onProgress?.(++done, deepRoots.size, rel(repo.root));
     return d;
   });
+  timing("snapshot", tScan);
+  const tSymbols = Date.now();
+  const deep = await analyzeSymbols(discovery.repos, scanned, options);
+  timing("symbols", tSymbols);
 
   const repos = discovery.repos.map((repo, i): RepoReport => {
     const state = states[i] as RepoState;
@@ -148,10 +162,12 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
       diagnostics: [...repo.diagnostics, ...state.diagnostics, ...(d?.diagnostics ?? [])].map(relDiag).sort(compareDiagnostics),
     };
   });
+  const tBriefing = Date.now();
   const briefing = mergeBriefings(
     repos.filter((r) => r.analysed).map((r) => ({ repo: r.root, markdown: buildLocalBriefing(r), activityMs: -r.active_rank })),
     { maxRepos },
   );
+  timing("briefing", tBriefing);
   return { schema: ANALYZE_SCHEMA, repos, briefing, diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics) };
 }
 
@@ -165,7 +181,20 @@ interface Deep {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-async function analyzeRepo(repo: Repo, state: RepoState, options: AnalyzeOptions, getExtractor: () => Promise<SymbolExtractor>): Promise<Deep> {
+/** A repo's state beyond its refs: what changed, against which commit, and its packages. */
+interface Scanned {
+  readonly ahead: number | null;
+  readonly behind: number | null;
+  readonly against: string | null;
+  readonly worktreeHash: string | null;
+  readonly changes: readonly PathChange[];
+  readonly baseOids: Readonly<Record<string, string>>;
+  readonly packages: readonly PackageInfo[];
+  readonly packagesTruncated: boolean;
+  readonly diagnostics: Diagnostic[];
+}
+
+async function scanRepo(repo: Repo, state: RepoState, options: AnalyzeOptions): Promise<Scanned> {
   const diagnostics: Diagnostic[] = [];
   const commonDir = repo.commonDir ?? "";
   let against: string | null = state.head_sha;
@@ -178,26 +207,88 @@ async function analyzeRepo(repo: Repo, state: RepoState, options: AnalyzeOptions
   diagnostics.push(...wt.diagnostics.map((d) => ({ ...d, path: d.path === null ? null : path.join(repo.root, d.path) })));
   const pk = discoverPackages(repo.root);
   diagnostics.push(...pk.diagnostics.map((d) => ({ ...d, path: d.path === null ? null : path.join(repo.root, d.path) })));
-
   let ab = { ahead: null as number | null, behind: null as number | null };
   if (state.head_sha !== null && state.base_ref !== null && repo.gitDir !== null && repo.commonDir !== null) {
     const tip = new RefReader(nodeSyncFs, repo.gitDir, repo.commonDir).resolve(state.base_ref);
     if (tip !== null) ab = await aheadBehind(commonDir, state.head_sha, tip);
   }
+  return { ...ab, against, worktreeHash: wt.worktree_hash, changes: wt.changes, baseOids: wt.baseOids, packages: pk.packages, packagesTruncated: pk.truncated, diagnostics };
+}
 
-  const readHead = headReader(commonDir, against);
-  const changes: FileChangeReport[] = [];
-  for (const c of wt.changes) {
-    const language = languageOf(c.path)?.id ?? null;
-    if (options.symbols === false || language === null || c.change === "mode_changed") {
-      changes.push({ path: c.path, change: c.change, language, symbols: null, new_references: null });
-      continue;
+/**
+ * Symbol changes of every changed file of every analysed repo, extracted in
+ * one pool (`extractMany`): the working version of each file, and its old
+ * version, found in the cache by its blob id or read from git. Results keep
+ * the repos' and files' order.
+ */
+async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Scanned | null>, options: AnalyzeOptions): Promise<Array<Deep | null>> {
+  const cacheDir = options.symbolCacheDir ?? null;
+  const cache = cacheDir === null ? null : createSymbolCache(cacheDir);
+  const jobs: ExtractJob[] = [];
+  type Pending = { repo: number; path: string; after: number | null; before: number | null };
+  const pending: Pending[] = [];
+  for (const [i, s] of scanned.entries()) {
+    if (s === null || options.symbols === false) continue;
+    const repo = repos[i] as Repo;
+    const missing: Array<{ path: string; oid: string; slot: number }> = [];
+    for (const c of s.changes) {
+      if (languageOf(c.path) === null || c.change === "mode_changed") continue;
+      const p: Pending = { repo: i, path: c.path, after: null, before: null };
+      if (c.change !== "deleted") {
+        p.after = jobs.length;
+        jobs.push({ path: c.path, abs: path.join(repo.root, c.path) });
+      }
+      const oid = s.baseOids[c.path];
+      if (oid !== undefined) {
+        p.before = jobs.length;
+        jobs.push({ path: c.path, cacheKey: `g${oid}` });
+        // The old version is read from git only when the cache does not know its blob.
+        if (cache?.get(`g${oid}`, languageOf(c.path)?.id ?? "none") == null) missing.push({ path: c.path, oid, slot: p.before });
+      }
+      pending.push(p);
     }
-    const a = await analyzeFile(repo.root, c.path, { extractor: await getExtractor(), readHead, cache: options.symbolCache ?? null });
-    diagnostics.push(...a.diagnostics.map((d) => ({ ...d, path: path.join(repo.root, c.path) })));
-    changes.push({ path: c.path, change: c.change, language, symbols: a.changes, new_references: a.new_references });
+    if (missing.length > 0) {
+      const git = await import("isomorphic-git");
+      const nodeFs = await import("node:fs");
+      const gitCache = {};
+      for (const m of missing) {
+        try {
+          const { blob } = await git.readBlob({ fs: nodeFs, gitdir: repo.commonDir ?? "", oid: m.oid, cache: gitCache });
+          jobs[m.slot] = { path: m.path, cacheKey: `g${m.oid}`, bytes: blob };
+        } catch (error) {
+          s.diagnostics.push(diagnostic("head_unreadable", "warning", path.join(repo.root, m.path), `cannot read the old version: ${error instanceof Error ? error.message : String(error)}`));
+          jobs[m.slot] = { path: m.path, bytes: new Uint8Array(0) };
+        }
+      }
+    }
   }
-  return { ...ab, worktreeHash: wt.worktree_hash, packages: pk.packages, packagesTruncated: pk.truncated, changes, diagnostics };
+  const results = jobs.length === 0 ? [] : await extractMany(jobs, { workers: options.jobs ?? availableParallelism(), cacheDir });
+  const byRepo = new Map<number, FileChangeReport[]>();
+  const analysed = new Map(pending.map((p) => [`${p.repo}\0${p.path}`, p]));
+  return scanned.map((s, i) => {
+    if (s === null) return null;
+    const changes: FileChangeReport[] = [];
+    for (const c of s.changes) {
+      const language = languageOf(c.path)?.id ?? null;
+      const p = analysed.get(`${i}\0${c.path}`);
+      if (p === undefined) {
+        changes.push({ path: c.path, change: c.change, language, symbols: null, new_references: null });
+        continue;
+      }
+      const after = p.after === null ? null : (results[p.after] ?? null);
+      const before = p.before === null ? null : (results[p.before] ?? null);
+      for (const d of after?.diagnostics ?? []) s.diagnostics.push({ ...d, path: path.join((repos[i] as Repo).root, c.path) });
+      changes.push({
+        path: c.path,
+        change: c.change,
+        language,
+        symbols: compareSymbols(before?.symbols ?? [], after?.symbols ?? [], language === "python" ? "python" : "typescript"),
+        new_references: newReferences(before?.references ?? [], after?.references ?? []),
+      });
+    }
+    byRepo.set(i, changes);
+    return { ahead: s.ahead, behind: s.behind, worktreeHash: s.worktreeHash, packages: s.packages, packagesTruncated: s.packagesTruncated, changes, diagnostics: s.diagnostics };
+  });
 }
 
 /** A full commit id, or a branch, remote branch or tag name, or a full ref. */

@@ -18,6 +18,8 @@ export interface WorktreeHashResult {
   readonly changed: number;
   /** The paths that differ from the compared commit (HEAD, or `against`), sorted. */
   readonly changes: readonly PathChange[];
+  /** For each changed path the compared commit has, its blob id there (to read or cache its old version). */
+  readonly baseOids: Readonly<Record<string, string>>;
   readonly diagnostics: readonly Diagnostic[];
 }
 
@@ -44,7 +46,7 @@ export async function worktreeHash(
   options: { fs?: WorktreeFs; configEnv?: GitConfigEnv; hasher?: ContentHasher; against?: string | null } = {},
 ): Promise<WorktreeHashResult> {
   const diagnostics: Diagnostic[] = [];
-  const none = { worktree_hash: null, changed: 0, changes: [] };
+  const none = { worktree_hash: null, changed: 0, changes: [], baseOids: {} };
   if (repo.gitDir === null || repo.commonDir === null) return { ...none, diagnostics };
   const fs = options.fs ?? nodeWorktreeFs;
   const hasher = options.hasher ?? (await loadContentHasher());
@@ -113,7 +115,12 @@ export async function worktreeHash(
   const { lines, changes: headChanges } = compare(headTree);
   const changes = baseTree === headTree ? headChanges : compare(baseTree).changes;
   const hash = createHash("sha256").update(`comity-worktree/1\n${headOid ?? "unborn"}\n${lines.join("\n")}`, "utf8").digest("hex");
-  return { worktree_hash: hash, changed: lines.length, changes, diagnostics };
+  const baseOids: Record<string, string> = {};
+  for (const c of changes) {
+    const b = baseTree.get(c.path);
+    if (b !== undefined && b.mode !== "160000") baseOids[c.path] = b.oid;
+  }
+  return { worktree_hash: hash, changed: lines.length, changes, baseOids, diagnostics };
 }
 
 function blobId(text: string): string {

@@ -8,10 +8,19 @@ import { createSymbolCache } from "./symbol-cache.js";
 import { createSymbolExtractor, type ParserBackend } from "./symbol-extractor.js";
 import type { FileSymbols } from "./types.js";
 
-/** One file to analyse: the path to report and where to read it. */
+/** One file to analyse: the path to report, and where to read it or its bytes (an old version read from git). */
 export interface ExtractJob {
   readonly path: string;
-  readonly abs: string;
+  readonly abs?: string;
+  readonly bytes?: Uint8Array;
+  /** An extra cache key (e.g. `g<blob id>`) that also stores and finds this result. */
+  readonly cacheKey?: string;
+}
+
+/** The bytes of a job. */
+export function jobBytes(job: ExtractJob): Buffer {
+  if (job.bytes !== undefined) return Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
+  return readFileSync(job.abs ?? "");
 }
 
 export interface ExtractManyOptions {
@@ -43,7 +52,9 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
     const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
     return list.map((job) => {
       try {
-        return cachedExtract(job.path, readFileSync(job.abs), extractor, cache);
+        const r = cachedExtract(job.path, jobBytes(job), extractor, cache);
+        if (job.cacheKey !== undefined) cache?.set(job.cacheKey, languageOf(job.path)?.id ?? "none", r);
+        return r;
       } catch (error) {
         return { path: job.path, language: null, symbols: [], references: [], diagnostics: [diagnostic("unreadable_file", "warning", job.path, error instanceof Error ? error.message : String(error))] };
       }
@@ -56,7 +67,8 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
     const hasher = await loadContentHasher();
     jobs.forEach((job, i) => {
       try {
-        const hit = cache.get(hasher.xxh64(readFileSync(job.abs)), languageOf(job.path)?.id ?? "none");
+        const lang = languageOf(job.path)?.id ?? "none";
+        const hit = (job.cacheKey === undefined ? null : cache.get(job.cacheKey, lang)) ?? cache.get(hasher.xxh64(jobBytes(job)), lang);
         if (hit !== null) results[i] = { path: job.path, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: job.path })) };
       } catch {
         // unreadable: the extraction below reports it
@@ -86,6 +98,7 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
         current = [];
         for (let k = 0; k < batchSize && next < todo.length; k++) current.push(todo[next++] as number);
         w.postMessage(current.map((i) => jobs[i]));
+        // (a job's bytes are copied to the worker; files on disk are read there)
       };
       w.on("message", (m: FileSymbols[] | "ready") => {
         if (m !== "ready") m.forEach((r, k) => (results[current[k] as number] = r));

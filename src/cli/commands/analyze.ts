@@ -4,19 +4,20 @@ import { parseArgs } from "node:util";
 import { analyzeWorkspace } from "../../analyze/analyze-workspace.js";
 import { configDir } from "../../config/config-dir.js";
 import { createSnapshotStore } from "../../snapshot/snapshot-store.js";
-import { createSymbolCache } from "../../symbols/symbol-cache.js";
 import { DEFAULT_PRUNE } from "../../workspace/discover-repos.js";
 import { formatAnalyzeJson, formatAnalyzeTable, paint } from "../format-analyze.js";
 import type { CliIo } from "../io.js";
 
 export const ANALYZE_USAGE = `usage: comity analyze [DIR] [--json] [--no-symbols] [--max-repos N] [--since REF]
-                      [--max-depth N] [--follow-symlinks] [--prune NAME ...]
+                      [--jobs N] [--timings] [--max-depth N] [--follow-symlinks] [--prune NAME ...]
 
 Lists the git repos under DIR (default: the current folder) with their kind,
 remote fingerprints, branch, HEAD and merge base; for the N most recently
 active (default 8): how far HEAD is from its base, the working tree hash, the
 workspace packages, the files changed against HEAD (or --since REF) with
 their symbol changes and compatibility; then one merged briefing.
+--jobs N: worker threads for symbols (default: one per core); --timings: each
+phase's duration on stderr.
 `;
 
 /** `comity analyze`: exit 0 when something was analysed, 2 when nothing could be. */
@@ -28,6 +29,8 @@ export async function analyzeCommand(args: readonly string[], io: CliIo): Promis
       json: { type: "boolean", default: false },
       "no-symbols": { type: "boolean", default: false },
       "max-repos": { type: "string" },
+      jobs: { type: "string" },
+      timings: { type: "boolean", default: false },
       since: { type: "string" },
       "max-depth": { type: "string" },
       "follow-symlinks": { type: "boolean", default: false },
@@ -52,7 +55,10 @@ export async function analyzeCommand(args: readonly string[], io: CliIo): Promis
   };
   const maxDepth = wholeNumber("max-depth", values["max-depth"]);
   const maxRepos = wholeNumber("max-repos", values["max-repos"]);
-  if (maxDepth === null || maxRepos === null) return 2;
+  const jobs = wholeNumber("jobs", values.jobs);
+  if (maxDepth === null || maxRepos === null || jobs === null) return 2;
+  const timings: Array<[string, number]> = [];
+  const started = Date.now();
   const dir = positionals[0] ?? ".";
   const config = configDir(io.env, io.env["HOME"] ?? os.homedir());
   // Progress only where a person watches it: stderr on a terminal, never with --json.
@@ -66,12 +72,19 @@ export async function analyzeCommand(args: readonly string[], io: CliIo): Promis
     prune: [...DEFAULT_PRUNE, ...(values.prune ?? [])],
     symbols: !values["no-symbols"],
     configEnv: { env: io.env, homeDir: io.env["HOME"] ?? os.homedir() },
-    symbolCache: createSymbolCache(path.join(config, "symbols")),
+    symbolCacheDir: path.join(config, "symbols"),
+    ...(jobs === undefined ? {} : { jobs }),
+    ...(values.timings ? { onTiming: (phase: string, ms: number) => timings.push([phase, ms]) } : {}),
     snapshotStore: createSnapshotStore({ dir: path.join(config, "snapshots") }),
     ...(showProgress ? { onProgress: (done: number, total: number, root: string) => io.stderr.write(`\r\u001b[Kanalysing ${done}/${total}: ${root}${done === total ? "\n" : ""}`) } : {}),
   });
   const colour = io.stdout.isTTY === true && (io.env["NO_COLOR"] ?? "") === "";
   io.stdout.write(values.json ? formatAnalyzeJson(report) : formatAnalyzeTable(report, dir, paint(colour)));
+  // Timings go to stderr, never into the report.
+  if (values.timings) {
+    const width = Math.max(...timings.map(([p]) => p.length), 5);
+    io.stderr.write(`${timings.map(([p, ms]) => `${p.padEnd(width)}  ${String(ms).padStart(7)} ms`).join("\n")}\n${"total".padEnd(width)}  ${String(Date.now() - started).padStart(7)} ms\n`);
+  }
   const analysed = report.repos.filter((r) => !r.diagnostics.some((d) => d.severity === "error"));
   return report.repos.length > 0 && analysed.length === 0 ? 2 : 0;
 }

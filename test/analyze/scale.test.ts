@@ -1,0 +1,85 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { analyzeCommand } from "../../src/cli/commands/analyze.js";
+import { extractMany } from "../../src/symbols/extract-pool.js";
+import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+
+let sb: Sandbox;
+let config: string;
+beforeEach(() => {
+  sb = createSandbox();
+  config = path.join(sb.dir, "..", "config");
+});
+afterEach(() => {
+  delete process.env["COMITY_TEST_CRASH_ON"];
+  sb.cleanup();
+});
+
+function fakeIo(tty: boolean) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: {
+      stdout: { write: (s: string) => out.push(s), isTTY: tty },
+      stderr: { write: (s: string) => err.push(s), isTTY: tty },
+      cwd: sb.dir,
+      env: { ...sb.env, COMITY_CONFIG_DIR: config, NO_COLOR: "1" },
+    },
+    out,
+    err,
+  };
+}
+
+describe("analyze at scale", () => {
+  it("keeps progress and timings off stdout, and --json free of both", async () => {
+    const r = initRepo(sb, "repo");
+    commit(sb, r, "a.ts", "export function f() {}\n");
+    fs.writeFileSync(path.join(r, "a.ts"), "export function f(x: number) {}\n");
+    const human = fakeIo(true);
+    expect(await analyzeCommand(["--timings"], human.io)).toBe(0);
+    expect(human.err.join("")).toMatch(/analysing 1\/1: repo/);
+    expect(human.err.join("")).toMatch(/^discovery\s+\d+ ms$/m);
+    expect(human.err.join("")).toMatch(/^symbols\s+\d+ ms$/m);
+    expect(human.out.join("")).not.toMatch(/analysing|discovery .* ms/);
+    const json = fakeIo(true);
+    await analyzeCommand(["--json", "--timings"], json.io);
+    expect(() => JSON.parse(json.out.join(""))).not.toThrow();
+    expect(json.err.join("")).not.toContain("analysing");
+  });
+
+  it("reuses the symbol cache across runs and sees a file changed between them", async () => {
+    const r = initRepo(sb, "repo");
+    commit(sb, r, "a.py", "def f(a):\n    return a\n");
+    fs.writeFileSync(path.join(r, "a.py"), "def f(a, b):\n    return a\n");
+    const run = async () => {
+      const x = fakeIo(false);
+      await analyzeCommand(["--json"], x.io);
+      return JSON.parse(x.out.join("")) as { repos: Array<{ changes: Array<{ symbols: Array<{ reasons: Array<{ code: string }> }> }> }> };
+    };
+    const first = await run();
+    const entries = fs.readdirSync(path.join(config, "symbols")).length;
+    const second = await run();
+    expect(second).toEqual(first);
+    expect(fs.readdirSync(path.join(config, "symbols")).length).toBe(entries);
+    fs.writeFileSync(path.join(r, "a.py"), "def f(a, b=1):\n    return a\n");
+    const third = await run();
+    expect(first.repos[0]?.changes[0]?.symbols[0]?.reasons[0]?.code).toBe("PARAMETER_ADDED_REQUIRED");
+    expect(third.repos[0]?.changes[0]?.symbols[0]?.reasons[0]?.code).toBe("PARAMETER_ADDED_OPTIONAL");
+  });
+
+  it("survives a worker that crashes on one file: a diagnostic for that file, the run goes on", async () => {
+    const dir = path.join(sb.dir, "files");
+    fs.mkdirSync(dir);
+    const jobs = Array.from({ length: 60 }, (_, i) => {
+      fs.writeFileSync(path.join(dir, `f${i}.ts`), `export const v${i} = ${i};\n`);
+      return { path: `f${i}.ts`, abs: path.join(dir, `f${i}.ts`) };
+    });
+    process.env["COMITY_TEST_CRASH_ON"] = "f17.ts";
+    const results = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1 });
+    expect(results.map((r) => r.path)).toEqual(jobs.map((j) => j.path));
+    expect(results.every((r) => r.symbols.length === 1)).toBe(true);
+    expect(results[17]?.diagnostics.map((d) => d.code)).toEqual(["worker_crashed"]);
+    expect(results.filter((r) => r.diagnostics.length > 0).length).toBeGreaterThanOrEqual(1);
+  });
+});
