@@ -96,6 +96,8 @@ for (let i = 0; i < runs; i++) {
   for (const r of [r1, r2]) cliRss = Math.max(cliRss, Number(/PEAK_RSS_KIB=(\d+)/.exec(r.stderr)?.[1] ?? 0));
   rows.cli.push(c1 + c2);
 }
+// Put the edited files back: the repo is shared with the analyze benchmark.
+sh("git", ["checkout", "--", "."], { cwd: root });
 // The size of one stored snapshot: take one and look at the file before the diff removes it.
 spawnSync(process.execPath, [bin, "snapshot", "take", "--id", "size"], { cwd: root, env: cliEnv });
 const snapFiles = fs.readdirSync(path.join(configDir, "snapshots")).filter((f) => f.startsWith("s-"));

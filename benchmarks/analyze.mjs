@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// comity analyze at scale: a generated repo (default 100,000 files) with N changed files (default 2,000,
+// TypeScript and Python), analysed twice (cold symbol cache, then warm), as whole processes, with
+// `git status --porcelain=v2 -uall` as the anchor. Prints time, peak memory and the cache speed-up.
+// Usage: node benchmarks/analyze.mjs [--files N] [--changes N]
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { generateBigRepo } from "./generate-big-repo.mjs";
+import { machine, sh, table } from "./lib.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({ options: { files: { type: "string", default: "100000" }, changes: { type: "string", default: "2000" } } });
+const files = Number(values.files);
+const changes = Number(values.changes);
+const big = generateBigRepo({ files, dir: path.join(os.tmpdir(), "comity-bench", `repo-${files}`) });
+const root = big.dir;
+
+// Start from a clean tree (another benchmark may have left edits), then change `changes` source files (every k-th tracked .ts/.py file): a new required parameter in each.
+sh("git", ["checkout", "--", "."], { cwd: root });
+const tracked = sh("git", ["ls-files", "*.ts", "*.py"], { cwd: root }).trim().split("\n");
+const step = Math.max(1, Math.floor(tracked.length / changes));
+const changed = tracked.filter((_, i) => i % step === 0).slice(0, changes);
+for (const f of changed) {
+  const p = path.join(root, f);
+  const text = fs.readFileSync(p, "utf8");
+  fs.writeFileSync(p, f.endsWith(".py") ? `${text}\ndef added_${changed.length}(a, b):\n    return a\n` : `${text}\nexport function added(a: number, b: string): void {}\n`);
+}
+const config = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-analyze-"));
+const run = () => {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, ["--import", path.join(here, "report-rss.mjs"), path.join(here, "..", "bin", "comity.js"), "analyze", root, "--json", "--max-repos", "1", "--timings"], {
+    env: { ...process.env, COMITY_CONFIG_DIR: config },
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.status !== 0) throw new Error(r.stderr);
+  const doc = JSON.parse(r.stdout);
+  return { ms, rss: Number(/PEAK_RSS_KIB=(\d+)/.exec(r.stderr)?.[1] ?? 0), changes: doc.repos[0].changes.length, analysed: doc.repos[0].changes.filter((c) => c.symbols !== null).length, timings: r.stderr.split("\n").filter((l) => / ms$/.test(l)).join("; ") };
+};
+const t0 = process.hrtime.bigint();
+sh("git", ["status", "--porcelain=v2", "-uall"], { cwd: root });
+const gitMs = Number(process.hrtime.bigint() - t0) / 1e6;
+const cold = run();
+const warm = run();
+sh("git", ["checkout", "--", "."], { cwd: root });
+fs.rmSync(config, { recursive: true, force: true });
+
+console.log(`machine: ${machine()}`);
+console.log(`repo: ${files} files, ${changes} changed (${cold.changes} reported, ${cold.analysed} with symbols)\n`);
+const mib = (kib) => `${(kib / 1024).toFixed(0)} MiB`;
+console.log(
+  table(
+    ["what", "ms", "× git status", "peak RSS", "target"],
+    [
+      ["git status --porcelain=v2 -uall (anchor)", gitMs.toFixed(0), "1.00", "", ""],
+      ["comity analyze, cold symbol cache", cold.ms.toFixed(0), (cold.ms / gitMs).toFixed(1), mib(cold.rss), `all ${changes} reported: ${cold.changes === changes ? "met" : "NOT met"}; < 1 GiB: ${cold.rss < 1024 * 1024 ? "met" : "NOT met"}`],
+      ["comity analyze, second run (warm cache)", warm.ms.toFixed(0), (warm.ms / gitMs).toFixed(1), mib(warm.rss), `≥ 10 × faster than cold: ${cold.ms / warm.ms >= 10 ? "met" : "NOT met"} (${(cold.ms / warm.ms).toFixed(1)} ×)`],
+    ],
+  ),
+);
+console.log(`\ncold phases: ${cold.timings}\nwarm phases: ${warm.timings}`);

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// `npm run bench`: generates the benchmark workspaces (seeded), runs every benchmark of the engine,
+// each with its native anchor in the same run, and ends with one table of every target: the figure,
+// its anchor ratio and whether the target is met. `npm run bench -- --quick` is a smoke run (< 2 min):
+// smaller workspaces and fewer runs, so its figures are not the record.
+import { spawnSync } from "node:child_process";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { ensureTool, machine, table } from "./lib.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({ options: { quick: { type: "boolean", default: false } } });
+const quick = values.quick;
+ensureTool("ctags", "universal-ctags");
+ensureTool("hyperfine", "hyperfine"); // not required by the scripts; installed for people timing by hand
+
+const suites = [
+  ["discovery", "discovery.mjs", quick ? ["--runs", "3"] : ["--runs", "9"]],
+  ["snapshots", "snapshot.mjs", quick ? ["--files", "10000", "--runs", "2"] : ["--files", "100000", "--runs", "7"]],
+  ["symbols", "symbols.mjs", quick ? ["--files", "150", "--runs", "1"] : ["--files", "1500", "--runs", "3"]],
+  ["hook", "hook.mjs", quick ? ["--runs", "5"] : ["--runs", "15"]],
+  ["analyze", "analyze.mjs", quick ? ["--files", "10000", "--changes", "200"] : ["--files", "100000", "--changes", "2000"]],
+];
+
+const summary = [];
+for (const [name, script, args] of suites) {
+  console.log(`\n## ${name}: node benchmarks/${script} ${args.join(" ")}\n`);
+  const t = Date.now();
+  const r = spawnSync(process.execPath, [path.join(here, script), ...args], { encoding: "utf8", maxBuffer: 1 << 28 });
+  process.stdout.write(r.stdout);
+  if (r.status !== 0) {
+    process.stdout.write(`(failed: ${r.stderr.split("\n").slice(-5).join(" ")})\n`);
+    summary.push([name, "(benchmark failed)", "", "", "NOT met"]);
+    continue;
+  }
+  console.log(`(${((Date.now() - t) / 1000).toFixed(0)} s)`);
+  // Every table row with a target verdict goes into the summary.
+  for (const line of r.stdout.split("\n")) {
+    if (!line.startsWith("|") || !/\bmet\b/.test(line)) continue;
+    const cells = line.split("|").slice(1, -1).map((c) => c.trim());
+    summary.push([name, cells[0] ?? "", cells[1] ?? "", cells.slice(2, -1).filter((c) => c !== "").join(", "), cells.at(-1) ?? ""]);
+  }
+}
+console.log(`\n## Summary (${quick ? "quick smoke run: not the record" : "full run"}; ${machine()})\n`);
+console.log(table(["suite", "what", "figure (ms)", "anchor ratio / memory", "target"], summary));
