@@ -3,7 +3,7 @@ import { parseApplyPatch, patchPaths } from "./apply-patch.js";
 
 /** The paths an edit tool's input names, absolute (relative ones against `cwd`). */
 export function editPaths(tool: string, input: Readonly<Record<string, unknown>>, cwd: string): string[] {
-  const abs = (p: unknown): string[] => (typeof p === "string" && p !== "" ? [path.resolve(cwd, p.startsWith("~/") ? p : p)] : []);
+  const abs = (p: unknown): string[] => (typeof p === "string" && p !== "" ? [path.resolve(cwd, p)] : []);
   switch (tool) {
     case "Edit":
     case "Write":

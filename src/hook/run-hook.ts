@@ -4,18 +4,20 @@ import * as path from "node:path";
 import { configDir as configDirOf } from "../config/config-dir.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
-import { readRepoState, type RepoState } from "../state/read-repo-state.js";
-import { CLI_VERSION } from "../version.js";
+import { readRepoState } from "../state/read-repo-state.js";
 import { findOwningRepo } from "../workspace/discover-repos.js";
 import type { Repo } from "../workspace/repo.js";
 import { carriesPatch, parseApplyPatch, patchPaths } from "./apply-patch.js";
 import { editPaths, shellCommand } from "./collect-paths.js";
 import { sendEvaluate, type EvaluateResponse } from "./evaluate-response.js";
 import { logFailOpen } from "./hook-log.js";
-import { classifyTool, detectHost, mapEvent, normalizeTool, type ComityEvent, type HostId } from "./hosts.js";
-import { dedupeKey, machineIdHash } from "./identity.js";
+import { classifyTool, detectHost, mapEvent, normalizeTool } from "./hosts.js";
+import { bodyFor, MAX_PATHS } from "./build-request.js";
+import type { Ctx, RepoRequest } from "./hook-context.js";
 import { renderForHost, type HookVerdict } from "./render-output.js";
-import { readSessionState, writeSessionState, type SessionState } from "./session-state.js";
+import { readSessionState, writeSessionState } from "./session-state.js";
+
+export { MAX_PATHS } from "./build-request.js";
 
 /** What the `comity hook` process was given. */
 export interface HookInput {
@@ -38,8 +40,6 @@ export interface HookOutput {
 
 /** Stdin larger than this is not parsed: the hook fails open. */
 export const MAX_STDIN_BYTES = 4 * 1024 * 1024;
-/** At most this many paths go in one request. */
-export const MAX_PATHS = 500;
 /** How long the API gets before an edit or shell command, and for other events. */
 export const PRE_TIMEOUT_MS = 400;
 export const OTHER_TIMEOUT_MS = 1500;
@@ -128,28 +128,6 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   return rendered.stdout;
 }
 
-interface Ctx {
-  readonly input: HookInput;
-  readonly payload: Record<string, unknown>;
-  readonly host: HostId;
-  readonly nativeEvent: string;
-  readonly event: ComityEvent;
-  readonly tool: string;
-  readonly toolInput: Record<string, unknown>;
-  readonly cwd: string;
-  readonly sessionId: string;
-  readonly agentId: string | null;
-  readonly configDir: string;
-  readonly configEnv: GitConfigEnv;
-  readonly state: SessionState;
-}
-
-interface RepoRequest {
-  readonly repo: Repo;
-  readonly state: RepoState;
-  readonly body: Record<string, unknown>;
-}
-
 /** One request body per repo that the event concerns and that has a remote. */
 async function buildRequests(ctx: Ctx): Promise<RepoRequest[]> {
   const { event } = ctx;
@@ -232,133 +210,6 @@ function nearestExisting(dir: string): string {
     }
     if (path.dirname(d) === d) return d;
   }
-}
-
-async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: string[], shell: { command: string; paths: string[]; unresolved: number } | null): Promise<Record<string, unknown>> {
-  const { payload, event } = ctx;
-  const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
-  const cwdPath = path.relative(repo.root, ctx.cwd).split(path.sep).join("/");
-  const body: Record<string, unknown> = {
-    event,
-    dedupe_key: dedupeKey(ctx.host, ctx.nativeEvent, payload, repo.root),
-    session: {
-      external_id: ctx.agentId === null ? ctx.sessionId : `${ctx.sessionId}:${ctx.agentId}`,
-      tool: ctx.host,
-      model: str(payload["model"]),
-      surface: "hook",
-      // Subagents carry the parent's session id plus an agent_id: the parent is that session.
-      parent_external_id: ctx.agentId === null ? null : ctx.sessionId,
-    },
-    client: { cli_version: CLI_VERSION, os: process.platform, tool_version: str(payload["version"]) ?? str(payload["cli_version"]), machine_id_hash: machineIdHash() },
-    repo: {
-      remote_fingerprints: state.remote_fingerprints,
-      branch: state.branch,
-      head_sha: state.head_sha,
-      base_sha: state.base_sha,
-      worktree_hash: null as string | null,
-      cwd_path: cwdPath.startsWith("..") ? null : cwdPath === "" ? "." : cwdPath,
-    },
-  };
-  const repoBody = body["repo"] as Record<string, unknown>;
-  switch (event) {
-    case "session_start": {
-      const { discoverPackages } = await import("../packages/discover-packages.js");
-      const pk = discoverPackages(repo.root);
-      repoBody["packages"] = pk.packages;
-      repoBody["packages_truncated"] = pk.truncated;
-      repoBody["worktree_hash"] = await worktreeHashOf(repo, ctx);
-      break;
-    }
-    case "prompt":
-      body["prompt_excerpt"] = takeChars(str(payload["prompt"]) ?? "", 2000);
-      break;
-    case "plan":
-      body["plan_text"] = takeChars(str(ctx.toolInput["plan"]) ?? "", 32768);
-      break;
-    case "pre_edit":
-      body["paths"] = paths.slice(0, MAX_PATHS);
-      break;
-    case "pre_shell": {
-      body["paths"] = paths.slice(0, MAX_PATHS);
-      body["shell"] = { command: takeChars(shell?.command ?? "", 4000), paths: paths.slice(0, MAX_PATHS), unresolved: shell?.unresolved ?? 0 };
-      await snapshotBefore(ctx, repo);
-      break;
-    }
-    case "post_edit": {
-      const changed = ctx.tool === "Bash" ? await changesAfter(ctx, repo) : paths;
-      body["paths"] = changed.slice(0, MAX_PATHS);
-      body["analysis"] = await analyses(ctx, repo, state, changed);
-      break;
-    }
-    case "stop":
-      if ((ctx.input.env["COMITY_SHARE_STATUS"] ?? "1") !== "0") {
-        body["status"] = { excerpt: takeChars(str(payload["last_assistant_message"]) ?? "", 500), files: [...(ctx.state.touched[repo.root] ?? [])] };
-      }
-      repoBody["worktree_hash"] = await worktreeHashOf(repo, ctx);
-      break;
-    case "session_end":
-      break;
-  }
-  return body;
-}
-
-function takeChars(s: string, max: number): string {
-  let out = "";
-  let n = 0;
-  for (const ch of s) {
-    if (n >= max) break;
-    out += ch;
-    n++;
-  }
-  return out;
-}
-
-async function worktreeHashOf(repo: Repo, ctx: Ctx): Promise<string | null> {
-  const { worktreeHash } = await import("../snapshot/worktree-hash.js");
-  return (await worktreeHash(repo, { configEnv: ctx.configEnv })).worktree_hash;
-}
-
-function toolUseId(ctx: Ctx): string {
-  const id = ctx.payload["tool_use_id"];
-  return typeof id === "string" && id !== "" ? id : "no-tool-use-id";
-}
-
-async function snapshotStore(ctx: Ctx) {
-  const { createSnapshotStore } = await import("../snapshot/snapshot-store.js");
-  return createSnapshotStore({ dir: path.join(ctx.configDir, "snapshots") });
-}
-
-/** Before a shell command: a snapshot of the repo, for the process after it. */
-async function snapshotBefore(ctx: Ctx, repo: Repo): Promise<void> {
-  const { snapshotBeforeCommand } = await import("../snapshot/command-snapshots.js");
-  await snapshotBeforeCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv });
-}
-
-/** After a shell command: exactly the paths it changed (none when no snapshot was taken before). */
-async function changesAfter(ctx: Ctx, repo: Repo): Promise<string[]> {
-  const { changesAfterCommand } = await import("../snapshot/command-snapshots.js");
-  const r = await changesAfterCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv });
-  return (r.changes ?? []).map((c) => c.path);
-}
-
-/** Symbol analysis of the changed files in supported languages (at most 50 a request). */
-async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly string[]): Promise<unknown[]> {
-  const { languageOf } = await import("../symbols/languages.js");
-  const files = paths.filter((p) => languageOf(p) !== null).slice(0, 50);
-  if (files.length === 0) return [];
-  const { analyzeFile, headReader, stripLocal } = await import("../symbols/analyze-file.js");
-  const { createSymbolExtractor } = await import("../symbols/symbol-extractor.js");
-  const { createSymbolCache } = await import("../symbols/symbol-cache.js");
-  const languages = [...new Set(files.map((f) => languageOf(f)?.id).filter((l) => l !== undefined))];
-  const extractor = await createSymbolExtractor({ languages });
-  const cache = createSymbolCache(path.join(ctx.configDir, "symbols"));
-  const readHead = headReader(repo.commonDir ?? "", state.head_sha);
-  const out: unknown[] = [];
-  for (const f of files) {
-    const a = await analyzeFile(repo.root, f, { extractor, readHead, cache });
-    out.push({ path: a.path, language: a.language, symbols: a.symbols.map(stripLocal), changes: a.changes, new_references: a.new_references });
-  }
-  return out;
 }
 
 /** Sends every request at once under the event's deadline and merges the answers. */

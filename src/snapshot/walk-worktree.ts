@@ -3,23 +3,14 @@ import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { errorCode } from "../fs/sync-fs.js";
 import type { WorktreeFs } from "./content-hasher.js";
 import { ignoreLevel, isIgnored, type IgnoreLevel } from "./ignore-rules.js";
-import type { EntryType } from "./snapshot.js";
+import type { EntryType, SnapshotEntry } from "./snapshot.js";
 
 /**
- * A path's stat data; `hash` and `racy` are filled in by the snapshot that
- * walked it (one object per path, so 100,000 paths allocate 100,000 objects).
+ * A snapshot entry while it is being built: the walk fills in the stat data,
+ * the snapshot then sets `hash` and `racy` (one object per path, so 100,000
+ * paths allocate 100,000 objects).
  */
-export interface StatEntry {
-  readonly path: string;
-  readonly type: EntryType;
-  readonly executable: boolean;
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly ctimeMs: number;
-  readonly ino: number;
-  hash: string | null;
-  racy: boolean;
-}
+export type StatEntry = { -readonly [K in keyof SnapshotEntry]: SnapshotEntry[K] };
 
 export interface WalkInput {
   readonly fs: WorktreeFs;

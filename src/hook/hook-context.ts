@@ -1,0 +1,30 @@
+import type { GitConfigEnv } from "../git/load-git-config.js";
+import type { RepoState } from "../state/read-repo-state.js";
+import type { Repo } from "../workspace/repo.js";
+import type { HookInput } from "./run-hook.js";
+import type { ComityEvent, HostId } from "./hosts.js";
+import type { SessionState } from "./session-state.js";
+
+/** Everything one hook event knows once its payload is read. */
+export interface Ctx {
+  readonly input: HookInput;
+  readonly payload: Record<string, unknown>;
+  readonly host: HostId;
+  readonly nativeEvent: string;
+  readonly event: ComityEvent;
+  readonly tool: string;
+  readonly toolInput: Record<string, unknown>;
+  readonly cwd: string;
+  readonly sessionId: string;
+  readonly agentId: string | null;
+  readonly configDir: string;
+  readonly configEnv: GitConfigEnv;
+  readonly state: SessionState;
+}
+
+export interface RepoRequest {
+  readonly repo: Repo;
+  readonly state: RepoState;
+  readonly body: Record<string, unknown>;
+}
+
