@@ -130,7 +130,9 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
   const { createSymbolExtractor } = await import("../symbols/symbol-extractor.js");
   const { createSymbolCache } = await import("../symbols/symbol-cache.js");
   const languages = [...new Set(files.map((f) => languageOf(f)?.id).filter((l) => l !== undefined))];
-  const extractor = await createSymbolExtractor({ languages });
+  // Loaded only if the cache cannot answer for a file: a repeated edit costs no grammar load.
+  let loading: Promise<Awaited<ReturnType<typeof createSymbolExtractor>>> | null = null;
+  const extractor = () => (loading ??= createSymbolExtractor({ languages }));
   const cache = createSymbolCache(path.join(ctx.configDir, "symbols"));
   const readHead = headReader(repo.commonDir ?? "", state.head_sha);
   const out: unknown[] = [];

@@ -31,7 +31,13 @@ export type ReadHeadFile = (repoRelativePath: string) => Promise<Buffer | null>;
 export async function analyzeFile(
   root: string,
   repoPath: string,
-  options: { extractor: SymbolExtractor; readHead: ReadHeadFile; cache?: SymbolCache | null; readWorking?: (abs: string) => Buffer | null },
+  options: {
+    /** An extractor, or a way to load one: then tree-sitter is loaded only when the cache cannot answer. */
+    extractor: SymbolExtractor | (() => Promise<SymbolExtractor>);
+    readHead: ReadHeadFile;
+    cache?: SymbolCache | null;
+    readWorking?: (abs: string) => Buffer | null;
+  },
 ): Promise<FileAnalysis> {
   const language = languageOf(repoPath)?.id ?? null;
   const diagnostics: Diagnostic[] = [];
@@ -43,9 +49,18 @@ export async function analyzeFile(
   } catch (error) {
     diagnostics.push(diagnostic("head_unreadable", "warning", repoPath, `cannot read the file at HEAD: ${error instanceof Error ? error.message : String(error)}`));
   }
-  const extract = (bytes: Buffer | null): FileSymbols | null => (bytes === null ? null : cachedExtract(repoPath, bytes, options.extractor, options.cache ?? null));
-  const before = extract(beforeBytes);
-  const after = extract(afterBytes);
+  const cache = options.cache ?? null;
+  const hasher = await loadContentHasher();
+  let extractor = typeof options.extractor === "function" ? null : options.extractor;
+  const extract = async (bytes: Buffer | null): Promise<FileSymbols | null> => {
+    if (bytes === null) return null;
+    const hit = cache?.get(hasher.xxh64(bytes), language ?? "none") ?? null;
+    if (hit !== null) return { path: repoPath, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: repoPath })) };
+    extractor ??= await (options.extractor as () => Promise<SymbolExtractor>)();
+    return cachedExtract(repoPath, bytes, extractor, cache);
+  };
+  const before = await extract(beforeBytes);
+  const after = await extract(afterBytes);
   if (after !== null) diagnostics.push(...after.diagnostics);
   const compatLanguage = language === "python" ? "python" : "typescript";
   return {
