@@ -135,9 +135,10 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
   const extractor = () => (loading ??= createSymbolExtractor({ languages }));
   const cache = createSymbolCache(path.join(ctx.configDir, "symbols"));
   const readHead = headReader(repo.commonDir ?? "", state.head_sha);
+  const headHashes = state.head_sha === null ? null : (await import("../symbols/head-hashes.js")).createHeadHashes(path.join(ctx.configDir, "head-hashes"), state.head_sha);
   const out: unknown[] = [];
   for (const f of files) {
-    const a = await analyzeFile(repo.root, f, { extractor, readHead, cache });
+    const a = await analyzeFile(repo.root, f, { extractor, readHead, cache, headHashes });
     out.push({ path: a.path, language: a.language, symbols: a.symbols.map(stripLocal), changes: a.changes, new_references: a.new_references });
   }
   return out;

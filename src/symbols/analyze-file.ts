@@ -4,6 +4,7 @@ import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { compareSymbols, type SymbolChange } from "./compare-symbols.js";
 import { languageOf } from "./languages.js";
 import { newReferences } from "./new-references.js";
+import type { HeadHashes } from "./head-hashes.js";
 import type { SymbolCache } from "./symbol-cache.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { createSymbolExtractor, type ParserBackend, type SymbolExtractor } from "./symbol-extractor.js";
@@ -36,6 +37,8 @@ export async function analyzeFile(
     extractor: SymbolExtractor | (() => Promise<SymbolExtractor>);
     readHead: ReadHeadFile;
     cache?: SymbolCache | null;
+    /** HEAD's content hash per path: with the cache, a repeated edit does not read HEAD at all. */
+    headHashes?: HeadHashes | null;
     readWorking?: (abs: string) => Buffer | null;
   },
 ): Promise<FileAnalysis> {
@@ -43,23 +46,35 @@ export async function analyzeFile(
   const diagnostics: Diagnostic[] = [];
   const readWorking = options.readWorking ?? ((abs: string) => readOrNull(abs));
   const afterBytes = readWorking(path.join(root, repoPath));
-  let beforeBytes: Buffer | null = null;
-  try {
-    beforeBytes = await options.readHead(repoPath);
-  } catch (error) {
-    diagnostics.push(diagnostic("head_unreadable", "warning", repoPath, `cannot read the file at HEAD: ${error instanceof Error ? error.message : String(error)}`));
-  }
   const cache = options.cache ?? null;
   const hasher = await loadContentHasher();
   let extractor = typeof options.extractor === "function" ? null : options.extractor;
+  const fromCache = (hash: string): FileSymbols | null => cachedFor(repoPath, cache?.get(hash, language ?? "none") ?? null);
   const extract = async (bytes: Buffer | null): Promise<FileSymbols | null> => {
     if (bytes === null) return null;
-    const hit = cache?.get(hasher.xxh64(bytes), language ?? "none") ?? null;
-    if (hit !== null) return { path: repoPath, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: repoPath })) };
+    const hit = fromCache(hasher.xxh64(bytes));
+    if (hit !== null) return hit;
     extractor ??= await (options.extractor as () => Promise<SymbolExtractor>)();
     return cachedExtract(repoPath, bytes, extractor, cache);
   };
-  const before = await extract(beforeBytes);
+  // HEAD's version: known by its content hash (nothing read from git), else read and remembered.
+  const extractHead = async (): Promise<FileSymbols | null> => {
+    const heads = options.headHashes ?? null;
+    const known = heads?.get(repoPath);
+    if (known === null) return null;
+    const hit = known === undefined ? null : fromCache(known);
+    if (hit !== null) return hit;
+    let bytes: Buffer | null;
+    try {
+      bytes = await options.readHead(repoPath);
+    } catch (error) {
+      diagnostics.push(diagnostic("head_unreadable", "warning", repoPath, `cannot read the file at HEAD: ${error instanceof Error ? error.message : String(error)}`));
+      return null;
+    }
+    heads?.set(repoPath, bytes === null ? null : hasher.xxh64(bytes));
+    return extract(bytes);
+  };
+  const before = await extractHead();
   const after = await extract(afterBytes);
   if (after !== null) diagnostics.push(...after.diagnostics);
   const compatLanguage = language === "python" ? "python" : "typescript";
@@ -77,8 +92,8 @@ export async function analyzeFile(
 export function cachedExtract(repoPath: string, bytes: Buffer, extractor: SymbolExtractor, cache: SymbolCache | null): FileSymbols {
   const language = languageOf(repoPath)?.id ?? "none";
   const hash = extractor.hasher.xxh64(bytes);
-  const hit = cache?.get(hash, language) ?? null;
-  if (hit !== null) return { path: repoPath, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: repoPath })) };
+  const hit = cachedFor(repoPath, cache?.get(hash, language) ?? null);
+  if (hit !== null) return hit;
   const result = extractor.extract(repoPath, bytes);
   cache?.set(hash, language, result);
   return result;
@@ -95,8 +110,7 @@ export async function extractWithCache(
 ): Promise<FileSymbols[]> {
   const hasher = await loadContentHasher();
   const out: Array<FileSymbols | null> = files.map((f) => {
-    const hit = options.cache?.get(hasher.xxh64(f.bytes), languageOf(f.path)?.id ?? "none") ?? null;
-    return hit === null ? null : { path: f.path, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: f.path })) };
+    return cachedFor(f.path, options.cache?.get(hasher.xxh64(f.bytes), languageOf(f.path)?.id ?? "none") ?? null);
   });
   const missing = files.flatMap((f, i) => (out[i] === null ? [i] : []));
   if (missing.length > 0) {
@@ -108,6 +122,11 @@ export async function extractWithCache(
     }
   }
   return out as FileSymbols[];
+}
+
+/** A cache entry as this path's symbols (an entry is shared by every file with the same content). */
+function cachedFor(repoPath: string, hit: Omit<FileSymbols, "path"> | null): FileSymbols | null {
+  return hit === null ? null : { path: repoPath, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: repoPath })) };
 }
 
 /** isomorphic-git reading HEAD's blob of a path from the common dir (where a worktree's objects live). */

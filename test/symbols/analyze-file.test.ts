@@ -3,6 +3,8 @@ import * as path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readRepoState } from "../../src/state/read-repo-state.js";
 import { analyzeFile, headReader, stripLocal } from "../../src/symbols/analyze-file.js";
+import { createHeadHashes } from "../../src/symbols/head-hashes.js";
+import { createSymbolCache } from "../../src/symbols/symbol-cache.js";
 import { createSymbolExtractor, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
 import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { repoAt } from "../helpers/snapshot-helpers.js";
@@ -60,5 +62,63 @@ describe("analyzeFile: HEAD versus the working tree", () => {
     const wt = path.join(sb.dir, "wt");
     fs.writeFileSync(path.join(wt, "a.ts"), "export const x = 1;\nexport const y = 2;\n");
     expect((await analyze(wt, "a.ts")).changes.map((c) => [c.qualified_name, c.change])).toEqual([["y", "added"]]);
+  });
+});
+
+describe("analyzeFile: HEAD's version known by its content hash", () => {
+  it("answers a repeated edit without reading HEAD, and the same as reading it", async () => {
+    const root = initRepo(sb, "repo");
+    commit(sb, root, "src/a.ts", "export function f(a: string): void {}\n");
+    commit(sb, root, "src/b.ts", "export const b = 1;\n");
+    const repo = repoAt(root);
+    const state = await readRepoState(repo, { configEnv: sb.configEnv });
+    const head = state.head_sha as string;
+    const cache = createSymbolCache(path.join(sb.dir, "cache"));
+    const heads = createHeadHashes(path.join(sb.dir, "heads"), head);
+    let reads = 0;
+    const realRead = headReader(repo.commonDir ?? "", head);
+    const readHead = async (p: string) => {
+      reads++;
+      return realRead(p);
+    };
+    fs.writeFileSync(path.join(root, "src/a.ts"), "export function f(a: string, b: number): void {}\n");
+    fs.writeFileSync(path.join(root, "src/new.ts"), "export const n = 1;\n");
+    const first = await analyzeFile(root, "src/a.ts", { extractor, readHead, cache, headHashes: heads });
+    const firstNew = await analyzeFile(root, "src/new.ts", { extractor, readHead, cache, headHashes: heads });
+    expect(reads).toBe(2);
+    // Another process, the same commit: nothing read from git, the same answers.
+    const again = createHeadHashes(path.join(sb.dir, "heads"), head);
+    expect(again.get("src/a.ts")).toMatch(/^[0-9a-f]{16}$/);
+    expect(again.get("src/new.ts")).toBeNull();
+    expect(again.get("src/b.ts")).toBeUndefined();
+    const second = await analyzeFile(root, "src/a.ts", { extractor, readHead, cache, headHashes: again });
+    const secondNew = await analyzeFile(root, "src/new.ts", { extractor, readHead, cache, headHashes: again });
+    expect(reads).toBe(2);
+    expect(JSON.stringify(second)).toBe(JSON.stringify(first));
+    expect(JSON.stringify(secondNew)).toBe(JSON.stringify(firstNew));
+    expect(first.changes.map((c) => [c.qualified_name, c.compatibility])).toEqual([["f", "breaking"]]);
+    // A known hash whose symbols left the cache: HEAD is read again.
+    const emptyCache = createSymbolCache(path.join(sb.dir, "cache2"));
+    const third = await analyzeFile(root, "src/a.ts", { extractor, readHead, cache: emptyCache, headHashes: again });
+    expect(reads).toBe(3);
+    expect(JSON.stringify(third)).toBe(JSON.stringify(first));
+  });
+
+  it("keeps one file per commit, atomic, and forgets the oldest commits past the cap", () => {
+    const dir = path.join(sb.dir, "heads");
+    for (let i = 0; i < 5; i++) {
+      createHeadHashes(dir, `c${i}`, { maxCommits: 3 }).set("a.ts", `h${i}`);
+      fs.utimesSync(path.join(dir, `c${i}.json`), 1000 + i, 1000 + i);
+    }
+    createHeadHashes(dir, "c5", { maxCommits: 3 }).set("a.ts", "h5");
+    expect(fs.readdirSync(dir).sort()).toEqual(["c3.json", "c4.json", "c5.json"]);
+    fs.writeFileSync(path.join(dir, "c4.json"), "{not json");
+    expect(createHeadHashes(dir, "c4").get("a.ts")).toBeUndefined();
+    const two = createHeadHashes(dir, "c5");
+    createHeadHashes(dir, "c5").set("b.ts", null);
+    two.set("c.ts", "hc");
+    expect(createHeadHashes(dir, "c5").get("a.ts")).toBe("h5");
+    expect(createHeadHashes(dir, "c5").get("b.ts")).toBeNull();
+    expect(createHeadHashes(dir, "c5").get("c.ts")).toBe("hc");
   });
 });
