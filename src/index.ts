@@ -37,6 +37,11 @@ export {
   type FileChangeReport,
 } from "./analyze/analyze-workspace.js";
 
+export { comityHooks, isComityHookCommand, INIT_HOSTS, type InitHost, type HookTable, type HookGroup, type CommandHook } from "./init/host-configs.js";
+export { mergeHooks, hooksAreCurrent } from "./init/merge-hooks.js";
+export { planInit, hostConfigFile, type InitOptions, type InitPlan, type InitFile } from "./init/plan-init.js";
+export { applyInit, type AppliedFile } from "./init/apply-init.js";
+
 export { runCli } from "./cli/main.js";
 export type { CliIo } from "./cli/io.js";
 export { CLI_VERSION } from "./version.js";

@@ -9,6 +9,7 @@ commands:
   shell-paths [--cwd DIR] -- CMD    the files a shell command visibly writes
   symbols FILE... | --diff OLD NEW  symbols, signature hashes, API compatibility
   hook --tool T --event E           a host's hook event in (stdin), its answer out
+  init [--tool T] [--dry-run]       writes Comity's hooks into each host's hook config
 
 Run 'comity <command> --help' for a command's options.
 `;
@@ -33,6 +34,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "hook": {
         const { hookCommand } = await import("./commands/hook.js");
         return await hookCommand(rest, io);
+      }
+      case "init": {
+        const { initCommand } = await import("./commands/init.js");
+        return await initCommand(rest, io);
       }
       case "symbols": {
         const { symbolsCommand } = await import("./commands/symbols.js");

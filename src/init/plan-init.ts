@@ -1,0 +1,133 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { comityHooks, INIT_HOSTS, type InitHost } from "./host-configs.js";
+import { mergeHooks } from "./merge-hooks.js";
+
+export interface InitOptions {
+  /** The project folder (its `.claude/`, `.codex/`); ignored with `user`. */
+  readonly root: string;
+  /** The user's home folder (user-level files, and detection). */
+  readonly home: string;
+  /** Write the user-level files instead of the project's. */
+  readonly user?: boolean;
+  /** Hosts to wire; default: the hosts detected. */
+  readonly tools?: readonly InitHost[];
+  /** `PATH`, to find host binaries and `comity` itself. */
+  readonly pathEnv?: string;
+  /** The command the hooks run (default `comity`). */
+  readonly command?: string;
+}
+
+export interface InitFile {
+  readonly host: InitHost;
+  /** Absolute path of the settings file. */
+  readonly file: string;
+  /** Its text now (null: it does not exist). */
+  readonly before: string | null;
+  /** Its text with Comity's hooks (equal to `before` when nothing changes). */
+  readonly after: string;
+  readonly changed: boolean;
+}
+
+export interface InitPlan {
+  /** Why each host counts as present (config folders, binaries); empty when not found. */
+  readonly detected: Readonly<Record<InitHost, readonly string[]>>;
+  readonly hosts: readonly InitHost[];
+  readonly files: readonly InitFile[];
+  /** What the user must know or do next. */
+  readonly notes: readonly string[];
+  /** A file that cannot be merged (not JSON, odd shape): left as it is. */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+const HOST_FILES: Record<InitHost, { dir: string; file: string; binary: string }> = {
+  claude_code: { dir: ".claude", file: "settings.json", binary: "claude" },
+  codex: { dir: ".codex", file: "hooks.json", binary: "codex" },
+};
+
+/** Where a host's hook config goes: the project's or the user's. */
+export function hostConfigFile(host: InitHost, options: Pick<InitOptions, "root" | "home" | "user">): string {
+  const h = HOST_FILES[host];
+  return path.join(options.user === true ? options.home : options.root, h.dir, h.file);
+}
+
+/**
+ * What `comity init` would write, read-only: the hosts present, and for each
+ * wired host its settings file before and after Comity's hooks are merged in.
+ */
+export function planInit(options: InitOptions): InitPlan {
+  const detected = Object.fromEntries(INIT_HOSTS.map((h) => [h, detectHost(h, options)])) as Record<InitHost, string[]>;
+  const hosts = options.tools !== undefined ? [...new Set(options.tools)].sort() : INIT_HOSTS.filter((h) => detected[h].length > 0);
+  const command = options.command ?? "comity";
+  const files: InitFile[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const notes: string[] = [];
+  for (const host of hosts) {
+    const file = hostConfigFile(host, options);
+    let before: string | null;
+    try {
+      before = fs.readFileSync(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        diagnostics.push(diagnostic("settings_unreadable", "error", file, `cannot read ${file}: ${(error as Error).message}`));
+        continue;
+      }
+      before = null;
+    }
+    let parsed: unknown;
+    try {
+      parsed = before === null || before.trim() === "" ? undefined : JSON.parse(before);
+    } catch (error) {
+      diagnostics.push(diagnostic("settings_not_json", "error", file, `${file} is not valid JSON (left as it is): ${(error as Error).message}`));
+      continue;
+    }
+    let merged: Record<string, unknown>;
+    try {
+      merged = mergeHooks(parsed, comityHooks(host, command));
+    } catch (error) {
+      diagnostics.push(diagnostic("settings_bad_shape", "error", file, `${file}: ${(error as Error).message} (left as it is)`));
+      continue;
+    }
+    const changed = parsed === undefined || JSON.stringify(merged) !== JSON.stringify(parsed);
+    files.push({ host, file, before, after: changed ? `${JSON.stringify(merged, null, 2)}\n` : (before ?? ""), changed });
+    if (host === "codex" && changed) notes.push("Codex runs a new or changed hook only after you trust it: open /hooks in Codex and review Comity's hooks.");
+  }
+  if (command === "comity" && files.length > 0 && findOnPath("comity", options.pathEnv) === null) {
+    notes.push("`comity` is not on PATH: the hooks call `comity hook ...`; install the package globally (npm install -g) or pass --command with its full path.");
+  }
+  return { detected, hosts, files, notes, diagnostics };
+}
+
+function detectHost(host: InitHost, options: InitOptions): string[] {
+  const h = HOST_FILES[host];
+  const reasons: string[] = [];
+  if (isDir(path.join(options.root, h.dir))) reasons.push(`${path.join(options.root, h.dir)}/`);
+  if (isDir(path.join(options.home, h.dir))) reasons.push(`~/${h.dir}/`);
+  const bin = findOnPath(h.binary, options.pathEnv);
+  if (bin !== null) reasons.push(bin);
+  return reasons;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The first executable file named `name` on PATH, or null. */
+export function findOnPath(name: string, pathEnv: string | undefined): string | null {
+  for (const dir of (pathEnv ?? "").split(path.delimiter)) {
+    if (dir === "") continue;
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (fs.statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}

@@ -1,0 +1,170 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { comityHooks, CLAUDE_POST_MATCHER, CLAUDE_PRE_MATCHER, CODEX_MATCHER, isComityHookCommand } from "../../src/init/host-configs.js";
+import { hooksAreCurrent, mergeHooks } from "../../src/init/merge-hooks.js";
+import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { runBuiltCli } from "../helpers/run-cli.js";
+
+let sb: Sandbox;
+let home: string;
+let bin: string;
+beforeEach(() => {
+  sb = createSandbox();
+  home = path.join(sb.dir, "home");
+  bin = path.join(sb.dir, "bin");
+  fs.mkdirSync(home);
+  fs.mkdirSync(bin);
+});
+afterEach(() => sb.cleanup());
+
+const env = () => ({ ...process.env, HOME: home, PATH: `${bin}${path.delimiter}${path.dirname(process.execPath)}` });
+const init = (cwd: string, ...args: string[]) => runBuiltCli(["init", ...args], { cwd, env: env() });
+const readJson = (f: string) => JSON.parse(fs.readFileSync(f, "utf8")) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string; timeout: number }> }>> } & Record<string, unknown>;
+const fakeBinary = (name: string) => {
+  fs.writeFileSync(path.join(bin, name), "#!/bin/sh\n", { mode: 0o755 });
+};
+
+describe("comity init: Claude Code and Codex", () => {
+  it("fresh install: writes both files with the contract's matchers and timeouts", () => {
+    const root = initRepo(sb, "proj");
+    fs.mkdirSync(path.join(root, "src"));
+    fakeBinary("claude");
+    fakeBinary("codex");
+    fakeBinary("comity");
+    const r = init(path.join(root, "src"));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("hooks written (new file)");
+    expect(r.stdout).toContain("/hooks"); // Codex's trust step is said
+    expect(r.stdout).not.toContain("not on PATH");
+    const claude = readJson(path.join(root, ".claude/settings.json"));
+    expect(Object.keys(claude.hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "SessionEnd", "SessionStart", "Stop", "UserPromptSubmit"]);
+    expect(claude.hooks["PreToolUse"]).toEqual([{ matcher: CLAUDE_PRE_MATCHER, hooks: [{ type: "command", command: "comity hook --tool claude_code --event PreToolUse", timeout: 5 }] }]);
+    expect(claude.hooks["PostToolUse"]?.[0]?.matcher).toBe("Edit|Write|MultiEdit|NotebookEdit|Bash");
+    expect(claude.hooks["PostToolUse"]?.[0]?.hooks[0]?.timeout).toBe(10);
+    expect(claude.hooks["SessionStart"]?.[0]).toEqual({ hooks: [{ type: "command", command: "comity hook --tool claude_code --event SessionStart", timeout: 5 }] });
+    const codex = readJson(path.join(root, ".codex/hooks.json"));
+    expect(Object.keys(codex.hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]);
+    expect(codex.hooks["PreToolUse"]?.[0]?.matcher).toBe("apply_patch|Edit|Write|Bash");
+    expect(codex.hooks["Stop"]?.[0]?.hooks[0]?.command).toBe("comity hook --tool codex --event Stop");
+  });
+
+  it("merges into a settings file with other hooks and settings, keeps a backup, and a second run is a no-op", () => {
+    const root = initRepo(sb, "proj");
+    const file = path.join(root, ".claude/settings.json");
+    fs.mkdirSync(path.dirname(file));
+    const mine = {
+      permissions: { allow: ["Bash(npm test)"] },
+      hooks: {
+        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./audit.sh", timeout: 3 }] }],
+        Notification: [{ hooks: [{ type: "command", command: "notify-send done" }] }],
+      },
+    };
+    fs.writeFileSync(file, JSON.stringify(mine, null, 4));
+    const r = init(root, "--tool", "claude_code");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/backup in \.claude\/settings\.json\.comity-\d{8}T\d{6}Z\.bak/);
+    const backups = fs.readdirSync(path.dirname(file)).filter((n) => n.endsWith(".bak"));
+    expect(backups).toHaveLength(1);
+    expect(fs.readFileSync(path.join(path.dirname(file), backups[0] as string), "utf8")).toBe(JSON.stringify(mine, null, 4));
+    const merged = readJson(file);
+    expect(merged["permissions"]).toEqual(mine.permissions);
+    expect(merged.hooks["Notification"]).toEqual(mine.hooks.Notification);
+    expect(merged.hooks["PreToolUse"]?.[0]).toEqual(mine.hooks.PreToolUse[0]);
+    expect(merged.hooks["PreToolUse"]?.[1]?.matcher).toBe(CLAUDE_PRE_MATCHER);
+    expect(fs.existsSync(path.join(root, ".codex"))).toBe(false);
+    // The second run: nothing written, no new backup, same bytes.
+    const bytes = fs.readFileSync(file, "utf8");
+    const again = init(root, "--tool", "claude_code");
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain(".claude/settings.json: up to date");
+    expect(fs.readFileSync(file, "utf8")).toBe(bytes);
+    expect(fs.readdirSync(path.dirname(file)).filter((n) => n.endsWith(".bak"))).toHaveLength(1);
+  });
+
+  it("updates hooks written by an older Comity (no ExitPlanMode) in place of adding a second set", () => {
+    const root = initRepo(sb, "proj");
+    const file = path.join(root, ".claude/settings.json");
+    fs.mkdirSync(path.dirname(file));
+    const old = { hooks: { PreToolUse: [{ matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash", hooks: [{ type: "command", command: "npx comity hook --tool claude_code --event PreToolUse", timeout: 5 }, { type: "command", command: "./lint.sh" }] }] } };
+    fs.writeFileSync(file, JSON.stringify(old));
+    expect(hooksAreCurrent(old, comityHooks("claude_code", "comity"))).toBe(false);
+    expect(init(root, "--tool", "claude_code").status).toBe(0);
+    const merged = readJson(file);
+    const commands = Object.values(merged.hooks).flatMap((gs) => gs.flatMap((g) => g.hooks.map((h) => h.command)));
+    expect(commands.filter((c) => c.includes("--event PreToolUse"))).toEqual(["comity hook --tool claude_code --event PreToolUse"]);
+    expect(merged.hooks["PreToolUse"]?.[0]).toEqual({ matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash", hooks: [{ type: "command", command: "./lint.sh" }] });
+    expect(hooksAreCurrent(merged, comityHooks("claude_code", "comity"))).toBe(true);
+  });
+
+  it("--dry-run prints the diff and writes nothing", () => {
+    const root = initRepo(sb, "proj");
+    const r = init(root, "--tool", "claude_code", "--tool", "codex", "--dry-run");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("+++ .claude/settings.json");
+    expect(r.stdout).toContain("+++ .codex/hooks.json");
+    expect(r.stdout).toContain('+        "matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash|ExitPlanMode"');
+    expect(fs.existsSync(path.join(root, ".claude"))).toBe(false);
+    expect(fs.existsSync(path.join(root, ".codex"))).toBe(false);
+  });
+
+  it("--user writes the user's files; detection by config folder; no host found is exit 1", () => {
+    const root = initRepo(sb, "proj");
+    expect(init(root).status).toBe(1);
+    fs.mkdirSync(path.join(home, ".codex"));
+    const r = init(root, "--user");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("~/.codex/hooks.json: hooks written");
+    expect(r.stdout).toContain("not on PATH"); // no comity binary in this PATH
+    expect(readJson(path.join(home, ".codex/hooks.json")).hooks["PreToolUse"]?.[0]?.matcher).toBe(CODEX_MATCHER);
+    expect(fs.existsSync(path.join(home, ".claude"))).toBe(false);
+    expect(fs.existsSync(path.join(root, ".codex"))).toBe(false);
+  });
+
+  it("leaves a file that is not JSON or has an odd shape as it is, with a message and exit 1", () => {
+    const root = initRepo(sb, "proj");
+    fs.mkdirSync(path.join(root, ".claude"));
+    fs.writeFileSync(path.join(root, ".claude/settings.json"), "{ // comment\n}");
+    fs.mkdirSync(path.join(root, ".codex"));
+    fs.writeFileSync(path.join(root, ".codex/hooks.json"), JSON.stringify({ hooks: { PreToolUse: "nope" } }));
+    const r = init(root, "--tool", "claude_code", "--tool", "codex");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("is not valid JSON (left as it is)");
+    expect(r.stderr).toContain('"hooks.PreToolUse" is not a list');
+    expect(fs.readFileSync(path.join(root, ".claude/settings.json"), "utf8")).toBe("{ // comment\n}");
+    expect(init(root, "--tool", "cursor").stderr).toContain("not supported by this version");
+  });
+});
+
+describe("mergeHooks (pure)", () => {
+  const jsonValue = fc.jsonValue({ maxDepth: 3 });
+  const hookEntry = fc.oneof(
+    fc.record({ type: fc.constant("command"), command: fc.constantFrom("./a.sh", "comity hook --tool claude_code --event Stop", "/usr/bin/comity hook --tool x", "echo comity"), timeout: fc.nat(20) }),
+    jsonValue,
+  );
+  const settings = fc.record({
+    other: jsonValue,
+    hooks: fc.dictionary(fc.constantFrom("PreToolUse", "PostToolUse", "Stop", "Notification", "SessionStart"), fc.array(fc.record({ matcher: fc.constantFrom("Bash", "Edit"), hooks: fc.array(hookEntry, { maxLength: 3 }) }), { maxLength: 3 })),
+  });
+
+  it("is idempotent, keeps every non-Comity hook, and holds exactly one Comity set", () => {
+    fc.assert(
+      fc.property(settings, (s) => {
+        const wanted = comityHooks("claude_code", "comity");
+        const once = mergeHooks(s, wanted);
+        expect(mergeHooks(once, wanted)).toEqual(once);
+        expect(once["other"]).toEqual(s.other);
+        const all = (doc: unknown) => Object.values((doc as { hooks: Record<string, Array<{ hooks: unknown[] }>> }).hooks).flatMap((gs) => gs.flatMap((g) => g.hooks));
+        const notOurs = (doc: unknown) => all(doc).filter((h) => !(h !== null && typeof h === "object" && isComityHookCommand((h as { command?: unknown }).command)));
+        expect(notOurs(once)).toHaveLength(notOurs(s).length);
+        expect(all(once).filter((h) => h !== null && typeof h === "object" && isComityHookCommand((h as { command?: unknown }).command))).toHaveLength(6);
+      }),
+    );
+  });
+
+  it("recognises Comity's hook commands and nothing else", () => {
+    for (const c of ["comity hook --tool codex --event Stop", "npx comity hook", "/opt/bin/comity hook --x", '"C:\\bin\\comity.cmd" hook --tool codex']) expect(isComityHookCommand(c)).toBe(true);
+    for (const c of ["./comity-hook.sh", "echo comity", "comity analyze", "mycomity hook", 3, null]) expect(isComityHookCommand(c)).toBe(false);
+  });
+});
