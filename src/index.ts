@@ -42,6 +42,9 @@ export { mergeHooks, hooksAreCurrent } from "./init/merge-hooks.js";
 export { planInit, hostConfigFile, type InitOptions, type InitPlan, type InitFile } from "./init/plan-init.js";
 export { applyInit, type AppliedFile } from "./init/apply-init.js";
 
+export { runDoctor, type DoctorOptions, type DoctorReport, type DoctorCheck, type CheckStatus } from "./doctor/run-doctor.js";
+export { httpRequest, apiUrl, type HttpAnswer } from "./api/http-request.js";
+
 export { runCli } from "./cli/main.js";
 export type { CliIo } from "./cli/io.js";
 export { CLI_VERSION } from "./version.js";

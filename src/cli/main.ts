@@ -10,6 +10,7 @@ commands:
   symbols FILE... | --diff OLD NEW  symbols, signature hashes, API compatibility
   hook --tool T --event E           a host's hook event in (stdin), its answer out
   init [--tool T] [--dry-run]       writes Comity's hooks into each host's hook config
+  doctor [--json]                   whether hooks, API, config folder and repos are in order
 
 Run 'comity <command> --help' for a command's options.
 `;
@@ -34,6 +35,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "hook": {
         const { hookCommand } = await import("./commands/hook.js");
         return await hookCommand(rest, io);
+      }
+      case "doctor": {
+        const { doctorCommand } = await import("./commands/doctor.js");
+        return await doctorCommand(rest, io);
       }
       case "init": {
         const { initCommand } = await import("./commands/init.js");

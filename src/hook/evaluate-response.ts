@@ -23,45 +23,12 @@ export function parseEvaluateResponse(value: unknown): EvaluateResponse | null {
 /**
  * POSTs a request with a deadline; resolves to the parsed answer, or throws
  * with a short reason (timeout, connection error, HTTP status, bad shape).
- * Uses `node:http`/`node:https` rather than `fetch`: loading and tearing down
- * undici cost about 140 ms per hook process here (benchmarks/README.md).
  */
 export async function sendEvaluate(baseUrl: string, token: string | undefined, body: unknown, timeoutMs: number): Promise<EvaluateResponse> {
-  const url = new URL(`${baseUrl.replace(/\/+$/, "")}/v1/hooks/evaluate`);
-  const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
-  const payload = JSON.stringify(body);
-  const text = await new Promise<string>((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: "POST",
-        agent: false,
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(payload),
-          connection: "close",
-          ...(token === undefined || token === "" ? {} : { authorization: `Bearer ${token}` }),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status > 299) reject(new Error(`HTTP ${status}`));
-          else resolve(Buffer.concat(chunks).toString("utf8"));
-        });
-        res.on("error", (e) => reject(new Error(`cannot reach the API (${e.message})`)));
-      },
-    );
-    const timer = setTimeout(() => {
-      req.destroy();
-      reject(new Error(`no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-    req.on("close", () => clearTimeout(timer));
-    req.on("error", (e: NodeJS.ErrnoException) => reject(new Error(`cannot reach the API (${e.code ?? e.message})`)));
-    req.end(payload);
-  });
+  const { apiUrl, httpRequest } = await import("../api/http-request.js");
+  const answer = await httpRequest(apiUrl(baseUrl, "/v1/hooks/evaluate"), { method: "POST", token, body, timeoutMs });
+  if (answer.status < 200 || answer.status > 299) throw new Error(`HTTP ${answer.status}`);
+  const text = answer.text;
   let json: unknown;
   try {
     json = JSON.parse(text);

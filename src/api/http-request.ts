@@ -1,0 +1,49 @@
+/** The status and body of one HTTP answer. */
+export interface HttpAnswer {
+  readonly status: number;
+  readonly text: string;
+}
+
+/**
+ * One HTTP request with a deadline, bearer token and optional JSON body;
+ * resolves with any status, rejects with a short reason on a timeout or a
+ * connection error. Uses `node:http`/`node:https` rather than `fetch`:
+ * loading and tearing down undici cost about 140 ms per hook process here
+ * (benchmarks/README.md).
+ */
+export async function httpRequest(url: URL, options: { method: "GET" | "POST"; token?: string | undefined; body?: unknown; timeoutMs: number }): Promise<HttpAnswer> {
+  const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  const payload = options.body === undefined ? null : JSON.stringify(options.body);
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: options.method,
+        agent: false,
+        headers: {
+          ...(payload === null ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }),
+          connection: "close",
+          ...(options.token === undefined || options.token === "" ? {} : { authorization: `Bearer ${options.token}` }),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", (e) => reject(new Error(`cannot reach the API (${e.message})`)));
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error(`no answer within ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+    req.on("close", () => clearTimeout(timer));
+    req.on("error", (e: NodeJS.ErrnoException) => reject(new Error(`cannot reach the API (${e.code ?? e.message})`)));
+    req.end(payload ?? undefined);
+  });
+}
+
+/** `<base>/<path>`, whatever slashes the configured base URL ends with. */
+export function apiUrl(baseUrl: string, apiPath: string): URL {
+  return new URL(`${baseUrl.replace(/\/+$/, "")}${apiPath}`);
+}

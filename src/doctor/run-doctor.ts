@@ -1,0 +1,190 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { compareStrings } from "../errors/diagnostic.js";
+import { nodeSyncFs } from "../fs/sync-fs.js";
+import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
+import { comityHooks, INIT_HOSTS, isComityHookCommand, type InitHost } from "../init/host-configs.js";
+import { hooksAreCurrent } from "../init/merge-hooks.js";
+import { hostConfigFile } from "../init/plan-init.js";
+import { readRemotes } from "../remotes/read-remotes.js";
+import { discoverRepos, findOwningRepo } from "../workspace/discover-repos.js";
+import type { HttpAnswer } from "../api/http-request.js";
+
+export type CheckStatus = "ok" | "warn" | "fail" | "skip";
+
+/** One line of the doctor's report. `fail` needs fixing (exit 1); `warn` is worth knowing. */
+export interface DoctorCheck {
+  readonly id: string;
+  readonly status: CheckStatus;
+  readonly title: string;
+  readonly detail: string;
+}
+
+export interface DoctorReport {
+  readonly checks: readonly DoctorCheck[];
+  /** No check failed. */
+  readonly ok: boolean;
+}
+
+export interface DoctorOptions {
+  /** The folder the report is about (its repo, or the repos under it). */
+  readonly cwd: string;
+  readonly home: string;
+  /** `COMITY_API_URL`, `COMITY_TOKEN`, git config locations. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The config folder (hook.log, caches). */
+  readonly configDir: string;
+  /** HTTP, injected (tests, no network): GET of a URL with an optional token. */
+  readonly get: (url: URL, token: string | undefined) => Promise<HttpAnswer>;
+  readonly now?: () => Date;
+}
+
+/**
+ * Whether Comity works here: each host's hooks installed and current, the
+ * API answering and accepting the token, the config folder writable, the
+ * repos in view and their remotes, and recent fail-open lines of hook.log.
+ * Never throws: a check that cannot run is a failed check.
+ */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const checks: DoctorCheck[] = [];
+  const root = findOwningRepo(options.cwd)?.root ?? options.cwd;
+  for (const host of INIT_HOSTS) checks.push(hostCheck(host, root, options.home));
+  checks.push(...(await apiChecks(options)));
+  checks.push(configDirCheck(options.configDir));
+  checks.push(...repoChecks(options));
+  checks.push(hookLogCheck(options.configDir, (options.now ?? (() => new Date()))()));
+  return { checks, ok: checks.every((c) => c.status !== "fail") };
+}
+
+function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
+  const title = `${host} hooks`;
+  const seen: string[] = [];
+  for (const user of [false, true]) {
+    const file = hostConfigFile(host, { root, home, user });
+    let doc: unknown;
+    try {
+      doc = JSON.parse(fs.readFileSync(file, "utf8"));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      return { id: `hooks.${host}`, status: "fail", title, detail: `${file} cannot be read as JSON: ${(error as Error).message}` };
+    }
+    const command = comityCommandIn(doc);
+    if (command === null) {
+      seen.push(file);
+      continue;
+    }
+    if (hooksAreCurrent(doc, comityHooks(host, command))) return { id: `hooks.${host}`, status: "ok", title, detail: `installed and current in ${file}` };
+    return { id: `hooks.${host}`, status: "fail", title, detail: `update available: ${file} holds hooks of another Comity version (run comity init${user ? " --user" : ""})` };
+  }
+  const hostDir = path.join(home, host === "claude_code" ? ".claude" : ".codex");
+  if (seen.length === 0 && !fs.existsSync(hostDir)) return { id: `hooks.${host}`, status: "skip", title, detail: "host not found here" };
+  return { id: `hooks.${host}`, status: "fail", title, detail: "not installed (run comity init)" };
+}
+
+/** The command prefix of the first `comity hook` entry (`comity`, `npx comity`, a full path), or null. */
+function comityCommandIn(doc: unknown): string | null {
+  const hooks = doc !== null && typeof doc === "object" ? (doc as { hooks?: unknown }).hooks : undefined;
+  if (hooks === null || typeof hooks !== "object") return null;
+  for (const groups of Object.values(hooks as Record<string, unknown>)) {
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups) {
+      const inner = g !== null && typeof g === "object" ? (g as { hooks?: unknown }).hooks : undefined;
+      if (!Array.isArray(inner)) continue;
+      for (const h of inner) {
+        const command = h !== null && typeof h === "object" ? (h as { command?: unknown }).command : undefined;
+        if (isComityHookCommand(command)) return (command as string).replace(/\s+hook(\s.*)?$/, "");
+      }
+    }
+  }
+  return null;
+}
+
+async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
+  const base = options.env["COMITY_API_URL"];
+  const token = options.env["COMITY_TOKEN"];
+  if (base === undefined || base === "") return [{ id: "api", status: "fail", title: "API", detail: "COMITY_API_URL is not set: hooks fail open and print nothing" }];
+  const { apiUrl } = await import("../api/http-request.js");
+  let health: HttpAnswer;
+  try {
+    health = await options.get(apiUrl(base, "/v1/health"), undefined);
+  } catch (error) {
+    return [{ id: "api", status: "fail", title: "API", detail: `${base} does not answer: ${(error as Error).message}` }];
+  }
+  if (health.status < 200 || health.status > 299) return [{ id: "api", status: "fail", title: "API", detail: `${base}/v1/health answered HTTP ${health.status}` }];
+  const out: DoctorCheck[] = [{ id: "api", status: "ok", title: "API", detail: `${base} answers` }];
+  if (token === undefined || token === "") {
+    out.push({ id: "api.token", status: "fail", title: "API token", detail: "COMITY_TOKEN is not set" });
+    return out;
+  }
+  try {
+    const r = await options.get(apiUrl(base, "/v1/sessions"), token);
+    if (r.status === 401 || r.status === 403) out.push({ id: "api.token", status: "fail", title: "API token", detail: `the API rejects COMITY_TOKEN (HTTP ${r.status})` });
+    else if (r.status < 200 || r.status > 299) out.push({ id: "api.token", status: "fail", title: "API token", detail: `${base}/v1/sessions answered HTTP ${r.status}` });
+    else out.push({ id: "api.token", status: "ok", title: "API token", detail: "accepted" });
+  } catch (error) {
+    out.push({ id: "api.token", status: "fail", title: "API token", detail: `cannot check it: ${(error as Error).message}` });
+  }
+  return out;
+}
+
+function configDirCheck(dir: string): DoctorCheck {
+  const probe = path.join(dir, `.doctor-${process.pid}.tmp`);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(probe, "");
+    fs.rmSync(probe);
+    return { id: "config_dir", status: "ok", title: "config folder", detail: `${dir} is writable` };
+  } catch (error) {
+    return { id: "config_dir", status: "fail", title: "config folder", detail: `${dir} is not writable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): no snapshots, caches or hook.log` };
+  }
+}
+
+function repoChecks(options: DoctorOptions): DoctorCheck[] {
+  const owner = findOwningRepo(options.cwd);
+  let repos = owner === null ? [] : [owner];
+  if (owner === null) {
+    try {
+      repos = discoverRepos(options.cwd, { maxDepth: 4, walkUp: false }).repos.filter((r) => r.gitDir !== null);
+    } catch (error) {
+      return [{ id: "repos", status: "fail", title: "repos", detail: `cannot look for repos: ${(error as Error).message}` }];
+    }
+  }
+  if (repos.length === 0) return [{ id: "repos", status: "warn", title: "repos", detail: `no git repo at or under ${options.cwd}: hooks here send nothing` }];
+  const where: GitConfigEnv = { env: options.env, homeDir: options.home };
+  return [...repos]
+    .sort((a, b) => compareStrings(a.root, b.root))
+    .map((repo) => {
+      const rel = path.relative(options.cwd, repo.root) || ".";
+      const config = loadGitConfig(nodeSyncFs, where, gitConfigFiles(where, repo.commonDir ?? "", repo.gitDir ?? ""));
+      const remotes = readRemotes(config.entries);
+      return remotes.length > 0
+        ? { id: `repo:${rel}`, status: "ok" as const, title: `repo ${rel}`, detail: `remotes: ${remotes.map((r) => r.name).join(", ")}` }
+        : { id: `repo:${rel}`, status: "warn" as const, title: `repo ${rel}`, detail: "no remote: sessions on other machines cannot recognise this repo" };
+    });
+}
+
+/** hook.log: fail-open lines of the last 24 hours, grouped by reason. */
+function hookLogCheck(dir: string, now: Date): DoctorCheck {
+  let text = "";
+  for (const name of ["hook.log.1", "hook.log"]) {
+    try {
+      text += fs.readFileSync(path.join(dir, name), "utf8");
+    } catch {
+      // none
+    }
+  }
+  const since = now.getTime() - 24 * 3600 * 1000;
+  const reasons = new Map<string, number>();
+  let last = "";
+  for (const line of text.split("\n")) {
+    const [time, kind, tool, event, reason] = line.split("\t");
+    if (kind !== "fail-open" || time === undefined || !(Date.parse(time) >= since)) continue;
+    const key = (reason ?? "").replace(/\d+/g, "N");
+    reasons.set(key, (reasons.get(key) ?? 0) + 1);
+    last = `${time} ${tool ?? ""} ${event ?? ""}: ${reason ?? ""}`;
+  }
+  const total = [...reasons.values()].reduce((a, b) => a + b, 0);
+  if (total === 0) return { id: "hook_log", status: "ok", title: "hook.log", detail: "no fail-open in the last 24 hours" };
+  const top = [...reasons].sort((a, b) => b[1] - a[1] || compareStrings(a[0], b[0])).slice(0, 3).map(([r, n]) => `${n}x ${r}`);
+  return { id: "hook_log", status: "warn", title: "hook.log", detail: `${total} fail-open in the last 24 hours (${top.join("; ")}); last: ${last}` };
+}
