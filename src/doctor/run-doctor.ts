@@ -76,8 +76,8 @@ function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
     if (hooksAreCurrent(doc, comityHooks(host, command))) return { id: `hooks.${host}`, status: "ok", title, detail: `installed and current in ${file}` };
     return { id: `hooks.${host}`, status: "fail", title, detail: `update available: ${file} holds hooks of another Comity version (run comity init${user ? " --user" : ""})` };
   }
-  const hostDir = path.join(home, host === "claude_code" ? ".claude" : ".codex");
-  if (seen.length === 0 && !fs.existsSync(hostDir)) return { id: `hooks.${host}`, status: "skip", title, detail: "host not found here" };
+  const dirs = [root, home].map((d) => path.dirname(hostConfigFile(host, { root: d, home: d })));
+  if (seen.length === 0 && !dirs.some((d) => fs.existsSync(d))) return { id: `hooks.${host}`, status: "skip", title, detail: "host not found here" };
   return { id: `hooks.${host}`, status: "fail", title, detail: "not installed (run comity init)" };
 }
 
