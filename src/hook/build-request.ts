@@ -12,9 +12,10 @@ export const MAX_PATHS = 500;
  * The request body for one repo (`../shared/reference/comity-hook-events.md`,
  * "What each event sends"): identity and state for every event, and each
  * event's own fields, capped. Loads snapshot, symbol and package code only for
- * the events that need it.
+ * the events that need it. Null when the event does not concern this repo
+ * after all (a shell command in another root of a multi-root workspace).
  */
-export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: string[], shell: { command: string; paths: string[]; unresolved: number } | null): Promise<Record<string, unknown>> {
+export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: string[], shell: { command: string; paths: string[]; unresolved: number } | null): Promise<Record<string, unknown> | null> {
   const { payload, event } = ctx;
   const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
   const cwdPath = path.relative(repo.root, ctx.cwd).split(path.sep).join("/");
@@ -65,7 +66,10 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       break;
     }
     case "post_edit": {
-      const changed = ctx.tool === "Bash" ? await changesAfter(ctx, repo) : paths;
+      const after = ctx.tool === "Bash" ? await changesAfter(ctx, repo) : paths;
+      // In a multi-root workspace, a shell command concerns the roots snapshotted before it, not every root.
+      if (after === null && ctx.roots.length > 1) return null;
+      const changed = after ?? [];
       body["paths"] = changed.slice(0, MAX_PATHS);
       body["analysis"] = await analyses(ctx, repo, state, changed);
       break;
@@ -114,11 +118,11 @@ async function snapshotBefore(ctx: Ctx, repo: Repo): Promise<void> {
   await snapshotBeforeCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv });
 }
 
-/** After a shell command: exactly the paths it changed (none when no snapshot was taken before). */
-async function changesAfter(ctx: Ctx, repo: Repo): Promise<string[]> {
+/** After a shell command: exactly the paths it changed (null when no snapshot was taken before). */
+async function changesAfter(ctx: Ctx, repo: Repo): Promise<string[] | null> {
   const { changesAfterCommand } = await import("../snapshot/command-snapshots.js");
   const r = await changesAfterCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv });
-  return (r.changes ?? []).map((c) => c.path);
+  return r.changes === null ? null : r.changes.map((c) => c.path);
 }
 
 /** Symbol analysis of the changed files in supported languages (at most 50 a request). */

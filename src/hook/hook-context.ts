@@ -15,6 +15,8 @@ export interface Ctx {
   readonly tool: string;
   readonly toolInput: Record<string, unknown>;
   readonly cwd: string;
+  /** The workspace's folders: the cwd, or several (a Cursor multi-root workspace). */
+  readonly roots: readonly string[];
   readonly sessionId: string;
   readonly agentId: string | null;
   readonly configDir: string;

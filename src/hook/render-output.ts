@@ -49,6 +49,7 @@ export function capContext(text: string, max = MAX_CONTEXT_CHARS): string {
  * which always gets valid JSON.
  */
 export function renderForHost(host: HostId, nativeEvent: string, verdict: HookVerdict, queued: readonly string[]): Rendered {
+  if (host === "cursor") return renderForCursor(nativeEvent, verdict, queued);
   if (verdict.block !== null && nativeEvent === "PreToolUse") {
     return {
       stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: verdict.block } })}\n`,
@@ -68,4 +69,24 @@ export function renderForHost(host: HostId, nativeEvent: string, verdict: HookVe
     queue: null,
     deliveredQueue: queued.length > 0,
   };
+}
+
+/**
+ * Cursor's answers (hosts.md, CU): each event has its own keys. A block is
+ * `{decision: "deny", reason}` on preToolUse and `{permission: "deny",
+ * user_message, agent_message}` on beforeShellExecution; context reaches the
+ * agent only at sessionStart (`additional_context`): Cursor has no way to add
+ * it later in a conversation, so later context is not queued (it would only
+ * surface in the next conversation, about a state long gone).
+ */
+function renderForCursor(nativeEvent: string, verdict: HookVerdict, queued: readonly string[]): Rendered {
+  const json = (v: unknown) => `${JSON.stringify(v)}\n`;
+  if (verdict.block !== null && nativeEvent === "preToolUse") return { stdout: json({ decision: "deny", reason: verdict.block }), queue: null, deliveredQueue: false };
+  if (verdict.block !== null && nativeEvent === "beforeShellExecution") {
+    return { stdout: json({ permission: "deny", user_message: verdict.block, agent_message: verdict.block }), queue: null, deliveredQueue: false };
+  }
+  if (nativeEvent !== "sessionStart") return { stdout: "", queue: null, deliveredQueue: queued.length > 0 };
+  const parts = [...queued, ...(verdict.context === null ? [] : [verdict.context])].filter((p) => p.trim() !== "");
+  if (parts.length === 0) return { stdout: "", queue: null, deliveredQueue: queued.length > 0 };
+  return { stdout: json({ additional_context: capContext(parts.join("\n\n")) }), queue: null, deliveredQueue: queued.length > 0 };
 }

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { configDir as configDirOf } from "../config/config-dir.js";
@@ -12,6 +12,7 @@ import { editPaths, shellCommand } from "./collect-paths.js";
 import { sendEvaluate, type EvaluateResponse } from "./evaluate-response.js";
 import { logFailOpen } from "./hook-log.js";
 import { classifyTool, detectHost, mapEvent, normalizeTool } from "./hosts.js";
+import { hostView } from "./host-view.js";
 import { bodyFor, MAX_PATHS } from "./build-request.js";
 import type { Ctx, RepoRequest } from "./hook-context.js";
 import { renderForHost, type HookVerdict } from "./render-output.js";
@@ -82,26 +83,30 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
     throw new FailOpen(input.stdin.trim() === "" ? "empty stdin" : "stdin is not a JSON object");
   }
   const host = detectHost(input.tool, payload, input.env);
-  if (host !== "claude_code" && host !== "codex") throw new FailOpen(`host ${host} is not supported by this version`);
+  if (host !== "claude_code" && host !== "codex" && host !== "cursor") throw new FailOpen(`host ${host} is not supported by this version`);
   const nativeEvent = typeof payload["hook_event_name"] === "string" ? payload["hook_event_name"] : input.event;
-  const toolInput = (typeof payload["tool_input"] === "object" && payload["tool_input"] !== null ? payload["tool_input"] : {}) as Record<string, unknown>;
-  let tool = normalizeTool(typeof payload["tool_name"] === "string" ? payload["tool_name"] : "");
+  const view = hostView(host, nativeEvent, payload);
+  const roots = view.roots.length > 0 ? view.roots : [input.cwd];
+  // Cursor also runs Claude Code's hooks: with Comity in Cursor's own config, the Claude Code one steps aside.
+  if (host === "cursor" && input.tool.toLowerCase().replace(/-/g, "_") !== "cursor" && cursorHasComity(roots, input.env["HOME"] ?? os.homedir())) return "";
+  const toolInput = view.toolInput;
+  let tool = normalizeTool(view.toolName);
   let toolClass = classifyTool(tool);
   // A shell command carrying an apply_patch envelope is an edit of the files it names.
   if (toolClass === "shell" && carriesPatch(shellCommand(toolInput))) {
     tool = "apply_patch";
     toolClass = "edit";
   }
-  const event = mapEvent(nativeEvent, toolClass);
+  const event = mapEvent(view.event, toolClass);
   if (event === null) return host === "codex" && nativeEvent === "Stop" ? "{}\n" : "";
 
-  const cwd = typeof payload["cwd"] === "string" && payload["cwd"] !== "" ? payload["cwd"] : input.cwd;
-  const sessionId = typeof payload["session_id"] === "string" ? payload["session_id"] : "unknown";
+  const cwd = view.cwd ?? input.cwd;
+  const sessionId = view.sessionId ?? "unknown";
   const agentId = typeof payload["agent_id"] === "string" ? payload["agent_id"] : null;
   const stateKey = agentId === null ? sessionId : `${sessionId}:${agentId}`;
   const configEnv: GitConfigEnv = { env: input.env, homeDir: input.env["HOME"] ?? os.homedir() };
   const state = readSessionState(configDir, stateKey);
-  const ctx: Ctx = { input, payload, host, nativeEvent, event, tool, toolInput, cwd, sessionId, agentId, configDir, configEnv, state };
+  const ctx: Ctx = { input, payload, host, nativeEvent, event, tool, toolInput, cwd, roots, sessionId, agentId, configDir, configEnv, state };
 
   const requests = await buildRequests(ctx);
   const apiUrl = input.env["COMITY_API_URL"] ?? "";
@@ -172,9 +177,9 @@ async function buildRequests(ctx: Ctx): Promise<RepoRequest[]> {
     addRepo(ownerOf(ctx.cwd));
     for (const p of written.paths) addPath(p);
   } else if (event === "session_start") {
-    for (const repo of await sessionRepos(ctx.cwd)) addRepo(repo);
+    for (const root of ctx.roots) for (const repo of await sessionRepos(root)) addRepo(repo);
   } else {
-    addRepo(ownerOf(ctx.cwd));
+    for (const root of ctx.roots) addRepo(ownerOf(root));
     if (byRepo.size === 0) for (const root of Object.keys(ctx.state.touched)) addRepo(ownerOf(root));
   }
 
@@ -183,7 +188,8 @@ async function buildRequests(ctx: Ctx): Promise<RepoRequest[]> {
     const state = await readRepoState(repo, { configEnv: ctx.configEnv });
     // Hooks run only in repos with at least one remote: a repo without one has no identity to share.
     if (state.remote_fingerprints.length === 0) continue;
-    out.push({ repo, state, body: await bodyFor(ctx, repo, state, [...paths].sort(compareStrings), shell) });
+    const body = await bodyFor(ctx, repo, state, [...paths].sort(compareStrings), shell);
+    if (body !== null) out.push({ repo, state, body });
   }
   if (out.length === 0 && byRepo.size > 0) throw new FailOpen("no repo with a remote");
   if (out.length === 0 && event !== "session_start") throw new FailOpen("not in a git repo");
@@ -198,6 +204,19 @@ async function sessionRepos(cwd: string): Promise<Repo[]> {
   const { rankByActivity, repoActivityMs } = await import("../workspace/repo-activity.js");
   const repos = discoverRepos(cwd, { maxDepth: 4, walkUp: false }).repos.filter((r) => r.gitDir !== null);
   return rankByActivity(repos.map((r) => ({ root: r.root, repo: r, activityMs: repoActivityMs(r) }))).slice(0, 8).map((r) => r.repo);
+}
+
+/** Whether Cursor's own hook config (project roots, then the user's) runs `comity hook`. */
+function cursorHasComity(roots: readonly string[], home: string): boolean {
+  for (const dir of [...roots, home]) {
+    try {
+      const text = readFileSync(path.join(dir, ".cursor", "hooks.json"), "utf8");
+      if (/comity(\.js|\.cmd|\.mjs)?["']?\s+hook\s[^"]*--tool\s+cursor/.test(text)) return true;
+    } catch {
+      // none there
+    }
+  }
+  return false;
 }
 
 /** A file about to be created in a folder that does not exist yet belongs to the nearest existing folder. */

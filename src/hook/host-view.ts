@@ -1,0 +1,67 @@
+import type { HostId } from "./hosts.js";
+
+/**
+ * One host event in the vocabulary the pipeline works in (Claude Code's and
+ * Codex's event names and tool fields), so that mapping, paths and routing
+ * are written once. The host's own event name is kept for rendering.
+ */
+export interface HostView {
+  /** `SessionStart`, `UserPromptSubmit`, `PreToolUse`, `PostToolUse`, `Stop`, `SessionEnd`, or the host's own name when it has no such meaning. */
+  readonly event: string;
+  readonly toolName: string;
+  readonly toolInput: Record<string, unknown>;
+  readonly sessionId: string | null;
+  readonly cwd: string | null;
+  /** The workspace's folders (Cursor's `workspace_roots`, several in a multi-root workspace); else the cwd alone. */
+  readonly roots: readonly string[];
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+const obj = (v: unknown): Record<string, unknown> => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+/** A payload as the pipeline reads it, for the hosts served: Claude Code, Codex and Cursor. */
+export function hostView(host: HostId, nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {
+  return host === "cursor" ? cursorView(nativeEvent, payload) : claudeView(nativeEvent, payload);
+}
+
+function claudeView(nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {
+  const cwd = str(payload["cwd"]);
+  return { event: nativeEvent, toolName: str(payload["tool_name"]) ?? "", toolInput: obj(payload["tool_input"]), sessionId: str(payload["session_id"]), cwd, roots: cwd === null ? [] : [cwd] };
+}
+
+/**
+ * Cursor (hosts.md, CU): `conversation_id` is the session (`session_id` only
+ * on sessionStart/sessionEnd, where it is the same); no common `cwd`, but
+ * `workspace_roots[]`; shell commands come as `beforeShellExecution` /
+ * `afterShellExecution` with `command`, agent edits as `afterFileEdit` with
+ * `file_path`.
+ */
+function cursorView(nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {
+  const roots = Array.isArray(payload["workspace_roots"]) ? payload["workspace_roots"].filter((r): r is string => typeof r === "string" && r !== "") : [];
+  const cwd = str(payload["cwd"]) ?? roots[0] ?? null;
+  const base = { sessionId: str(payload["conversation_id"]) ?? str(payload["session_id"]), cwd, roots: roots.length > 0 ? roots : cwd === null ? [] : [cwd] };
+  const toolName = str(payload["tool_name"]) ?? "";
+  const toolInput = obj(payload["tool_input"]);
+  switch (nativeEvent) {
+    case "sessionStart":
+      return { ...base, event: "SessionStart", toolName: "", toolInput: {} };
+    case "beforeSubmitPrompt":
+      return { ...base, event: "UserPromptSubmit", toolName: "", toolInput: {} };
+    case "preToolUse":
+      return { ...base, event: "PreToolUse", toolName, toolInput };
+    case "postToolUse":
+      return { ...base, event: "PostToolUse", toolName, toolInput };
+    case "beforeShellExecution":
+      return { ...base, event: "PreToolUse", toolName: "Shell", toolInput: { command: str(payload["command"]) ?? "" } };
+    case "afterShellExecution":
+      return { ...base, event: "PostToolUse", toolName: "Shell", toolInput: { command: str(payload["command"]) ?? "" } };
+    case "afterFileEdit":
+      return { ...base, event: "PostToolUse", toolName: "Edit", toolInput: { file_path: str(payload["file_path"]) ?? "" } };
+    case "stop":
+      return { ...base, event: "Stop", toolName: "", toolInput: {} };
+    case "sessionEnd":
+      return { ...base, event: "SessionEnd", toolName: "", toolInput: {} };
+    default:
+      return { ...base, event: nativeEvent, toolName, toolInput };
+  }
+}
