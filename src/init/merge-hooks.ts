@@ -39,6 +39,8 @@ function withoutComity(groups: unknown): Json[] {
   if (!Array.isArray(groups)) return [];
   const out: Json[] = [];
   for (const g of groups as Json[]) {
+    // A flat entry (Cursor's shape) that runs Comity goes as a whole.
+    if (g !== null && typeof g === "object" && !Array.isArray(g) && isComityHookCommand(g["command"])) continue;
     if (g === null || typeof g !== "object" || Array.isArray(g) || !Array.isArray(g["hooks"])) {
       out.push(g);
       continue;

@@ -44,6 +44,7 @@ export interface InitPlan {
 const HOST_FILES: Record<InitHost, { dir: string; file: string; binary: string }> = {
   claude_code: { dir: ".claude", file: "settings.json", binary: "claude" },
   codex: { dir: ".codex", file: "hooks.json", binary: "codex" },
+  cursor: { dir: ".cursor", file: "hooks.json", binary: "cursor" },
 };
 
 /** Where a host's hook config goes: the project's or the user's. */
@@ -85,6 +86,8 @@ export function planInit(options: InitOptions): InitPlan {
     let merged: Record<string, unknown>;
     try {
       merged = mergeHooks(parsed, comityHooks(host, command));
+      // Cursor's hooks.json carries a format version.
+      if (host === "cursor" && merged["version"] === undefined) merged = { version: 1, ...merged };
     } catch (error) {
       diagnostics.push(diagnostic("settings_bad_shape", "error", file, `${file}: ${(error as Error).message} (left as it is)`));
       continue;

@@ -98,6 +98,26 @@ describe("comity init: Claude Code and Codex", () => {
     expect(hooksAreCurrent(merged, comityHooks("claude_code", "comity"))).toBe(true);
   });
 
+  it("Cursor: flat entries under its own event names, one evaluation per tool call, version kept, idempotent", () => {
+    const root = initRepo(sb, "proj");
+    const file = path.join(root, ".cursor/hooks.json");
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, JSON.stringify({ version: 1, hooks: { afterFileEdit: [{ command: "./format.sh" }] } }));
+    expect(init(root).status).toBe(0); // detected by its folder
+    const doc = JSON.parse(fs.readFileSync(file, "utf8")) as { version: number; hooks: Record<string, Array<Record<string, unknown>>> };
+    expect(doc.version).toBe(1);
+    expect(Object.keys(doc.hooks).sort()).toEqual(["afterFileEdit", "afterShellExecution", "beforeShellExecution", "beforeSubmitPrompt", "preToolUse", "sessionEnd", "sessionStart", "stop"]);
+    expect(doc.hooks["afterFileEdit"]).toEqual([{ command: "./format.sh" }, { type: "command", command: "comity hook --tool cursor --event afterFileEdit", timeout: 10 }]);
+    expect(doc.hooks["preToolUse"]).toEqual([{ type: "command", command: "comity hook --tool cursor --event preToolUse", timeout: 5, matcher: "Write|Delete" }]);
+    expect(doc.hooks["postToolUse"]).toBeUndefined();
+    const bytes = fs.readFileSync(file, "utf8");
+    expect(init(root, "--tool", "cursor").stdout).toContain("up to date");
+    expect(fs.readFileSync(file, "utf8")).toBe(bytes);
+    const fresh = initRepo(sb, "fresh");
+    expect(init(fresh, "--tool", "cursor").status).toBe(0);
+    expect((JSON.parse(fs.readFileSync(path.join(fresh, ".cursor/hooks.json"), "utf8")) as { version: number }).version).toBe(1);
+  });
+
   it("--dry-run prints the diff and writes nothing", () => {
     const root = initRepo(sb, "proj");
     const r = init(root, "--tool", "claude_code", "--tool", "codex", "--dry-run");
@@ -133,7 +153,7 @@ describe("comity init: Claude Code and Codex", () => {
     expect(r.stderr).toContain("is not valid JSON (left as it is)");
     expect(r.stderr).toContain('"hooks.PreToolUse" is not a list');
     expect(fs.readFileSync(path.join(root, ".claude/settings.json"), "utf8")).toBe("{ // comment\n}");
-    expect(init(root, "--tool", "cursor").stderr).toContain("not supported by this version");
+    expect(init(root, "--tool", "copilot").stderr).toContain("not supported by this version");
   });
 });
 

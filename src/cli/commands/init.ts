@@ -10,9 +10,9 @@ import type { CliIo } from "../io.js";
 export const INIT_USAGE = `usage: comity init [--tool T ...] [--dry-run] [--user] [--command CMD] [DIR]
 
 Writes Comity's hooks into each host's hook config, merged with the hooks
-already there: the project's .claude/settings.json and .codex/hooks.json (the
-project is the git repo holding DIR, default the current folder), or with
---user ~/.claude/settings.json and ~/.codex/hooks.json. Without --tool, the
+already there: the project's .claude/settings.json, .codex/hooks.json and
+.cursor/hooks.json (the project is the git repo holding DIR, default the
+current folder), or with --user the same files under ~. Without --tool, the
 hosts found (config folders, binaries on PATH). A changed file is backed up
 beside itself; a second run changes nothing. --dry-run prints the diff.
 Hosts in this version: ${INIT_HOSTS.join(", ")}.
@@ -58,7 +58,7 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
   });
   for (const d of plan.diagnostics) io.stderr.write(`comity init: ${d.message}\n`);
   if (plan.hosts.length === 0) {
-    io.stderr.write(`comity init: no host found (no .claude/ or .codex/ here or in your home, no claude or codex on PATH); pass --tool ${INIT_HOSTS.join(" or --tool ")}\n`);
+    io.stderr.write(`comity init: no host found (no .claude/, .codex/ or .cursor/ here or in your home, no claude, codex or cursor on PATH); pass --tool ${INIT_HOSTS.join(" or --tool ")}\n`);
     return 1;
   }
   const shown = (f: string) => (values.user ? f.replace(home, "~") : path.relative(io.cwd, f) || f);
