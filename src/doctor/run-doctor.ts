@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
 import { nodeSyncFs } from "../fs/sync-fs.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
-import { comityHooks, INIT_HOSTS, isComityHookCommand, type InitHost } from "../init/host-configs.js";
+import { comityHooks, entryCommand, INIT_HOSTS, isComityHookCommand, type InitHost } from "../init/host-configs.js";
 import { hooksAreCurrent } from "../init/merge-hooks.js";
 import { hostConfigFile } from "../init/plan-init.js";
 import { readRemotes } from "../remotes/read-remotes.js";
@@ -59,7 +59,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
 function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
   const title = `${host} hooks`;
   const seen: string[] = [];
-  for (const user of [false, true]) {
+  for (const user of host === "copilot" ? [false] : [false, true]) {
     const file = hostConfigFile(host, { root, home, user });
     let doc: unknown;
     try {
@@ -89,9 +89,9 @@ function comityCommandIn(doc: unknown): string | null {
     if (!Array.isArray(groups)) continue;
     for (const g of groups) {
       const inner = g !== null && typeof g === "object" ? (g as { hooks?: unknown }).hooks : undefined;
-      if (!Array.isArray(inner)) continue;
-      for (const h of inner) {
-        const command = h !== null && typeof h === "object" ? (h as { command?: unknown }).command : undefined;
+      // Groups (Claude Code, Codex) hold hooks; Cursor's and Copilot's entries are hooks themselves.
+      for (const h of Array.isArray(inner) ? inner : [g]) {
+        const command = entryCommand(h);
         if (isComityHookCommand(command)) return (command as string).replace(/\s+hook(\s.*)?$/, "");
       }
     }

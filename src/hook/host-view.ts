@@ -19,9 +19,51 @@ export interface HostView {
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 const obj = (v: unknown): Record<string, unknown> => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
-/** A payload as the pipeline reads it, for the hosts served: Claude Code, Codex and Cursor. */
+/** A payload as the pipeline reads it, for the hosts served: Claude Code, Codex, Cursor and Copilot CLI. */
 export function hostView(host: HostId, nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {
-  return host === "cursor" ? cursorView(nativeEvent, payload) : claudeView(nativeEvent, payload);
+  if (host === "cursor") return cursorView(nativeEvent, payload);
+  if (host === "copilot") return copilotView(nativeEvent, payload);
+  return claudeView(nativeEvent, payload);
+}
+
+/** Copilot CLI's camelCase event names, as the pipeline's. */
+const COPILOT_EVENTS: Readonly<Record<string, string>> = {
+  sessionStart: "SessionStart",
+  userPromptSubmitted: "UserPromptSubmit",
+  preToolUse: "PreToolUse",
+  postToolUse: "PostToolUse",
+  agentStop: "Stop",
+  sessionEnd: "SessionEnd",
+};
+
+/**
+ * Copilot CLI (hosts.md, GH-CLI, GH-CFG) has two dialects, chosen by how the
+ * event is spelled in its config: camelCase (`sessionId`, `toolName`,
+ * `toolArgs` as a JSON string or an object) and PascalCase, the VS
+ * Code-compatible one (`session_id`, `tool_name`, `tool_input`). Tool names
+ * are lowercase (`bash`, `edit`, `create`); edits name their file `path`.
+ */
+function copilotView(nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {
+  const cwd = str(payload["cwd"]);
+  let toolInput = obj(payload["tool_input"]);
+  const args = payload["toolArgs"];
+  if (typeof args === "string") {
+    try {
+      toolInput = obj(JSON.parse(args));
+    } catch {
+      toolInput = {};
+    }
+  } else if (args !== undefined) {
+    toolInput = obj(args);
+  }
+  return {
+    event: COPILOT_EVENTS[nativeEvent] ?? nativeEvent,
+    toolName: str(payload["toolName"]) ?? str(payload["tool_name"]) ?? "",
+    toolInput,
+    sessionId: str(payload["sessionId"]) ?? str(payload["session_id"]),
+    cwd,
+    roots: cwd === null ? [] : [cwd],
+  };
 }
 
 function claudeView(nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {

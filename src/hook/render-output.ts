@@ -50,6 +50,7 @@ export function capContext(text: string, max = MAX_CONTEXT_CHARS): string {
  */
 export function renderForHost(host: HostId, nativeEvent: string, verdict: HookVerdict, queued: readonly string[]): Rendered {
   if (host === "cursor") return renderForCursor(nativeEvent, verdict, queued);
+  if (host === "copilot") return renderForCopilot(nativeEvent, verdict, queued);
   if (verdict.block !== null && nativeEvent === "PreToolUse") {
     return {
       stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: verdict.block } })}\n`,
@@ -89,4 +90,17 @@ function renderForCursor(nativeEvent: string, verdict: HookVerdict, queued: read
   const parts = [...queued, ...(verdict.context === null ? [] : [verdict.context])].filter((p) => p.trim() !== "");
   if (parts.length === 0) return { stdout: "", queue: null, deliveredQueue: queued.length > 0 };
   return { stdout: json({ additional_context: capContext(parts.join("\n\n")) }), queue: null, deliveredQueue: queued.length > 0 };
+}
+
+/**
+ * Copilot CLI's answers (hosts.md, quirks 1-2): it acts only on a
+ * `preToolUse` deny (`{permissionDecision: "deny", permissionDecisionReason}`)
+ * and ignores context at session start and prompt time, so context is
+ * neither printed nor queued.
+ */
+function renderForCopilot(nativeEvent: string, verdict: HookVerdict, queued: readonly string[]): Rendered {
+  if (verdict.block !== null && (nativeEvent === "preToolUse" || nativeEvent === "PreToolUse")) {
+    return { stdout: `${JSON.stringify({ permissionDecision: "deny", permissionDecisionReason: verdict.block })}\n`, queue: null, deliveredQueue: queued.length > 0 };
+  }
+  return { stdout: "", queue: null, deliveredQueue: queued.length > 0 };
 }

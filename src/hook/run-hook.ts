@@ -83,7 +83,7 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
     throw new FailOpen(input.stdin.trim() === "" ? "empty stdin" : "stdin is not a JSON object");
   }
   const host = detectHost(input.tool, payload, input.env);
-  if (host !== "claude_code" && host !== "codex" && host !== "cursor") throw new FailOpen(`host ${host} is not supported by this version`);
+  if (host === "omp" || host === "compozy") throw new FailOpen(`host ${host} is not supported by this version`);
   const nativeEvent = typeof payload["hook_event_name"] === "string" ? payload["hook_event_name"] : input.event;
   const view = hostView(host, nativeEvent, payload);
   const roots = view.roots.length > 0 ? view.roots : [input.cwd];

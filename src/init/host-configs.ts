@@ -1,6 +1,6 @@
 /** The hosts `comity init` can wire in this version. */
-export type InitHost = "claude_code" | "codex" | "cursor";
-export const INIT_HOSTS: readonly InitHost[] = ["claude_code", "codex", "cursor"];
+export type InitHost = "claude_code" | "codex" | "copilot" | "cursor";
+export const INIT_HOSTS: readonly InitHost[] = ["claude_code", "codex", "copilot", "cursor"];
 
 /** One command hook as Claude Code and Codex write it (timeout in seconds). */
 export interface CommandHook {
@@ -20,8 +20,16 @@ export interface FlatHook extends CommandHook {
   readonly matcher?: string;
 }
 
-/** Event name → the entries Comity wants there (groups for Claude Code and Codex, flat entries for Cursor). */
-export type HookTable = Readonly<Record<string, ReadonlyArray<HookGroup | FlatHook>>>;
+/** Copilot CLI's entry: a command per shell, `timeoutSec`. */
+export interface CopilotHook {
+  readonly type: "command";
+  readonly bash: string;
+  readonly powershell: string;
+  readonly timeoutSec: number;
+}
+
+/** Event name → the entries Comity wants there (groups for Claude Code and Codex, flat entries for Cursor and Copilot). */
+export type HookTable = Readonly<Record<string, ReadonlyArray<HookGroup | FlatHook | CopilotHook>>>;
 
 /** Edit and shell tools of Claude Code; `ExitPlanMode` only before a tool (it carries the plan). */
 export const CLAUDE_PRE_MATCHER = "Edit|Write|MultiEdit|NotebookEdit|Bash|ExitPlanMode";
@@ -49,6 +57,21 @@ export function comityHooks(host: InitHost, command: string): HookTable {
       SessionEnd: [{ hooks: [hook("SessionEnd", 10)] }],
     };
   }
+  if (host === "copilot") {
+    // Copilot CLI acts on a preToolUse deny only, but the other events tell the API what the session does.
+    const entry = (event: string, timeoutSec: number): CopilotHook => {
+      const line = `${command} hook --tool copilot --event ${event}`;
+      return { type: "command", bash: line, powershell: line, timeoutSec };
+    };
+    return {
+      sessionStart: [entry("sessionStart", 5)],
+      userPromptSubmitted: [entry("userPromptSubmitted", 5)],
+      preToolUse: [entry("preToolUse", 5)],
+      postToolUse: [entry("postToolUse", 10)],
+      agentStop: [entry("agentStop", 10)],
+      sessionEnd: [entry("sessionEnd", 10)],
+    };
+  }
   if (host === "cursor") {
     // preToolUse only for edits and beforeShellExecution for commands, afterFileEdit and afterShellExecution
     // after them: each tool call is evaluated once (postToolUse would repeat the after-events).
@@ -70,6 +93,13 @@ export function comityHooks(host: InitHost, command: string): HookTable {
     UserPromptSubmit: [{ hooks: [hook("UserPromptSubmit", 5)] }],
     Stop: [{ hooks: [hook("Stop", 10)] }],
   };
+}
+
+/** The command of a hook entry: `command` (Claude Code, Codex, Cursor), else `bash` or `powershell` (Copilot CLI). */
+export function entryCommand(entry: unknown): unknown {
+  if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return undefined;
+  const e = entry as Record<string, unknown>;
+  return e["command"] ?? e["bash"] ?? e["powershell"];
 }
 
 /** A hook command that runs `comity hook` (any Comity version, any spelling of the binary). */

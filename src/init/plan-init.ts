@@ -45,6 +45,8 @@ const HOST_FILES: Record<InitHost, { dir: string; file: string; binary: string }
   claude_code: { dir: ".claude", file: "settings.json", binary: "claude" },
   codex: { dir: ".codex", file: "hooks.json", binary: "codex" },
   cursor: { dir: ".cursor", file: "hooks.json", binary: "cursor" },
+  // A file of Comity's own among the repo's hook files (Copilot CLI reads every .github/hooks/*.json).
+  copilot: { dir: ".github/hooks", file: "comity.json", binary: "copilot" },
 };
 
 /** Where a host's hook config goes: the project's or the user's. */
@@ -65,6 +67,10 @@ export function planInit(options: InitOptions): InitPlan {
   const diagnostics: Diagnostic[] = [];
   const notes: string[] = [];
   for (const host of hosts) {
+    if (host === "copilot" && options.user === true) {
+      notes.push("Copilot CLI reads hooks from the repository (.github/hooks/*.json) only: run comity init --tool copilot without --user in each repo.");
+      continue;
+    }
     const file = hostConfigFile(host, options);
     let before: string | null;
     try {
@@ -87,7 +93,7 @@ export function planInit(options: InitOptions): InitPlan {
     try {
       merged = mergeHooks(parsed, comityHooks(host, command));
       // Cursor's hooks.json carries a format version.
-      if (host === "cursor" && merged["version"] === undefined) merged = { version: 1, ...merged };
+      if ((host === "cursor" || host === "copilot") && merged["version"] === undefined) merged = { version: 1, ...merged };
     } catch (error) {
       diagnostics.push(diagnostic("settings_bad_shape", "error", file, `${file}: ${(error as Error).message} (left as it is)`));
       continue;

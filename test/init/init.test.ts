@@ -118,6 +118,25 @@ describe("comity init: Claude Code and Codex", () => {
     expect((JSON.parse(fs.readFileSync(path.join(fresh, ".cursor/hooks.json"), "utf8")) as { version: number }).version).toBe(1);
   });
 
+  it("Copilot CLI: a file of Comity's own in .github/hooks, both shells, idempotent, and doctor sees it", () => {
+    const root = initRepo(sb, "proj");
+    fs.mkdirSync(path.join(root, ".github/hooks"), { recursive: true });
+    fs.writeFileSync(path.join(root, ".github/hooks/lint.json"), JSON.stringify({ version: 1, hooks: { preToolUse: [{ type: "command", bash: "./lint.sh" }] } }));
+    expect(init(root).status).toBe(0); // detected by .github/hooks
+    const file = path.join(root, ".github/hooks/comity.json");
+    const doc = JSON.parse(fs.readFileSync(file, "utf8")) as { version: number; hooks: Record<string, unknown[]> };
+    expect(doc.version).toBe(1);
+    expect(Object.keys(doc.hooks).sort()).toEqual(["agentStop", "postToolUse", "preToolUse", "sessionEnd", "sessionStart", "userPromptSubmitted"]);
+    expect(doc.hooks["preToolUse"]).toEqual([{ type: "command", bash: "comity hook --tool copilot --event preToolUse", powershell: "comity hook --tool copilot --event preToolUse", timeoutSec: 5 }]);
+    expect(JSON.parse(fs.readFileSync(path.join(root, ".github/hooks/lint.json"), "utf8"))).toEqual({ version: 1, hooks: { preToolUse: [{ type: "command", bash: "./lint.sh" }] } });
+    const bytes = fs.readFileSync(file, "utf8");
+    expect(init(root, "--tool", "copilot").stdout).toContain("up to date");
+    expect(fs.readFileSync(file, "utf8")).toBe(bytes);
+    expect(init(root, "--tool", "copilot", "--user").stdout).toContain("Copilot CLI reads hooks from the repository");
+    const doctor = runBuiltCli(["doctor", "--json"], { cwd: root, env: { ...env(), COMITY_API_URL: "" } });
+    expect((JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string }> }).checks.find((c) => c.id === "hooks.copilot")?.status).toBe("ok");
+  });
+
   it("--dry-run prints the diff and writes nothing", () => {
     const root = initRepo(sb, "proj");
     const r = init(root, "--tool", "claude_code", "--tool", "codex", "--dry-run");
@@ -153,7 +172,7 @@ describe("comity init: Claude Code and Codex", () => {
     expect(r.stderr).toContain("is not valid JSON (left as it is)");
     expect(r.stderr).toContain('"hooks.PreToolUse" is not a list');
     expect(fs.readFileSync(path.join(root, ".claude/settings.json"), "utf8")).toBe("{ // comment\n}");
-    expect(init(root, "--tool", "copilot").stderr).toContain("not supported by this version");
+    expect(init(root, "--tool", "omp").stderr).toContain("not supported by this version");
   });
 });
 
