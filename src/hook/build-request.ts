@@ -51,7 +51,7 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       break;
     }
     case "prompt":
-      body["prompt_excerpt"] = takeChars(str(payload["prompt"]) ?? "", 2000);
+      body["prompt_excerpt"] = takeChars(ctx.prompt ?? "", 2000);
       break;
     case "plan":
       body["plan_text"] = takeChars(str(ctx.toolInput["plan"]) ?? "", 32768);

@@ -18,6 +18,8 @@ export interface Ctx {
   /** The workspace's folders: the cwd, or several (a Cursor multi-root workspace). */
   readonly roots: readonly string[];
   readonly sessionId: string;
+  /** The user's prompt text, on prompt events (each host names it its own way). */
+  readonly prompt: string | null;
   readonly agentId: string | null;
   readonly configDir: string;
   readonly configEnv: GitConfigEnv;

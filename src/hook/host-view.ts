@@ -12,6 +12,8 @@ export interface HostView {
   readonly toolInput: Record<string, unknown>;
   readonly sessionId: string | null;
   readonly cwd: string | null;
+  /** The user's prompt text, on prompt events. */
+  readonly prompt: string | null;
   /** The workspace's folders (Cursor's `workspace_roots`, several in a multi-root workspace); else the cwd alone. */
   readonly roots: readonly string[];
 }
@@ -23,6 +25,7 @@ const obj = (v: unknown): Record<string, unknown> => (typeof v === "object" && v
 export function hostView(host: HostId, nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {
   if (host === "cursor") return cursorView(nativeEvent, payload);
   if (host === "copilot") return copilotView(nativeEvent, payload);
+  if (host === "compozy") return compozyView(nativeEvent, payload);
   return claudeView(nativeEvent, payload);
 }
 
@@ -62,13 +65,14 @@ function copilotView(nativeEvent: string, payload: Readonly<Record<string, unkno
     toolInput,
     sessionId: str(payload["sessionId"]) ?? str(payload["session_id"]),
     cwd,
+    prompt: str(payload["prompt"]),
     roots: cwd === null ? [] : [cwd],
   };
 }
 
 function claudeView(nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {
   const cwd = str(payload["cwd"]);
-  return { event: nativeEvent, toolName: str(payload["tool_name"]) ?? "", toolInput: obj(payload["tool_input"]), sessionId: str(payload["session_id"]), cwd, roots: cwd === null ? [] : [cwd] };
+  return { event: nativeEvent, toolName: str(payload["tool_name"]) ?? "", toolInput: obj(payload["tool_input"]), sessionId: str(payload["session_id"]), cwd, prompt: str(payload["prompt"]), roots: cwd === null ? [] : [cwd] };
 }
 
 /**
@@ -81,7 +85,7 @@ function claudeView(nativeEvent: string, payload: Readonly<Record<string, unknow
 function cursorView(nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {
   const roots = Array.isArray(payload["workspace_roots"]) ? payload["workspace_roots"].filter((r): r is string => typeof r === "string" && r !== "") : [];
   const cwd = str(payload["cwd"]) ?? roots[0] ?? null;
-  const base = { sessionId: str(payload["conversation_id"]) ?? str(payload["session_id"]), cwd, roots: roots.length > 0 ? roots : cwd === null ? [] : [cwd] };
+  const base = { sessionId: str(payload["conversation_id"]) ?? str(payload["session_id"]), cwd, prompt: str(payload["prompt"]), roots: roots.length > 0 ? roots : cwd === null ? [] : [cwd] };
   const toolName = str(payload["tool_name"]) ?? "";
   const toolInput = obj(payload["tool_input"]);
   switch (nativeEvent) {
@@ -106,4 +110,45 @@ function cursorView(nativeEvent: string, payload: Readonly<Record<string, unknow
     default:
       return { ...base, event: nativeEvent, toolName, toolInput };
   }
+}
+
+/** CompozyOS events, as the pipeline's (`../shared/reference/compozyos-hook-catalog.md`). */
+const COMPOZY_EVENTS: Readonly<Record<string, string>> = {
+  "session.post_create": "SessionStart",
+  "input.pre_submit": "UserPromptSubmit",
+  "prompt.post_assemble": "UserPromptSubmit",
+  "tool.pre_call": "PreToolUse",
+  "tool.post_call": "PostToolUse",
+  "session.pre_stop": "Stop",
+  "session.post_stop": "SessionEnd",
+};
+
+/**
+ * A CompozyOS payload: `event` names it, `workspace` is the folder,
+ * `session_id` the session; tools come as `tool_name` (or the canonical
+ * `tool_id`) with `tool_input`; the prompt is `message` before submission
+ * and `prompt` once assembled.
+ */
+function compozyView(nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {
+  const cwd = str(payload["workspace"]) ?? str(payload["cwd"]);
+  return {
+    event: COMPOZY_EVENTS[nativeEvent] ?? nativeEvent,
+    toolName: compozyTool(str(payload["tool_name"]) ?? str(payload["tool_id"]) ?? ""),
+    toolInput: obj(payload["tool_input"]),
+    sessionId: str(payload["session_id"]),
+    cwd,
+    prompt: str(payload["message"]) ?? str(payload["prompt"]),
+    roots: cwd === null ? [] : [cwd],
+  };
+}
+
+/** CompozyOS tool names (`edit_file`, `fs.write`, `shell.exec`, ...) as the pipeline's: edits by verb, shells by name. */
+function compozyTool(name: string): string {
+  const n = name.toLowerCase();
+  if (/(^|[._-])apply_?patch$/.test(n)) return "apply_patch";
+  if (/(^|[._-])(shell|bash|exec|terminal|run_command|command)([._-]|$)/.test(n)) return "Bash";
+  if (/(^|[._-])delete([._-]|$)/.test(n)) return "Delete";
+  if (/(^|[._-])(write|create)([._-]|$)/.test(n)) return "Write";
+  if (/(^|[._-])(edit|replace|patch)([._-]|$)/.test(n)) return "Edit";
+  return name;
 }

@@ -48,7 +48,8 @@ export function capContext(text: string, max = MAX_CONTEXT_CHARS): string {
  * never a native "allow"; nothing to say prints nothing, except Codex `Stop`,
  * which always gets valid JSON.
  */
-export function renderForHost(host: HostId, nativeEvent: string, verdict: HookVerdict, queued: readonly string[]): Rendered {
+export function renderForHost(host: HostId, nativeEvent: string, verdict: HookVerdict, queued: readonly string[], payload: Readonly<Record<string, unknown>> = {}): Rendered {
+  if (host === "compozy") return renderForCompozy(nativeEvent, verdict, queued, payload);
   if (host === "cursor") return renderForCursor(nativeEvent, verdict, queued);
   if (host === "copilot") return renderForCopilot(nativeEvent, verdict, queued);
   if (verdict.block !== null && nativeEvent === "PreToolUse") {
@@ -103,4 +104,24 @@ function renderForCopilot(nativeEvent: string, verdict: HookVerdict, queued: rea
     return { stdout: `${JSON.stringify({ permissionDecision: "deny", permissionDecisionReason: verdict.block })}\n`, queue: null, deliveredQueue: queued.length > 0 };
   }
   return { stdout: "", queue: null, deliveredQueue: queued.length > 0 };
+}
+
+/** The events whose CompozyOS patch type takes `context_blocks` (input.pre_submit, prompt.post_assemble). */
+const COMPOZY_CONTEXT_EVENTS = new Set(["input.pre_submit", "prompt.post_assemble"]);
+
+/**
+ * A CompozyOS patch, with only fields the event's patch type accepts (it
+ * rejects unknown ones): `{deny, deny_reason}` on tool.pre_call; Comity's
+ * context appended to the payload's `context_blocks` on input.pre_submit
+ * and prompt.post_assemble; `{}` everywhere else. Context at any other event
+ * (the session start briefing included) waits for the next prompt.
+ */
+function renderForCompozy(nativeEvent: string, verdict: HookVerdict, queued: readonly string[], payload: Readonly<Record<string, unknown>>): Rendered {
+  const json = (v: unknown) => `${JSON.stringify(v)}\n`;
+  if (verdict.block !== null && nativeEvent === "tool.pre_call") return { stdout: json({ deny: true, deny_reason: verdict.block }), queue: verdict.context, deliveredQueue: false };
+  if (!COMPOZY_CONTEXT_EVENTS.has(nativeEvent)) return { stdout: "{}\n", queue: verdict.context, deliveredQueue: false };
+  const parts = [...queued, ...(verdict.context === null ? [] : [verdict.context])].filter((p) => p.trim() !== "");
+  if (parts.length === 0) return { stdout: "{}\n", queue: null, deliveredQueue: false };
+  const existing = Array.isArray(payload["context_blocks"]) ? payload["context_blocks"] : [];
+  return { stdout: json({ context_blocks: [...existing, { kind: "comity", text: capContext(parts.join("\n\n")) }] }), queue: null, deliveredQueue: queued.length > 0 };
 }

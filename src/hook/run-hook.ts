@@ -83,8 +83,9 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
     throw new FailOpen(input.stdin.trim() === "" ? "empty stdin" : "stdin is not a JSON object");
   }
   const host = detectHost(input.tool, payload, input.env);
-  if (host === "omp" || host === "compozy") throw new FailOpen(`host ${host} is not supported by this version`);
-  const nativeEvent = typeof payload["hook_event_name"] === "string" ? payload["hook_event_name"] : input.event;
+  if (host === "omp") throw new FailOpen(`host ${host} is not supported by this version`);
+  const named = host === "compozy" ? payload["event"] : payload["hook_event_name"];
+  const nativeEvent = typeof named === "string" && named !== "" ? named : input.event;
   const view = hostView(host, nativeEvent, payload);
   const roots = view.roots.length > 0 ? view.roots : [input.cwd];
   // Cursor also runs Claude Code's hooks: with Comity in Cursor's own config, the Claude Code one steps aside.
@@ -98,7 +99,8 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
     toolClass = "edit";
   }
   const event = mapEvent(view.event, toolClass);
-  if (event === null) return host === "codex" && nativeEvent === "Stop" ? "{}\n" : "";
+  // Codex's Stop needs JSON; a CompozyOS event Comity does not act on gets the empty patch.
+  if (event === null) return (host === "codex" && nativeEvent === "Stop") || host === "compozy" ? "{}\n" : "";
 
   const cwd = view.cwd ?? input.cwd;
   const sessionId = view.sessionId ?? "unknown";
@@ -106,7 +108,7 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   const stateKey = agentId === null ? sessionId : `${sessionId}:${agentId}`;
   const configEnv: GitConfigEnv = { env: input.env, homeDir: input.env["HOME"] ?? os.homedir() };
   const state = readSessionState(configDir, stateKey);
-  const ctx: Ctx = { input, payload, host, nativeEvent, event, tool, toolInput, cwd, roots, sessionId, agentId, configDir, configEnv, state };
+  const ctx: Ctx = { input, payload, host, nativeEvent, event, tool, toolInput, cwd, roots, sessionId, prompt: view.prompt, agentId, configDir, configEnv, state };
 
   const requests = await buildRequests(ctx);
   const apiUrl = input.env["COMITY_API_URL"] ?? "";
@@ -117,7 +119,7 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   } else if (requests.length > 0) {
     verdict = await evaluate(ctx, requests, apiUrl);
   }
-  const rendered = renderForHost(host, nativeEvent, verdict, state.queued);
+  const rendered = renderForHost(host, nativeEvent, verdict, state.queued, payload);
   const queued = rendered.deliveredQueue ? [] : [...state.queued];
   if (rendered.queue !== null && rendered.queue.trim() !== "") queued.push(rendered.queue);
   // This turn's files, for `stop`; a new prompt starts a new turn.
