@@ -5,6 +5,7 @@ import { nodeSyncFs } from "../fs/sync-fs.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
 import { comityHooks, entryCommand, INIT_HOSTS, isComityHookCommand, type InitHost } from "../init/host-configs.js";
 import { hooksAreCurrent } from "../init/merge-hooks.js";
+import { ompExtensionSource } from "../init/omp-extension.js";
 import { hostConfigFile } from "../init/plan-init.js";
 import { readRemotes } from "../remotes/read-remotes.js";
 import { discoverRepos, findOwningRepo } from "../workspace/discover-repos.js";
@@ -58,6 +59,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
 
 function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
   const title = `${host} hooks`;
+  if (host === "omp") return ompCheck(root, home);
   const seen: string[] = [];
   for (const user of host === "copilot" ? [false] : [false, true]) {
     const file = hostConfigFile(host, { root, home, user });
@@ -79,6 +81,31 @@ function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
   const dirs = [root, home].map((d) => path.dirname(hostConfigFile(host, { root: d, home: d })));
   if (seen.length === 0 && !dirs.some((d) => fs.existsSync(d))) return { id: `hooks.${host}`, status: "skip", title, detail: "host not found here" };
   return { id: `hooks.${host}`, status: "fail", title, detail: "not installed (run comity init)" };
+}
+
+/** omp: Comity's extension in the project's extensions folder, as this version writes it. */
+function ompCheck(root: string, home: string): DoctorCheck {
+  const file = hostConfigFile("omp", { root, home });
+  let text: string | null = null;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    text = null;
+  }
+  if (text === null) {
+    if (![root, home].some((d) => fs.existsSync(path.join(d, ".omp")))) return { id: "hooks.omp", status: "skip", title: "omp hooks", detail: "host not found here" };
+    return { id: "hooks.omp", status: "fail", title: "omp hooks", detail: "not installed (run comity init --tool omp)" };
+  }
+  // Current when it is byte for byte what this version writes for the command it holds.
+  let argv: unknown = null;
+  try {
+    argv = JSON.parse(/^const COMMAND: string\[\] = (\[.*\]);$/m.exec(text)?.[1] ?? "null");
+  } catch {
+    argv = null;
+  }
+  return Array.isArray(argv) && text === ompExtensionSource(argv.join(" "))
+    ? { id: "hooks.omp", status: "ok", title: "omp hooks", detail: `extension installed and current in ${file}` }
+    : { id: "hooks.omp", status: "fail", title: "omp hooks", detail: `update available: ${file} was written by another Comity version (run comity init --tool omp)` };
 }
 
 /** The command prefix of the first `comity hook` entry (`comity`, `npx comity`, a full path), or null. */

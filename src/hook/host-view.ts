@@ -26,6 +26,7 @@ export function hostView(host: HostId, nativeEvent: string, payload: Readonly<Re
   if (host === "cursor") return cursorView(nativeEvent, payload);
   if (host === "copilot") return copilotView(nativeEvent, payload);
   if (host === "compozy") return compozyView(nativeEvent, payload);
+  if (host === "omp") return ompView(nativeEvent, payload);
   return claudeView(nativeEvent, payload);
 }
 
@@ -151,4 +152,26 @@ function compozyTool(name: string): string {
   if (/(^|[._-])(write|create)([._-]|$)/.test(n)) return "Write";
   if (/(^|[._-])(edit|replace|patch)([._-]|$)/.test(n)) return "Edit";
   return name;
+}
+
+/** omp's events, as the pipeline's (the contract's event table). */
+const OMP_EVENTS: Readonly<Record<string, string>> = {
+  session_start: "SessionStart",
+  before_agent_start: "UserPromptSubmit",
+  tool_call: "PreToolUse",
+  tool_result: "PostToolUse",
+  session_stop: "Stop",
+  session_shutdown: "SessionEnd",
+};
+
+/**
+ * omp has no stdin hooks: Comity's omp extension serialises each event as
+ * `{hook_event_name, session_id, cwd, tool_name, tool_use_id, tool_input,
+ * prompt}`. Its `eval` and `ast_edit` tools count as shell commands (the
+ * contract's table).
+ */
+function ompView(nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {
+  const base = claudeView(nativeEvent, payload);
+  const tool = base.toolName.toLowerCase();
+  return { ...base, event: OMP_EVENTS[nativeEvent] ?? nativeEvent, toolName: tool === "eval" || tool === "ast_edit" ? "Bash" : base.toolName };
 }

@@ -51,6 +51,7 @@ export function capContext(text: string, max = MAX_CONTEXT_CHARS): string {
 export function renderForHost(host: HostId, nativeEvent: string, verdict: HookVerdict, queued: readonly string[], payload: Readonly<Record<string, unknown>> = {}): Rendered {
   if (host === "compozy") return renderForCompozy(nativeEvent, verdict, queued, payload);
   if (host === "cursor") return renderForCursor(nativeEvent, verdict, queued);
+  if (host === "omp") return renderForOmp(nativeEvent, verdict, queued);
   if (host === "copilot") return renderForCopilot(nativeEvent, verdict, queued);
   if (verdict.block !== null && nativeEvent === "PreToolUse") {
     return {
@@ -124,4 +125,18 @@ function renderForCompozy(nativeEvent: string, verdict: HookVerdict, queued: rea
   if (parts.length === 0) return { stdout: "{}\n", queue: null, deliveredQueue: false };
   const existing = Array.isArray(payload["context_blocks"]) ? payload["context_blocks"] : [];
   return { stdout: json({ context_blocks: [...existing, { kind: "comity", text: capContext(parts.join("\n\n")) }] }), queue: null, deliveredQueue: queued.length > 0 };
+}
+
+/**
+ * omp's handler results, which Comity's extension returns as they are:
+ * `{block: true, reason}` on tool_call; `{additionalContext}` on
+ * session_start, before_agent_start, tool_call and tool_result. Not on
+ * session_stop, where context would make the agent go on.
+ */
+function renderForOmp(nativeEvent: string, verdict: HookVerdict, queued: readonly string[]): Rendered {
+  if (verdict.block !== null && nativeEvent === "tool_call") return { stdout: `${JSON.stringify({ block: true, reason: verdict.block })}\n`, queue: verdict.context, deliveredQueue: false };
+  if (!["session_start", "before_agent_start", "tool_call", "tool_result"].includes(nativeEvent)) return { stdout: "", queue: verdict.context, deliveredQueue: false };
+  const parts = [...queued, ...(verdict.context === null ? [] : [verdict.context])].filter((p) => p.trim() !== "");
+  if (parts.length === 0) return { stdout: "", queue: null, deliveredQueue: false };
+  return { stdout: `${JSON.stringify({ additionalContext: capContext(parts.join("\n\n")) })}\n`, queue: null, deliveredQueue: queued.length > 0 };
 }

@@ -83,7 +83,6 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
     throw new FailOpen(input.stdin.trim() === "" ? "empty stdin" : "stdin is not a JSON object");
   }
   const host = detectHost(input.tool, payload, input.env);
-  if (host === "omp") throw new FailOpen(`host ${host} is not supported by this version`);
   const named = host === "compozy" ? payload["event"] : payload["hook_event_name"];
   const nativeEvent = typeof named === "string" && named !== "" ? named : input.event;
   const view = hostView(host, nativeEvent, payload);

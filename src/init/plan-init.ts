@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { comityHooks, INIT_HOSTS, type InitHost } from "./host-configs.js";
 import { mergeHooks } from "./merge-hooks.js";
+import { ompExtensionSource } from "./omp-extension.js";
 
 export interface InitOptions {
   /** The project folder (its `.claude/`, `.codex/`); ignored with `user`. */
@@ -47,6 +48,8 @@ const HOST_FILES: Record<InitHost, { dir: string; file: string; binary: string }
   cursor: { dir: ".cursor", file: "hooks.json", binary: "cursor" },
   // A file of Comity's own among the repo's hook files (Copilot CLI reads every .github/hooks/*.json).
   copilot: { dir: ".github/hooks", file: "comity.json", binary: "copilot" },
+  // Not a settings file: Comity's extension, written whole.
+  omp: { dir: ".omp/extensions", file: "comity.ts", binary: "omp" },
 };
 
 /** Where a host's hook config goes: the project's or the user's. */
@@ -71,6 +74,10 @@ export function planInit(options: InitOptions): InitPlan {
       notes.push("Copilot CLI reads hooks from the repository (.github/hooks/*.json) only: run comity init --tool copilot without --user in each repo.");
       continue;
     }
+    if (host === "omp" && options.user === true) {
+      notes.push("Comity's omp extension is installed per project (.omp/extensions/): run comity init --tool omp without --user in each project.");
+      continue;
+    }
     const file = hostConfigFile(host, options);
     let before: string | null;
     try {
@@ -81,6 +88,11 @@ export function planInit(options: InitOptions): InitPlan {
         continue;
       }
       before = null;
+    }
+    if (host === "omp") {
+      const after = ompExtensionSource(command);
+      files.push({ host, file, before, after, changed: before !== after });
+      continue;
     }
     let parsed: unknown;
     try {

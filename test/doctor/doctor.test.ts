@@ -48,6 +48,7 @@ describe("comity doctor", () => {
       ["hooks.codex", "ok"],
       ["hooks.copilot", "skip"],
       ["hooks.cursor", "skip"],
+      ["hooks.omp", "skip"],
       ["api", "ok"],
       ["api.token", "ok"],
       ["config_dir", "ok"],

@@ -137,6 +137,21 @@ describe("comity init: Claude Code and Codex", () => {
     expect((JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string }> }).checks.find((c) => c.id === "hooks.copilot")?.status).toBe("ok");
   });
 
+  it("omp: installs the extension in .omp/extensions, idempotent, and doctor tells current from outdated", () => {
+    const root = initRepo(sb, "proj");
+    expect(init(root, "--tool", "omp").stdout).toContain(".omp/extensions/comity.ts: hooks written (new file)");
+    const file = path.join(root, ".omp/extensions/comity.ts");
+    const text = fs.readFileSync(file, "utf8");
+    expect(text).toContain('const COMMAND: string[] = ["comity"];');
+    expect(text).toContain('"session_start","before_agent_start","tool_call","tool_result","session_stop","session_shutdown"');
+    expect(init(root, "--tool", "omp").stdout).toContain("up to date");
+    const doctorOmp = () => (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: root, env: { ...env(), COMITY_API_URL: "" } }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find((c) => c.id === "hooks.omp");
+    expect(doctorOmp()?.status).toBe("ok");
+    fs.writeFileSync(file, text.replace("600", "900"));
+    expect(doctorOmp()?.detail).toContain("update available");
+    expect(init(root, "--tool", "omp", "--user").stdout).toContain("installed per project");
+  });
+
   it("--dry-run prints the diff and writes nothing", () => {
     const root = initRepo(sb, "proj");
     const r = init(root, "--tool", "claude_code", "--tool", "codex", "--dry-run");
@@ -172,7 +187,7 @@ describe("comity init: Claude Code and Codex", () => {
     expect(r.stderr).toContain("is not valid JSON (left as it is)");
     expect(r.stderr).toContain('"hooks.PreToolUse" is not a list');
     expect(fs.readFileSync(path.join(root, ".claude/settings.json"), "utf8")).toBe("{ // comment\n}");
-    expect(init(root, "--tool", "omp").stderr).toContain("not supported by this version");
+    expect(init(root, "--tool", "pi").stderr).toContain("not supported by this version");
   });
 });
 

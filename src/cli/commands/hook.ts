@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { runHook } from "../../hook/run-hook.js";
 import type { CliIo } from "../io.js";
 
-export const HOOK_USAGE = `usage: comity hook --tool <claude_code|codex|cursor|copilot|compozy> --event <NativeEvent>
+export const HOOK_USAGE = `usage: comity hook --tool <claude_code|codex|cursor|copilot|omp|compozy> --event <NativeEvent>
 
 Reads the host's hook JSON on stdin and prints the host's native answer (a
 deny, added context, or nothing). Always exits 0; failures are logged to
