@@ -6,6 +6,7 @@ import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-gi
 import { comityHooks, entryCommand, INIT_HOSTS, isComityHookCommand, type InitHost } from "../init/host-configs.js";
 import { hooksAreCurrent } from "../init/merge-hooks.js";
 import { ompExtensionSource } from "../init/omp-extension.js";
+import { COMPOZY_BEGIN, COMPOZY_END, compozyBlock } from "../init/compozy-declarations.js";
 import { hostConfigFile } from "../init/plan-init.js";
 import { readRemotes } from "../remotes/read-remotes.js";
 import { discoverRepos, findOwningRepo } from "../workspace/discover-repos.js";
@@ -60,6 +61,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
 function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
   const title = `${host} hooks`;
   if (host === "omp") return ompCheck(root, home);
+  if (host === "compozy") return compozyCheck(root, home);
   const seen: string[] = [];
   for (const user of host === "copilot" ? [false] : [false, true]) {
     const file = hostConfigFile(host, { root, home, user });
@@ -81,6 +83,38 @@ function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
   const dirs = [root, home].map((d) => path.dirname(hostConfigFile(host, { root: d, home: d })));
   if (seen.length === 0 && !dirs.some((d) => fs.existsSync(d))) return { id: `hooks.${host}`, status: "skip", title, detail: "host not found here" };
   return { id: `hooks.${host}`, status: "fail", title, detail: "not installed (run comity init)" };
+}
+
+/** CompozyOS: Comity's declarations block in the workspace's or the user's config.toml, as this version writes it. */
+function compozyCheck(root: string, home: string): DoctorCheck {
+  for (const user of [false, true]) {
+    const file = hostConfigFile("compozy", { root, home, user });
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    const start = text.indexOf(COMPOZY_BEGIN);
+    const end = start < 0 ? -1 : text.indexOf(COMPOZY_END, start);
+    if (start < 0 || end < 0) continue;
+    const block = `${text.slice(start, end + COMPOZY_END.length)}\n`;
+    // The command it was written with: the executable, then the args before `hook`.
+    const bin = /^command = (".*")$/m.exec(block)?.[1];
+    const args = /^args = (\[.*\])$/m.exec(block)?.[1];
+    let command = "";
+    try {
+      const argv = JSON.parse(args ?? "[]") as string[];
+      command = [JSON.parse(bin ?? '""') as string, ...argv.slice(0, argv.indexOf("hook"))].join(" ");
+    } catch {
+      command = "";
+    }
+    return block === compozyBlock(command)
+      ? { id: "hooks.compozy", status: "ok", title: "compozy hooks", detail: `installed and current in ${file}` }
+      : { id: "hooks.compozy", status: "fail", title: "compozy hooks", detail: `update available: ${file} holds hooks of another Comity version (run comity init --tool compozy${user ? " --user" : ""})` };
+  }
+  if (![root, home].some((d) => fs.existsSync(path.join(d, ".compozy")))) return { id: "hooks.compozy", status: "skip", title: "compozy hooks", detail: "host not found here" };
+  return { id: "hooks.compozy", status: "fail", title: "compozy hooks", detail: "not installed (run comity init --tool compozy)" };
 }
 
 /** omp: Comity's extension in the project's extensions folder, as this version writes it. */

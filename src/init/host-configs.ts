@@ -1,6 +1,6 @@
 /** The hosts `comity init` can wire in this version. */
-export type InitHost = "claude_code" | "codex" | "copilot" | "cursor" | "omp";
-export const INIT_HOSTS: readonly InitHost[] = ["claude_code", "codex", "copilot", "cursor", "omp"];
+export type InitHost = "claude_code" | "codex" | "compozy" | "copilot" | "cursor" | "omp";
+export const INIT_HOSTS: readonly InitHost[] = ["claude_code", "codex", "compozy", "copilot", "cursor", "omp"];
 
 /** One command hook as Claude Code and Codex write it (timeout in seconds). */
 export interface CommandHook {
@@ -45,7 +45,7 @@ export const CURSOR_EDIT_MATCHER = "Write|Delete";
  * no SessionEnd event (hosts.md, quirk 7), so none is written for it. Cursor
  * takes flat entries under its own event names.
  */
-export function comityHooks(host: Exclude<InitHost, "omp">, command: string): HookTable {
+export function comityHooks(host: Exclude<InitHost, "omp" | "compozy">, command: string): HookTable {
   const hook = (event: string, timeout: number): CommandHook => ({ type: "command", command: `${command} hook --tool ${host} --event ${event}`, timeout });
   if (host === "claude_code") {
     return {

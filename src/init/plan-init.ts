@@ -4,6 +4,7 @@ import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { comityHooks, INIT_HOSTS, type InitHost } from "./host-configs.js";
 import { mergeHooks } from "./merge-hooks.js";
 import { ompExtensionSource } from "./omp-extension.js";
+import { mergeCompozyConfig } from "./compozy-declarations.js";
 
 export interface InitOptions {
   /** The project folder (its `.claude/`, `.codex/`); ignored with `user`. */
@@ -48,6 +49,8 @@ const HOST_FILES: Record<InitHost, { dir: string; file: string; binary: string }
   cursor: { dir: ".cursor", file: "hooks.json", binary: "cursor" },
   // A file of Comity's own among the repo's hook files (Copilot CLI reads every .github/hooks/*.json).
   copilot: { dir: ".github/hooks", file: "comity.json", binary: "copilot" },
+  // CompozyOS's workspace overlay (`$COMPOZY_HOME/config.toml` with --user); Comity's block between markers.
+  compozy: { dir: ".compozy", file: "config.toml", binary: "compozy" },
   // Not a settings file: Comity's extension, written whole.
   omp: { dir: ".omp/extensions", file: "comity.ts", binary: "omp" },
 };
@@ -88,6 +91,15 @@ export function planInit(options: InitOptions): InitPlan {
         continue;
       }
       before = null;
+    }
+    if (host === "compozy") {
+      try {
+        const after = mergeCompozyConfig(before, command);
+        files.push({ host, file, before, after, changed: before !== after });
+      } catch (error) {
+        diagnostics.push(diagnostic("settings_not_toml", "error", file, `${file} is not valid TOML (left as it is): ${(error as Error).message}`));
+      }
+      continue;
     }
     if (host === "omp") {
       const after = ompExtensionSource(command);

@@ -46,6 +46,7 @@ describe("comity doctor", () => {
     expect(report.checks.map((c) => [c.id, c.status])).toEqual([
       ["hooks.claude_code", "ok"],
       ["hooks.codex", "ok"],
+      ["hooks.compozy", "skip"],
       ["hooks.copilot", "skip"],
       ["hooks.cursor", "skip"],
       ["hooks.omp", "skip"],

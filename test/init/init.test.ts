@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import fc from "fast-check";
+import { parse as parseToml } from "smol-toml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { comityHooks, CLAUDE_POST_MATCHER, CLAUDE_PRE_MATCHER, CODEX_MATCHER, isComityHookCommand } from "../../src/init/host-configs.js";
 import { hooksAreCurrent, mergeHooks } from "../../src/init/merge-hooks.js";
@@ -150,6 +151,44 @@ describe("comity init: Claude Code and Codex", () => {
     fs.writeFileSync(file, text.replace("600", "900"));
     expect(doctorOmp()?.detail).toContain("update available");
     expect(init(root, "--tool", "omp", "--user").stdout).toContain("installed per project");
+  });
+
+  it("CompozyOS: sync [[hooks.declarations]] between markers in .compozy/config.toml, the user's TOML kept byte for byte", () => {
+    const root = initRepo(sb, "proj");
+    const file = path.join(root, ".compozy/config.toml");
+    fs.mkdirSync(path.dirname(file));
+    const mine = '# my settings\n[defaults]\nagent = "coder" # the usual\n\n[[hooks.declarations]]\nname = "audit"\nevent = "tool.post_call"\ncommand = "./audit"\n';
+    fs.writeFileSync(file, mine);
+    expect(init(root).status).toBe(0); // detected by .compozy/
+    const text = fs.readFileSync(file, "utf8");
+    expect(text.startsWith(mine)).toBe(true);
+    const doc = parseToml(text) as { hooks: { declarations: Array<Record<string, unknown>> } };
+    const ours = doc.hooks.declarations.filter((d) => String(d["name"]).startsWith("comity-"));
+    expect(ours.map((d) => [d["event"], d["mode"], d["timeout"], d["command"], (d["args"] as string[]).join(" ")])).toEqual([
+      ["session.post_create", "sync", "5s", "comity", "hook --tool compozy --event session.post_create"],
+      ["input.pre_submit", "sync", "5s", "comity", "hook --tool compozy --event input.pre_submit"],
+      ["tool.pre_call", "sync", "5s", "comity", "hook --tool compozy --event tool.pre_call"],
+      ["tool.post_call", "sync", "10s", "comity", "hook --tool compozy --event tool.post_call"],
+      ["session.pre_stop", "sync", "10s", "comity", "hook --tool compozy --event session.pre_stop"],
+      ["session.post_stop", "sync", "10s", "comity", "hook --tool compozy --event session.post_stop"],
+    ]);
+    expect(doc.hooks.declarations[0]?.["name"]).toBe("audit");
+    expect(init(root, "--tool", "compozy").stdout).toContain("up to date");
+    const doctor = () => (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: root, env: { ...env(), COMITY_API_URL: "" } }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find((c) => c.id === "hooks.compozy");
+    expect(doctor()?.status).toBe("ok");
+    // Another command: the block is replaced in place, not added twice.
+    expect(init(root, "--tool", "compozy", "--command", "/opt/bin/comity").status).toBe(0);
+    const again = fs.readFileSync(file, "utf8");
+    expect(again.split("# >>> comity hooks").length).toBe(2);
+    expect(again).toContain('command = "/opt/bin/comity"');
+    expect(doctor()?.status).toBe("ok");
+    fs.writeFileSync(file, again.replace('timeout = "10s"', 'timeout = "3s"'));
+    expect(doctor()?.detail).toContain("update available");
+    fs.writeFileSync(file, "[defaults\n");
+    const bad = init(root, "--tool", "compozy");
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("is not valid TOML (left as it is)");
+    expect(fs.readFileSync(file, "utf8")).toBe("[defaults\n");
   });
 
   it("--dry-run prints the diff and writes nothing", () => {
