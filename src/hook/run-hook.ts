@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { configDir as configDirOf } from "../config/config-dir.js";
@@ -87,8 +87,8 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   const nativeEvent = typeof named === "string" && named !== "" ? named : input.event;
   const view = hostView(host, nativeEvent, payload);
   const roots = view.roots.length > 0 ? view.roots : [input.cwd];
-  // Cursor also runs Claude Code's hooks: with Comity in Cursor's own config, the Claude Code one steps aside.
-  if (host === "cursor" && input.tool.toLowerCase().replace(/-/g, "_") !== "cursor" && cursorHasComity(roots, input.env["HOME"] ?? os.homedir())) return "";
+  // Cursor and Copilot CLI also run Claude Code's hooks: with Comity in the host's own config, the Claude Code one steps aside.
+  if ((host === "cursor" || host === "copilot") && input.tool.toLowerCase().replace(/-/g, "_") !== host && hostRunsComity(host, roots, input.env["HOME"] ?? os.homedir())) return "";
   const toolInput = view.toolInput;
   let tool = normalizeTool(view.toolName);
   let toolClass = classifyTool(tool);
@@ -207,12 +207,23 @@ async function sessionRepos(cwd: string): Promise<Repo[]> {
   return rankByActivity(repos.map((r) => ({ root: r.root, repo: r, activityMs: repoActivityMs(r) }))).slice(0, 8).map((r) => r.repo);
 }
 
-/** Whether Cursor's own hook config (project roots, then the user's) runs `comity hook`. */
-function cursorHasComity(roots: readonly string[], home: string): boolean {
-  for (const dir of [...roots, home]) {
+/** Whether the host's own hook config runs `comity hook --tool <host>`: Cursor's hooks.json (roots, then ~), Copilot's .github/hooks/*.json (roots). */
+function hostRunsComity(host: "cursor" | "copilot", roots: readonly string[], home: string): boolean {
+  const files =
+    host === "cursor"
+      ? [...roots, home].map((d) => path.join(d, ".cursor", "hooks.json"))
+      : roots.flatMap((d) => {
+          const dir = path.join(findOwningRepo(d)?.root ?? d, ".github", "hooks");
+          try {
+            return readdirSync(dir).filter((n) => n.endsWith(".json")).map((n) => path.join(dir, n));
+          } catch {
+            return [];
+          }
+        });
+  const ours = new RegExp(`comity(\\.js|\\.cmd|\\.mjs)?["']?\\s+hook\\s[^"]*--tool\\s+${host}\\b`);
+  for (const file of files) {
     try {
-      const text = readFileSync(path.join(dir, ".cursor", "hooks.json"), "utf8");
-      if (/comity(\.js|\.cmd|\.mjs)?["']?\s+hook\s[^"]*--tool\s+cursor/.test(text)) return true;
+      if (ours.test(readFileSync(file, "utf8"))) return true;
     } catch {
       // none there
     }

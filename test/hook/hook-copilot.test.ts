@@ -89,6 +89,17 @@ describe("comity hook: Copilot CLI", () => {
     }
   });
 
+  it("steps aside under Claude Code's hooks when the repo's .github/hooks run Comity for Copilot", async () => {
+    const p = camel({ toolName: "edit", toolArgs: JSON.stringify({ path: "src/config.ts" }) });
+    fs.mkdirSync(path.join(repo, ".github/hooks"), { recursive: true });
+    fs.writeFileSync(path.join(repo, ".github/hooks/comity.json"), JSON.stringify({ version: 1, hooks: { preToolUse: [{ type: "command", bash: "comity hook --tool copilot --event preToolUse" }] } }));
+    expect(await hook("claude_code", "preToolUse", p)).toMatchObject({ status: 0, stdout: "" });
+    expect(server.requests).toHaveLength(0);
+    await hook("copilot", "preToolUse", p);
+    expect(server.requests).toHaveLength(1);
+    expect(logLines()).toEqual([]);
+  });
+
   it("survives a toolArgs string that is not JSON (no paths, no crash)", async () => {
     const r = await hook("copilot", "preToolUse", camel({ toolName: "edit", toolArgs: "{oops" }));
     expect(r).toMatchObject({ status: 0, stdout: "" });
