@@ -1,8 +1,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { ALLOW, startRecordingServer, type RecordingServer } from "../helpers/recording-server.js";
+import { readHookLog, repoWithRemote } from "../helpers/hook-fixture.js";
 import { runBuiltCliAsync } from "../helpers/run-cli.js";
 
 let sb: Sandbox;
@@ -14,9 +15,7 @@ let configDir: string;
 beforeEach(async () => {
   sb = createSandbox();
   server = await startRecordingServer();
-  repo = initRepo(sb, "api");
-  sb.git(repo, "remote", "add", "origin", "git@github.com:acme/api.git");
-  commit(sb, repo, "src/config.ts", "export function parseConfig(path: string): object {\n  return {};\n}\n");
+  repo = repoWithRemote(sb, "api");
   configDir = path.join(sb.dir, "..", "comity-config");
   env = { ...sb.env, COMITY_API_URL: server.url, COMITY_TOKEN: "tok-123", COMITY_CONFIG_DIR: configDir };
 });
@@ -32,13 +31,7 @@ async function hook(tool: string, event: string, payload: unknown, extraEnv: Nod
   return runBuiltCliAsync(["hook", "--tool", tool, "--event", event], { cwd: repo, env: { ...env, ...extraEnv }, input: typeof payload === "string" ? payload : JSON.stringify(payload) });
 }
 
-const logLines = (): string[] => {
-  try {
-    return fs.readFileSync(path.join(configDir, "hook.log"), "utf8").trim().split("\n").filter((l) => l !== "");
-  } catch {
-    return [];
-  }
-};
+const logLines = (): string[] => readHookLog(configDir);
 
 describe("comity hook: Claude Code and Codex events to requests", () => {
   it("maps every Claude Code event and sends the documented fields", async () => {

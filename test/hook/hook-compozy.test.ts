@@ -2,8 +2,9 @@ import * as path from "node:path";
 import * as fs from "node:fs";
 import { Ajv } from "ajv";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { ALLOW, startRecordingServer, type RecordingServer } from "../helpers/recording-server.js";
+import { repoWithRemote } from "../helpers/hook-fixture.js";
 import { runBuiltCliAsync } from "../helpers/run-cli.js";
 
 let sb: Sandbox;
@@ -14,9 +15,7 @@ let env: NodeJS.ProcessEnv;
 beforeEach(async () => {
   sb = createSandbox();
   server = await startRecordingServer();
-  repo = initRepo(sb, "checkout");
-  sb.git(repo, "remote", "add", "origin", "git@github.com:acme/checkout.git");
-  commit(sb, repo, "src/config.ts", "export function parseConfig(path: string): object {\n  return {};\n}\n");
+  repo = repoWithRemote(sb, "checkout");
   env = { ...sb.env, COMITY_API_URL: server.url, COMITY_TOKEN: "tok", COMITY_CONFIG_DIR: path.join(sb.dir, "..", "cfg") };
 });
 afterEach(async () => {

@@ -1,8 +1,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { ALLOW, startRecordingServer, type RecordingServer } from "../helpers/recording-server.js";
+import { readHookLog, repoWithRemote } from "../helpers/hook-fixture.js";
 import { runBuiltCliAsync } from "../helpers/run-cli.js";
 
 let sb: Sandbox;
@@ -14,9 +15,7 @@ let configDir: string;
 beforeEach(async () => {
   sb = createSandbox();
   server = await startRecordingServer();
-  repo = initRepo(sb, "api");
-  sb.git(repo, "remote", "add", "origin", "git@github.com:acme/api.git");
-  commit(sb, repo, "src/config.ts", "export function parseConfig(path: string): object {\n  return {};\n}\n");
+  repo = repoWithRemote(sb, "api");
   configDir = path.join(sb.dir, "..", "comity-config");
   env = { ...sb.env, COMITY_API_URL: server.url, COMITY_TOKEN: "tok", COMITY_CONFIG_DIR: configDir };
 });
@@ -30,13 +29,7 @@ const hook = (tool: string, event: string, payload: unknown) => runBuiltCliAsync
 const camel = (extra: Record<string, unknown> = {}) => ({ sessionId: "cp-1", timestamp: 1764470000000, cwd: repo, ...extra });
 // PascalCase dialect (VS Code-compatible): hook_event_name, session_id, ISO timestamp, tool_name, tool_input; no transcript_path.
 const pascal = (event: string, extra: Record<string, unknown> = {}) => ({ hook_event_name: event, session_id: "cp-2", timestamp: "2026-11-30T04:00:00.000Z", cwd: repo, ...extra });
-const logLines = (): string[] => {
-  try {
-    return fs.readFileSync(path.join(configDir, "hook.log"), "utf8").trim().split("\n").filter((l) => l !== "");
-  } catch {
-    return [];
-  }
-};
+const logLines = (): string[] => readHookLog(configDir);
 
 describe("comity hook: Copilot CLI", () => {
   it("maps the camelCase dialect's events, with toolArgs as a JSON string and lowercase tools", async () => {

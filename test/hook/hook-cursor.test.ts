@@ -1,8 +1,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { ALLOW, startRecordingServer, type RecordingServer } from "../helpers/recording-server.js";
+import { readHookLog, repoWithRemote } from "../helpers/hook-fixture.js";
 import { runBuiltCliAsync } from "../helpers/run-cli.js";
 
 let sb: Sandbox;
@@ -15,9 +16,7 @@ let configDir: string;
 beforeEach(async () => {
   sb = createSandbox();
   server = await startRecordingServer();
-  api = initRepo(sb, "api");
-  sb.git(api, "remote", "add", "origin", "git@github.com:acme/api.git");
-  commit(sb, api, "src/config.ts", "export function parseConfig(path: string): object {\n  return {};\n}\n");
+  api = repoWithRemote(sb, "api");
   web = initRepo(sb, "web");
   sb.git(web, "remote", "add", "origin", "https://github.com/acme/web.git");
   configDir = path.join(sb.dir, "..", "comity-config");
@@ -42,13 +41,7 @@ const cursor = (event: string, extra: Record<string, unknown> = {}) => ({
 });
 const hook = (tool: string, event: string, payload: unknown, extraEnv: NodeJS.ProcessEnv = {}) =>
   runBuiltCliAsync(["hook", "--tool", tool, "--event", event], { cwd: sb.dir, env: { ...env, ...extraEnv }, input: JSON.stringify(payload) });
-const logLines = (): string[] => {
-  try {
-    return fs.readFileSync(path.join(configDir, "hook.log"), "utf8").trim().split("\n").filter((l) => l !== "");
-  } catch {
-    return [];
-  }
-};
+const logLines = (): string[] => readHookLog(configDir);
 
 describe("comity hook: Cursor", () => {
   it("maps every Cursor event, with conversation_id as the session and every workspace root", async () => {

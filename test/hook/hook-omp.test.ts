@@ -2,8 +2,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { ALLOW, startRecordingServer, type RecordingServer } from "../helpers/recording-server.js";
+import { repoWithRemote } from "../helpers/hook-fixture.js";
 import { BIN, runBuiltCli } from "../helpers/run-cli.js";
 
 let sb: Sandbox;
@@ -14,9 +15,7 @@ let savedEnv: NodeJS.ProcessEnv;
 beforeEach(async () => {
   sb = createSandbox();
   server = await startRecordingServer();
-  repo = initRepo(sb, "proj");
-  sb.git(repo, "remote", "add", "origin", "git@github.com:acme/proj.git");
-  commit(sb, repo, "src/config.ts", "export function parseConfig(path: string): object {\n  return {};\n}\n");
+  repo = repoWithRemote(sb, "proj");
   // The extension spawns the CLI with omp's environment: this process's.
   savedEnv = { ...process.env };
   Object.assign(process.env, sb.env, { COMITY_API_URL: server.url, COMITY_TOKEN: "tok", COMITY_CONFIG_DIR: path.join(sb.dir, "..", "cfg") });
