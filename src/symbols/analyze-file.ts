@@ -52,10 +52,11 @@ export async function analyzeFile(
   const fromCache = (hash: string): FileSymbols | null => cachedFor(repoPath, cache?.get(hash, language ?? "none") ?? null);
   const extract = async (bytes: Buffer | null): Promise<FileSymbols | null> => {
     if (bytes === null) return null;
-    const hit = fromCache(hasher.xxh64(bytes));
+    const hash = hasher.xxh64(bytes);
+    const hit = fromCache(hash);
     if (hit !== null) return hit;
     extractor ??= await (options.extractor as () => Promise<SymbolExtractor>)();
-    return cachedExtract(repoPath, bytes, extractor, cache);
+    return extractAndStore(repoPath, bytes, hash, extractor, cache);
   };
   // HEAD's version: known by its content hash (nothing read from git), else read and remembered.
   const extractHead = async (): Promise<FileSymbols | null> => {
@@ -90,12 +91,15 @@ export async function analyzeFile(
 
 /** Extraction through the cache: a hit costs one xxhash64 and one small file read. */
 export function cachedExtract(repoPath: string, bytes: Buffer, extractor: SymbolExtractor, cache: SymbolCache | null): FileSymbols {
-  const language = languageOf(repoPath)?.id ?? "none";
   const hash = extractor.hasher.xxh64(bytes);
-  const hit = cachedFor(repoPath, cache?.get(hash, language) ?? null);
-  if (hit !== null) return hit;
+  const hit = cachedFor(repoPath, cache?.get(hash, languageOf(repoPath)?.id ?? "none") ?? null);
+  return hit ?? extractAndStore(repoPath, bytes, hash, extractor, cache);
+}
+
+/** Extraction of content the cache was already asked about (a miss), stored under its hash. */
+function extractAndStore(repoPath: string, bytes: Buffer, hash: string, extractor: SymbolExtractor, cache: SymbolCache | null): FileSymbols {
   const result = extractor.extract(repoPath, bytes);
-  cache?.set(hash, language, result);
+  cache?.set(hash, languageOf(repoPath)?.id ?? "none", result);
   return result;
 }
 
@@ -109,16 +113,15 @@ export async function extractWithCache(
   options: { cache: SymbolCache | null; backend?: ParserBackend },
 ): Promise<FileSymbols[]> {
   const hasher = await loadContentHasher();
-  const out: Array<FileSymbols | null> = files.map((f) => {
-    return cachedFor(f.path, options.cache?.get(hasher.xxh64(f.bytes), languageOf(f.path)?.id ?? "none") ?? null);
-  });
+  const hashes = files.map((f) => hasher.xxh64(f.bytes));
+  const out: Array<FileSymbols | null> = files.map((f, i) => cachedFor(f.path, options.cache?.get(hashes[i] as string, languageOf(f.path)?.id ?? "none") ?? null));
   const missing = files.flatMap((f, i) => (out[i] === null ? [i] : []));
   if (missing.length > 0) {
     const languages = [...new Set(missing.map((i) => languageOf(files[i]?.path ?? "")?.id).filter((l): l is LanguageId => l !== undefined))];
     const extractor = await createSymbolExtractor({ languages, ...(options.backend === undefined ? {} : { backend: options.backend }) });
     for (const i of missing) {
       const f = files[i] as { path: string; bytes: Buffer };
-      out[i] = cachedExtract(f.path, f.bytes, extractor, options.cache);
+      out[i] = extractAndStore(f.path, f.bytes, hashes[i] as string, extractor, options.cache);
     }
   }
   return out as FileSymbols[];
