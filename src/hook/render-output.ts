@@ -41,6 +41,12 @@ export function capContext(text: string, max = MAX_CONTEXT_CHARS): string {
   return out + marker;
 }
 
+/** What the agent should read now: queued context first, then this event's, capped; null when there is none. */
+function pendingContext(queued: readonly string[], verdict: HookVerdict): string | null {
+  const parts = [...queued, ...(verdict.context === null ? [] : [verdict.context])].filter((p) => p.trim() !== "");
+  return parts.length === 0 ? null : capContext(parts.join("\n\n"));
+}
+
 /**
  * The host's native answer (Claude Code and Codex): a block becomes the
  * `PreToolUse` deny; context becomes `additionalContext` where the host
@@ -64,11 +70,10 @@ export function renderForHost(host: HostId, nativeEvent: string, verdict: HookVe
   if (!acceptsContext(host, nativeEvent)) {
     return { stdout: codexStop ? "{}\n" : "", queue: verdict.context, deliveredQueue: false };
   }
-  const parts = [...queued, ...(verdict.context === null ? [] : [verdict.context])].filter((p) => p.trim() !== "");
-  if (parts.length === 0) return { stdout: "", queue: null, deliveredQueue: false };
-  const additionalContext = capContext(parts.join("\n\n"));
+  const text = pendingContext(queued, verdict);
+  if (text === null) return { stdout: "", queue: null, deliveredQueue: false };
   return {
-    stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: nativeEvent, additionalContext } })}\n`,
+    stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: nativeEvent, additionalContext: text } })}\n`,
     queue: null,
     deliveredQueue: queued.length > 0,
   };
@@ -89,9 +94,9 @@ function renderForCursor(nativeEvent: string, verdict: HookVerdict, queued: read
     return { stdout: json({ permission: "deny", user_message: verdict.block, agent_message: verdict.block }), queue: null, deliveredQueue: false };
   }
   if (nativeEvent !== "sessionStart") return { stdout: "", queue: null, deliveredQueue: queued.length > 0 };
-  const parts = [...queued, ...(verdict.context === null ? [] : [verdict.context])].filter((p) => p.trim() !== "");
-  if (parts.length === 0) return { stdout: "", queue: null, deliveredQueue: queued.length > 0 };
-  return { stdout: json({ additional_context: capContext(parts.join("\n\n")) }), queue: null, deliveredQueue: queued.length > 0 };
+  const text = pendingContext(queued, verdict);
+  if (text === null) return { stdout: "", queue: null, deliveredQueue: queued.length > 0 };
+  return { stdout: json({ additional_context: text }), queue: null, deliveredQueue: queued.length > 0 };
 }
 
 /**
@@ -121,10 +126,10 @@ function renderForCompozy(nativeEvent: string, verdict: HookVerdict, queued: rea
   const json = (v: unknown) => `${JSON.stringify(v)}\n`;
   if (verdict.block !== null && nativeEvent === "tool.pre_call") return { stdout: json({ deny: true, deny_reason: verdict.block }), queue: verdict.context, deliveredQueue: false };
   if (!COMPOZY_CONTEXT_EVENTS.has(nativeEvent)) return { stdout: "{}\n", queue: verdict.context, deliveredQueue: false };
-  const parts = [...queued, ...(verdict.context === null ? [] : [verdict.context])].filter((p) => p.trim() !== "");
-  if (parts.length === 0) return { stdout: "{}\n", queue: null, deliveredQueue: false };
+  const text = pendingContext(queued, verdict);
+  if (text === null) return { stdout: "{}\n", queue: null, deliveredQueue: false };
   const existing = Array.isArray(payload["context_blocks"]) ? payload["context_blocks"] : [];
-  return { stdout: json({ context_blocks: [...existing, { kind: "comity", text: capContext(parts.join("\n\n")) }] }), queue: null, deliveredQueue: queued.length > 0 };
+  return { stdout: json({ context_blocks: [...existing, { kind: "comity", text }] }), queue: null, deliveredQueue: queued.length > 0 };
 }
 
 /**
@@ -136,7 +141,7 @@ function renderForCompozy(nativeEvent: string, verdict: HookVerdict, queued: rea
 function renderForOmp(nativeEvent: string, verdict: HookVerdict, queued: readonly string[]): Rendered {
   if (verdict.block !== null && nativeEvent === "tool_call") return { stdout: `${JSON.stringify({ block: true, reason: verdict.block })}\n`, queue: verdict.context, deliveredQueue: false };
   if (!["session_start", "before_agent_start", "tool_call", "tool_result"].includes(nativeEvent)) return { stdout: "", queue: verdict.context, deliveredQueue: false };
-  const parts = [...queued, ...(verdict.context === null ? [] : [verdict.context])].filter((p) => p.trim() !== "");
-  if (parts.length === 0) return { stdout: "", queue: null, deliveredQueue: false };
-  return { stdout: `${JSON.stringify({ additionalContext: capContext(parts.join("\n\n")) })}\n`, queue: null, deliveredQueue: queued.length > 0 };
+  const text = pendingContext(queued, verdict);
+  if (text === null) return { stdout: "", queue: null, deliveredQueue: false };
+  return { stdout: `${JSON.stringify({ additionalContext: text })}\n`, queue: null, deliveredQueue: queued.length > 0 };
 }
