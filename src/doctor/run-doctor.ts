@@ -62,7 +62,6 @@ function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
   const title = `${host} hooks`;
   if (host === "omp") return ompCheck(root, home);
   if (host === "compozy") return compozyCheck(root, home);
-  const seen: string[] = [];
   for (const user of host === "copilot" ? [false] : [false, true]) {
     const file = hostConfigFile(host, { root, home, user });
     let doc: unknown;
@@ -73,16 +72,19 @@ function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
       return { id: `hooks.${host}`, status: "fail", title, detail: `${file} cannot be read as JSON: ${(error as Error).message}` };
     }
     const command = comityCommandIn(doc);
-    if (command === null) {
-      seen.push(file);
-      continue;
-    }
+    if (command === null) continue;
     if (hooksAreCurrent(doc, comityHooks(host, command))) return { id: `hooks.${host}`, status: "ok", title, detail: `installed and current in ${file}` };
     return { id: `hooks.${host}`, status: "fail", title, detail: `update available: ${file} holds hooks of another Comity version (run comity init${user ? " --user" : ""})` };
   }
   const dirs = [root, home].map((d) => path.dirname(hostConfigFile(host, { root: d, home: d })));
-  if (seen.length === 0 && !dirs.some((d) => fs.existsSync(d))) return { id: `hooks.${host}`, status: "skip", title, detail: "host not found here" };
-  return { id: `hooks.${host}`, status: "fail", title, detail: "not installed (run comity init)" };
+  // A settings file without Comity's hooks lies in one of these folders, so they tell whether the host is here.
+  return notInstalled(host, dirs.some((d) => fs.existsSync(d)), "comity init");
+}
+
+/** A host without Comity's hooks: a failure when the host is here (its folder exists), else nothing to check. */
+function notInstalled(host: InitHost, present: boolean, fix: string): DoctorCheck {
+  const title = `${host} hooks`;
+  return present ? { id: `hooks.${host}`, status: "fail", title, detail: `not installed (run ${fix})` } : { id: `hooks.${host}`, status: "skip", title, detail: "host not found here" };
 }
 
 /** CompozyOS: Comity's declarations block in the workspace's or the user's config.toml, as this version writes it. */
@@ -113,8 +115,7 @@ function compozyCheck(root: string, home: string): DoctorCheck {
       ? { id: "hooks.compozy", status: "ok", title: "compozy hooks", detail: `installed and current in ${file}` }
       : { id: "hooks.compozy", status: "fail", title: "compozy hooks", detail: `update available: ${file} holds hooks of another Comity version (run comity init --tool compozy${user ? " --user" : ""})` };
   }
-  if (![root, home].some((d) => fs.existsSync(path.join(d, ".compozy")))) return { id: "hooks.compozy", status: "skip", title: "compozy hooks", detail: "host not found here" };
-  return { id: "hooks.compozy", status: "fail", title: "compozy hooks", detail: "not installed (run comity init --tool compozy)" };
+  return notInstalled("compozy", [root, home].some((d) => fs.existsSync(path.join(d, ".compozy"))), "comity init --tool compozy");
 }
 
 /** omp: Comity's extension in the project's extensions folder, as this version writes it. */
@@ -127,8 +128,7 @@ function ompCheck(root: string, home: string): DoctorCheck {
     text = null;
   }
   if (text === null) {
-    if (![root, home].some((d) => fs.existsSync(path.join(d, ".omp")))) return { id: "hooks.omp", status: "skip", title: "omp hooks", detail: "host not found here" };
-    return { id: "hooks.omp", status: "fail", title: "omp hooks", detail: "not installed (run comity init --tool omp)" };
+    return notInstalled("omp", [root, home].some((d) => fs.existsSync(path.join(d, ".omp"))), "comity init --tool omp");
   }
   // Current when it is byte for byte what this version writes for the command it holds.
   let argv: unknown = null;
