@@ -104,3 +104,12 @@ export { runHook, MAX_PATHS, PRE_TIMEOUT_MS, OTHER_TIMEOUT_MS, type HookInput, t
 export { parseApplyPatch, patchPaths, carriesPatch, type PatchOperation } from "./hook/apply-patch.js";
 export { detectHost, normalizeTool, classifyTool, mapEvent, type HostId, type ComityEvent, type ToolClass } from "./hook/hosts.js";
 export { parseEvaluateResponse, type EvaluateResponse } from "./hook/evaluate-response.js";
+
+export type { Database, Sql, Dialect } from "./serve/database.js";
+export { openDatabase } from "./serve/open-database.js";
+export { migrate, MIGRATIONS } from "./serve/migrations.js";
+export { createToken, setTeamPolicy, teamPolicy, teamForToken, hashToken, type Team, type TeamPolicy } from "./serve/teams.js";
+export { evaluateEvent, DEFAULT_LEASE_MS, type EvaluateAnswer, type ConflictRef, type EvaluateOptions } from "./serve/evaluate-event.js";
+export { EVALUATE_REQUEST_SCHEMA, loadRequestValidator, type EvaluateRequest, type RequestProblem } from "./serve/request-schema.js";
+export { listSessions, type ActiveSession } from "./serve/list-sessions.js";
+export { createCoordinationServer, MAX_BODY_BYTES, type ServerOptions } from "./serve/create-server.js";

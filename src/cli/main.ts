@@ -11,6 +11,7 @@ commands:
   hook --tool T --event E           a host's hook event in (stdin), its answer out
   init [--tool T] [--dry-run]       writes Comity's hooks into each host's hook config
   doctor [--json]                   whether hooks, API, config folder and repos are in order
+  serve [--port N] [--db URL]       the coordination API the hooks talk to (SQLite or PostgreSQL)
 
 Run 'comity <command> --help' for a command's options.
 `;
@@ -43,6 +44,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "init": {
         const { initCommand } = await import("./commands/init.js");
         return await initCommand(rest, io);
+      }
+      case "serve": {
+        const { serveCommand } = await import("./commands/serve.js");
+        return await serveCommand(rest, io);
       }
       case "symbols": {
         const { symbolsCommand } = await import("./commands/symbols.js");

@@ -1,0 +1,108 @@
+import * as os from "node:os";
+import { parseArgs } from "node:util";
+import { configDir } from "../../config/config-dir.js";
+import { ComityError } from "../../errors/comity-error.js";
+import type { CliIo } from "../io.js";
+
+export const SERVE_USAGE = `usage: comity serve [--port N] [--host ADDR] [--db URL] [--lease-seconds S]
+       comity serve token create --team NAME [--db URL]
+       comity serve policy --team NAME [advisory|block] [--db URL]
+
+Runs the coordination API the hooks talk to (POST /v1/hooks/evaluate,
+GET /v1/sessions, GET /v1/health).
+
+  --port N           port to listen on (default 7373; 0 picks a free one)
+  --host ADDR        address to listen on (default 127.0.0.1; 0.0.0.0 for a team)
+  --db URL           postgres://user:pass@host/db for a team; a SQLite file path
+                     otherwise (default: serve.sqlite in the config folder)
+  --lease-seconds S  a session silent this long releases its files (default 600)
+
+token create  prints a new token for the team (created if new) once; it is
+              stored hashed. Hooks send it as COMITY_TOKEN.
+policy        shows or sets the team's policy: advisory (warn, the default) or
+              block (deny editing a file another active session holds).
+`;
+
+/** `comity serve`: runs until SIGINT/SIGTERM; exit 0 on a clean stop, 2 on bad arguments or storage. */
+export async function serveCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      port: { type: "string", default: "7373" },
+      host: { type: "string", default: "127.0.0.1" },
+      db: { type: "string" },
+      team: { type: "string" },
+      "lease-seconds": { type: "string", default: "600" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(SERVE_USAGE);
+    return 0;
+  }
+  const home = io.env["HOME"] ?? os.homedir();
+  const open = async () => {
+    const { openDatabase } = await import("../../serve/open-database.js");
+    return openDatabase(values.db ?? io.env["COMITY_SERVE_DB"], { configDir: configDir(io.env, home), cwd: io.cwd });
+  };
+  const [sub, action, ...extra] = positionals;
+
+  if (sub === "token" || sub === "policy") {
+    if (values.team === undefined) return usageError(io, `${sub} needs --team NAME`);
+    if (sub === "token" && (action !== "create" || extra.length > 0)) return usageError(io, "the token command is 'token create --team NAME'");
+    if (sub === "policy" && (extra.length > 0 || (action !== undefined && action !== "advisory" && action !== "block"))) return usageError(io, "policy is advisory or block");
+    const db = await open();
+    try {
+      if (sub === "token") {
+        const { createToken } = await import("../../serve/teams.js");
+        const { team, token } = await createToken(db, values.team);
+        io.stderr.write(`comity serve: new token for team '${team.name}' (shown once; stored hashed in ${db.location}):\n`);
+        io.stdout.write(`${token}\n`);
+      } else {
+        const { setTeamPolicy, teamPolicy } = await import("../../serve/teams.js");
+        const team = action === undefined ? await teamPolicy(db, values.team) : await setTeamPolicy(db, values.team, action as "advisory" | "block");
+        io.stdout.write(`${team.name}: ${team.policy}\n`);
+      }
+      return 0;
+    } finally {
+      await db.close();
+    }
+  }
+  if (sub !== undefined) return usageError(io, `unknown subcommand '${sub}'`);
+
+  const port = Number(values.port);
+  const lease = Number(values["lease-seconds"]);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(io, `--port: '${values.port}' is not a port`);
+  if (!(lease > 0)) return usageError(io, `--lease-seconds: '${values["lease-seconds"]}' is not a positive number`);
+  const db = await open();
+  const { createCoordinationServer } = await import("../../serve/create-server.js");
+  const server = await createCoordinationServer({ database: db, leaseMs: Math.round(lease * 1000), log: (line) => io.stderr.write(`${line}\n`) });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, values.host, () => resolve());
+  }).catch(async (error: NodeJS.ErrnoException) => {
+    await db.close();
+    throw new ComityError("INVALID_ARGUMENT", `cannot listen on ${values.host}:${port}: ${error.code ?? error.message}`);
+  });
+  const address = server.address();
+  const where = typeof address === "object" && address !== null ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : String(address);
+  io.stdout.write(`comity serve: listening on ${where} (${db.dialect} ${db.location})\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      server.close(() => resolve());
+      server.closeAllConnections();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await db.close();
+  return 0;
+}
+
+function usageError(io: CliIo, message: string): number {
+  io.stderr.write(`comity serve: ${message}\n${SERVE_USAGE}`);
+  return 2;
+}

@@ -1,0 +1,117 @@
+import * as http from "node:http";
+import { CLI_VERSION } from "../version.js";
+import type { Database } from "./database.js";
+import { DEFAULT_LEASE_MS, evaluateEvent } from "./evaluate-event.js";
+import { listSessions } from "./list-sessions.js";
+import { loadRequestValidator } from "./request-schema.js";
+import { teamForToken, type Team } from "./teams.js";
+
+/** Bodies above this get 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ServerOptions {
+  readonly database: Database;
+  /** A session silent for longer no longer holds its intents (default 10 minutes). */
+  readonly leaseMs?: number;
+  /** The clock, injectable for tests. */
+  readonly now?: () => number;
+  /** One line per server-side failure (the library never prints; the CLI passes stderr). */
+  readonly log?: (line: string) => void;
+  readonly maxBodyBytes?: number;
+}
+
+/**
+ * The coordination API as a `node:http` request listener:
+ * `POST /v1/hooks/evaluate`, `GET /v1/sessions` (both need a team's bearer
+ * token) and `GET /v1/health`. Errors are JSON `{error, message, field?}`.
+ */
+export async function createCoordinationServer(options: ServerOptions): Promise<http.Server> {
+  const validate = await loadRequestValidator();
+  const now = options.now ?? Date.now;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const db = options.database;
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const route = `${req.method ?? "GET"} ${url.pathname.replace(/\/+$/, "")}`;
+    if (route === "GET /v1/health") return send(res, 200, { status: "ok", storage: db.dialect, version: CLI_VERSION });
+    if (route !== "POST /v1/hooks/evaluate" && route !== "GET /v1/sessions") {
+      const known = ["/v1/health", "/v1/hooks/evaluate", "/v1/sessions"].includes(url.pathname.replace(/\/+$/, ""));
+      req.resume();
+      return send(res, known ? 405 : 404, { error: known ? "method_not_allowed" : "not_found", message: `${route} is not part of the API` });
+    }
+    const team = await authenticate(req);
+    if (team === undefined) {
+      req.resume();
+      return send(res, 401, { error: "unauthorized", message: "send 'Authorization: Bearer <token>' with a token from 'comity serve token create'" });
+    }
+    if (route === "GET /v1/sessions") {
+      const fingerprint = url.searchParams.get("repo") ?? undefined;
+      const sessions = await db.read((sql) => listSessions(sql, team, { now: now(), leaseMs, fingerprint }));
+      return send(res, 200, { sessions });
+    }
+    const body = await readBody(req, maxBody);
+    if (body === "too_large") return send(res, 413, { error: "payload_too_large", message: `bodies are limited to ${maxBody} bytes` }, true);
+    let json: unknown;
+    try {
+      json = JSON.parse(body.toString("utf8"));
+    } catch {
+      return send(res, 400, { error: "invalid_json", message: "the body is not JSON" });
+    }
+    const checked = validate(json);
+    if (!checked.ok) return send(res, 400, { error: "invalid_request", field: checked.problem.field, message: `${checked.problem.field} ${checked.problem.message}` });
+    const answer = await db.transaction(team.id, (sql) => evaluateEvent(sql, team, checked.request, { now: now(), leaseMs }));
+    return send(res, 200, answer);
+  };
+
+  const authenticate = async (req: http.IncomingMessage): Promise<Team | undefined> => {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
+    if (m === null) return undefined;
+    const token = m[1] as string;
+    return db.read((sql) => teamForToken(sql, token));
+  };
+
+  return http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      options.log?.(`comity serve: ${req.method} ${req.url}: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) send(res, 500, { error: "internal", message: "the server could not evaluate this request" });
+      else res.destroy();
+    });
+  });
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown, close = false): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...(close ? { connection: "close" } : {}) });
+  res.end(text);
+}
+
+/** The body, or "too_large" as soon as it passes the limit (announced or streamed) without buffering the rest. */
+function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | "too_large"> {
+  const announced = Number(req.headers["content-length"]);
+  if (Number.isFinite(announced) && announced > max) {
+    req.resume();
+    return Promise.resolve("too_large");
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on("data", (c: Buffer) => {
+      if (over) return;
+      size += c.length;
+      if (size > max) {
+        over = true;
+        chunks.length = 0;
+        resolve("too_large");
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => {
+      if (!over) resolve(Buffer.concat(chunks));
+    });
+    req.on("error", reject);
+  });
+}

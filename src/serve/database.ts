@@ -1,0 +1,37 @@
+/** One row as a driver returns it: column name to value. */
+export type Row = Record<string, unknown>;
+
+/**
+ * The SQL both storages speak: `?` placeholders, integers as JS numbers
+ * (times in milliseconds, counters), text for everything else. Written once,
+ * run on SQLite and on PostgreSQL.
+ */
+export interface Sql {
+  all<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** The number of rows changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+}
+
+export type Dialect = "sqlite" | "postgres";
+
+/** A connection (SQLite) or a pool (PostgreSQL) behind one interface. */
+export interface Database {
+  readonly dialect: Dialect;
+  /** Where it is, for people (a file path, or a URL without its password). */
+  readonly location: string;
+  /**
+   * Runs `fn` in one transaction: all of it lands or none. Transactions with
+   * the same `lockKey` (a team) never interleave, so counters, intents and
+   * dedupe keys stay consistent under concurrent requests.
+   */
+  transaction<T>(lockKey: string, fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /** Runs reads outside any transaction lock (a token lookup must not wait behind another team's events). */
+  read<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** First row or undefined. */
+export async function first<T>(sql: Sql, text: string, params: readonly unknown[] = []): Promise<T | undefined> {
+  const rows = await sql.all<T>(text, params);
+  return rows[0];
+}

@@ -1,0 +1,165 @@
+import type { Database } from "./database.js";
+
+/**
+ * The schema, one migration per version, in SQL that SQLite and PostgreSQL
+ * both accept (no autoincrement: ids are UUIDs or per-team counters). A
+ * released migration never changes; a new one is appended.
+ *
+ * Everything a team owns carries its `team_id`: the same repo fingerprint in
+ * two teams is two repos, and no query crosses teams.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE teams (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    policy TEXT NOT NULL DEFAULT 'advisory',
+    next_intent BIGINT NOT NULL DEFAULT 1,
+    next_conflict BIGINT NOT NULL DEFAULT 1,
+    index_version BIGINT NOT NULL DEFAULT 0,
+    created_at BIGINT NOT NULL
+  );
+  CREATE TABLE tokens (
+    hash TEXT PRIMARY KEY,
+    team_id TEXT NOT NULL REFERENCES teams(id),
+    created_at BIGINT NOT NULL
+  );
+  CREATE TABLE repos (
+    id TEXT PRIMARY KEY,
+    team_id TEXT NOT NULL REFERENCES teams(id),
+    created_at BIGINT NOT NULL
+  );
+  CREATE TABLE repo_fingerprints (
+    team_id TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    repo_id TEXT NOT NULL REFERENCES repos(id),
+    PRIMARY KEY (team_id, fingerprint)
+  );
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    team_id TEXT NOT NULL REFERENCES teams(id),
+    repo_id TEXT NOT NULL REFERENCES repos(id),
+    external_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    model TEXT,
+    parent_external_id TEXT,
+    branch TEXT,
+    head_sha TEXT,
+    status_excerpt TEXT,
+    event_count BIGINT NOT NULL DEFAULT 0,
+    started_at BIGINT NOT NULL,
+    last_seen_at BIGINT NOT NULL,
+    turn_ended_at BIGINT,
+    ended_at BIGINT,
+    UNIQUE (team_id, repo_id, external_id)
+  );
+  CREATE INDEX sessions_by_repo ON sessions (team_id, repo_id, last_seen_at);
+  CREATE TABLE intents (
+    team_id TEXT NOT NULL,
+    number BIGINT NOT NULL,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    repo_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    lease_until BIGINT NOT NULL,
+    released_at BIGINT,
+    PRIMARY KEY (team_id, number)
+  );
+  CREATE INDEX intents_by_session ON intents (session_id, released_at);
+  CREATE TABLE intent_paths (
+    team_id TEXT NOT NULL,
+    intent_number BIGINT NOT NULL,
+    repo_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY (team_id, intent_number, path)
+  );
+  CREATE INDEX intent_paths_by_path ON intent_paths (team_id, repo_id, path);
+  CREATE TABLE conflicts (
+    team_id TEXT NOT NULL,
+    number BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    other_session_id TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (team_id, number)
+  );
+  CREATE INDEX conflicts_by_pair ON conflicts (team_id, session_id, other_session_id, kind, subject);
+  CREATE TABLE session_files (
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    path TEXT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (session_id, path)
+  );
+  CREATE TABLE session_references (
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    name TEXT NOT NULL,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    module TEXT,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (session_id, name, path)
+  );
+  CREATE INDEX session_references_by_name ON session_references (name);
+  CREATE TABLE file_symbols (
+    repo_id TEXT NOT NULL REFERENCES repos(id),
+    path TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    exported BIGINT NOT NULL,
+    PRIMARY KEY (repo_id, path, qualified_name)
+  );
+  CREATE TABLE symbol_changes (
+    id TEXT PRIMARY KEY,
+    team_id TEXT NOT NULL,
+    repo_id TEXT NOT NULL REFERENCES repos(id),
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    path TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    change TEXT NOT NULL,
+    compatibility TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  );
+  CREATE INDEX symbol_changes_by_repo ON symbol_changes (repo_id, created_at);
+  CREATE INDEX symbol_changes_by_session ON symbol_changes (session_id);
+  CREATE TABLE notices (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    text TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    delivered_at BIGINT
+  );
+  CREATE INDEX notices_by_session ON notices (session_id, delivered_at);
+  CREATE TABLE dedupe (
+    team_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    response TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (team_id, key)
+  );
+  `,
+];
+
+/** Applies the migrations not yet applied, each in its own transaction; returns the schema version. */
+export async function migrate(db: Database, now: () => number = Date.now): Promise<number> {
+  return db.transaction("comity:migrations", async (sql) => {
+    await sql.run("CREATE TABLE IF NOT EXISTS comity_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)");
+    const rows = await sql.all<{ v: number | null }>("SELECT MAX(version) AS v FROM comity_migrations");
+    let version = Number(rows[0]?.v ?? 0);
+    for (; version < MIGRATIONS.length; version++) {
+      for (const statement of splitStatements(MIGRATIONS[version] ?? "")) await sql.run(statement);
+      await sql.run("INSERT INTO comity_migrations (version, applied_at) VALUES (?, ?)", [version + 1, now()]);
+    }
+    return version;
+  });
+}
+
+function splitStatements(script: string): string[] {
+  return script
+    .split(";")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}

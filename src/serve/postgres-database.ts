@@ -1,0 +1,78 @@
+import type { Database, Row, Sql } from "./database.js";
+
+/**
+ * PostgreSQL through a `pg` pool. `?` placeholders become `$1…`; BIGINT
+ * columns come back as numbers (times in ms and counters stay far below
+ * 2^53). Each transaction first takes a transaction-level advisory lock on
+ * its key, so one team's events are applied one after the other while other
+ * teams run in parallel.
+ */
+export async function openPostgresDatabase(url: string, options: { max?: number } = {}): Promise<Database> {
+  const pg = (await import("pg")).default;
+  const INT8 = 20;
+  const types = {
+    getTypeParser: ((oid: number, format?: "text" | "binary") =>
+      oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
+  };
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types });
+  // An idle client losing its connection must not crash the server.
+  pool.on("error", () => undefined);
+  const client0 = await pool.connect();
+  client0.release();
+  return {
+    dialect: "postgres",
+    location: redact(url),
+    async transaction<T>(lockKey: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      const sql: Sql = {
+        async all<R = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+          return (await client.query(numbered(text), [...params])).rows as R[];
+        },
+        async run(text: string, params: readonly unknown[] = []): Promise<number> {
+          return (await client.query(numbered(text), [...params])).rowCount ?? 0;
+        },
+      };
+      try {
+        await client.query("BEGIN");
+        await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [lockKey]);
+        const out = await fn(sql);
+        await client.query("COMMIT");
+        return out;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+      return fn({
+        async all<R = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+          return (await pool.query(numbered(text), [...params])).rows as R[];
+        },
+        async run(text: string, params: readonly unknown[] = []): Promise<number> {
+          return (await pool.query(numbered(text), [...params])).rowCount ?? 0;
+        },
+      });
+    },
+    async close(): Promise<void> {
+      await pool.end();
+    },
+  };
+}
+
+/** `?` → `$n`. Our statements never hold a `?` inside a string literal. */
+export function numbered(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== "") u.password = "***";
+    return u.toString();
+  } catch {
+    return "postgres://…";
+  }
+}

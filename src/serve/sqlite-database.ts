@@ -1,0 +1,73 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Statement } from "better-sqlite3";
+import type { Database, Row, Sql } from "./database.js";
+
+/**
+ * SQLite through better-sqlite3: one connection in WAL mode, so readers (a
+ * `comity serve token create` next to a running server) do not wait on the
+ * writer. better-sqlite3 is synchronous, so transactions are serialised by a
+ * promise chain: one at a time, in arrival order.
+ */
+export async function openSqliteDatabase(file: string): Promise<Database> {
+  const { default: BetterSqlite3 } = await import("better-sqlite3");
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const db = new BetterSqlite3(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("busy_timeout = 5000");
+  db.pragma("foreign_keys = ON");
+  const statements = new Map<string, Statement<unknown[]>>();
+  const prepare = (text: string) => {
+    let s = statements.get(text);
+    if (s === undefined) {
+      s = db.prepare<unknown[]>(text);
+      statements.set(text, s);
+    }
+    return s;
+  };
+  const sql: Sql = {
+    async all<T = Row>(text: string, params: readonly unknown[] = []): Promise<T[]> {
+      const s = prepare(text);
+      if (!s.reader) {
+        s.run(...(params as unknown[]));
+        return [];
+      }
+      return s.all(...(params as unknown[])) as T[];
+    },
+    async run(text: string, params: readonly unknown[] = []): Promise<number> {
+      const s = prepare(text);
+      return s.reader ? s.all(...(params as unknown[])).length : s.run(...(params as unknown[])).changes;
+    },
+  };
+  let tail: Promise<unknown> = Promise.resolve();
+  return {
+    dialect: "sqlite",
+    location: file,
+    transaction<T>(_lockKey: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+      const next = tail.then(async () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const out = await fn(sql);
+          db.exec("COMMIT");
+          return out;
+        } catch (error) {
+          if (db.inTransaction) db.exec("ROLLBACK");
+          throw error;
+        }
+      });
+      tail = next.catch(() => undefined);
+      return next;
+    },
+    read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+      // Behind the chain too: on one connection, a read inside another's open transaction would see its uncommitted rows.
+      const next = tail.then(() => fn(sql));
+      tail = next.catch(() => undefined);
+      return next;
+    },
+    async close(): Promise<void> {
+      await tail;
+      db.close();
+    },
+  };
+}
