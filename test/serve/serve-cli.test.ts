@@ -1,0 +1,162 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
+import { repoWithRemote } from "../helpers/hook-fixture.js";
+import { runBuiltCli, runBuiltCliAsync } from "../helpers/run-cli.js";
+import { api, FP, notePostgresSkipped, startServe, STORAGES, type RunningServe } from "../helpers/serve-fixture.js";
+
+notePostgresSkipped("test/serve/serve-cli.test.ts");
+
+/** An evaluate body built by hand, for the HTTP-level cases. */
+const body = (session: string, event: string, extra: Record<string, unknown> = {}, key = `${session}-${event}-${Math.random()}`) => ({
+  event,
+  dedupe_key: key,
+  session: { external_id: session, tool: "claude_code" },
+  repo: { remote_fingerprints: [FP("acme/api")], branch: "main" },
+  ...extra,
+});
+
+describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
+  let sb: Sandbox;
+  let env: NodeJS.ProcessEnv;
+  let db: { spec: string; cleanup: () => Promise<void> };
+  let serve: RunningServe;
+  let token: string;
+
+  const createToken = (team: string): string => {
+    const r = runBuiltCli(["serve", "token", "create", "--team", team, "--db", db.spec], { cwd: sb.dir, env });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain(`new token for team '${team}'`);
+    return r.stdout.trim();
+  };
+
+  beforeEach(async () => {
+    sb = createSandbox();
+    env = { ...sb.env, COMITY_CONFIG_DIR: path.join(sb.dir, "..", "comity-config") };
+    const opened = await storage.open();
+    await opened.db.close(); // the CLI opens its own
+    db = { spec: opened.spec, cleanup: opened.cleanup };
+    token = createToken("acme");
+  });
+  afterEach(async () => {
+    await serve?.stop();
+    await db.cleanup().catch(() => undefined);
+    sb.cleanup();
+  });
+
+  it("answers health without a token, and refuses bad tokens, oversize and malformed bodies", async () => {
+    serve = await startServe(["--db", db.spec], env);
+    expect(await api(serve.url, "GET", "/v1/health")).toEqual({ status: 200, json: { status: "ok", storage: storage.name, version: expect.any(String) } });
+    expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { body: body("a", "prompt") })).status).toBe(401);
+    expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { token: `${token}x`, body: body("a", "prompt") })).status).toBe(401);
+    expect((await api(serve.url, "GET", "/v1/sessions", { token: "cmt_nope" })).status).toBe(401);
+    const huge = JSON.stringify(body("a", "prompt", { prompt_excerpt: "x".repeat(1024 * 1024) }));
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, raw: huge })).toMatchObject({ status: 413, json: { error: "payload_too_large" } });
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, raw: "{\"event\": " })).toMatchObject({ status: 400, json: { error: "invalid_json" } });
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "pre_edit"), paths: ["ok", 7] } })).toMatchObject({ status: 400, json: { error: "invalid_request", field: "/paths/1" } });
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "teleport") } })).toMatchObject({ status: 400, json: { field: "/event" } });
+    const { dedupe_key: _k, ...noKey } = body("a", "prompt");
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: noKey })).toMatchObject({ status: 400, json: { field: "/dedupe_key", message: "/dedupe_key is required" } });
+    expect((await api(serve.url, "GET", "/v1/nothing", { token })).status).toBe(404);
+    // Nothing above was applied.
+    expect((await api(serve.url, "GET", "/v1/sessions", { token })).json).toEqual({ sessions: [] });
+  });
+
+  it("keeps teams apart, replays a dedupe key, and expires a silent session after the lease", async () => {
+    const other = createToken("other");
+    serve = await startServe(["--db", db.spec, "--lease-seconds", "1"], env);
+    const first = await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("a", "pre_edit", { paths: ["src/a.ts"] }, "key-1") });
+    expect(first.json).toMatchObject({ decision: "allow", intent: { ref: "INT-1" } });
+    const replay = await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("a", "pre_edit", { paths: ["src/a.ts"] }, "key-1") });
+    expect(replay.json).toEqual(first.json);
+    const otherTeam = await api(serve.url, "POST", "/v1/hooks/evaluate", { token: other, body: body("o", "pre_edit", { paths: ["src/a.ts"] }) });
+    expect(otherTeam.json).toMatchObject({ decision: "allow", conflicts: [] });
+    expect((await api(serve.url, "GET", "/v1/sessions", { token: other })).json.sessions.map((s: { external_id: string }) => s.external_id)).toEqual(["o"]);
+    const sessions = (await api(serve.url, "GET", "/v1/sessions", { token })).json.sessions;
+    expect(sessions).toMatchObject([{ external_id: "a", event_count: 1, intents: [{ ref: "INT-1", paths: ["src/a.ts"] }] }]);
+    const second = await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("b", "pre_edit", { paths: ["src/a.ts"] }) });
+    expect(second.json).toMatchObject({ decision: "warn", conflicts: [{ ref: "CF-1", kind: "file_overlap" }] });
+    await new Promise((r) => setTimeout(r, 1300));
+    const late = await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("c", "pre_edit", { paths: ["src/a.ts"] }) });
+    expect(late.json).toMatchObject({ decision: "allow", conflicts: [] });
+    expect((await api(serve.url, "GET", "/v1/sessions", { token })).json.sessions.map((s: { external_id: string }) => s.external_id)).toEqual(["c"]);
+  });
+
+  describe("two agents through their hooks", () => {
+    let repo: string;
+    let hookEnv: NodeJS.ProcessEnv;
+    beforeEach(async () => {
+      serve = await startServe(["--db", db.spec], env);
+      repo = repoWithRemote(sb, "api");
+      hookEnv = { ...env, COMITY_API_URL: serve.url, COMITY_TOKEN: token };
+    });
+    const hook = (tool: string, event: string, payload: Record<string, unknown>) =>
+      runBuiltCliAsync(["hook", "--tool", tool, "--event", event], { cwd: repo, env: hookEnv, input: JSON.stringify({ cwd: repo, hook_event_name: event, ...payload }) });
+    const claude = (session: string) => ({ session_id: session, transcript_path: "/tmp/t.jsonl" });
+    const codex = (session: string) => ({ session_id: session, transcript_path: null, model: "gpt-5-codex", turn_id: "turn-1" });
+    const context = (stdout: string): string => (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    const file = (rel: string) => path.join(repo, rel);
+
+    it("the second editor of a file gets the first one's warning in its native output", async () => {
+      expect((await hook("claude_code", "SessionStart", { ...claude("claude-a"), source: "startup" })).stdout).toBe("");
+      const pre = await hook("claude_code", "PreToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts"), old_string: "a", new_string: "b" }, tool_use_id: "a1" });
+      expect(pre).toMatchObject({ status: 0, stdout: "" });
+
+      const start = await hook("codex", "SessionStart", { ...codex("codex-b"), source: "startup" });
+      expect(context(start.stdout)).toContain("claude_code session claude-a (branch `main`), since just now; files `src/config.ts`");
+      const patch = "*** Begin Patch\n*** Update File: src/config.ts\n@@\n-a\n+b\n*** End Patch";
+      const cx = await hook("codex", "PreToolUse", { ...codex("codex-b"), tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "b1" });
+      expect(cx.status).toBe(0);
+      expect(JSON.parse(cx.stdout).hookSpecificOutput.hookEventName).toBe("PreToolUse");
+      expect(context(cx.stdout)).toMatch(/CF-\d+ file_overlap: `src\/config\.ts` is also being edited by claude_code session claude-a \(branch `main`\), intent INT-1 since just now/);
+
+      // Claude Code cannot take context before a tool runs: the warning waits for its PostToolUse.
+      const again = await hook("claude_code", "PreToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts"), old_string: "a", new_string: "b" }, tool_use_id: "a2" });
+      expect(again.stdout).toBe("");
+      const post = await hook("claude_code", "PostToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts") }, tool_response: {}, tool_use_id: "a2" });
+      expect(context(post.stdout)).toContain("is also being edited by codex session codex-b (branch `main`)");
+    });
+
+    it("a breaking change by one session reaches the other at its next prompt", async () => {
+      // Claude starts using parseConfig in a new file.
+      fs.writeFileSync(file("src/use.ts"), 'import { parseConfig } from "./config";\nexport const settings = parseConfig("app.json");\n');
+      const used = await hook("claude_code", "PostToolUse", { ...claude("claude-b"), tool_name: "Write", tool_input: { file_path: file("src/use.ts") }, tool_response: {}, tool_use_id: "u1" });
+      expect(used).toMatchObject({ status: 0, stdout: "" });
+      // Codex adds a required parameter to parseConfig.
+      const patch = "*** Begin Patch\n*** Update File: src/config.ts\n@@\n-export function parseConfig(path: string): object {\n+export function parseConfig(path: string, strict: boolean): object {\n*** End Patch";
+      fs.writeFileSync(file("src/config.ts"), "export function parseConfig(path: string, strict: boolean): object {\n  return {};\n}\n");
+      const changed = await hook("codex", "PostToolUse", { ...codex("codex-a"), tool_name: "apply_patch", tool_input: { command: patch }, tool_response: "ok", tool_use_id: "c1" });
+      expect(changed.status).toBe(0);
+      expect(context(changed.stdout)).toMatch(/`parseConfig` in `src\/config\.ts` \(.+\) is used by claude_code session claude-b \(branch `main`\) in `src\/use\.ts`/);
+
+      const prompt = await hook("claude_code", "UserPromptSubmit", { ...claude("claude-b"), prompt: "carry on" });
+      expect(JSON.parse(prompt.stdout).hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
+      expect(context(prompt.stdout)).toMatch(/codex session codex-a \(branch `main`\) changed `parseConfig` in `src\/config\.ts` incompatibly \(.+\); your work uses it in `src\/use\.ts`/);
+      const next = await hook("claude_code", "UserPromptSubmit", { ...claude("claude-b"), prompt: "and then?" });
+      expect(next.stdout).toBe("");
+    });
+  });
+});
+
+describe("comity serve arguments", () => {
+  let sb: Sandbox;
+  beforeAll(() => {
+    sb = createSandbox();
+  });
+  afterAll(() => sb.cleanup());
+
+  it("rejects bad arguments with exit code 2 and creates tokens only for valid team names", () => {
+    const env = { ...sb.env, COMITY_CONFIG_DIR: path.join(sb.dir, "cfg") };
+    expect(runBuiltCli(["serve", "--port", "99999"], { cwd: sb.dir, env })).toMatchObject({ status: 2, stderr: expect.stringContaining("is not a port") });
+    expect(runBuiltCli(["serve", "token", "create"], { cwd: sb.dir, env })).toMatchObject({ status: 2, stderr: expect.stringContaining("needs --team") });
+    expect(runBuiltCli(["serve", "token", "create", "--team", "no spaces"], { cwd: sb.dir, env })).toMatchObject({ status: 2, stderr: expect.stringContaining("team name") });
+    expect(runBuiltCli(["serve", "--db", "mysql://x/y"], { cwd: sb.dir, env })).toMatchObject({ status: 2, stderr: expect.stringContaining("unsupported URL") });
+    expect(runBuiltCli(["serve", "policy", "--team", "ghost"], { cwd: sb.dir, env })).toMatchObject({ status: 2, stderr: expect.stringContaining("no team named 'ghost'") });
+    const made = runBuiltCli(["serve", "token", "create", "--team", "acme"], { cwd: sb.dir, env });
+    expect(made.stdout).toMatch(/^cmt_[A-Za-z0-9_-]{43}\n$/);
+    expect(fs.existsSync(path.join(sb.dir, "cfg", "serve.sqlite"))).toBe(true);
+    expect(runBuiltCli(["serve", "policy", "--team", "acme", "block"], { cwd: sb.dir, env }).stdout).toBe("acme: block\n");
+    expect(runBuiltCli(["serve", "policy", "--team", "acme"], { cwd: sb.dir, env }).stdout).toBe("acme: block\n");
+  });
+});
