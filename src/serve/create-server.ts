@@ -33,36 +33,38 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
   const db = options.database;
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const arrived = process.hrtime.bigint();
+    const send = (status: number, body: unknown, close = false) => sendJson(res, status, body, arrived, close);
     const url = new URL(req.url ?? "/", "http://localhost");
     const route = `${req.method ?? "GET"} ${url.pathname.replace(/\/+$/, "")}`;
-    if (route === "GET /v1/health") return send(res, 200, { status: "ok", storage: db.dialect, version: CLI_VERSION });
+    if (route === "GET /v1/health") return send(200, { status: "ok", storage: db.dialect, version: CLI_VERSION });
     if (route !== "POST /v1/hooks/evaluate" && route !== "GET /v1/sessions") {
       const known = ["/v1/health", "/v1/hooks/evaluate", "/v1/sessions"].includes(url.pathname.replace(/\/+$/, ""));
       req.resume();
-      return send(res, known ? 405 : 404, { error: known ? "method_not_allowed" : "not_found", message: `${route} is not part of the API` });
+      return send(known ? 405 : 404, { error: known ? "method_not_allowed" : "not_found", message: `${route} is not part of the API` });
     }
     const team = await authenticate(req);
     if (team === undefined) {
       req.resume();
-      return send(res, 401, { error: "unauthorized", message: "send 'Authorization: Bearer <token>' with a token from 'comity serve token create'" });
+      return send(401, { error: "unauthorized", message: "send 'Authorization: Bearer <token>' with a token from 'comity serve token create'" });
     }
     if (route === "GET /v1/sessions") {
       const fingerprint = url.searchParams.get("repo") ?? undefined;
       const sessions = await db.read((sql) => listSessions(sql, team, { now: now(), leaseMs, fingerprint }));
-      return send(res, 200, { sessions });
+      return send(200, { sessions });
     }
     const body = await readBody(req, maxBody);
-    if (body === "too_large") return send(res, 413, { error: "payload_too_large", message: `bodies are limited to ${maxBody} bytes` }, true);
+    if (body === "too_large") return send(413, { error: "payload_too_large", message: `bodies are limited to ${maxBody} bytes` }, true);
     let json: unknown;
     try {
       json = JSON.parse(body.toString("utf8"));
     } catch {
-      return send(res, 400, { error: "invalid_json", message: "the body is not JSON" });
+      return send(400, { error: "invalid_json", message: "the body is not JSON" });
     }
     const checked = validate(json);
-    if (!checked.ok) return send(res, 400, { error: "invalid_request", field: checked.problem.field, message: `${checked.problem.field} ${checked.problem.message}` });
+    if (!checked.ok) return send(400, { error: "invalid_request", field: checked.problem.field, message: `${checked.problem.field} ${checked.problem.message}` });
     const answer = await db.transaction(team.id, (sql) => evaluateEvent(sql, team, checked.request, { now: now(), leaseMs }));
-    return send(res, 200, answer);
+    return send(200, answer);
   };
 
   const authenticate = async (req: http.IncomingMessage): Promise<Team | undefined> => {
@@ -75,15 +77,22 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
   return http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       options.log?.(`comity serve: ${req.method} ${req.url}: ${error instanceof Error ? error.message : String(error)}`);
-      if (!res.headersSent) send(res, 500, { error: "internal", message: "the server could not evaluate this request" });
+      if (!res.headersSent) sendJson(res, 500, { error: "internal", message: "the server could not evaluate this request" }, process.hrtime.bigint());
       else res.destroy();
     });
   });
 }
 
-function send(res: http.ServerResponse, status: number, body: unknown, close = false): void {
+/** A JSON answer; `Server-Timing` says how long the server held the request, for whoever measures from outside. */
+function sendJson(res: http.ServerResponse, status: number, body: unknown, arrived: bigint, close = false): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...(close ? { connection: "close" } : {}) });
+  const ms = Number(process.hrtime.bigint() - arrived) / 1e6;
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    "server-timing": `app;dur=${ms.toFixed(2)}`,
+    ...(close ? { connection: "close" } : {}),
+  });
   res.end(text);
 }
 

@@ -178,7 +178,7 @@ async function nextNumber(c: Coordination, counter: "next_intent" | "next_confli
 async function conflict(c: Coordination, kind: ConflictRef["kind"], severity: ConflictRef["severity"], otherId: string, subject: string): Promise<ConflictRef> {
   const known = await first<{ number: number }>(
     c.sql,
-    "SELECT number FROM conflicts WHERE team_id = ? AND session_id = ? AND other_session_id = ? AND kind = ? AND subject = ? ORDER BY number LIMIT 1",
+    "SELECT number FROM conflicts WHERE team_id = ? AND session_id = ? AND other_session_id = ? AND kind = ? AND subject = ?",
     [c.team.id, c.session.id, otherId, kind, subject],
   );
   const number = known === undefined ? await nextNumber(c, "next_conflict") : Number(known.number);
@@ -207,18 +207,17 @@ async function recordIntent(c: Coordination, paths: string[]): Promise<Outcome> 
      GROUP BY ip.path, s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt`,
     [...activeOtherParams(c), c.team.id, c.repoId, ...paths, c.now],
   );
-  // Symbols of these files that another active session changed, or newly uses.
-  const symbolic = await c.sql.all<SessionRow & { path: string; name: string; since: number }>(
-    `SELECT x.path, x.name, MAX(x.at) AS since, s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt FROM (
-       SELECT sc.session_id, sc.path, sc.qualified_name AS name, sc.created_at AS at FROM symbol_changes sc
-       WHERE sc.repo_id = ? AND sc.path IN (${marks(paths)})
-       UNION ALL
-       SELECT sr.session_id, fs.path, fs.qualified_name AS name, sr.updated_at AS at FROM file_symbols fs JOIN session_references sr ON sr.name = fs.name
-       WHERE fs.repo_id = ? AND fs.path IN (${marks(paths)}) AND fs.exported = 1 AND sr.path <> fs.path
-     ) x JOIN sessions s ON s.id = x.session_id
-     WHERE ${ACTIVE_OTHER} AND x.at >= s.started_at
-     GROUP BY x.path, x.name, s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt`,
-    [c.repoId, ...paths, c.repoId, ...paths, ...activeOtherParams(c)],
+  // Symbols of these files that another active session changed, or newly uses (each branch joins sessions by
+  // primary key, so neither scans; grouping happens below).
+  const symbolic = await c.sql.all<SessionRow & { path: string; name: string; at: number }>(
+    `SELECT sc.path, sc.qualified_name AS name, sc.created_at AS at, s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt
+     FROM symbol_changes sc JOIN sessions s ON s.id = sc.session_id
+     WHERE sc.repo_id = ? AND sc.path IN (${marks(paths)}) AND ${ACTIVE_OTHER} AND sc.created_at >= s.started_at
+     UNION ALL
+     SELECT fs.path, fs.qualified_name AS name, sr.updated_at AS at, s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt
+     FROM file_symbols fs JOIN session_references sr ON sr.name = fs.name JOIN sessions s ON s.id = sr.session_id
+     WHERE fs.repo_id = ? AND fs.path IN (${marks(paths)}) AND fs.exported = 1 AND sr.path <> fs.path AND ${ACTIVE_OTHER} AND sr.updated_at >= s.started_at`,
+    [c.repoId, ...paths, ...activeOtherParams(c), c.repoId, ...paths, ...activeOtherParams(c)],
   );
 
   const blocking = c.team.policy === "block";
@@ -239,7 +238,7 @@ async function recordIntent(c: Coordination, paths: string[]): Promise<Outcome> 
     if (overlapped.has(key)) continue;
     const entry = bySessionPath.get(key) ?? { row: r, names: [], since: 0 };
     entry.names.push(r.name);
-    entry.since = Math.max(entry.since, Number(r.since));
+    entry.since = Math.max(entry.since, Number(r.at));
     bySessionPath.set(key, entry);
   }
   for (const key of [...bySessionPath.keys()].sort(compareStrings)) {

@@ -83,9 +83,9 @@ export const MIGRATIONS: readonly string[] = [
     other_session_id TEXT NOT NULL,
     subject TEXT NOT NULL,
     created_at BIGINT NOT NULL,
-    PRIMARY KEY (team_id, number)
+    PRIMARY KEY (team_id, number),
+    UNIQUE (team_id, session_id, other_session_id, kind, subject)
   );
-  CREATE INDEX conflicts_by_pair ON conflicts (team_id, session_id, other_session_id, kind, subject);
   CREATE TABLE session_files (
     session_id TEXT NOT NULL REFERENCES sessions(id),
     path TEXT NOT NULL,
@@ -124,6 +124,7 @@ export const MIGRATIONS: readonly string[] = [
     created_at BIGINT NOT NULL
   );
   CREATE INDEX symbol_changes_by_repo ON symbol_changes (repo_id, created_at);
+  CREATE INDEX symbol_changes_by_path ON symbol_changes (repo_id, path);
   CREATE INDEX symbol_changes_by_session ON symbol_changes (session_id);
   CREATE TABLE notices (
     id TEXT PRIMARY KEY,

@@ -1,0 +1,18 @@
+export interface LoadBody {
+  readonly event: string;
+  readonly dedupe_key: string;
+  readonly session: { readonly external_id: string; readonly tool: string };
+  readonly repo: { readonly remote_fingerprints: readonly string[]; readonly branch: string; readonly head_sha: null };
+  readonly [field: string]: unknown;
+}
+export function fingerprint(seed: string | number): string;
+export function planLoad(options?: { sessions?: number; events?: number; run?: string; repos?: number }): LoadBody[][];
+export function post(baseUrl: string, token: string, body: unknown): Promise<{ status: number; text: string; ms: number; serverMs: number }>;
+export function runLoad(options: { url: string; token: string; plan: LoadBody[][]; replayEvery?: number; onAnswer?: (answered: number) => void; thinkMs?: number }): Promise<{
+  answers: Map<string, string>;
+  latencies: number[];
+  serverLatencies: number[];
+  mismatches: string[];
+  failures: string[];
+}>;
+export function quantile(values: readonly number[], q: number): number;

@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+// `npm run bench:serve`: evaluate latency of `comity serve` under the load of issue #9: 50 sessions sending 20 events
+// each, all at once, one connection per request (as hook processes do), over loopback. Runs the built CLI with a
+// fresh SQLite database (or `--db postgres://…`). Anchor, in the same run and the same pattern: GET /v1/health of the
+// same server (HTTP and connection cost, no storage). Bounded: a fixed number of runs, then it stops.
+//   node benchmarks/serve-load.mjs [--runs 3] [--sessions 50] [--events 20] [--db URL]
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { machine, table } from "./lib.mjs";
+import { planLoad, quantile, runLoad } from "./serve-load-driver.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bin = path.join(here, "..", "bin", "comity.js");
+const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, sessions: { type: "string", default: "50" }, events: { type: "string", default: "20" }, db: { type: "string" } } });
+const runs = Number(values.runs);
+const sessions = Number(values.sessions);
+const events = Number(values.events);
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-serve-bench-"));
+const env = { ...process.env, COMITY_CONFIG_DIR: dir };
+const db = values.db ?? path.join(dir, "serve.sqlite");
+const token = spawnSync(process.execPath, [bin, "serve", "token", "create", "--team", "bench", "--db", db], { env, encoding: "utf8" }).stdout.trim();
+const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--db", db], { env, stdio: ["ignore", "pipe", "inherit"] });
+const url = await new Promise((resolve, reject) => {
+  let out = "";
+  server.stdout.on("data", (c) => {
+    out += c;
+    const m = /listening on (http:\/\/\S+)/.exec(out);
+    if (m) resolve(m[1]);
+  });
+  server.on("exit", (code) => reject(new Error(`comity serve exited with ${code}`)));
+});
+
+function health() {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    http.get(new URL("/v1/health", url), { agent: false, headers: { connection: "close" } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(Number(process.hrtime.bigint() - started) / 1e6));
+    }).on("error", reject);
+  });
+}
+
+// Two profiles. burst: every session sends its next event the moment the last is answered (client and server then
+// share this machine's 2 cores flat out: a throughput test). paced: one event per 150 ms per session, the shortest
+// a hook process lives (benchmarks/README.md, hook), so the fastest one agent can send; still 50x what 50 agents
+// making one tool call a second would send.
+const PROFILES = [["burst", 0], ["paced 150 ms", 150]];
+const rows = [];
+const totals = new Map(PROFILES.map(([name]) => [name, { evaluate: [], server: [], health: [] }]));
+for (let run = 0; run < runs; run++) {
+  for (const [profile, thinkMs] of PROFILES) {
+    const plan = planLoad({ sessions, events, run: `bench${run}-${profile}-${Date.now()}` });
+    const t = Date.now();
+    const r = await runLoad({ url, token, plan, thinkMs });
+    const wall = Date.now() - t;
+    if (r.failures.length > 0 || r.mismatches.length > 0) throw new Error(`lost or changed answers: ${[...r.failures, ...r.mismatches].slice(0, 3).join("; ")}`);
+    // The anchor: the same number of GET /v1/health in the same pattern.
+    const anchor = (await Promise.all(Array.from({ length: sessions }, async (_, n) => {
+      const xs = [];
+      if (thinkMs > 0) await new Promise((res) => setTimeout(res, (n * thinkMs) / sessions));
+      for (let i = 0; i < r.latencies.length / sessions; i++) {
+        if (thinkMs > 0 && i > 0) await new Promise((res) => setTimeout(res, thinkMs));
+        xs.push(await health());
+      }
+      return xs;
+    }))).flat();
+    const tot = totals.get(profile);
+    tot.evaluate.push(...r.latencies);
+    tot.server.push(...r.serverLatencies);
+    tot.health.push(...anchor);
+    rows.push([`${profile}, run ${run + 1}`, r.latencies.length, `${wall} ms`, quantile(r.latencies, 0.5).toFixed(1), quantile(r.latencies, 0.99).toFixed(1), quantile(r.serverLatencies, 0.99).toFixed(1), quantile(anchor, 0.5).toFixed(1), quantile(anchor, 0.99).toFixed(1)]);
+  }
+}
+server.kill("SIGTERM");
+fs.rmSync(dir, { recursive: true, force: true });
+
+const verdicts = [];
+for (const [profile] of PROFILES) {
+  const t = totals.get(profile);
+  const p99 = quantile(t.evaluate, 0.99);
+  const anchorP99 = quantile(t.health, 0.99);
+  rows.push([`${profile}, all`, t.evaluate.length, "", quantile(t.evaluate, 0.5).toFixed(1), p99.toFixed(1), quantile(t.server, 0.99).toFixed(1), quantile(t.health, 0.5).toFixed(1), anchorP99.toFixed(1)]);
+  verdicts.push([`evaluate p99 < 50 ms, ${profile}`, `${p99.toFixed(1)} ms`, `${(p99 / anchorP99).toFixed(1)}x health p99`, p99 < 50 ? "met" : "NOT met"]);
+}
+console.log(`machine: ${machine()}; storage: ${values.db ? "postgres" : "sqlite"}; ${sessions} sessions x ${events} events (+1 replay in 5), concurrent\n`);
+console.log(table(["", "requests", "wall", "evaluate p50 ms", "evaluate p99 ms", "server-side p99 ms", "health p50 ms", "health p99 ms"], rows));
+console.log("");
+console.log(table(["target", "figure", "anchor ratio", "verdict"], verdicts));

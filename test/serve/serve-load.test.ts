@@ -1,0 +1,79 @@
+import * as path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { planLoad, runLoad } from "../../benchmarks/serve-load-driver.mjs";
+import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
+import { runBuiltCli } from "../helpers/run-cli.js";
+import { api, notePostgresSkipped, startServe, STORAGES, type RunningServe } from "../helpers/serve-fixture.js";
+
+notePostgresSkipped("test/serve/serve-load.test.ts");
+
+const SESSIONS = 50;
+const EVENTS = 20;
+
+/** Every answer's index_version: exactly 1..n when each event was applied once and none was lost. */
+const versions = (answers: Map<string, string>): number[] => [...answers.values()].map((t) => (JSON.parse(t) as { index_version: number }).index_version).sort((a, b) => a - b);
+const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+describe.each(STORAGES)("comity serve under load ($name)", (storage) => {
+  let sb: Sandbox;
+  let env: NodeJS.ProcessEnv;
+  let spec: string;
+  let cleanup: () => Promise<void>;
+  let serve: RunningServe | undefined;
+  let token: string;
+
+  beforeEach(async () => {
+    sb = createSandbox();
+    env = { ...sb.env, COMITY_CONFIG_DIR: path.join(sb.dir, "cfg") };
+    const opened = await storage.open();
+    await opened.db.close();
+    ({ spec, cleanup } = opened);
+    token = runBuiltCli(["serve", "token", "create", "--team", "load", "--db", spec], { cwd: sb.dir, env }).stdout.trim();
+  });
+  afterEach(async () => {
+    await serve?.stop();
+    serve = undefined;
+    await cleanup().catch(() => undefined);
+    sb.cleanup();
+  });
+
+  it(`${SESSIONS} sessions x ${EVENTS} events at once: none lost, none applied twice, replays answered alike`, async () => {
+    serve = await startServe(["--db", spec], env);
+    const plan = planLoad({ sessions: SESSIONS, events: EVENTS, run: "load" });
+    const r = await runLoad({ url: serve.url, token, plan });
+    expect(r.failures).toEqual([]);
+    expect(r.mismatches).toEqual([]);
+    expect(r.answers.size).toBe(SESSIONS * EVENTS);
+    expect(versions(r.answers)).toEqual(oneToN(SESSIONS * EVENTS));
+    const sessions = (await api(serve.url, "GET", "/v1/sessions", { token })).json.sessions as Array<{ event_count: number }>;
+    expect(sessions).toHaveLength(SESSIONS);
+    expect(sessions.every((s) => s.event_count === EVENTS)).toBe(true);
+  }, 120_000);
+
+  it.runIf(storage.name === "sqlite")("survives SIGKILL in the middle of the load: the database is intact and dedupe still holds", async () => {
+    serve = await startServe(["--db", spec], env);
+    const plan = planLoad({ sessions: SESSIONS, events: EVENTS, run: "crash" });
+    const victim = serve;
+    let killed: Promise<void> | null = null;
+    const before = await runLoad({ url: victim.url, token, plan, onAnswer: (n) => { if (n >= 300 && killed === null) killed = victim.kill(); } });
+    await killed;
+    serve = undefined;
+    expect(before.failures.length).toBeGreaterThan(0); // the kill did land mid-load
+    expect(before.answers.size).toBeGreaterThanOrEqual(300);
+    expect(before.answers.size).toBeLessThan(SESSIONS * EVENTS);
+
+    const check = new Database(spec, { readonly: true });
+    expect(check.pragma("integrity_check", { simple: true })).toBe("ok");
+    check.close();
+
+    serve = await startServe(["--db", spec], env);
+    const after = await runLoad({ url: serve.url, token, plan, replayEvery: 0 });
+    expect(after.failures).toEqual([]);
+    // Every answer given before the crash is given again, byte for byte.
+    for (const [key, text] of before.answers) expect(after.answers.get(key), key).toBe(text);
+    expect(versions(after.answers)).toEqual(oneToN(SESSIONS * EVENTS));
+    const sessions = (await api(serve.url, "GET", "/v1/sessions", { token })).json.sessions as Array<{ event_count: number }>;
+    expect(sessions.map((s) => s.event_count)).toEqual(Array(SESSIONS).fill(EVENTS));
+  }, 120_000);
+});
