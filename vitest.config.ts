@@ -6,5 +6,6 @@ export default defineConfig({
     // Fixtures shell out to git; give slow CI machines room.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    globalSetup: ["test/global-setup.ts"],
   },
 });

@@ -112,4 +112,5 @@ export { createToken, setTeamPolicy, teamPolicy, teamForToken, hashToken, type T
 export { evaluateEvent, DEFAULT_LEASE_MS, type EvaluateAnswer, type ConflictRef, type EvaluateOptions } from "./serve/evaluate-event.js";
 export { EVALUATE_REQUEST_SCHEMA, loadRequestValidator, type EvaluateRequest, type RequestProblem } from "./serve/request-schema.js";
 export { listSessions, type ActiveSession } from "./serve/list-sessions.js";
+export { pruneExpired, RETENTION } from "./serve/prune.js";
 export { createCoordinationServer, MAX_BODY_BYTES, type ServerOptions } from "./serve/create-server.js";

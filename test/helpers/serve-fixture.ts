@@ -62,11 +62,6 @@ export const STORAGES: readonly StorageUnderTest[] = [
       ]),
 ];
 
-/** Says, in the test output, that the PostgreSQL half did not run. */
-export function notePostgresSkipped(file: string): void {
-  if (PG_URL === undefined) process.stderr.write(`${file}: SKIPPED the PostgreSQL runs: COMITY_TEST_PG_URL is not set (.ci/run sets it; see scripts/test-postgres.sh)\n`);
-}
-
 export interface RunningServe {
   readonly url: string;
   readonly child: ChildProcess;

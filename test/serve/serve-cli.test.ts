@@ -4,9 +4,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { repoWithRemote } from "../helpers/hook-fixture.js";
 import { runBuiltCli, runBuiltCliAsync } from "../helpers/run-cli.js";
-import { api, FP, notePostgresSkipped, startServe, STORAGES, type RunningServe } from "../helpers/serve-fixture.js";
+import { api, FP, startServe, STORAGES, type RunningServe } from "../helpers/serve-fixture.js";
 
-notePostgresSkipped("test/serve/serve-cli.test.ts");
 
 /** An evaluate body built by hand, for the HTTP-level cases. */
 const body = (session: string, event: string, extra: Record<string, unknown> = {}, key = `${session}-${event}-${Math.random()}`) => ({

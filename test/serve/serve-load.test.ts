@@ -4,9 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { planLoad, runLoad } from "../../benchmarks/serve-load-driver.mjs";
 import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { runBuiltCli } from "../helpers/run-cli.js";
-import { api, notePostgresSkipped, startServe, STORAGES, type RunningServe } from "../helpers/serve-fixture.js";
+import { api, startServe, STORAGES, type RunningServe } from "../helpers/serve-fixture.js";
 
-notePostgresSkipped("test/serve/serve-load.test.ts");
 
 const SESSIONS = 50;
 const EVENTS = 20;

@@ -4,10 +4,10 @@ import { evaluateEvent, type EvaluateAnswer } from "../../src/serve/evaluate-eve
 import { listSessions } from "../../src/serve/list-sessions.js";
 import { migrate, MIGRATIONS } from "../../src/serve/migrations.js";
 import type { EvaluateRequest } from "../../src/serve/request-schema.js";
+import { pruneExpired } from "../../src/serve/prune.js";
 import { createToken, hashToken, setTeamPolicy, teamForToken, type Team } from "../../src/serve/teams.js";
-import { FP, notePostgresSkipped, STORAGES } from "../helpers/serve-fixture.js";
+import { FP, STORAGES } from "../helpers/serve-fixture.js";
 
-notePostgresSkipped("test/serve/storage-contract.test.ts");
 
 const MIN = 60_000;
 const LEASE = 10 * MIN;
@@ -124,6 +124,23 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     expect((await sessions(acme))[0]).toMatchObject({ event_count: 1, intents: [{ ref: "INT-1", paths: ["src/a.ts"] }] });
     const next = await ev(acme, req("A", "plan"));
     expect(next.index_version).toBe(first.index_version + 1);
+  });
+
+  it("prunes what has outlived its use and keeps the rest", async () => {
+    const r = req("A", "pre_edit", { paths: ["src/a.ts"] });
+    await ev(acme, r);
+    await ev(acme, req("A", "post_edit", { analysis: [{ path: "src/a.ts", changes: [{ qualified_name: "f", kind: "function", change: "removed", compatibility: "breaking" }] }] }));
+    await ev(acme, req("A", "stop"));
+    const count = (table: string) => db.read(async (sql) => Number((await sql.all<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))[0]?.n));
+    expect(await pruneExpired(db, clock)).toBe(0);
+    clock += 25 * 60 * MIN;
+    expect(await pruneExpired(db, clock)).toBe(3 + 1 + 1); // three dedupe keys, the intent and its path
+    expect([await count("dedupe"), await count("intents"), await count("intent_paths"), await count("symbol_changes")]).toEqual([0, 0, 0, 1]);
+    clock += 7 * 24 * 60 * MIN;
+    await pruneExpired(db, clock);
+    expect(await count("symbol_changes")).toBe(0);
+    // A key a day old is applied again: a retry never comes that late.
+    expect((await ev(acme, r)).intent?.ref).toBe("INT-2");
   });
 
   it("tells the sessions that use a symbol about its breaking change at their next prompt, once", async () => {

@@ -1,0 +1,34 @@
+import type { Database } from "./database.js";
+
+const HOUR = 3_600_000;
+
+/** How long each kind of record is kept once it no longer matters. */
+export const RETENTION = {
+  /** A hook retries within seconds; a day of dedupe keys is plenty. */
+  dedupeMs: 24 * HOUR,
+  /** Delivered notices and released intents are history. */
+  deliveredMs: 24 * HOUR,
+  /** Symbol changes feed briefings (12 hours) and overlap checks of sessions still active. */
+  symbolChangesMs: 7 * 24 * HOUR,
+} as const;
+
+/**
+ * Deletes what has outlived its use, so the database does not grow without
+ * bound: old dedupe keys, delivered notices, released intents and their
+ * paths, old symbol changes. Returns the number of rows deleted.
+ */
+export async function pruneExpired(db: Database, now: number): Promise<number> {
+  return db.transaction("comity:prune", async (sql) => {
+    let n = 0;
+    n += await sql.run("DELETE FROM dedupe WHERE created_at < ?", [now - RETENTION.dedupeMs]);
+    n += await sql.run("DELETE FROM notices WHERE delivered_at IS NOT NULL AND delivered_at < ?", [now - RETENTION.deliveredMs]);
+    n += await sql.run(
+      `DELETE FROM intent_paths WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intent_paths.team_id AND i.number = intent_paths.intent_number
+       AND COALESCE(i.released_at, i.lease_until) < ?)`,
+      [now - RETENTION.deliveredMs],
+    );
+    n += await sql.run("DELETE FROM intents WHERE COALESCE(released_at, lease_until) < ?", [now - RETENTION.deliveredMs]);
+    n += await sql.run("DELETE FROM symbol_changes WHERE created_at < ?", [now - RETENTION.symbolChangesMs]);
+    return n;
+  });
+}
