@@ -14,7 +14,8 @@ find_bin() {
 }
 
 as_db_user() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  # From /, which the postgres user can always enter (the caller's folder may be private).
+  if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 case "${1:-}" in

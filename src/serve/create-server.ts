@@ -6,6 +6,9 @@ import { listSessions } from "./list-sessions.js";
 import { loadRequestValidator } from "./request-schema.js";
 import { teamForToken, type Team } from "./teams.js";
 
+/** How long a token's team (and its policy) is remembered. */
+export const TEAM_CACHE_MS = 5_000;
+
 /** Bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -67,11 +70,20 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     return send(200, answer);
   };
 
+  // A token's team, remembered briefly: one storage round trip less per event. A policy change made with
+  // `comity serve policy` reaches a running server within TEAM_CACHE_MS.
+  const teams = new Map<string, { team: Team | undefined; until: number }>();
   const authenticate = async (req: http.IncomingMessage): Promise<Team | undefined> => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
     if (m === null) return undefined;
     const token = m[1] as string;
-    return db.read((sql) => teamForToken(sql, token));
+    const t = Date.now();
+    const known = teams.get(token);
+    if (known !== undefined && known.until > t) return known.team;
+    const team = await db.read((sql) => teamForToken(sql, token));
+    if (teams.size >= 10_000) teams.clear();
+    teams.set(token, { team, until: t + TEAM_CACHE_MS });
+    return team;
   };
 
   return http.createServer((req, res) => {

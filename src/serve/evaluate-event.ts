@@ -289,8 +289,8 @@ async function recordAnalysis(c: Coordination, request: EvaluateRequest): Promis
     for (const ch of a.changes ?? []) {
       const summary = (ch.reasons ?? []).map((r) => r.message).slice(0, 2).join("; ") || ch.change;
       await c.sql.run(
-        "INSERT INTO symbol_changes (id, team_id, repo_id, session_id, path, qualified_name, change, compatibility, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [randomUUID(), c.team.id, c.repoId, c.session.id, a.path, ch.qualified_name, ch.change, ch.compatibility, summary, c.now],
+        "INSERT INTO symbol_changes (team_id, repo_id, session_id, path, qualified_name, change, compatibility, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [c.team.id, c.repoId, c.session.id, a.path, ch.qualified_name, ch.change, ch.compatibility, summary, c.now],
       );
       if (ch.compatibility === "breaking") {
         const names = uniqueSorted([simpleName(ch.qualified_name), ...(ch.renamed_from ? [simpleName(ch.renamed_from)] : [])]);
@@ -375,7 +375,7 @@ async function briefing(c: Coordination): Promise<string | null> {
     `SELECT sc.path, sc.qualified_name, sc.summary, sc.created_at AS at, s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt
      FROM symbol_changes sc JOIN sessions s ON s.id = sc.session_id
      WHERE sc.repo_id = ? AND sc.compatibility = 'breaking' AND sc.created_at >= ? AND sc.session_id <> ?
-     ORDER BY sc.created_at DESC, sc.id LIMIT 10`,
+     ORDER BY sc.created_at DESC, sc.path, sc.qualified_name LIMIT 10`,
     [c.repoId, c.now - BREAKING_HISTORY_MS, c.session.id],
   );
   if (lines.length === 0 && breaking.length === 0) return null;

@@ -53,7 +53,7 @@ export const MIGRATIONS: readonly string[] = [
     ended_at BIGINT,
     UNIQUE (team_id, repo_id, external_id)
   );
-  CREATE INDEX sessions_by_repo ON sessions (team_id, repo_id, last_seen_at);
+  CREATE INDEX sessions_by_repo ON sessions (team_id, repo_id);
   CREATE TABLE intents (
     team_id TEXT NOT NULL,
     number BIGINT NOT NULL,
@@ -112,7 +112,6 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (repo_id, path, qualified_name)
   );
   CREATE TABLE symbol_changes (
-    id TEXT PRIMARY KEY,
     team_id TEXT NOT NULL,
     repo_id TEXT NOT NULL REFERENCES repos(id),
     session_id TEXT NOT NULL REFERENCES sessions(id),
