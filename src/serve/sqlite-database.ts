@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Statement } from "better-sqlite3";
 import type { Database, Row, Sql } from "./database.js";
+import { startCheckpointer, type Checkpointer } from "./sqlite-checkpointer.js";
 
 /**
  * SQLite through better-sqlite3: one connection in WAL mode, so readers (a
@@ -17,6 +18,18 @@ export async function openSqliteDatabase(file: string): Promise<Database> {
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");
   db.pragma("foreign_keys = ON");
+  // Checkpoints happen in a worker thread, off the request path. This connection checkpoints only when the WAL
+  // passes 40 MB: by then the worker has copied nearly every frame, so it is quick, and the WAL starts over
+  // (a writer that never pauses otherwise keeps the worker from ever finishing). If the worker fails, this
+  // connection checkpoints as SQLite does by default.
+  let checkpointer: Checkpointer | null = null;
+  if (file !== ":memory:") {
+    db.pragma("wal_autocheckpoint = 10000");
+    db.pragma("journal_size_limit = 8388608");
+    checkpointer = startCheckpointer(file, () => {
+      if (db.open) db.pragma("wal_autocheckpoint = 1000");
+    });
+  }
   const statements = new Map<string, Statement<unknown[]>>();
   const prepare = (text: string) => {
     let s = statements.get(text);
@@ -67,6 +80,7 @@ export async function openSqliteDatabase(file: string): Promise<Database> {
     },
     async close(): Promise<void> {
       await tail;
+      await checkpointer?.stop();
       db.close();
     },
   };
