@@ -3,7 +3,7 @@
 // each, all at once, one connection per request (as hook processes do), over loopback. Runs the built CLI with a
 // fresh SQLite database (or `--db postgres://…`). Anchor, in the same run and the same pattern: GET /v1/health of the
 // same server (HTTP and connection cost, no storage). Bounded: a fixed number of runs, then it stops.
-//   node benchmarks/serve-load.mjs [--runs 3] [--sessions 50] [--events 20] [--db URL]
+//   node benchmarks/serve-load.mjs [--runs 5] [--sessions 50] [--events 20] [--db URL]
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -11,12 +11,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { machine, table } from "./lib.mjs";
+import { machine, median, table } from "./lib.mjs";
 import { planLoad, quantile, runLoad } from "./serve-load-driver.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.js");
-const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, sessions: { type: "string", default: "50" }, events: { type: "string", default: "20" }, db: { type: "string" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, sessions: { type: "string", default: "50" }, events: { type: "string", default: "20" }, db: { type: "string" } } });
 const runs = Number(values.runs);
 const sessions = Number(values.sessions);
 const events = Number(values.events);
@@ -51,7 +51,11 @@ function health() {
 // a hook process lives (benchmarks/README.md, hook), so the fastest one agent can send; still 50x what 50 agents
 // making one tool call a second would send.
 const PROFILES = [["burst", 0], ["paced 150 ms", 150]];
+// One warm-up round per profile, not recorded (the server's JIT and statement cache warm up, as in every
+// other benchmark here: figures are of warm runs).
+for (const [profile, thinkMs] of PROFILES) await runLoad({ url, token, plan: planLoad({ sessions, events, run: `warmup-${profile}-${Date.now()}` }), thinkMs });
 const rows = [];
+const perRunP99 = new Map(PROFILES.map(([name]) => [name, []]));
 const totals = new Map(PROFILES.map(([name]) => [name, { evaluate: [], server: [], health: [] }]));
 for (let run = 0; run < runs; run++) {
   for (const [profile, thinkMs] of PROFILES) {
@@ -74,6 +78,7 @@ for (let run = 0; run < runs; run++) {
     tot.evaluate.push(...r.latencies);
     tot.server.push(...r.serverLatencies);
     tot.health.push(...anchor);
+    perRunP99.get(profile).push({ evaluate: quantile(r.latencies, 0.99), health: quantile(anchor, 0.99) });
     rows.push([`${profile}, run ${run + 1}`, r.latencies.length, `${wall} ms`, quantile(r.latencies, 0.5).toFixed(1), quantile(r.latencies, 0.99).toFixed(1), quantile(r.serverLatencies, 0.99).toFixed(1), quantile(anchor, 0.5).toFixed(1), quantile(anchor, 0.99).toFixed(1)]);
   }
 }
@@ -83,10 +88,11 @@ fs.rmSync(dir, { recursive: true, force: true });
 const verdicts = [];
 for (const [profile] of PROFILES) {
   const t = totals.get(profile);
-  const p99 = quantile(t.evaluate, 0.99);
-  const anchorP99 = quantile(t.health, 0.99);
-  rows.push([`${profile}, all`, t.evaluate.length, "", quantile(t.evaluate, 0.5).toFixed(1), p99.toFixed(1), quantile(t.server, 0.99).toFixed(1), quantile(t.health, 0.5).toFixed(1), anchorP99.toFixed(1)]);
-  verdicts.push([`evaluate p99 < 50 ms, ${profile}`, `${p99.toFixed(1)} ms`, `${(p99 / anchorP99).toFixed(1)}x health p99`, p99 < 50 ? "met" : "NOT met"]);
+  rows.push([`${profile}, all pooled`, t.evaluate.length, "", quantile(t.evaluate, 0.5).toFixed(1), quantile(t.evaluate, 0.99).toFixed(1), quantile(t.server, 0.99).toFixed(1), quantile(t.health, 0.5).toFixed(1), quantile(t.health, 0.99).toFixed(1)]);
+  // The figure: the median over runs of each run's p99 (one run's p99 is its 12th slowest answer).
+  const p99 = median(perRunP99.get(profile).map((x) => x.evaluate));
+  const anchorP99 = median(perRunP99.get(profile).map((x) => x.health));
+  verdicts.push([`evaluate p99 < 50 ms, ${profile} (median of ${runs} runs)`, `${p99.toFixed(1)} ms`, `${(p99 / anchorP99).toFixed(1)}x health p99`, p99 < 50 ? "met" : "NOT met"]);
 }
 console.log(`machine: ${machine()}; storage: ${values.db ? "postgres" : "sqlite"}; ${sessions} sessions x ${events} events (+1 replay in 5), concurrent\n`);
 console.log(table(["", "requests", "wall", "evaluate p50 ms", "evaluate p99 ms", "server-side p99 ms", "health p50 ms", "health p99 ms"], rows));

@@ -66,7 +66,6 @@ export async function evaluateEvent(sql: Sql, team: Team, request: EvaluateReque
   const { now, leaseMs } = options;
   const c: Coordination = { sql, team, now, leaseMs, repoId: await resolveRepo(sql, team.id, request.repo.remote_fingerprints, now), session: undefined as unknown as SessionRow };
   c.session = await touchSession(c, request);
-  await sql.run("UPDATE intents SET lease_until = ? WHERE session_id = ? AND released_at IS NULL AND lease_until >= ?", [now + leaseMs, c.session.id, now]);
 
   let outcome: Outcome = QUIET;
   switch (request.event) {
@@ -117,55 +116,49 @@ interface Coordination {
 /** The team's repo one of these fingerprints already names (the oldest if several do), else a new one; every fingerprint then points at it. */
 async function resolveRepo(sql: Sql, teamId: string, fingerprints: readonly string[], now: number): Promise<string> {
   const fps = uniqueSorted(fingerprints);
-  const known = await first<{ repo_id: string }>(
-    sql,
-    `SELECT f.repo_id FROM repo_fingerprints f JOIN repos r ON r.id = f.repo_id WHERE f.team_id = ? AND f.fingerprint IN (${marks(fps)}) ORDER BY r.created_at, r.id LIMIT 1`,
+  const known = await sql.all<{ fingerprint: string; repo_id: string }>(
+    `SELECT f.fingerprint, f.repo_id FROM repo_fingerprints f JOIN repos r ON r.id = f.repo_id WHERE f.team_id = ? AND f.fingerprint IN (${marks(fps)}) ORDER BY r.created_at, r.id`,
     [teamId, ...fps],
   );
-  const repoId = known?.repo_id ?? randomUUID();
-  if (known === undefined) await sql.run("INSERT INTO repos (id, team_id, created_at) VALUES (?, ?, ?)", [repoId, teamId, now]);
-  for (const fp of fps) {
-    await sql.run("INSERT INTO repo_fingerprints (team_id, fingerprint, repo_id) VALUES (?, ?, ?) ON CONFLICT (team_id, fingerprint) DO NOTHING", [teamId, fp, repoId]);
-  }
+  const repoId = known[0]?.repo_id ?? randomUUID();
+  if (known.length === 0) await sql.run("INSERT INTO repos (id, team_id, created_at) VALUES (?, ?, ?)", [repoId, teamId, now]);
+  const have = new Set(known.map((k) => k.fingerprint));
+  const missing = fps.filter((fp) => !have.has(fp));
+  await insertRows(sql, "INSERT INTO repo_fingerprints (team_id, fingerprint, repo_id) VALUES", missing.map((fp) => [teamId, fp, repoId]), "ON CONFLICT (team_id, fingerprint) DO NOTHING");
   return repoId;
 }
 
-/** Registers the session on its first event in this repo (whatever the event: a server restart must not lose it), else refreshes it. */
+/**
+ * Registers the session on its first event in this repo (whatever the event: a server restart must not lose it),
+ * else refreshes it; one statement either way. A session that had ended or fallen silent starts a new stretch
+ * of activity.
+ */
 async function touchSession(c: Coordination, request: EvaluateRequest): Promise<SessionRow> {
   const s = request.session;
-  const branch = request.repo.branch ?? null;
-  const head = request.repo.head_sha ?? null;
-  const ended = request.event === "session_end" ? c.now : null;
-  const existing = await first<{ id: string; ended_at: number | null; last_seen_at: number }>(
-    c.sql,
-    "SELECT id, ended_at, last_seen_at FROM sessions WHERE team_id = ? AND repo_id = ? AND external_id = ?",
-    [c.team.id, c.repoId, s.external_id],
-  );
-  if (existing === undefined) {
-    await c.sql.run(
-      `INSERT INTO sessions (id, team_id, repo_id, external_id, tool, model, parent_external_id, branch, head_sha, event_count, started_at, last_seen_at, ended_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
-      [randomUUID(), c.team.id, c.repoId, s.external_id, s.tool, s.model ?? null, s.parent_external_id ?? null, branch, head, c.now, c.now, ended],
-    );
-  } else {
-    // A session that ended or fell silent and comes back starts a new stretch of activity.
-    const restarted = existing.ended_at !== null || existing.last_seen_at < c.now - c.leaseMs;
-    await c.sql.run(
-      `UPDATE sessions SET tool = ?, model = COALESCE(?, model), branch = ?, head_sha = COALESCE(?, head_sha), event_count = event_count + 1,
-       last_seen_at = ?, ended_at = ?, started_at = CASE WHEN ? = 1 THEN ? ELSE started_at END WHERE id = ?`,
-      [s.tool, s.model ?? null, branch, head, c.now, ended, restarted ? 1 : 0, c.now, existing.id],
-    );
-  }
   const row = await first<SessionRow>(
     c.sql,
-    "SELECT id, external_id, tool, branch, started_at, status_excerpt FROM sessions WHERE team_id = ? AND repo_id = ? AND external_id = ?",
-    [c.team.id, c.repoId, s.external_id],
+    `INSERT INTO sessions (id, team_id, repo_id, external_id, tool, model, parent_external_id, branch, head_sha, event_count, started_at, last_seen_at, ended_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
+     ON CONFLICT (team_id, repo_id, external_id) DO UPDATE SET
+       tool = excluded.tool, model = COALESCE(excluded.model, sessions.model), branch = excluded.branch,
+       head_sha = COALESCE(excluded.head_sha, sessions.head_sha), event_count = sessions.event_count + 1,
+       started_at = CASE WHEN sessions.ended_at IS NOT NULL OR sessions.last_seen_at < ? THEN excluded.started_at ELSE sessions.started_at END,
+       last_seen_at = excluded.last_seen_at, ended_at = excluded.ended_at
+     RETURNING id, external_id, tool, branch, started_at, status_excerpt`,
+    [
+      randomUUID(), c.team.id, c.repoId, s.external_id, s.tool, s.model ?? null, s.parent_external_id ?? null, request.repo.branch ?? null,
+      request.repo.head_sha ?? null, c.now, c.now, request.event === "session_end" ? c.now : null, c.now - c.leaseMs,
+    ],
   );
   if (row === undefined) throw new Error("session row missing after upsert");
   return row;
 }
 
-/** Other sessions of this repo that are active: not ended, and heard from within the lease. */
+/**
+ * Other sessions of this repo that are active: not ended, and heard from within the lease. An intent holds
+ * while its session is active and has not released it (the lease slides with every event of the session);
+ * one made before the session fell silent or ended (`created_at < started_at`) no longer does.
+ */
 const ACTIVE_OTHER = "s.team_id = ? AND s.repo_id = ? AND s.id <> ? AND s.ended_at IS NULL AND s.last_seen_at >= ?";
 const activeOtherParams = (c: Coordination) => [c.team.id, c.repoId, c.session.id, c.now - c.leaseMs];
 
@@ -174,38 +167,61 @@ async function nextNumber(c: Coordination, counter: "next_intent" | "next_confli
   return Number(row?.n);
 }
 
-/** The open conflict of this kind between these two sessions on this subject keeps its number; otherwise a new one. */
-async function conflict(c: Coordination, kind: ConflictRef["kind"], severity: ConflictRef["severity"], otherId: string, subject: string): Promise<ConflictRef> {
-  const known = await first<{ number: number }>(
-    c.sql,
-    "SELECT number FROM conflicts WHERE team_id = ? AND session_id = ? AND other_session_id = ? AND kind = ? AND subject = ?",
-    [c.team.id, c.session.id, otherId, kind, subject],
+interface ConflictWanted {
+  readonly kind: ConflictRef["kind"];
+  readonly severity: ConflictRef["severity"];
+  readonly otherId: string;
+  readonly subject: string;
+}
+
+/**
+ * Numbers for these conflicts, in order: a conflict of the same kind between the same two sessions on the same
+ * subject keeps its number; new ones take the next numbers of the team. Three statements whatever the count.
+ */
+async function conflictRefs(c: Coordination, wanted: readonly ConflictWanted[]): Promise<ConflictRef[]> {
+  if (wanted.length === 0) return [];
+  const keyOf = (w: { kind: string; otherId: string; subject: string }) => `${w.kind}\u0000${w.otherId}\u0000${w.subject}`;
+  const others = [...new Set(wanted.map((w) => w.otherId))];
+  const rows = await c.sql.all<{ number: number; kind: string; other_session_id: string; subject: string }>(
+    `SELECT number, kind, other_session_id, subject FROM conflicts WHERE team_id = ? AND session_id = ? AND other_session_id IN (${marks(others)})`,
+    [c.team.id, c.session.id, ...others],
   );
-  const number = known === undefined ? await nextNumber(c, "next_conflict") : Number(known.number);
-  if (known === undefined) {
-    await c.sql.run("INSERT INTO conflicts (team_id, number, kind, severity, session_id, other_session_id, subject, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-      c.team.id, number, kind, severity, c.session.id, otherId, subject, c.now,
-    ]);
+  const known = new Map(rows.map((r) => [keyOf({ kind: r.kind, otherId: r.other_session_id, subject: r.subject }), Number(r.number)]));
+  const fresh = [...new Set(wanted.map(keyOf).filter((k) => !known.has(k)))];
+  if (fresh.length > 0) {
+    const top = await first<{ n: number }>(c.sql, "UPDATE teams SET next_conflict = next_conflict + ? WHERE id = ? RETURNING next_conflict AS n", [fresh.length, c.team.id]);
+    const start = Number(top?.n) - fresh.length;
+    fresh.forEach((k, i) => known.set(k, start + i));
+    const byKey = new Map(wanted.map((w) => [keyOf(w), w]));
+    await insertRows(
+      c.sql,
+      "INSERT INTO conflicts (team_id, number, kind, severity, session_id, other_session_id, subject, created_at) VALUES",
+      fresh.map((k) => {
+        const w = byKey.get(k) as ConflictWanted;
+        return [c.team.id, known.get(k), w.kind, w.severity, c.session.id, w.otherId, w.subject, c.now];
+      }),
+    );
   }
-  return { number, ref: `CF-${number}`, kind, severity };
+  return wanted.map((w) => {
+    const number = known.get(keyOf(w)) as number;
+    return { number, ref: `CF-${number}`, kind: w.kind, severity: w.severity };
+  });
 }
 
 /** `pre_edit` / `pre_shell`: an intent on the paths, and who else holds them or depends on their symbols. */
 async function recordIntent(c: Coordination, paths: string[]): Promise<Outcome> {
   if (paths.length === 0) return QUIET;
   const number = await nextNumber(c, "next_intent");
-  await c.sql.run("INSERT INTO intents (team_id, number, session_id, repo_id, event, created_at, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?)", [
-    c.team.id, number, c.session.id, c.repoId, "edit", c.now, c.now + c.leaseMs,
-  ]);
-  for (const p of paths) await c.sql.run("INSERT INTO intent_paths (team_id, intent_number, repo_id, path) VALUES (?, ?, ?, ?)", [c.team.id, number, c.repoId, p]);
+  await c.sql.run("INSERT INTO intents (team_id, number, session_id, repo_id, event, created_at) VALUES (?, ?, ?, ?, ?, ?)", [c.team.id, number, c.session.id, c.repoId, "edit", c.now]);
+  await insertRows(c.sql, "INSERT INTO intent_paths (team_id, intent_number, repo_id, path) VALUES", paths.map((p) => [c.team.id, number, c.repoId, p]));
 
   // Files another active session holds an intent on.
   const held = await c.sql.all<SessionRow & { path: string; since: number; intent: number }>(
     `SELECT ip.path, MIN(i.created_at) AS since, MIN(i.number) AS intent, s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt
      FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number JOIN sessions s ON s.id = i.session_id
-     WHERE ${ACTIVE_OTHER} AND ip.team_id = ? AND ip.repo_id = ? AND ip.path IN (${marks(paths)}) AND i.released_at IS NULL AND i.lease_until >= ?
+     WHERE ${ACTIVE_OTHER} AND ip.team_id = ? AND ip.repo_id = ? AND ip.path IN (${marks(paths)}) AND i.released_at IS NULL AND i.created_at >= s.started_at
      GROUP BY ip.path, s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt`,
-    [...activeOtherParams(c), c.team.id, c.repoId, ...paths, c.now],
+    [...activeOtherParams(c), c.team.id, c.repoId, ...paths],
   );
   // Symbols of these files that another active session changed, or newly uses (each branch joins sessions by
   // primary key, so neither scans; grouping happens below).
@@ -221,17 +237,8 @@ async function recordIntent(c: Coordination, paths: string[]): Promise<Outcome> 
   );
 
   const blocking = c.team.policy === "block";
-  const lines: string[] = [];
-  const headlines: string[] = [];
-  const conflicts: ConflictRef[] = [];
-  const overlapped = new Set<string>();
-  for (const h of sortRows(held, (r) => `${r.path}\u0000${r.id}`)) {
-    overlapped.add(`${h.path}\u0000${h.id}`);
-    const cf = await conflict(c, "file_overlap", blocking ? "block" : "warn", h.id, h.path);
-    conflicts.push(cf);
-    lines.push(`- ${cf.ref} file_overlap: \`${h.path}\` is also being edited by ${describeSession(h)}, intent INT-${h.intent} since ${ago(Number(h.since), c.now)}.`);
-    headlines.push(`${h.path} with ${describeSession(h)}`);
-  }
+  const heldSorted = sortRows(held, (r) => `${r.path}\u0000${r.id}`);
+  const overlapped = new Set(heldSorted.map((h) => `${h.path}\u0000${h.id}`));
   const bySessionPath = new Map<string, { row: SessionRow & { path: string }; names: string[]; since: number }>();
   for (const r of symbolic) {
     const key = `${r.path}\u0000${r.id}`;
@@ -241,13 +248,21 @@ async function recordIntent(c: Coordination, paths: string[]): Promise<Outcome> 
     entry.since = Math.max(entry.since, Number(r.at));
     bySessionPath.set(key, entry);
   }
-  for (const key of [...bySessionPath.keys()].sort(compareStrings)) {
-    const { row, names, since } = bySessionPath.get(key) as { row: SessionRow & { path: string }; names: string[]; since: number };
-    const cf = await conflict(c, "symbol_overlap", "warn", row.id, row.path);
-    conflicts.push(cf);
-    lines.push(`- ${cf.ref} symbol_overlap: ${describeSession(row)} is working with ${listSome(uniqueSorted(names), 6)} from \`${row.path}\` (last ${ago(since, c.now)}).`);
+  const symbolSorted = [...bySessionPath.keys()].sort(compareStrings).map((k) => bySessionPath.get(k) as { row: SessionRow & { path: string }; names: string[]; since: number });
+  const conflicts = await conflictRefs(c, [
+    ...heldSorted.map((h) => ({ kind: "file_overlap" as const, severity: blocking ? ("block" as const) : ("warn" as const), otherId: h.id, subject: h.path })),
+    ...symbolSorted.map((e) => ({ kind: "symbol_overlap" as const, severity: "warn" as const, otherId: e.row.id, subject: e.row.path })),
+  ]);
+  const lines: string[] = [];
+  const headlines: string[] = [];
+  heldSorted.forEach((h, i) => {
+    lines.push(`- ${conflicts[i]?.ref} file_overlap: \`${h.path}\` is also being edited by ${describeSession(h)}, intent INT-${h.intent} since ${ago(Number(h.since), c.now)}.`);
+    headlines.push(`${h.path} with ${describeSession(h)}`);
+  });
+  symbolSorted.forEach(({ row, names, since }, i) => {
+    lines.push(`- ${conflicts[heldSorted.length + i]?.ref} symbol_overlap: ${describeSession(row)} is working with ${listSome(uniqueSorted(names), 6)} from \`${row.path}\` (last ${ago(since, c.now)}).`);
     headlines.push(`symbols of ${row.path} with ${describeSession(row)}`);
-  }
+  });
   const intent = { number, ref: `INT-${number}`, status: "active" as const };
   if (conflicts.length === 0) return { ...QUIET, intent };
   const block = blocking && conflicts.some((x) => x.kind === "file_overlap");
@@ -265,10 +280,11 @@ async function recordIntent(c: Coordination, paths: string[]): Promise<Outcome> 
 /** `post_edit`: the session's files, symbols and new references; a breaking change warns the sessions that use the symbol. */
 async function recordAnalysis(c: Coordination, request: EvaluateRequest): Promise<Outcome> {
   const touched = uniqueSorted([...(request.paths ?? []), ...(request.analysis ?? []).map((a) => a.path)]);
-  for (const p of touched) {
-    await c.sql.run("INSERT INTO session_files (session_id, path, updated_at) VALUES (?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET updated_at = excluded.updated_at", [c.session.id, p, c.now]);
-  }
+  await insertRows(c.sql, "INSERT INTO session_files (session_id, path, updated_at) VALUES", touched.map((p) => [c.session.id, p, c.now]), "ON CONFLICT (session_id, path) DO UPDATE SET updated_at = excluded.updated_at");
   const breaking: Array<{ path: string; qualified_name: string; names: string[]; summary: string }> = [];
+  const symbols: unknown[][] = [];
+  const references = new Map<string, unknown[]>();
+  const changes: unknown[][] = [];
   for (const a of request.analysis ?? []) {
     if (a.symbols !== undefined) {
       await c.sql.run("DELETE FROM file_symbols WHERE repo_id = ? AND path = ?", [c.repoId, a.path]);
@@ -276,35 +292,32 @@ async function recordAnalysis(c: Coordination, request: EvaluateRequest): Promis
       for (const s of a.symbols) {
         if (seen.has(s.qualified_name)) continue;
         seen.add(s.qualified_name);
-        await c.sql.run("INSERT INTO file_symbols (repo_id, path, qualified_name, name, kind, exported) VALUES (?, ?, ?, ?, ?, ?)", [c.repoId, a.path, s.qualified_name, s.name, s.kind, s.exported ? 1 : 0]);
+        symbols.push([c.repoId, a.path, s.qualified_name, s.name, s.kind, s.exported ? 1 : 0]);
       }
     }
-    for (const r of a.new_references ?? []) {
-      await c.sql.run(
-        `INSERT INTO session_references (session_id, name, path, kind, module, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (session_id, name, path) DO UPDATE SET kind = excluded.kind, module = excluded.module, updated_at = excluded.updated_at`,
-        [c.session.id, r.name, a.path, r.kind, r.module ?? null, c.now],
-      );
-    }
+    for (const r of a.new_references ?? []) references.set(`${r.name}\u0000${a.path}`, [c.session.id, r.name, a.path, r.kind, r.module ?? null, c.now]);
     for (const ch of a.changes ?? []) {
       const summary = (ch.reasons ?? []).map((r) => r.message).slice(0, 2).join("; ") || ch.change;
-      await c.sql.run(
-        "INSERT INTO symbol_changes (team_id, repo_id, session_id, path, qualified_name, change, compatibility, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [c.team.id, c.repoId, c.session.id, a.path, ch.qualified_name, ch.change, ch.compatibility, summary, c.now],
-      );
+      changes.push([c.team.id, c.repoId, c.session.id, a.path, ch.qualified_name, ch.change, ch.compatibility, summary, c.now]);
       if (ch.compatibility === "breaking") {
         const names = uniqueSorted([simpleName(ch.qualified_name), ...(ch.renamed_from ? [simpleName(ch.renamed_from)] : [])]);
         breaking.push({ path: a.path, qualified_name: ch.qualified_name, names, summary });
       }
     }
   }
+  await insertRows(c.sql, "INSERT INTO file_symbols (repo_id, path, qualified_name, name, kind, exported) VALUES", symbols, "ON CONFLICT (repo_id, path, qualified_name) DO NOTHING");
+  await insertRows(
+    c.sql,
+    "INSERT INTO session_references (session_id, name, path, kind, module, updated_at) VALUES",
+    [...references.values()],
+    "ON CONFLICT (session_id, name, path) DO UPDATE SET kind = excluded.kind, module = excluded.module, updated_at = excluded.updated_at",
+  );
+  await insertRows(c.sql, "INSERT INTO symbol_changes (team_id, repo_id, session_id, path, qualified_name, change, compatibility, summary, created_at) VALUES", changes);
   if (breaking.length === 0) return QUIET;
 
-  const conflicts: ConflictRef[] = [];
-  const lines: string[] = [];
-  const reached = new Set<string>();
+  // Per breaking change, the sessions whose new references name the symbol, or that edited the file defining it.
+  const reaches: Array<{ b: (typeof breaking)[number]; row: SessionRow; uses: string[] }> = [];
   for (const b of breaking) {
-    // Sessions whose new references name the symbol, or that edited the file defining it.
     const affected = await c.sql.all<SessionRow & { uses: string }>(
       `SELECT x.uses, s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt FROM (
          SELECT sr.session_id, sr.path AS uses FROM session_references sr WHERE sr.name IN (${marks(b.names)}) AND sr.path <> ?
@@ -319,24 +332,23 @@ async function recordAnalysis(c: Coordination, request: EvaluateRequest): Promis
       e.uses.push(r.uses);
       bySession.set(r.id, e);
     }
-    for (const id of [...bySession.keys()].sort(compareStrings)) {
-      const { row, uses } = bySession.get(id) as { row: SessionRow; uses: string[] };
-      reached.add(id);
-      const cf = await conflict(c, "breaking_change", "warn", id, `${b.path}#${b.qualified_name}`);
-      conflicts.push(cf);
-      lines.push(`- ${cf.ref}: \`${b.qualified_name}\` in \`${b.path}\` (${b.summary}) is used by ${describeSession(row)} in ${listSome(uniqueSorted(uses), 4)}.`);
-      await c.sql.run("INSERT INTO notices (id, session_id, text, created_at) VALUES (?, ?, ?, ?)", [
-        randomUUID(),
-        id,
-        `- ${cf.ref}: ${describeSession(c.session)} changed \`${b.qualified_name}\` in \`${b.path}\` incompatibly (${b.summary}); your work uses it in ${listSome(uniqueSorted(uses), 4)}.`,
-        c.now,
-      ]);
-    }
+    for (const id of [...bySession.keys()].sort(compareStrings)) reaches.push({ b, ...(bySession.get(id) as { row: SessionRow; uses: string[] }) });
   }
-  if (conflicts.length === 0) return QUIET;
+  if (reaches.length === 0) return QUIET;
+  const conflicts = await conflictRefs(c, reaches.map(({ b, row }) => ({ kind: "breaking_change" as const, severity: "warn" as const, otherId: row.id, subject: `${b.path}#${b.qualified_name}` })));
+  const lines: string[] = [];
+  const notices: unknown[][] = [];
+  reaches.forEach(({ b, row, uses }, i) => {
+    const ref = conflicts[i]?.ref;
+    const where = listSome(uniqueSorted(uses), 4);
+    lines.push(`- ${ref}: \`${b.qualified_name}\` in \`${b.path}\` (${b.summary}) is used by ${describeSession(row)} in ${where}.`);
+    notices.push([randomUUID(), row.id, `- ${ref}: ${describeSession(c.session)} changed \`${b.qualified_name}\` in \`${b.path}\` incompatibly (${b.summary}); your work uses it in ${where}.`, c.now]);
+  });
+  await insertRows(c.sql, "INSERT INTO notices (id, session_id, text, created_at) VALUES", notices);
+  const reached = new Set(reaches.map((r) => r.row.id)).size;
   return {
     decision: "warn",
-    reason: `${conflicts.length} coordination warning(s): a breaking change affects ${reached.size === 1 ? "another active session" : `${reached.size} other active sessions`}`,
+    reason: `${conflicts.length} coordination warning(s): a breaking change affects ${reached === 1 ? "another active session" : `${reached} other active sessions`}`,
     inject_context: `## Comity — your breaking change affects other sessions\n${lines.join("\n")}\nThey will be told at their next prompt. Keep the old signature working, or tell them how to adapt.`,
     conflicts,
     intent: null,
@@ -362,8 +374,8 @@ async function briefing(c: Coordination): Promise<string | null> {
     const files = await c.sql.all<{ path: string }>(
       `SELECT path FROM session_files WHERE session_id = ?
        UNION SELECT ip.path FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number
-       WHERE i.session_id = ? AND i.released_at IS NULL AND i.lease_until >= ? ORDER BY path`,
-      [o.id, o.id, c.now],
+       WHERE i.session_id = ? AND i.released_at IS NULL AND i.created_at >= ? ORDER BY path`,
+      [o.id, o.id, o.started_at],
     );
     const symbols = await c.sql.all<{ q: string }>("SELECT DISTINCT qualified_name AS q FROM symbol_changes WHERE session_id = ? ORDER BY q", [o.id]);
     const parts = [`- ${describeSession(o)}, since ${ago(Number(o.started_at), c.now)}`];
@@ -397,6 +409,18 @@ async function endTurn(c: Coordination, request: EvaluateRequest): Promise<void>
     for (const p of uniqueSorted(request.status.files ?? [])) {
       await c.sql.run("INSERT INTO session_files (session_id, path, updated_at) VALUES (?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET updated_at = excluded.updated_at", [c.session.id, p, c.now]);
     }
+  }
+}
+
+/** Rows per INSERT: well inside SQLite's 32,766 parameters and PostgreSQL's 65,535 for our widest table. */
+const ROWS_PER_INSERT = 500;
+
+/** One multi-row `INSERT … VALUES (…), (…) [suffix]` per chunk of rows: one round trip instead of one a row. */
+async function insertRows(sql: Sql, head: string, rows: ReadonlyArray<readonly unknown[]>, suffix = ""): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+    const values = chunk.map((r) => `(${marks(r)})`).join(", ");
+    await sql.run(`${head} ${values}${suffix === "" ? "" : ` ${suffix}`}`, chunk.flat());
   }
 }
 

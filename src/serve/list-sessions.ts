@@ -28,14 +28,16 @@ export async function listSessions(sql: Sql, team: Team, options: { now: number;
   const out: ActiveSession[] = [];
   for (const s of sessions) {
     const fps = await sql.all<{ fingerprint: string }>("SELECT fingerprint FROM repo_fingerprints WHERE team_id = ? AND repo_id = ? ORDER BY fingerprint", [team.id, s.repo_id]);
-    const intentRows = await sql.all<{ number: number; path: string; lease_until: number }>(
-      `SELECT i.number, ip.path, i.lease_until FROM intents i JOIN intent_paths ip ON ip.team_id = i.team_id AND ip.intent_number = i.number
-       WHERE i.session_id = ? AND i.released_at IS NULL AND i.lease_until >= ? ORDER BY i.number, ip.path`,
-      [s.id, options.now],
+    const intentRows = await sql.all<{ number: number; path: string }>(
+      `SELECT i.number, ip.path FROM intents i JOIN intent_paths ip ON ip.team_id = i.team_id AND ip.intent_number = i.number
+       WHERE i.session_id = ? AND i.released_at IS NULL AND i.created_at >= ? ORDER BY i.number, ip.path`,
+      [s.id, s.started_at],
     );
-    const intents = new Map<number, { paths: string[]; lease_until: number }>();
+    // The lease slides with the session's activity: every intent it holds lasts until it falls silent.
+    const leaseUntil = new Date(Number(s.last_seen_at) + options.leaseMs).toISOString();
+    const intents = new Map<number, { paths: string[] }>();
     for (const r of intentRows) {
-      const e = intents.get(Number(r.number)) ?? { paths: [], lease_until: Number(r.lease_until) };
+      const e = intents.get(Number(r.number)) ?? { paths: [] };
       e.paths.push(r.path);
       intents.set(Number(r.number), e);
     }
@@ -51,7 +53,7 @@ export async function listSessions(sql: Sql, team: Team, options: { now: number;
       started_at: new Date(Number(s.started_at)).toISOString(),
       last_seen_at: new Date(Number(s.last_seen_at)).toISOString(),
       event_count: Number(s.event_count),
-      intents: [...intents].map(([n, e]) => ({ ref: `INT-${n}`, paths: e.paths.sort(compareStrings), lease_until: new Date(e.lease_until).toISOString() })),
+      intents: [...intents].map(([n, e]) => ({ ref: `INT-${n}`, paths: e.paths.sort(compareStrings), lease_until: leaseUntil })),
       files: files.map((f) => f.path).sort(compareStrings),
     });
   }

@@ -61,7 +61,6 @@ export const MIGRATIONS: readonly string[] = [
     repo_id TEXT NOT NULL,
     event TEXT NOT NULL,
     created_at BIGINT NOT NULL,
-    lease_until BIGINT NOT NULL,
     released_at BIGINT,
     PRIMARY KEY (team_id, number)
   );

@@ -33,8 +33,8 @@ export async function openPostgresDatabase(url: string, options: { max?: number 
         },
       };
       try {
-        await client.query("BEGIN");
-        await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [lockKey]);
+        // One round trip for both (the simple protocol takes several statements; the key is escaped, not bound).
+        await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(lockKey)}))`);
         const out = await fn(sql);
         await client.query("COMMIT");
         return out;

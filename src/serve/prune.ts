@@ -22,12 +22,14 @@ export async function pruneExpired(db: Database, now: number): Promise<number> {
     let n = 0;
     n += await sql.run("DELETE FROM dedupe WHERE created_at < ?", [now - RETENTION.dedupeMs]);
     n += await sql.run("DELETE FROM notices WHERE delivered_at IS NOT NULL AND delivered_at < ?", [now - RETENTION.deliveredMs]);
+    // An intent is over when released, or when its session fell silent (its lease slides with the session).
+    const over = `(i.released_at < ? OR (i.released_at IS NULL AND (SELECT s.last_seen_at FROM sessions s WHERE s.id = i.session_id) < ?))`;
+    const cutoff = now - RETENTION.deliveredMs;
     n += await sql.run(
-      `DELETE FROM intent_paths WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intent_paths.team_id AND i.number = intent_paths.intent_number
-       AND COALESCE(i.released_at, i.lease_until) < ?)`,
-      [now - RETENTION.deliveredMs],
+      `DELETE FROM intent_paths WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intent_paths.team_id AND i.number = intent_paths.intent_number AND ${over})`,
+      [cutoff, cutoff],
     );
-    n += await sql.run("DELETE FROM intents WHERE COALESCE(released_at, lease_until) < ?", [now - RETENTION.deliveredMs]);
+    n += await sql.run(`DELETE FROM intents WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intents.team_id AND i.number = intents.number AND ${over})`, [cutoff, cutoff]);
     n += await sql.run("DELETE FROM symbol_changes WHERE created_at < ?", [now - RETENTION.symbolChangesMs]);
     return n;
   });

@@ -34,6 +34,8 @@ export async function openSqliteDatabase(file: string): Promise<Database> {
   const prepare = (text: string) => {
     let s = statements.get(text);
     if (s === undefined) {
+      // Multi-row inserts and IN lists make many texts; a bounded cache is plenty.
+      if (statements.size >= 2000) statements.clear();
       s = db.prepare<unknown[]>(text);
       statements.set(text, s);
     }

@@ -113,6 +113,12 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     clock += 11 * MIN; // B silent 19 min: gone
     expect((await ev(acme, req("C", "pre_edit", { paths: ["src/a.ts"] }))).decision).toBe("allow");
     expect((await sessions(acme)).map((s) => s.external_id)).toEqual(["C"]);
+    // When B comes back, the intent it held before falling silent does not hold again.
+    await ev(acme, req("B", "prompt"));
+    expect((await sessions(acme)).find((s) => s.external_id === "B")?.intents).toEqual([]);
+    const d = await ev(acme, req("D", "pre_edit", { paths: ["src/a.ts"] }));
+    expect(d.inject_context).toContain("claude_code session C ");
+    expect(d.inject_context).not.toContain("session B ");
   });
 
   it("replays a dedupe key's first answer without applying the event again", async () => {
