@@ -21,6 +21,7 @@ const suites = [
   ["symbols", "symbols.mjs", quick ? ["--files", "150", "--runs", "1"] : ["--files", "1500", "--runs", "3"]],
   ["hook", "hook.mjs", quick ? ["--runs", "5"] : ["--runs", "15"]],
   ["analyze", "analyze.mjs", quick ? ["--files", "10000", "--changes", "200"] : ["--files", "100000", "--changes", "2000"]],
+  ["serve", "serve-load.mjs", quick ? ["--runs", "2"] : ["--runs", "5"]],
 ];
 
 const summary = [];
