@@ -1,6 +1,7 @@
 import * as nodeFs from "node:fs";
 import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { createObjectReader, readFileAtCommit } from "../git/read-git-object.js";
 import { compareSymbols, type SymbolChange } from "./compare-symbols.js";
 import { languageOf } from "./languages.js";
 import { newReferences } from "./new-references.js";
@@ -132,17 +133,27 @@ function cachedFor(repoPath: string, hit: Omit<FileSymbols, "path"> | null): Fil
   return hit === null ? null : { path: repoPath, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: repoPath })) };
 }
 
-/** isomorphic-git reading HEAD's blob of a path from the common dir (where a worktree's objects live). */
+/** HEAD's blob of a path, from the common dir (where a worktree's objects live): our reader, else isomorphic-git. */
 export function headReader(commonDir: string, headSha: string | null): ReadHeadFile {
+  let reader: ReturnType<typeof createObjectReader> | null = null;
   return async (repoPath) => {
     if (headSha === null) return null;
+    // Our own object reader first: it needs only node's zlib, where isomorphic-git costs ~50 ms to load.
+    let ours: unknown;
+    try {
+      reader ??= createObjectReader(path.join(commonDir, "objects"));
+      return readFileAtCommit(reader, headSha, repoPath);
+    } catch (error) {
+      ours = error;
+    }
+    // A store it does not read (a v1 pack index, say): isomorphic-git may; if not, ours is the clearer message.
     const git = await import("isomorphic-git");
     try {
       const { blob } = await git.readBlob({ fs: nodeFs, gitdir: commonDir, oid: headSha, filepath: repoPath });
       return Buffer.from(blob);
     } catch (error) {
       if (error instanceof Error && (error.name === "NotFoundError" || (error as { code?: string }).code === "NotFoundError")) return null;
-      throw error;
+      throw ours;
     }
   };
 }
