@@ -239,27 +239,35 @@ function readEntry(fd: number, offset: number): { type: number; data: Buffer; ba
 /** Git's delta format: source and target sizes, then copy (from the base) and insert instructions. */
 export function applyDelta(base: Buffer, delta: Buffer): Buffer {
   let i = 0;
+  const byte = (): number => {
+    if (i >= delta.length) throw new UnsupportedObjectStore("delta truncated");
+    return delta[i++] as number;
+  };
   const varint = (): number => {
     let v = 0;
     let shift = 0;
     let c: number;
     do {
-      c = delta[i++] as number;
+      if (shift > 49) throw new UnsupportedObjectStore("delta size too large");
+      c = byte();
       v += (c & 0x7f) * 2 ** shift;
       shift += 7;
     } while (c & 0x80);
     return v;
   };
   if (varint() !== base.length) throw new UnsupportedObjectStore("delta base size mismatch");
-  const out = Buffer.alloc(varint());
+  const size = varint();
+  // A delta cannot make more than it copies or inserts: at most 64 KiB per instruction byte.
+  if (size > delta.length * 0x10000) throw new UnsupportedObjectStore("delta target size impossible");
+  const out = Buffer.alloc(size);
   let o = 0;
   while (i < delta.length) {
     const op = delta[i++] as number;
     if (op & 0x80) {
       let off = 0;
       let len = 0;
-      for (let b = 0; b < 4; b++) if (op & (1 << b)) off += (delta[i++] as number) * 2 ** (8 * b);
-      for (let b = 0; b < 3; b++) if (op & (0x10 << b)) len += (delta[i++] as number) * 2 ** (8 * b);
+      for (let b = 0; b < 4; b++) if (op & (1 << b)) off += byte() * 2 ** (8 * b);
+      for (let b = 0; b < 3; b++) if (op & (0x10 << b)) len += byte() * 2 ** (8 * b);
       if (len === 0) len = 0x10000;
       if (off + len > base.length || o + len > out.length) throw new UnsupportedObjectStore("delta copy out of range");
       base.copy(out, o, off, off + len);

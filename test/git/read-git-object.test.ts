@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createObjectReader, readFileAtCommit, UnsupportedObjectStore } from "../../src/git/read-git-object.js";
+import { applyDelta, createObjectReader, readFileAtCommit, UnsupportedObjectStore } from "../../src/git/read-git-object.js";
 import { headReader } from "../../src/symbols/analyze-file.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 
@@ -86,5 +87,59 @@ describe("createObjectReader / readFileAtCommit", () => {
     expect((await headReader(path.join(repo, ".git"), head)("src/deep/nested/file.py"))?.equals(gitShow(repo, head, "src/deep/nested/file.py"))).toBe(true);
     expect(await headReader(path.join(repo, ".git"), head)("no/such.ts")).toBeNull();
     expect(() => readFileAtCommit(createObjectReader(path.join(repo, ".git", "objects")), "0".repeat(40), "src/big.ts")).toThrow(UnsupportedObjectStore);
+  });
+});
+
+describe("applyDelta", () => {
+  /** A delta built from instructions, as git writes them. */
+  const encode = (baseLen: number, ops: Array<{ copy: [number, number] } | { insert: Buffer }>, targetLen: number): Buffer => {
+    const varint = (n: number) => {
+      const out: number[] = [];
+      do {
+        let b = n & 0x7f;
+        n = Math.floor(n / 128);
+        if (n > 0) b |= 0x80;
+        out.push(b);
+      } while (n > 0);
+      return out;
+    };
+    const bytes = [...varint(baseLen), ...varint(targetLen)];
+    for (const op of ops) {
+      if ("insert" in op) bytes.push(op.insert.length, ...op.insert);
+      else {
+        const [off, len] = op.copy;
+        let code = 0x80;
+        const args: number[] = [];
+        for (let b = 0; b < 4; b++) if ((off >> (8 * b)) & 0xff) { code |= 1 << b; args.push((off >> (8 * b)) & 0xff); }
+        for (let b = 0; b < 3; b++) if ((len >> (8 * b)) & 0xff) { code |= 0x10 << b; args.push((len >> (8 * b)) & 0xff); }
+        bytes.push(code, ...args);
+      }
+    }
+    return Buffer.from(bytes);
+  };
+
+  it("rebuilds the target of any well-formed delta", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 300 }), fc.array(fc.oneof(fc.tuple(fc.nat(), fc.nat()), fc.uint8Array({ minLength: 1, maxLength: 127 })), { maxLength: 20 }), (baseArr, raw) => {
+        const base = Buffer.from(baseArr);
+        const ops = raw.map((r) => (Array.isArray(r) ? { copy: [r[0] % base.length, 1 + (r[1] % (base.length - (r[0] % base.length)))] as [number, number] } : { insert: Buffer.from(r) }));
+        const expected = Buffer.concat(ops.map((o) => ("insert" in o ? o.insert : base.subarray(o.copy[0], o.copy[0] + o.copy[1]))));
+        expect(applyDelta(base, encode(base.length, ops, expected.length)).equals(expected)).toBe(true);
+      }),
+    );
+  });
+
+  it("rejects garbage with UnsupportedObjectStore, never another error or a wrong buffer", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.uint8Array({ maxLength: 64 }), (base, delta) => {
+        try {
+          const out = applyDelta(Buffer.from(base), Buffer.from(delta));
+          expect(Buffer.isBuffer(out)).toBe(true);
+        } catch (error) {
+          expect(error).toBeInstanceOf(UnsupportedObjectStore);
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
