@@ -82,6 +82,14 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     expect((await api(serve.url, "GET", "/v1/sessions", { token })).json.sessions.map((s: { external_id: string }) => s.external_id)).toEqual(["c"]);
   });
 
+  it("is what comity doctor checks: the API answers and accepts the token", async () => {
+    serve = await startServe(["--db", db.spec], env);
+    const doctor = (tok: string) => runBuiltCli(["doctor", "--json"], { cwd: sb.dir, env: { ...env, COMITY_API_URL: serve.url, COMITY_TOKEN: tok } });
+    const checks = (r: { stdout: string }) => (JSON.parse(r.stdout) as { checks: Array<{ id: string; status: string }> }).checks.filter((c) => c.id.startsWith("api"));
+    expect(checks(doctor(token))).toEqual([expect.objectContaining({ id: "api", status: "ok" }), expect.objectContaining({ id: "api.token", status: "ok" })]);
+    expect(checks(doctor("cmt_wrong"))).toEqual([expect.objectContaining({ id: "api", status: "ok" }), expect.objectContaining({ id: "api.token", status: "fail" })]);
+  });
+
   describe("two agents through their hooks", () => {
     let repo: string;
     let hookEnv: NodeJS.ProcessEnv;
