@@ -86,13 +86,19 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     return team;
   };
 
-  return http.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       options.log?.(`comity serve: ${req.method} ${req.url}: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) sendJson(res, 500, { error: "internal", message: "the server could not evaluate this request" }, process.hrtime.bigint());
       else res.destroy();
     });
   });
+  // A hook gives up after 400 ms to 1.5 s: a client that takes seconds to send a request is not one, and must not
+  // hold a socket (Node's defaults are 60 s for headers and 5 minutes for a request).
+  server.headersTimeout = 5_000;
+  server.requestTimeout = 10_000;
+  server.keepAliveTimeout = 5_000;
+  return server;
 }
 
 /** A JSON answer; `Server-Timing` says how long the server held the request, for whoever measures from outside. */

@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import * as http from "node:http";
 import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
@@ -53,6 +54,25 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     const huge = JSON.stringify(body("a", "prompt", { prompt_excerpt: "x".repeat(1024 * 1024) }));
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, raw: huge })).toMatchObject({ status: 413, json: { error: "payload_too_large" } });
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, raw: "{\"event\": " })).toMatchObject({ status: 400, json: { error: "invalid_json" } });
+    // Streamed without a length, the body is cut off as soon as it passes 1 MiB.
+    const streamed = await new Promise<number>((resolve, reject) => {
+      const req = http.request(new URL("/v1/hooks/evaluate", serve.url), { method: "POST", headers: { authorization: `Bearer ${token}`, "transfer-encoding": "chunked" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 40) {
+          sent++;
+          if (!req.write(chunk)) return void req.once("drain", pump);
+        }
+        req.end();
+      };
+      pump();
+    });
+    expect(streamed).toBe(413);
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "pre_edit"), paths: ["ok", 7] } })).toMatchObject({ status: 400, json: { error: "invalid_request", field: "/paths/1" } });
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "teleport") } })).toMatchObject({ status: 400, json: { field: "/event" } });
     const { dedupe_key: _k, ...noKey } = body("a", "prompt");
