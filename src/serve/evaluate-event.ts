@@ -64,7 +64,15 @@ export async function evaluateEvent(sql: Sql, team: Team, request: EvaluateReque
   if (replay !== undefined) return JSON.parse(replay.response) as EvaluateAnswer;
 
   const { now, leaseMs } = options;
-  const c: Coordination = { sql, team, now, leaseMs, repoId: await resolveRepo(sql, team.id, request.repo.remote_fingerprints, now), session: undefined as unknown as SessionRow };
+  const c: Coordination = {
+    sql,
+    team,
+    now,
+    leaseMs,
+    repoId: await resolveRepo(sql, team.id, request.repo.remote_fingerprints, now),
+    family: request.session.parent_external_id ?? request.session.external_id,
+    session: undefined as unknown as SessionRow,
+  };
   c.session = await touchSession(c, request);
 
   let outcome: Outcome = QUIET;
@@ -110,6 +118,8 @@ interface Coordination {
   readonly now: number;
   readonly leaseMs: number;
   readonly repoId: string;
+  /** The agent this session belongs to: its parent for a subagent, else itself. A family never conflicts with itself. */
+  readonly family: string;
   session: SessionRow;
 }
 
@@ -155,12 +165,14 @@ async function touchSession(c: Coordination, request: EvaluateRequest): Promise<
 }
 
 /**
- * Other sessions of this repo that are active: not ended, and heard from within the lease. An intent holds
+ * Other sessions of this repo that are active: not ended, heard from within the lease, and not of the same
+ * agent (a subagent and its parent, or two subagents of one parent, work together). An intent holds
  * while its session is active and has not released it (the lease slides with every event of the session);
  * one made before the session fell silent or ended (`created_at < started_at`) no longer does.
  */
-const ACTIVE_OTHER = "s.team_id = ? AND s.repo_id = ? AND s.id <> ? AND s.ended_at IS NULL AND s.last_seen_at >= ?";
-const activeOtherParams = (c: Coordination) => [c.team.id, c.repoId, c.session.id, c.now - c.leaseMs];
+const ACTIVE_OTHER =
+  "s.team_id = ? AND s.repo_id = ? AND s.id <> ? AND s.ended_at IS NULL AND s.last_seen_at >= ? AND COALESCE(s.parent_external_id, s.external_id) <> ?";
+const activeOtherParams = (c: Coordination) => [c.team.id, c.repoId, c.session.id, c.now - c.leaseMs, c.family];
 
 async function nextNumber(c: Coordination, counter: "next_intent" | "next_conflict"): Promise<number> {
   const row = await first<{ n: number }>(c.sql, `UPDATE teams SET ${counter} = ${counter} + 1 WHERE id = ? RETURNING ${counter} - 1 AS n`, [c.team.id]);

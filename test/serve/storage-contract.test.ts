@@ -74,6 +74,20 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     expect(a2.conflicts.map((c) => c.ref)).toEqual(["CF-2"]);
   });
 
+  it("does not set an agent against its own subagents", async () => {
+    await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }));
+    const sub = (external: string, parent: string, tool = "claude_code"): EvaluateRequest => ({ ...req(external, "pre_edit", { paths: ["src/a.ts"] }, tool), session: { external_id: external, tool, parent_external_id: parent } });
+    const child = await ev(acme, sub("A:agent-1", "A"));
+    expect(child.decision).toBe("allow");
+    const sibling = await ev(acme, sub("A:agent-2", "A"));
+    expect(sibling.decision).toBe("allow");
+    const stranger = await ev(acme, req("B", "pre_edit", { paths: ["src/a.ts"] }, "codex"));
+    expect(stranger.conflicts.map((x) => x.kind)).toEqual(["file_overlap", "file_overlap", "file_overlap"]);
+    const strangersChild = await ev(acme, sub("B:agent-1", "B", "codex"));
+    expect(strangersChild.inject_context).toContain("claude_code session A ");
+    expect(strangersChild.inject_context).not.toContain("codex session B ");
+  });
+
   it("blocks only when the team's policy says so", async () => {
     await setTeamPolicy(db, "acme", "block");
     const blocking = { ...acme, policy: "block" as const };
