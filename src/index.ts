@@ -109,7 +109,7 @@ export type { Database, Sql, Dialect } from "./serve/database.js";
 export { openDatabase } from "./serve/open-database.js";
 export { migrate, MIGRATIONS } from "./serve/migrations.js";
 export { createToken, setTeamPolicy, teamPolicy, teamForToken, hashToken, type Team, type TeamPolicy } from "./serve/teams.js";
-export { evaluateEvent, DEFAULT_LEASE_MS, type EvaluateAnswer, type ConflictRef, type EvaluateOptions } from "./serve/evaluate-event.js";
+export { evaluateEvent, evaluateLockKeys, DEFAULT_LEASE_MS, type EvaluateAnswer, type ConflictRef, type EvaluateOptions } from "./serve/evaluate-event.js";
 export { EVALUATE_REQUEST_SCHEMA, loadRequestValidator, type EvaluateRequest, type RequestProblem } from "./serve/request-schema.js";
 export { listSessions, type ActiveSession } from "./serve/list-sessions.js";
 export { pruneExpired, RETENTION } from "./serve/prune.js";

@@ -1,7 +1,7 @@
 import * as http from "node:http";
 import { CLI_VERSION } from "../version.js";
 import type { Database } from "./database.js";
-import { DEFAULT_LEASE_MS, evaluateEvent } from "./evaluate-event.js";
+import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys } from "./evaluate-event.js";
 import { listSessions } from "./list-sessions.js";
 import { loadRequestValidator } from "./request-schema.js";
 import { teamForToken, type Team } from "./teams.js";
@@ -66,7 +66,7 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     }
     const checked = validate(json);
     if (!checked.ok) return send(400, { error: "invalid_request", field: checked.problem.field, message: `${checked.problem.field} ${checked.problem.message}` });
-    const answer = await db.transaction(team.id, (sql) => evaluateEvent(sql, team, checked.request, { now: now(), leaseMs }));
+    const answer = await db.transaction(evaluateLockKeys(team, checked.request), (sql) => evaluateEvent(sql, team, checked.request, { now: now(), leaseMs }));
     return send(200, answer);
   };
 

@@ -20,11 +20,12 @@ export interface Database {
   /** Where it is, for people (a file path, or a URL without its password). */
   readonly location: string;
   /**
-   * Runs `fn` in one transaction: all of it lands or none. Transactions with
-   * the same `lockKey` (a team) never interleave, so counters, intents and
-   * dedupe keys stay consistent under concurrent requests.
+   * Runs `fn` in one transaction: all of it lands or none. Transactions that
+   * share a lock key (a team's repo) never interleave, so intents, conflicts
+   * and dedupe keys stay consistent under concurrent requests; others may run
+   * side by side where the storage allows it (PostgreSQL).
    */
-  transaction<T>(lockKey: string, fn: (sql: Sql) => Promise<T>): Promise<T>;
+  transaction<T>(lockKeys: string | readonly string[], fn: (sql: Sql) => Promise<T>): Promise<T>;
   /** Runs reads outside any transaction lock (a token lookup must not wait behind another team's events). */
   read<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   close(): Promise<void>;

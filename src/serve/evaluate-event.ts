@@ -53,7 +53,15 @@ interface Outcome {
 const QUIET: Outcome = { decision: "allow", reason: null, inject_context: null, conflicts: [], intent: null };
 
 /**
- * Applies one hook event of a team inside the caller's transaction and
+ * The lock keys an event's transaction needs: one per remote fingerprint of its repo, within the team. Events
+ * of one repo are then applied one at a time (they see each other's intents), other repos' side by side.
+ */
+export function evaluateLockKeys(team: Team, request: EvaluateRequest): string[] {
+  return uniqueSorted(request.repo.remote_fingerprints.map((fp) => `${team.id}:${fp}`));
+}
+
+/**
+ * Applies one hook event of a team inside the caller's transaction (locked on {@link evaluateLockKeys}) and
  * decides the answer. A `dedupe_key` seen before returns the first answer and
  * changes nothing. Every other event registers or refreshes the session,
  * slides its intents' lease, and then does what its event asks
@@ -98,7 +106,7 @@ export async function evaluateEvent(sql: Sql, team: Team, request: EvaluateReque
     case "pre_push":
       break;
   }
-  const version = await first<{ v: number }>(sql, "UPDATE teams SET index_version = index_version + 1 WHERE id = ? RETURNING index_version AS v", [team.id]);
+  const version = await first<{ v: number }>(sql, "UPDATE repos SET index_version = index_version + 1 WHERE id = ? RETURNING index_version AS v", [c.repoId]);
   const answer: EvaluateAnswer = {
     decision: outcome.decision,
     reason: outcome.reason,

@@ -16,7 +16,6 @@ export const MIGRATIONS: readonly string[] = [
     policy TEXT NOT NULL DEFAULT 'advisory',
     next_intent BIGINT NOT NULL DEFAULT 1,
     next_conflict BIGINT NOT NULL DEFAULT 1,
-    index_version BIGINT NOT NULL DEFAULT 0,
     created_at BIGINT NOT NULL
   );
   CREATE TABLE tokens (
@@ -27,6 +26,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE repos (
     id TEXT PRIMARY KEY,
     team_id TEXT NOT NULL REFERENCES teams(id),
+    index_version BIGINT NOT NULL DEFAULT 0,
     created_at BIGINT NOT NULL
   );
   CREATE TABLE repo_fingerprints (

@@ -3,9 +3,9 @@ import type { Database, Row, Sql } from "./database.js";
 /**
  * PostgreSQL through a `pg` pool. `?` placeholders become `$1…`; BIGINT
  * columns come back as numbers (times in ms and counters stay far below
- * 2^53). Each transaction first takes a transaction-level advisory lock on
- * its key, so one team's events are applied one after the other while other
- * teams run in parallel.
+ * 2^53). Each transaction first takes transaction-level advisory locks on
+ * its keys, so the events of one repo of a team are applied one after the
+ * other while other repos and teams run in parallel.
  */
 export async function openPostgresDatabase(url: string, options: { max?: number } = {}): Promise<Database> {
   const pg = (await import("pg")).default;
@@ -22,7 +22,9 @@ export async function openPostgresDatabase(url: string, options: { max?: number 
   return {
     dialect: "postgres",
     location: redact(url),
-    async transaction<T>(lockKey: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    async transaction<T>(lockKeys: string | readonly string[], fn: (sql: Sql) => Promise<T>): Promise<T> {
+      // Sorted, so two transactions wanting overlapping keys take them in the same order and cannot deadlock.
+      const keys = [...new Set(typeof lockKeys === "string" ? [lockKeys] : lockKeys)].sort();
       const client = await pool.connect();
       const sql: Sql = {
         async all<R = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
@@ -33,8 +35,8 @@ export async function openPostgresDatabase(url: string, options: { max?: number 
         },
       };
       try {
-        // One round trip for both (the simple protocol takes several statements; the key is escaped, not bound).
-        await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(lockKey)}))`);
+        // One round trip for all (the simple protocol takes several statements; keys are escaped, not bound).
+        await client.query(["BEGIN", ...keys.map((k) => `SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(k)}))`)].join("; "));
         const out = await fn(sql);
         await client.query("COMMIT");
         return out;

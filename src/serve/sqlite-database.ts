@@ -59,7 +59,7 @@ export async function openSqliteDatabase(file: string): Promise<Database> {
   return {
     dialect: "sqlite",
     location: file,
-    transaction<T>(_lockKey: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    transaction<T>(_lockKeys: string | readonly string[], fn: (sql: Sql) => Promise<T>): Promise<T> {
       const next = tail.then(async () => {
         db.exec("BEGIN IMMEDIATE");
         try {

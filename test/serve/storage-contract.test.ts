@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "../../src/serve/database.js";
-import { evaluateEvent, type EvaluateAnswer } from "../../src/serve/evaluate-event.js";
+import { evaluateEvent, evaluateLockKeys, type EvaluateAnswer } from "../../src/serve/evaluate-event.js";
 import { listSessions } from "../../src/serve/list-sessions.js";
 import { migrate, MIGRATIONS } from "../../src/serve/migrations.js";
 import type { EvaluateRequest } from "../../src/serve/request-schema.js";
@@ -35,7 +35,7 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     repo: { remote_fingerprints: [REPO], branch, head_sha: null },
     ...extra,
   });
-  const ev = (team: Team, r: EvaluateRequest): Promise<EvaluateAnswer> => db.transaction(team.id, (sql) => evaluateEvent(sql, team, r, { now: clock, leaseMs: LEASE }));
+  const ev = (team: Team, r: EvaluateRequest): Promise<EvaluateAnswer> => db.transaction(evaluateLockKeys(team, r), (sql) => evaluateEvent(sql, team, r, { now: clock, leaseMs: LEASE }));
   const sessions = (team: Team) => db.read((sql) => listSessions(sql, team, { now: clock, leaseMs: LEASE }));
 
   it("migrates once: a second run changes nothing", async () => {
