@@ -24,7 +24,7 @@ export interface ServerOptions {
 }
 
 /**
- * The coordination API as a `node:http` request listener:
+ * The coordination API as a `node:http` server (not yet listening):
  * `POST /v1/hooks/evaluate`, `GET /v1/sessions` (both need a team's bearer
  * token) and `GET /v1/health`. Errors are JSON `{error, message, field?}`.
  */

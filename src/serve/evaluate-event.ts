@@ -63,8 +63,8 @@ export function evaluateLockKeys(team: Team, request: EvaluateRequest): string[]
 /**
  * Applies one hook event of a team inside the caller's transaction (locked on {@link evaluateLockKeys}) and
  * decides the answer. A `dedupe_key` seen before returns the first answer and
- * changes nothing. Every other event registers or refreshes the session,
- * slides its intents' lease, and then does what its event asks
+ * changes nothing. Every other event registers or refreshes the session
+ * (which renews the lease of all its intents), then does what its event asks
  * (`../shared/reference/comity-hook-events.md`; issue #9, item 3).
  */
 export async function evaluateEvent(sql: Sql, team: Team, request: EvaluateRequest, options: EvaluateOptions): Promise<EvaluateAnswer> {
