@@ -114,31 +114,38 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, arriv
   res.end(text);
 }
 
-/** The body, or "too_large" as soon as it passes the limit (announced or streamed) without buffering the rest. */
+/**
+ * The body, or "too_large" past the limit (announced or streamed). An oversize body is read to its end without
+ * being kept, so the client finishes sending and then reads the 413 (answering while it still sends would reset
+ * the connection under it); one over 8 times the limit is cut off instead.
+ */
 function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | "too_large"> {
-  const announced = Number(req.headers["content-length"]);
-  if (Number.isFinite(announced) && announced > max) {
-    req.resume();
-    return Promise.resolve("too_large");
-  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
+    const announced = Number(req.headers["content-length"]);
+    let over = Number.isFinite(announced) && announced > max;
+    if (over && announced > 8 * max) {
+      req.destroy();
+      resolve("too_large");
+      return;
+    }
     req.on("data", (c: Buffer) => {
-      if (over) return;
       size += c.length;
-      if (size > max) {
+      if (!over && size > max) {
         over = true;
         chunks.length = 0;
-        resolve("too_large");
+      }
+      if (over) {
+        if (size > 8 * max) {
+          req.destroy();
+          resolve("too_large");
+        }
         return;
       }
       chunks.push(c);
     });
-    req.on("end", () => {
-      if (!over) resolve(Buffer.concat(chunks));
-    });
+    req.on("end", () => resolve(over ? "too_large" : Buffer.concat(chunks)));
     req.on("error", reject);
   });
 }
