@@ -97,8 +97,11 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
+      // Requests in flight are answered (a restart must not drop an event a hook is waiting on); idle
+      // connections close now, and whatever still hangs after 2 s is cut.
       server.close(() => resolve());
-      server.closeAllConnections();
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 2_000).unref();
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
