@@ -132,6 +132,7 @@ export const MIGRATIONS: readonly string[] = [
     delivered_at BIGINT
   );
   CREATE INDEX notices_by_session ON notices (session_id, delivered_at);
+  CREATE INDEX notices_by_delivery ON notices (delivered_at);
   CREATE TABLE dedupe (
     team_id TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -139,6 +140,9 @@ export const MIGRATIONS: readonly string[] = [
     created_at BIGINT NOT NULL,
     PRIMARY KEY (team_id, key)
   );
+  CREATE INDEX dedupe_by_age ON dedupe (created_at);
+  CREATE INDEX symbol_changes_by_age ON symbol_changes (created_at);
+  CREATE INDEX sessions_by_age ON sessions (last_seen_at);
   `,
 ];
 

@@ -10,12 +10,18 @@ export const RETENTION = {
   deliveredMs: 24 * HOUR,
   /** Symbol changes feed briefings (12 hours) and overlap checks of sessions still active. */
   symbolChangesMs: 7 * 24 * HOUR,
+  /** A session silent this long is gone, with its files, references, notices, intents and conflicts. */
+  sessionsMs: 7 * 24 * HOUR,
 } as const;
+
+/** How often `comity serve` prunes: often enough that each run deletes little (an hour's dedupe keys at most). */
+export const PRUNE_EVERY_MS = 60_000;
 
 /**
  * Deletes what has outlived its use, so the database does not grow without
  * bound: old dedupe keys, delivered notices, released intents and their
- * paths, old symbol changes. Returns the number of rows deleted.
+ * paths, old symbol changes, and sessions silent for a week with everything
+ * of theirs. Every delete follows an index. Returns the number of rows deleted.
  */
 export async function pruneExpired(db: Database, now: number): Promise<number> {
   return db.transaction("comity:prune", async (sql) => {
@@ -31,6 +37,14 @@ export async function pruneExpired(db: Database, now: number): Promise<number> {
     );
     n += await sql.run(`DELETE FROM intents WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intents.team_id AND i.number = intents.number AND ${over})`, [cutoff, cutoff]);
     n += await sql.run("DELETE FROM symbol_changes WHERE created_at < ?", [now - RETENTION.symbolChangesMs]);
+    const gone = "SELECT id FROM sessions WHERE last_seen_at < ?";
+    const sessionCutoff = [now - RETENTION.sessionsMs];
+    n += await sql.run(`DELETE FROM intent_paths WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intent_paths.team_id AND i.number = intent_paths.intent_number AND i.session_id IN (${gone}))`, sessionCutoff);
+    for (const table of ["intents", "session_files", "session_references", "notices", "symbol_changes"]) {
+      n += await sql.run(`DELETE FROM ${table} WHERE session_id IN (${gone})`, sessionCutoff);
+    }
+    n += await sql.run(`DELETE FROM conflicts WHERE session_id IN (${gone}) OR other_session_id IN (${gone})`, [...sessionCutoff, ...sessionCutoff]);
+    n += await sql.run(`DELETE FROM sessions WHERE last_seen_at < ?`, sessionCutoff);
     return n;
   });
 }

@@ -147,20 +147,29 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
   });
 
   it("prunes what has outlived its use and keeps the rest", async () => {
+    // B uses f; A holds src/a.ts, breaks f (a notice and a conflict for B), and ends its turn.
+    await ev(acme, req("B", "post_edit", { paths: ["src/b.ts"], analysis: [{ path: "src/b.ts", new_references: [{ kind: "call", name: "f", module: "./a" }] }] }, "codex"));
     const r = req("A", "pre_edit", { paths: ["src/a.ts"] });
     await ev(acme, r);
-    await ev(acme, req("A", "post_edit", { analysis: [{ path: "src/a.ts", changes: [{ qualified_name: "f", kind: "function", change: "removed", compatibility: "breaking" }] }] }));
+    const broke = await ev(acme, req("A", "post_edit", { analysis: [{ path: "src/a.ts", changes: [{ qualified_name: "f", kind: "function", change: "removed", compatibility: "breaking" }] }] }));
+    expect(broke.conflicts.map((x) => x.kind)).toEqual(["breaking_change"]);
     await ev(acme, req("A", "stop"));
+    await ev(acme, req("B", "prompt", {}, "codex")); // the notice is delivered
     const count = (table: string) => db.read(async (sql) => Number((await sql.all<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))[0]?.n));
+    const tables = ["sessions", "intents", "intent_paths", "session_files", "session_references", "notices", "conflicts", "symbol_changes", "dedupe"];
+    const counts = async () => Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const)));
     expect(await pruneExpired(db, clock)).toBe(0);
+    expect(await counts()).toEqual({ sessions: 2, intents: 1, intent_paths: 1, session_files: 2, session_references: 1, notices: 1, conflicts: 1, symbol_changes: 1, dedupe: 5 });
     clock += 25 * 60 * MIN;
-    expect(await pruneExpired(db, clock)).toBe(3 + 1 + 1); // three dedupe keys, the intent and its path
-    expect([await count("dedupe"), await count("intents"), await count("intent_paths"), await count("symbol_changes")]).toEqual([0, 0, 0, 1]);
-    clock += 7 * 24 * 60 * MIN;
-    await pruneExpired(db, clock);
-    expect(await count("symbol_changes")).toBe(0);
+    // A day on: the dedupe keys, the delivered notice, and the released intent with its path.
+    expect(await pruneExpired(db, clock)).toBe(5 + 1 + 1 + 1);
+    expect(await counts()).toEqual({ sessions: 2, intents: 0, intent_paths: 0, session_files: 2, session_references: 1, notices: 0, conflicts: 1, symbol_changes: 1, dedupe: 0 });
     // A key a day old is applied again: a retry never comes that late.
     expect((await ev(acme, r)).intent?.ref).toBe("INT-2");
+    clock += 7 * 24 * 60 * MIN + MIN;
+    await pruneExpired(db, clock);
+    // Over a week of silence: each session goes with everything of its own.
+    expect(await counts()).toEqual(Object.fromEntries(tables.map((t) => [t, 0])));
   });
 
   it("tells the sessions that use a symbol about its breaking change at their next prompt, once", async () => {

@@ -85,10 +85,10 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     await db.close();
     throw new ComityError("INVALID_ARGUMENT", `cannot listen on ${values.host}:${port}: ${error.code ?? error.message}`);
   });
-  const { pruneExpired } = await import("../../serve/prune.js");
+  const { pruneExpired, PRUNE_EVERY_MS } = await import("../../serve/prune.js");
   const prune = () => pruneExpired(db, Date.now()).catch((error: Error) => io.stderr.write(`comity serve: pruning failed: ${error.message}\n`));
   await prune();
-  const pruning = setInterval(prune, 3_600_000);
+  const pruning = setInterval(prune, PRUNE_EVERY_MS);
   pruning.unref();
   const address = server.address();
   const where = typeof address === "object" && address !== null ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : String(address);
