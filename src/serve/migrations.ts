@@ -142,7 +142,6 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX dedupe_by_age ON dedupe (created_at);
   CREATE INDEX symbol_changes_by_age ON symbol_changes (created_at);
-  CREATE INDEX sessions_by_age ON sessions (last_seen_at);
   `,
 ];
 
