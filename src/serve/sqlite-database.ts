@@ -14,6 +14,14 @@ export async function openSqliteDatabase(file: string): Promise<Database> {
   const { default: BetterSqlite3 } = await import("better-sqlite3");
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const db = new BetterSqlite3(file);
+  if (file !== ":memory:") {
+    // Paths and symbol names of a team's work, and token hashes: for the owner only.
+    try {
+      fs.chmodSync(file, 0o600);
+    } catch {
+      // a file system without modes
+    }
+  }
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");

@@ -182,7 +182,7 @@ describe("comity serve arguments", () => {
     expect(runBuiltCli(["serve", "policy", "--team", "ghost"], { cwd: sb.dir, env })).toMatchObject({ status: 2, stderr: expect.stringContaining("no team named 'ghost'") });
     const made = runBuiltCli(["serve", "token", "create", "--team", "acme"], { cwd: sb.dir, env });
     expect(made.stdout).toMatch(/^cmt_[A-Za-z0-9_-]{43}\n$/);
-    expect(fs.existsSync(path.join(sb.dir, "cfg", "serve.sqlite"))).toBe(true);
+    expect(fs.statSync(path.join(sb.dir, "cfg", "serve.sqlite")).mode & 0o777).toBe(0o600);
     expect(runBuiltCli(["serve", "policy", "--team", "acme", "block"], { cwd: sb.dir, env }).stdout).toBe("acme: block\n");
     expect(runBuiltCli(["serve", "policy", "--team", "acme"], { cwd: sb.dir, env }).stdout).toBe("acme: block\n");
   });
