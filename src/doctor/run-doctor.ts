@@ -172,7 +172,15 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
     return [{ id: "api", status: "fail", title: "API", detail: `${base} does not answer: ${(error as Error).message}` }];
   }
   if (health.status < 200 || health.status > 299) return [{ id: "api", status: "fail", title: "API", detail: `${base}/v1/health answered HTTP ${health.status}` }];
-  const out: DoctorCheck[] = [{ id: "api", status: "ok", title: "API", detail: `${base} answers` }];
+  // A `comity serve` says what it is (`{status, storage, version}`); other APIs need not.
+  let what = "";
+  try {
+    const h = JSON.parse(health.text) as { storage?: unknown; version?: unknown };
+    if (typeof h.version === "string" && typeof h.storage === "string") what = ` (comity serve ${h.version}, ${h.storage})`;
+  } catch {
+    // not JSON: still an answer
+  }
+  const out: DoctorCheck[] = [{ id: "api", status: "ok", title: "API", detail: `${base} answers${what}` }];
   if (token === undefined || token === "") {
     out.push({ id: "api.token", status: "fail", title: "API token", detail: "COMITY_TOKEN is not set" });
     return out;

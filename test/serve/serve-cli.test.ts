@@ -106,7 +106,10 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     serve = await startServe(["--db", db.spec], env);
     const doctor = (tok: string) => runBuiltCli(["doctor", "--json"], { cwd: sb.dir, env: { ...env, COMITY_API_URL: serve.url, COMITY_TOKEN: tok } });
     const checks = (r: { stdout: string }) => (JSON.parse(r.stdout) as { checks: Array<{ id: string; status: string }> }).checks.filter((c) => c.id.startsWith("api"));
-    expect(checks(doctor(token))).toEqual([expect.objectContaining({ id: "api", status: "ok" }), expect.objectContaining({ id: "api.token", status: "ok" })]);
+    expect(checks(doctor(token))).toEqual([
+      expect.objectContaining({ id: "api", status: "ok", detail: expect.stringMatching(new RegExp(`answers \\(comity serve [0-9.]+, ${storage.name}\\)$`)) }),
+      expect.objectContaining({ id: "api.token", status: "ok" }),
+    ]);
     expect(checks(doctor("cmt_wrong"))).toEqual([expect.objectContaining({ id: "api", status: "ok" }), expect.objectContaining({ id: "api.token", status: "fail" })]);
   });
 
