@@ -12,6 +12,7 @@ commands:
   init [--tool T] [--dry-run]       writes Comity's hooks into each host's hook config
   doctor [--json]                   whether hooks, API, config folder and repos are in order
   serve [--port N] [--db URL]       the coordination API the hooks talk to (SQLite or PostgreSQL)
+  login --url URL --token T         saves the API and token for hooks (when env vars are not seen)
 
 Run 'comity <command> --help' for a command's options.
 `;
@@ -48,6 +49,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "serve": {
         const { serveCommand } = await import("./commands/serve.js");
         return await serveCommand(rest, io);
+      }
+      case "login": {
+        const { loginCommand } = await import("./commands/login.js");
+        return await loginCommand(rest, io);
       }
       case "symbols": {
         const { symbolsCommand } = await import("./commands/symbols.js");

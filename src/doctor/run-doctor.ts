@@ -32,7 +32,7 @@ export interface DoctorOptions {
   /** The folder the report is about (its repo, or the repos under it). */
   readonly cwd: string;
   readonly home: string;
-  /** `COMITY_API_URL`, `COMITY_TOKEN`, git config locations. */
+  /** `COMITY_API_URL`, `COMITY_TOKEN` (else what `comity login` saved in the config folder), git config locations. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The config folder (hook.log, caches). */
   readonly configDir: string;
@@ -161,9 +161,13 @@ function comityCommandIn(doc: unknown): string | null {
 }
 
 async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
-  const base = options.env["COMITY_API_URL"];
-  const token = options.env["COMITY_TOKEN"];
-  if (base === undefined || base === "") return [{ id: "api", status: "fail", title: "API", detail: "COMITY_API_URL is not set: hooks fail open and print nothing" }];
+  const { resolveApi } = await import("../config/api-credentials.js");
+  const api = resolveApi(options.env, options.configDir);
+  const base = api.url;
+  const token = api.token;
+  // Where the token comes from, as hooks see it (a variable wins over the file `comity login` writes).
+  const tokenName = (options.env["COMITY_TOKEN"] ?? "") !== "" ? "COMITY_TOKEN" : "the token saved by comity login";
+  if (base === "") return [{ id: "api", status: "fail", title: "API", detail: "COMITY_API_URL is not set and comity login was not run: hooks fail open and print nothing" }];
   const { apiUrl } = await import("../api/http-request.js");
   let health: HttpAnswer;
   try {
@@ -182,14 +186,14 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   }
   const out: DoctorCheck[] = [{ id: "api", status: "ok", title: "API", detail: `${base} answers${what}` }];
   if (token === undefined || token === "") {
-    out.push({ id: "api.token", status: "fail", title: "API token", detail: "COMITY_TOKEN is not set" });
+    out.push({ id: "api.token", status: "fail", title: "API token", detail: "COMITY_TOKEN is not set and comity login was not run" });
     return out;
   }
   try {
     const r = await options.get(apiUrl(base, "/v1/sessions"), token);
-    if (r.status === 401 || r.status === 403) out.push({ id: "api.token", status: "fail", title: "API token", detail: `the API rejects COMITY_TOKEN (HTTP ${r.status})` });
+    if (r.status === 401 || r.status === 403) out.push({ id: "api.token", status: "fail", title: "API token", detail: `the API rejects ${tokenName} (HTTP ${r.status})` });
     else if (r.status < 200 || r.status > 299) out.push({ id: "api.token", status: "fail", title: "API token", detail: `${base}/v1/sessions answered HTTP ${r.status}` });
-    else out.push({ id: "api.token", status: "ok", title: "API token", detail: "accepted" });
+    else out.push({ id: "api.token", status: "ok", title: "API token", detail: api.from === "file" ? "accepted (saved by comity login)" : "accepted" });
   } catch (error) {
     out.push({ id: "api.token", status: "fail", title: "API token", detail: `cannot check it: ${(error as Error).message}` });
   }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { resolveApi } from "../config/api-credentials.js";
 import { configDir as configDirOf } from "../config/config-dir.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
@@ -110,13 +111,14 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   const ctx: Ctx = { input, payload, host, nativeEvent, event, tool, toolInput, cwd, roots, sessionId, prompt: view.prompt, agentId, configDir, configEnv, state };
 
   const requests = await buildRequests(ctx);
-  const apiUrl = input.env["COMITY_API_URL"] ?? "";
+  const api = resolveApi(input.env, configDir);
+  const apiUrl = api.url;
   let verdict: HookVerdict = { block: null, context: null };
   if (apiUrl === "") {
     // No coordination API: at session start the engine briefs from its own analysis.
     if (event === "session_start") verdict = { block: null, context: await localBriefing(requests.map((r) => r.repo)) };
   } else if (requests.length > 0) {
-    verdict = await evaluate(ctx, requests, apiUrl);
+    verdict = await evaluate(ctx, requests, apiUrl, api.token);
   }
   const rendered = renderForHost(host, nativeEvent, verdict, state.queued, payload);
   const queued = rendered.deliveredQueue ? [] : [...state.queued];
@@ -244,9 +246,8 @@ function nearestExisting(dir: string): string {
 }
 
 /** Sends every request at once under the event's deadline and merges the answers. */
-async function evaluate(ctx: Ctx, requests: readonly RepoRequest[], apiUrl: string): Promise<HookVerdict> {
+async function evaluate(ctx: Ctx, requests: readonly RepoRequest[], apiUrl: string, token: string): Promise<HookVerdict> {
   const timeout = ctx.event === "pre_edit" || ctx.event === "pre_shell" ? PRE_TIMEOUT_MS : OTHER_TIMEOUT_MS;
-  const token = ctx.input.env["COMITY_TOKEN"];
   const settled = await Promise.allSettled(requests.map((r) => sendEvaluate(apiUrl, token, r.body, timeout)));
   const answers: Array<{ repo: Repo; answer: EvaluateResponse }> = [];
   const failures: string[] = [];

@@ -148,6 +148,27 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
       expect(context(post.stdout)).toContain("is also being edited by codex session codex-b (branch `main`)");
     });
 
+    it("finds the API through comity login when the host does not pass COMITY_API_URL and COMITY_TOKEN", async () => {
+      const login = runBuiltCli(["login", "--url", serve.url, "--token-stdin"], { cwd: repo, env, input: `${token}\n` });
+      expect(login).toMatchObject({ status: 0, stdout: expect.stringContaining("api.json") });
+      const saved = path.join(env["COMITY_CONFIG_DIR"] as string, "api.json");
+      expect(fs.statSync(saved).mode & 0o777).toBe(0o600);
+      await hook("claude_code", "PreToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts"), old_string: "a", new_string: "b" }, tool_use_id: "a1" });
+      const patch = "*** Begin Patch\n*** Update File: src/config.ts\n@@\n-a\n+b\n*** End Patch";
+      const bare = { ...env };
+      delete bare["COMITY_API_URL"];
+      delete bare["COMITY_TOKEN"];
+      const cx = await runBuiltCliAsync(["hook", "--tool", "codex", "--event", "PreToolUse"], {
+        cwd: repo,
+        env: bare,
+        input: JSON.stringify({ cwd: repo, hook_event_name: "PreToolUse", ...codex("codex-b"), tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "b1" }),
+      });
+      expect(context(cx.stdout)).toContain("is also being edited by claude_code session claude-a");
+      const doctor = runBuiltCli(["doctor", "--json"], { cwd: repo, env: bare });
+      expect((JSON.parse(doctor.stdout) as { checks: Array<{ id: string; detail: string }> }).checks.find((c) => c.id === "api.token")?.detail).toBe("accepted (saved by comity login)");
+      expect(runBuiltCli(["login", "--url", "ftp://x", "--token", "t"], { cwd: repo, env })).toMatchObject({ status: 2 });
+    });
+
     it("a breaking change by one session reaches the other at its next prompt", async () => {
       // Claude starts using parseConfig in a new file.
       fs.writeFileSync(file("src/use.ts"), 'import { parseConfig } from "./config";\nexport const settings = parseConfig("app.json");\n');
