@@ -36,3 +36,19 @@ export async function first<T>(sql: Sql, text: string, params: readonly unknown[
   const rows = await sql.all<T>(text, params);
   return rows[0];
 }
+
+/** `?, ?, …`: one placeholder per value, for `IN (…)` lists and multi-row VALUES. */
+export function marks(values: readonly unknown[]): string {
+  return values.map(() => "?").join(", ");
+}
+
+/** A database URL fit for messages and logs: its password masked. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== "") u.password = "***";
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@");
+  }
+}

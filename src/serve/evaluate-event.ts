@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { compareStrings } from "../errors/diagnostic.js";
 import { ago, describeSession, listSome, simpleName } from "./coordination-text.js";
-import { first, type Sql } from "./database.js";
+import { first, marks, type Sql } from "./database.js";
 import type { EvaluateRequest } from "./request-schema.js";
 import type { Team } from "./teams.js";
 
@@ -442,10 +442,6 @@ async function insertRows(sql: Sql, head: string, rows: ReadonlyArray<readonly u
     const values = chunk.map((r) => `(${marks(r)})`).join(", ");
     await sql.run(`${head} ${values}${suffix === "" ? "" : ` ${suffix}`}`, chunk.flat());
   }
-}
-
-function marks(values: readonly unknown[]): string {
-  return values.map(() => "?").join(", ");
 }
 
 function uniqueSorted(values: readonly string[]): string[] {

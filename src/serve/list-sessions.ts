@@ -1,5 +1,5 @@
 import { compareStrings } from "../errors/diagnostic.js";
-import type { Sql } from "./database.js";
+import { marks, type Sql } from "./database.js";
 import type { Team } from "./teams.js";
 
 export interface ActiveSession {
@@ -83,8 +83,4 @@ async function inChunks<T, R>(values: readonly T[], query: (chunk: T[]) => Promi
   const out: R[] = [];
   for (let i = 0; i < values.length; i += 500) out.push(...(await query(values.slice(i, i + 500))));
   return out;
-}
-
-function marks(values: readonly unknown[]): string {
-  return values.map(() => "?").join(", ");
 }

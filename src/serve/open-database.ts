@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { ComityError } from "../errors/comity-error.js";
-import type { Database } from "./database.js";
+import { redactUrl, type Database } from "./database.js";
 import { migrate } from "./migrations.js";
 
 /**
@@ -14,10 +14,10 @@ export async function openDatabase(db: string | undefined, options: { configDir:
   if (/^postgres(ql)?:\/\//i.test(spec)) {
     const { openPostgresDatabase } = await import("./postgres-database.js");
     database = await openPostgresDatabase(spec).catch((error: Error) => {
-      throw new ComityError("INVALID_ARGUMENT", `cannot connect to PostgreSQL at ${safeUrl(spec)}: ${error.message}`, { cause: error });
+      throw new ComityError("INVALID_ARGUMENT", `cannot connect to PostgreSQL at ${redactUrl(spec)}: ${error.message}`, { cause: error });
     });
   } else {
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) throw new ComityError("INVALID_ARGUMENT", `--db: unsupported URL '${safeUrl(spec)}' (postgres://… or a SQLite file path)`);
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) throw new ComityError("INVALID_ARGUMENT", `--db: unsupported URL '${redactUrl(spec)}' (postgres://… or a SQLite file path)`);
     const file = spec === "" ? path.join(options.configDir, "serve.sqlite") : spec === ":memory:" ? spec : path.resolve(options.cwd, spec.replace(/^sqlite:/i, ""));
     const { openSqliteDatabase } = await import("./sqlite-database.js");
     database = await openSqliteDatabase(file).catch((error: Error) => {
@@ -31,8 +31,4 @@ export async function openDatabase(db: string | undefined, options: { configDir:
     throw new ComityError("INTERNAL", `cannot migrate ${database.location}: ${(error as Error).message}`, { cause: error });
   }
   return database;
-}
-
-function safeUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@");
 }

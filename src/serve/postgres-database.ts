@@ -1,4 +1,4 @@
-import type { Database, Row, Sql } from "./database.js";
+import { redactUrl, type Database, type Row, type Sql } from "./database.js";
 
 /**
  * PostgreSQL through a `pg` pool. `?` placeholders become `$1…`; BIGINT
@@ -19,21 +19,15 @@ export async function openPostgresDatabase(url: string, options: { max?: number 
   pool.on("error", () => undefined);
   const client0 = await pool.connect();
   client0.release();
+  const poolSql = sqlOver(pool);
   return {
     dialect: "postgres",
-    location: redact(url),
+    location: redactUrl(url),
     async transaction<T>(lockKeys: string | readonly string[], fn: (sql: Sql) => Promise<T>): Promise<T> {
       // Sorted, so two transactions wanting overlapping keys take them in the same order and cannot deadlock.
       const keys = [...new Set(typeof lockKeys === "string" ? [lockKeys] : lockKeys)].sort();
       const client = await pool.connect();
-      const sql: Sql = {
-        async all<R = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
-          return (await client.query(numbered(text), [...params])).rows as R[];
-        },
-        async run(text: string, params: readonly unknown[] = []): Promise<number> {
-          return (await client.query(numbered(text), [...params])).rowCount ?? 0;
-        },
-      };
+      const sql = sqlOver(client);
       try {
         // One round trip for all (the simple protocol takes several statements; keys are escaped, not bound).
         await client.query(["BEGIN", ...keys.map((k) => `SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(k)}))`)].join("; "));
@@ -47,18 +41,23 @@ export async function openPostgresDatabase(url: string, options: { max?: number 
         client.release();
       }
     },
-    async read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-      return fn({
-        async all<R = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
-          return (await pool.query(numbered(text), [...params])).rows as R[];
-        },
-        async run(text: string, params: readonly unknown[] = []): Promise<number> {
-          return (await pool.query(numbered(text), [...params])).rowCount ?? 0;
-        },
-      });
+    read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+      return fn(poolSql);
     },
     async close(): Promise<void> {
       await pool.end();
+    },
+  };
+}
+
+/** Our `Sql` over a pool (any free connection) or one client (inside a transaction). */
+function sqlOver(db: { query(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }> }): Sql {
+  return {
+    async all<R = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+      return (await db.query(numbered(text), [...params])).rows as R[];
+    },
+    async run(text: string, params: readonly unknown[] = []): Promise<number> {
+      return (await db.query(numbered(text), [...params])).rowCount ?? 0;
     },
   };
 }
@@ -67,14 +66,4 @@ export async function openPostgresDatabase(url: string, options: { max?: number 
 export function numbered(text: string): string {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
-}
-
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== "") u.password = "***";
-    return u.toString();
-  } catch {
-    return "postgres://…";
-  }
 }
