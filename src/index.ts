@@ -58,7 +58,7 @@ export { worktreeHash, type WorktreeHashResult } from "./snapshot/worktree-hash.
 export { encodeSnapshot, decodeSnapshot } from "./snapshot/snapshot-codec.js";
 export { createSnapshotStore, type SnapshotKey, type SnapshotStore, type SnapshotStoreOptions } from "./snapshot/snapshot-store.js";
 export { configDir } from "./config/config-dir.js";
-export { resolveApi, readApiCredentials, writeApiCredentials, credentialsFile, type ApiCredentials } from "./config/api-credentials.js";
+export { resolveApi, readApiCredentials, writeApiCredentials, credentialsFile, type ApiCredentials, type ApiSource, type ResolvedApi } from "./config/api-credentials.js";
 export { loadShellParser, type ShellParser } from "./shell/load-shell-parser.js";
 export { shellWritePaths, type ShellWritePaths, type ShellWritePathsOptions } from "./shell/shell-write-paths.js";
 export {

@@ -20,14 +20,26 @@ export function credentialsFile(configDir: string): string {
  * (Cursor, a Claude Code app) often do not see a shell's variables; the file
  * works for them. Empty strings when there is neither.
  */
-export function resolveApi(env: Readonly<Record<string, string | undefined>>, configDir: string): { url: string; token: string; from: "env" | "file" | "none" } {
+export function resolveApi(env: Readonly<Record<string, string | undefined>>, configDir: string): ResolvedApi {
   const envUrl = env["COMITY_API_URL"] ?? "";
   const envToken = env["COMITY_TOKEN"] ?? "";
-  if (envUrl !== "" && envToken !== "") return { url: envUrl, token: envToken, from: "env" };
-  const saved = readApiCredentials(configDir);
-  const url = envUrl !== "" ? envUrl : (saved?.url ?? "");
-  const token = envToken !== "" ? envToken : (saved?.token ?? "");
-  return { url, token, from: envUrl !== "" ? "env" : saved !== null ? "file" : "none" };
+  // The file is read only when a variable is missing: the hook's common case costs no read.
+  const saved = envUrl !== "" && envToken !== "" ? null : readApiCredentials(configDir);
+  const pick = (fromEnv: string, fromFile: string | undefined): [string, ApiSource] =>
+    fromEnv !== "" ? [fromEnv, "env"] : fromFile !== undefined && fromFile !== "" ? [fromFile, "file"] : ["", "none"];
+  const [url, urlFrom] = pick(envUrl, saved?.url);
+  const [token, tokenFrom] = pick(envToken, saved?.token);
+  return { url, token, urlFrom, tokenFrom };
+}
+
+export type ApiSource = "env" | "file" | "none";
+
+/** The API and token a hook uses, and where each came from. */
+export interface ResolvedApi {
+  readonly url: string;
+  readonly token: string;
+  readonly urlFrom: ApiSource;
+  readonly tokenFrom: ApiSource;
 }
 
 /** The saved credentials, or null when there are none or the file is not ours to read. */

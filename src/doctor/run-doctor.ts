@@ -166,7 +166,7 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   const base = api.url;
   const token = api.token;
   // Where the token comes from, as hooks see it (a variable wins over the file `comity login` writes).
-  const tokenName = (options.env["COMITY_TOKEN"] ?? "") !== "" ? "COMITY_TOKEN" : "the token saved by comity login";
+  const tokenName = api.tokenFrom === "env" ? "COMITY_TOKEN" : "the token saved by comity login";
   if (base === "") return [{ id: "api", status: "fail", title: "API", detail: "COMITY_API_URL is not set and comity login was not run: hooks fail open and print nothing" }];
   const { apiUrl } = await import("../api/http-request.js");
   let health: HttpAnswer;
@@ -193,7 +193,7 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
     const r = await options.get(apiUrl(base, "/v1/sessions"), token);
     if (r.status === 401 || r.status === 403) out.push({ id: "api.token", status: "fail", title: "API token", detail: `the API rejects ${tokenName} (HTTP ${r.status})` });
     else if (r.status < 200 || r.status > 299) out.push({ id: "api.token", status: "fail", title: "API token", detail: `${base}/v1/sessions answered HTTP ${r.status}` });
-    else out.push({ id: "api.token", status: "ok", title: "API token", detail: api.from === "file" ? "accepted (saved by comity login)" : "accepted" });
+    else out.push({ id: "api.token", status: "ok", title: "API token", detail: api.tokenFrom === "file" ? "accepted (saved by comity login)" : "accepted" });
   } catch (error) {
     out.push({ id: "api.token", status: "fail", title: "API token", detail: `cannot check it: ${(error as Error).message}` });
   }

@@ -12,12 +12,12 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe("API credentials", () => {
   it("prefers each variable over the saved value, one by one", () => {
-    expect(resolveApi({}, dir)).toEqual({ url: "", token: "", from: "none" });
+    expect(resolveApi({}, dir)).toEqual({ url: "", token: "", urlFrom: "none", tokenFrom: "none" });
     writeApiCredentials(dir, { url: "http://127.0.0.1:7373", token: "cmt_saved" });
-    expect(resolveApi({}, dir)).toEqual({ url: "http://127.0.0.1:7373", token: "cmt_saved", from: "file" });
-    expect(resolveApi({ COMITY_TOKEN: "cmt_env" }, dir)).toEqual({ url: "http://127.0.0.1:7373", token: "cmt_env", from: "file" });
-    expect(resolveApi({ COMITY_API_URL: "https://team.example" }, dir)).toEqual({ url: "https://team.example", token: "cmt_saved", from: "env" });
-    expect(resolveApi({ COMITY_API_URL: "https://team.example", COMITY_TOKEN: "cmt_env" }, dir)).toEqual({ url: "https://team.example", token: "cmt_env", from: "env" });
+    expect(resolveApi({}, dir)).toEqual({ url: "http://127.0.0.1:7373", token: "cmt_saved", urlFrom: "file", tokenFrom: "file" });
+    expect(resolveApi({ COMITY_TOKEN: "cmt_env" }, dir)).toEqual({ url: "http://127.0.0.1:7373", token: "cmt_env", urlFrom: "file", tokenFrom: "env" });
+    expect(resolveApi({ COMITY_API_URL: "https://team.example" }, dir)).toEqual({ url: "https://team.example", token: "cmt_saved", urlFrom: "env", tokenFrom: "file" });
+    expect(resolveApi({ COMITY_API_URL: "https://team.example", COMITY_TOKEN: "cmt_env" }, dir)).toEqual({ url: "https://team.example", token: "cmt_env", urlFrom: "env", tokenFrom: "env" });
   });
 
   it("saves for its owner only, rejects what no hook could use, and reads a broken file as none", () => {
