@@ -72,16 +72,12 @@ export async function evaluateEvent(sql: Sql, team: Team, request: EvaluateReque
   if (replay !== undefined) return JSON.parse(replay.response) as EvaluateAnswer;
 
   const { now, leaseMs } = options;
+  const where = { sql, team, now, leaseMs, repoId: await resolveRepo(sql, team.id, request.repo.remote_fingerprints, now) };
   const c: Coordination = {
-    sql,
-    team,
-    now,
-    leaseMs,
-    repoId: await resolveRepo(sql, team.id, request.repo.remote_fingerprints, now),
+    ...where,
     family: request.session.parent_external_id ?? request.session.external_id,
-    session: undefined as unknown as SessionRow,
+    session: await touchSession(where, request),
   };
-  c.session = await touchSession(c, request);
 
   let outcome: Outcome = QUIET;
   switch (request.event) {
@@ -128,7 +124,7 @@ interface Coordination {
   readonly repoId: string;
   /** The agent this session belongs to: its parent for a subagent, else itself. A family never conflicts with itself. */
   readonly family: string;
-  session: SessionRow;
+  readonly session: SessionRow;
 }
 
 /** The team's repo one of these fingerprints already names (the oldest if several do), else a new one; every fingerprint then points at it. */
@@ -151,7 +147,7 @@ async function resolveRepo(sql: Sql, teamId: string, fingerprints: readonly stri
  * else refreshes it; one statement either way. A session that had ended or fallen silent starts a new stretch
  * of activity.
  */
-async function touchSession(c: Coordination, request: EvaluateRequest): Promise<SessionRow> {
+async function touchSession(c: Pick<Coordination, "sql" | "team" | "now" | "leaseMs" | "repoId">, request: EvaluateRequest): Promise<SessionRow> {
   const s = request.session;
   const row = await first<SessionRow>(
     c.sql,
