@@ -68,6 +68,27 @@ describe("symbol cache", () => {
     expect(second.symbols[0]?.signature_hash).not.toBe(first.symbols[0]?.signature_hash);
   });
 
+  it("gives back records that read, copy, clone and serialise like fresh ones", () => {
+    const cache = createSymbolCache(dir);
+    const source = Buffer.from("export class A<T> extends B {\n  get x(): number { return 1; }\n  m(a: T, b = 2): void {}\n}\nexport function f(a: string): void;\nexport function f(a: number): void;\nexport function f(a: unknown) {}\n");
+    const fresh = cachedExtract("src/a.ts", source, extractor, cache);
+    const failing = { ...extractor, extract: () => { throw new Error("parsed on a cache hit"); } };
+    const hit = cachedExtract("src/a.ts", source, failing, cache);
+    expect(hit.symbols.length).toBeGreaterThan(3);
+    hit.symbols.forEach((cached, i) => {
+      const own = fresh.symbols[i];
+      expect(Object.keys(cached)).toEqual(Object.keys(own ?? {}));
+      // Nothing hidden shows: no enumerable symbol keys, no extra keys in a spread, a clone or JSON.
+      expect(Object.getOwnPropertySymbols(cached).filter((k) => Object.getOwnPropertyDescriptor(cached, k)?.enumerable)).toEqual([]);
+      expect({ ...cached }).toStrictEqual({ ...own });
+      expect(structuredClone(cached)).toStrictEqual(structuredClone(own));
+      expect(JSON.stringify(cached)).toBe(JSON.stringify(own));
+      // Read twice: the decoded detail and signature are kept, and stay equal.
+      expect(cached.detail).toBe(cached.detail);
+      expect(cached.signature).toBe(own?.signature);
+    });
+  });
+
   it("treats a corrupt entry as a miss", () => {
     const cache = createSymbolCache(dir);
     const v1 = Buffer.from("def f(): pass\n");
