@@ -29,11 +29,13 @@ export async function openSqliteDatabase(file: string): Promise<Database> {
   // Checkpoints happen in a worker thread, off the request path. This connection checkpoints only when the WAL
   // passes 40 MB: by then the worker has copied nearly every frame, so it is quick, and the WAL starts over
   // (a writer that never pauses otherwise keeps the worker from ever finishing). If the worker fails, this
-  // connection checkpoints as SQLite does by default.
+  // connection checkpoints as SQLite does by default. After a checkpoint the WAL file keeps its size (up to 64 MB)
+  // and is written over from the start: growing it again would allocate blocks on every commit, and on ext4 such a
+  // commit waits for the journal (measured: commits of 4-35 ms; burst p99 58 -> 50 ms over nine runs with an 8 MB limit against 64).
   let checkpointer: Checkpointer | null = null;
   if (file !== ":memory:") {
     db.pragma("wal_autocheckpoint = 10000");
-    db.pragma("journal_size_limit = 8388608");
+    db.pragma("journal_size_limit = 67108864");
     checkpointer = startCheckpointer(file, () => {
       if (db.open) db.pragma("wal_autocheckpoint = 1000");
     });
