@@ -27,9 +27,9 @@ export {
   type RepoStateOptions,
 } from "./state/read-repo-state.js";
 
+export { relativePosix } from "./fs/relative-posix.js";
 export {
   analyzeWorkspace,
-  relativePosix,
   ANALYZE_SCHEMA,
   type AnalyzeOptions,
   type AnalyzeReport,

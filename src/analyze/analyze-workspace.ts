@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { buildLocalBriefing } from "../briefing/build-local-briefing.js";
 import { mergeBriefings } from "../briefing/merge-briefings.js";
 import { compareDiagnostics, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { relativePosix } from "../fs/relative-posix.js";
 import { nodeSyncFs, type SyncFs } from "../fs/sync-fs.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 import { RefReader } from "../git/read-refs.js";
@@ -304,11 +305,6 @@ function resolveCommitish(repo: Repo, name: string): string | null {
 }
 
 /** `to` relative to `from`, POSIX, `.` for the same folder. */
-export function relativePosix(from: string, to: string): string {
-  const rel = path.relative(from, to).split(path.sep).join("/");
-  return rel === "" ? "." : rel;
-}
-
 /** Maps with at most `limit` calls in flight; results keep input order. */
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);

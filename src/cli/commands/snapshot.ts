@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { relativePosix } from "../../analyze/analyze-workspace.js";
+import { relativePosix } from "../../fs/relative-posix.js";
 import { configDir } from "../../config/config-dir.js";
 import { compareDiagnostics, compareStrings, type Diagnostic } from "../../errors/diagnostic.js";
 import { changesAfterCommand, snapshotBeforeCommand } from "../../snapshot/command-snapshots.js";
