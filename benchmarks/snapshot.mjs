@@ -57,7 +57,7 @@ function bareWalk(dir) {
   }
 }
 
-const rows = { git: [], floor: [], cold: [], warm: [], cli: [] };
+const rows = { git: [], floor: [], cold: [], warm: [], walk: [], walkWarm: [], cli: [] };
 let lastCounts = null;
 let cliRss = 0;
 let changed = 0;
@@ -84,7 +84,17 @@ for (let i = 0; i < runs; i++) {
   const [w1, before2] = await at(() => takeSnapshot(repo, { hasher, previous: after.snapshot }));
   command();
   const [w2, after2] = await at(() => takeSnapshot(repo, { hasher, previous: before2.snapshot }));
-  rows.warm.push(w1 + w2 + diffSnapshots(before2.snapshot, after2.snapshot).length * 0);
+  rows.warm.push(w1 + w2 + t(() => diffSnapshots(before2.snapshot, after2.snapshot))[0]);
+
+  // The walk (the engine's fallback where git status could hide a change): every path stat-ed and vouched for.
+  const [k1, wb] = await at(() => takeSnapshot(repo, { hasher, engine: "walk" }));
+  command();
+  const [k2, wa] = await at(() => takeSnapshot(repo, { hasher, engine: "walk", previous: wb.snapshot }));
+  rows.walk.push(k1 + k2 + t(() => diffSnapshots(wb.snapshot, wa.snapshot))[0]);
+  const [k3, wb2] = await at(() => takeSnapshot(repo, { hasher, engine: "walk", previous: wa.snapshot }));
+  command();
+  const [k4, wa2] = await at(() => takeSnapshot(repo, { hasher, engine: "walk", previous: wb2.snapshot }));
+  rows.walkWarm.push(k3 + k4 + t(() => diffSnapshots(wb2.snapshot, wa2.snapshot))[0]);
 
   // Ours as the hook runs it: two separate processes, the snapshot stored on disk in between.
   const id = `bench-${i}`;
@@ -100,8 +110,14 @@ for (let i = 0; i < runs; i++) {
 sh("git", ["checkout", "--", "."], { cwd: root });
 // The size of one stored snapshot: take one and look at the file before the diff removes it.
 spawnSync(process.execPath, [bin, "snapshot", "take", "--id", "size"], { cwd: root, env: cliEnv });
+// A snapshot relative to the index keeps the index beside it as a hard link to git's file: no bytes of its own.
 const snapFiles = fs.readdirSync(path.join(configDir, "snapshots")).filter((f) => f.startsWith("s-"));
-const snapBytes = snapFiles.reduce((n, f) => n + fs.statSync(path.join(configDir, "snapshots", f)).size, 0);
+const own = (f) => {
+  const st = fs.statSync(path.join(configDir, "snapshots", f));
+  return f.endsWith(".idx") && st.nlink > 1 ? 0 : st.size;
+};
+const snapBytes = snapFiles.reduce((n, f) => n + own(f), 0);
+const linked = snapFiles.some((f) => f.endsWith(".idx") && own(f) === 0);
 fs.rmSync(configDir, { recursive: true, force: true });
 
 const G = median(rows.git);
@@ -115,10 +131,12 @@ console.log(
     [
       ["git status --porcelain=v2 -uall, twice (anchor)", fmt(G), "1.00", "", ""],
       ["floor: bare readdir + lstat walk, one thread, twice", fmt(median(rows.floor)), (median(rows.floor) / G).toFixed(2), "", ""],
-      ["takeSnapshot ×2 + diff, in-process, first snapshot from the index", fmt(median(rows.cold)), (median(rows.cold) / G).toFixed(2), mib(process.resourceUsage().maxRSS), `≤ 2 × git status: ${median(rows.cold) <= 2 * G ? "met" : "NOT met"}`],
-      ["takeSnapshot ×2 + diff, in-process, stat cache warm", fmt(median(rows.warm)), (median(rows.warm) / G).toFixed(2), "", `≤ 2 ×: ${median(rows.warm) <= 2 * G ? "met" : "NOT met"}`],
+      ["takeSnapshot ×2 + diff, in-process, no previous snapshot (engine: git status)", fmt(median(rows.cold)), (median(rows.cold) / G).toFixed(2), mib(process.resourceUsage().maxRSS), `≤ 2 × git status: ${median(rows.cold) <= 2 * G ? "met" : "NOT met"}`],
+      ["takeSnapshot ×2 + diff, in-process, stat cache warm (engine: git status)", fmt(median(rows.warm)), (median(rows.warm) / G).toFixed(2), "", `≤ 2 ×: ${median(rows.warm) <= 2 * G ? "met" : "NOT met"}`],
+      ["same, engine: walk (the fallback), first snapshot from the index", fmt(median(rows.walk)), (median(rows.walk) / G).toFixed(2), "", `≤ 2 ×: ${median(rows.walk) <= 2 * G ? "met" : "NOT met"}`],
+      ["same, engine: walk, stat cache warm", fmt(median(rows.walkWarm)), (median(rows.walkWarm) / G).toFixed(2), "", `≤ 2 ×: ${median(rows.walkWarm) <= 2 * G ? "met" : "NOT met"}`],
       ["comity snapshot take + diff, two processes (as the hook)", fmt(median(rows.cli)), (median(rows.cli) / G).toFixed(2), mib(cliRss), `≤ 2 ×: ${median(rows.cli) <= 2 * G ? "met" : "NOT met"}`],
     ],
   ),
 );
-console.log(`\nsnapshot on disk: ${(snapBytes / 1024 / 1024).toFixed(1)} MiB for ${files} files (${(snapBytes / files).toFixed(0)} bytes a path)`);
+console.log(`\nsnapshot on disk: ${(snapBytes / 1024).toFixed(1)} KiB for ${files} files${linked ? " (plus the git index it is relative to, hard-linked: no copy)" : ""}`);

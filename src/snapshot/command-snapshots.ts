@@ -53,7 +53,7 @@ export async function snapshotBeforeCommand(repo: Repo, options: CommandSnapshot
   const r = await takeSnapshot(repo, { ...snapshotOptions(options), previous });
   // Saved once: the process after the command makes it the repo's latest.
   store.save({ sessionId: options.sessionId, toolUseId: options.toolUseId, repoRoot: repo.root }, r.snapshot);
-  return { entries: r.snapshot.entries.length, counts: r.counts, diagnostics: r.diagnostics, nested: r.nested };
+  return { entries: r.paths, counts: r.counts, diagnostics: r.diagnostics, nested: r.nested };
 }
 
 /**

@@ -136,13 +136,25 @@ function readIndex(fs: WorktreeFs, repo: Repo, diagnostics: Diagnostic[]): { ind
  * objects, and an index that is whole (not split).
  */
 function indexUsable(index: GitIndex, config: readonly GitConfigEntry[], sawAttributes: boolean, repo: Repo): boolean {
-  const get = (section: string, key: string): string | undefined =>
-    config.filter((e) => e.section === section && e.subsection === null && e.key === key).at(-1)?.value;
-  const autocrlf = (get("core", "autocrlf") ?? "false").toLowerCase();
-  const format = (get("extensions", "objectformat") ?? "sha1").toLowerCase();
-  if (index.split || sawAttributes || format !== "sha1" || !["false", "no", "off", "0"].includes(autocrlf)) return false;
-  if (get("core", "attributesfile") !== undefined) return false;
+  return !index.split && !sawAttributes && storesFilesAsTheyAre(config, repo);
+}
+
+/**
+ * The repo's config lets git store files byte for byte: no eol conversion,
+ * no attributes file outside the tree, SHA-1 objects. (Attributes inside the
+ * tree are the caller's to check.)
+ */
+export function storesFilesAsTheyAre(config: readonly GitConfigEntry[], repo: Repo): boolean {
+  const autocrlf = (configValue(config, "core", "autocrlf") ?? "false").toLowerCase();
+  const format = (configValue(config, "extensions", "objectformat") ?? "sha1").toLowerCase();
+  if (format !== "sha1" || !["false", "no", "off", "0"].includes(autocrlf)) return false;
+  if (configValue(config, "core", "attributesfile") !== undefined) return false;
   return repo.commonDir === null || readTextOrNull(nodeSyncFs, path.join(repo.commonDir, "info", "attributes")) === null;
+}
+
+/** The last value of a config key without a subsection. */
+export function configValue(config: readonly GitConfigEntry[], section: string, key: string): string | undefined {
+  return config.filter((e) => e.section === section && e.subsection === null && e.key === key).at(-1)?.value;
 }
 
 function baseIgnoreLevels(

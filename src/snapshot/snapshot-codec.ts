@@ -1,7 +1,7 @@
-import type { EntryType, Snapshot, SnapshotEntry } from "./snapshot.js";
+import type { EntryType, IndexBase, IndexedPath, Snapshot, SnapshotEntry } from "./snapshot.js";
 
 /**
- * Binary snapshot format, version 2 (little-endian):
+ * Binary snapshot format, version 3 (little-endian):
  *
  *   "CSNP" u32 version u32 count f64 startedMs u32 rootBytes root(utf8)
  *   u32 pathBytes  paths: each entry's path as (u16 shared prefix length, in
@@ -10,12 +10,16 @@ import type { EntryType, Snapshot, SnapshotEntry } from "./snapshot.js";
  *   u8[count]      flags: type (2 bits), executable, racy, has hash, git hash
  *   pad to 8, f64[count*4]  size, mtimeMs, ctimeMs, ino
  *   u32 hashBytes  hashes: 8 bytes (xxhash64) or 20 (git blob id) per entry that has one
+ *   u32 baseBytes  0, or a snapshot's index base: u32 count, then per listed
+ *                  tracked path u32 mode, 20-byte blob id, path (utf8, NUL-ended);
+ *                  u32 count, missing paths (NUL-ended); u32 checksumBytes,
+ *                  checksum; the rest: the index file's bytes
  *
  * Compact (about 60 bytes a path) and fast: stats are one typed array, read
  * without parsing text.
  */
 const MAGIC = 0x504e5343; // "CSNP"
-const VERSION = 2;
+const VERSION = 3;
 const TYPES: readonly EntryType[] = ["file", "symlink", "dir"];
 
 export function encodeSnapshot(s: Snapshot): Buffer {
@@ -51,7 +55,8 @@ export function encodeSnapshot(s: Snapshot): Buffer {
   const pathsLen = 4 + n * 2 + suffixes.length;
   const beforeStats = headLen + pathsLen + n;
   const pad = (8 - (beforeStats % 8)) % 8;
-  const out = Buffer.alloc(beforeStats + pad + stats.byteLength + 4 + hashes.length);
+  const base = s.base === undefined ? Buffer.alloc(0) : encodeBase(s.base);
+  const out = Buffer.alloc(beforeStats + pad + stats.byteLength + 4 + hashes.length + 4 + base.length);
   let o = 0;
   o = out.writeUInt32LE(MAGIC, o);
   o = out.writeUInt32LE(VERSION, o);
@@ -66,8 +71,53 @@ export function encodeSnapshot(s: Snapshot): Buffer {
   o += pad;
   o += Buffer.from(stats.buffer).copy(out, o);
   o = out.writeUInt32LE(hashes.length, o);
-  hashes.copy(out, o);
+  o += hashes.copy(out, o);
+  o = out.writeUInt32LE(base.length, o);
+  base.copy(out, o);
   return out;
+}
+
+function encodeBase(b: IndexBase): Buffer {
+  const checksum = Buffer.from(b.checksum, "latin1");
+  const parts: Buffer[] = [u32(b.indexed.length)];
+  for (const x of b.indexed) parts.push(u32(x.mode), Buffer.from(x.oid, "hex"), Buffer.from(`${x.path}\0`, "utf8"));
+  parts.push(u32(b.missing.length), Buffer.from(b.missing.map((m) => `${m}\0`).join(""), "utf8"), u32(checksum.length), checksum, Buffer.from(b.index.buffer, b.index.byteOffset, b.index.byteLength));
+  return Buffer.concat(parts);
+}
+
+function decodeBase(buf: Buffer): IndexBase | null {
+  let o = 0;
+  const n = buf.readUInt32LE(o);
+  o += 4;
+  const indexed: IndexedPath[] = [];
+  for (let i = 0; i < n; i++) {
+    const mode = buf.readUInt32LE(o);
+    const oid = buf.toString("hex", o + 4, o + 24);
+    const nul = buf.indexOf(0, o + 24);
+    if (nul < 0) return null;
+    indexed.push({ path: buf.toString("utf8", o + 24, nul), mode, oid });
+    o = nul + 1;
+  }
+  const m = buf.readUInt32LE(o);
+  o += 4;
+  const missing: string[] = [];
+  for (let i = 0; i < m; i++) {
+    const nul = buf.indexOf(0, o);
+    if (nul < 0) return null;
+    missing.push(buf.toString("utf8", o, nul));
+    o = nul + 1;
+  }
+  const c = buf.readUInt32LE(o);
+  o += 4;
+  if (o + c > buf.length) return null;
+  const checksum = buf.toString("latin1", o, o + c);
+  return { checksum, index: new Uint8Array(buf.subarray(o + c)), indexed, missing };
+}
+
+function u32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return b;
 }
 
 /** Decodes what `encodeSnapshot` wrote, or returns null for anything else (truncated, foreign, another version). */
@@ -101,7 +151,12 @@ function decode(buf: Buffer): Snapshot | null {
   o += n * 32;
   const hashLen = buf.readUInt32LE(o);
   o += 4;
-  if (o + hashLen !== buf.length || (n > 0 && suffixes.length !== n + 1)) return null;
+  if (o + hashLen + 4 > buf.length || (n > 0 && suffixes.length !== n + 1)) return null;
+  const baseAt = o + hashLen;
+  const baseLen = buf.readUInt32LE(baseAt);
+  if (baseAt + 4 + baseLen !== buf.length) return null;
+  const base = baseLen === 0 ? undefined : decodeBase(buf.subarray(baseAt + 4));
+  if (base === null) return null;
   const entries: SnapshotEntry[] = new Array(n);
   let prev = "";
   for (let i = 0; i < n; i++) {
@@ -129,7 +184,8 @@ function decode(buf: Buffer): Snapshot | null {
     };
     prev = p;
   }
-  return o === buf.length ? { version: 1, root, startedMs, entries } : null;
+  if (o !== baseAt) return null;
+  return base === undefined ? { version: 1, root, startedMs, entries } : { version: 1, root, startedMs, entries, base };
 }
 
 function isLowSurrogate(c: number): boolean {

@@ -51,11 +51,33 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
   const keyName = (k: SnapshotKey): string => `s-${digest(`${k.sessionId}\0${k.toolUseId}\0${k.repoRoot}`)}`;
   const latestName = (root: string): string => `latest-${digest(root)}`;
 
+  const tmpOf = (target: string): string => `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   const write = (name: string, snapshot: Snapshot): void => {
     nodeFs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const target = fileOf(name);
-    const tmp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-    nodeFs.writeFileSync(tmp, encodeSnapshot(snapshot), { mode: 0o600 });
+    let stored = snapshot;
+    const base = snapshot.base;
+    if (base !== undefined && base.index.length > 0) {
+      // The index beside the snapshot: a hard link to the file git wrote (git replaces its index by renaming a
+      // new file over it, so the linked bytes never change), else a copy. The snapshot file then omits them.
+      const side = `${target}.idx`;
+      const tmp = tmpOf(side);
+      let linked = false;
+      try {
+        if (base.file !== undefined) {
+          nodeFs.linkSync(base.file, tmp);
+          linked = checksumOf(tmp) === base.checksum;
+          if (!linked) nodeFs.rmSync(tmp, { force: true });
+        }
+      } catch {
+        // another file system, or the index is gone: copy
+      }
+      if (!linked) nodeFs.writeFileSync(tmp, base.index, { mode: 0o600 });
+      nodeFs.renameSync(tmp, side);
+      stored = { ...snapshot, base: { checksum: base.checksum, index: new Uint8Array(0), indexed: base.indexed, missing: base.missing } };
+    }
+    const tmp = tmpOf(target);
+    nodeFs.writeFileSync(tmp, encodeSnapshot(stored), { mode: 0o600 });
     nodeFs.renameSync(tmp, target);
   };
   const read = (name: string): Snapshot | null => {
@@ -64,13 +86,23 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
     try {
       if (clock() - nodeFs.statSync(file).mtimeMs > maxAgeMs) {
         nodeFs.rmSync(file, { force: true });
+        nodeFs.rmSync(`${file}.idx`, { force: true });
         return null;
       }
       data = nodeFs.readFileSync(file);
     } catch {
       return null;
     }
-    return decodeSnapshot(data);
+    const s = decodeSnapshot(data);
+    if (s?.base === undefined || s.base.checksum === "") return s;
+    // Without the index it was relative to, a snapshot cannot be compared once the index changes: it is lost.
+    try {
+      const index = nodeFs.readFileSync(`${file}.idx`);
+      if (checksumOf(index) !== s.base.checksum) return null;
+      return { ...s, base: { ...s.base, index } };
+    } catch {
+      return null;
+    }
   };
 
   const prune = (): number => {
@@ -91,12 +123,16 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
       } catch {
         continue;
       }
-      // Expired snapshots, and temp files a crashed writer left behind.
-      if (now - st.mtimeMs > maxAgeMs || (name.endsWith(".tmp") && now - st.mtimeMs > 60_000)) {
+      // Expired snapshots, and temp files a crashed writer left behind. A linked index keeps git's mtime;
+      // linking it changed its ctime.
+      const idx = name.endsWith(".idx");
+      const age = now - (idx ? Math.max(st.mtimeMs, st.ctimeMs) : st.mtimeMs);
+      if (age > maxAgeMs || (name.endsWith(".tmp") && age > 60_000)) {
         nodeFs.rmSync(file, { force: true });
         removed++;
-      } else if (name.endsWith(".snap")) {
-        files.push({ file, mtimeMs: st.mtimeMs, size: st.size });
+      } else if (name.endsWith(".snap") || idx) {
+        // A link to an index git still uses takes no room of its own.
+        files.push({ file, mtimeMs: now - age, size: idx && st.nlink > 1 ? 0 : st.size });
       }
     }
     let total = files.reduce((n, f) => n + f.size, 0);
@@ -118,12 +154,28 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
     take: (key) => {
       const s = read(keyName(key));
       nodeFs.rmSync(fileOf(keyName(key)), { force: true });
+      nodeFs.rmSync(`${fileOf(keyName(key))}.idx`, { force: true });
       return s;
     },
     latest: (root) => read(latestName(root)),
-    saveLatest: (snapshot) => write(latestName(snapshot.root), snapshot),
+    // Only a stat cache: an index base (and its copy of the index) is never needed from it.
+    saveLatest: (snapshot) => write(latestName(snapshot.root), { version: 1, root: snapshot.root, startedMs: snapshot.startedMs, entries: snapshot.entries }),
     prune,
   };
+}
+
+/** The trailing checksum of an index file (or its bytes), hex. */
+function checksumOf(file: string | Uint8Array): string {
+  if (typeof file !== "string") return Buffer.from(file.buffer, file.byteOffset, file.byteLength).toString("hex", Math.max(0, file.byteLength - 20));
+  const fd = nodeFs.openSync(file, "r");
+  try {
+    const size = nodeFs.fstatSync(fd).size;
+    const tail = Buffer.alloc(Math.min(20, size));
+    nodeFs.readSync(fd, tail, 0, tail.length, size - tail.length);
+    return tail.toString("hex");
+  } finally {
+    nodeFs.closeSync(fd);
+  }
 }
 
 function digest(text: string): string {

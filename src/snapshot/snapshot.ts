@@ -31,8 +31,40 @@ export interface Snapshot {
   readonly root: string;
   /** When the walk began (ms since the epoch, from the injected clock). */
   readonly startedMs: number;
-  /** Sorted by path (UTF-16 code units). */
+  /**
+   * Sorted by path (UTF-16 code units). Every path git can see, or, with a
+   * `base`, only the paths that differ from the base's index.
+   */
   readonly entries: readonly SnapshotEntry[];
+  /** Present when the snapshot is taken relative to the git index (see `IndexBase`). */
+  readonly base?: IndexBase;
+}
+
+/**
+ * A snapshot relative to the git index: `entries` holds only what `git
+ * status` lists (tracked paths whose working file differs from the index,
+ * untracked paths), each hashed as a git blob id; every other tracked path
+ * is present with the index's content and mode. The index's bytes are kept,
+ * so the snapshot can still be compared with one taken after the index
+ * changed (a `git add`, a checkout).
+ */
+export interface IndexBase {
+  /** The index file's trailing checksum (hex); "" for a repo without an index. */
+  readonly checksum: string;
+  /** The index file as it was (empty for a repo without one). */
+  readonly index: Uint8Array;
+  /** Where those bytes were read from: a store may link that file rather than copy the bytes. */
+  readonly file?: string;
+  /** The listed tracked paths with their index mode and blob id, sorted by path. */
+  readonly indexed: readonly IndexedPath[];
+  /** Tracked paths with nothing at all in the working tree, sorted. */
+  readonly missing: readonly string[];
+}
+
+export interface IndexedPath {
+  readonly path: string;
+  readonly mode: number;
+  readonly oid: string;
 }
 
 /** How one path changed between two snapshots. */

@@ -6,6 +6,7 @@ import { processConfigEnv } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
 import { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
+import { takeGitSnapshot } from "./take-git-snapshot.js";
 import { XXH64_HEX_LENGTH, type Snapshot, type SnapshotEntry } from "./snapshot.js";
 import type { StatEntry } from "./walk-worktree.js";
 
@@ -30,6 +31,12 @@ export interface SnapshotOptions {
    * index or the previous snapshot has 20,000 paths or more, none otherwise.
    */
   readonly workers?: number | "auto";
+  /**
+   * `"auto"` (default): relative to the git index from one `git status`
+   * where git's view is complete (see `takeGitSnapshot`), else a walk.
+   * `"walk"`: always walk and hash every path (the snapshot lists them all).
+   */
+  readonly engine?: "auto" | "walk";
 }
 
 export interface SnapshotResult {
@@ -39,6 +46,8 @@ export interface SnapshotResult {
   readonly nested: readonly string[];
   /** Where each file's content hash came from: what a stat cache saves is measured here. */
   readonly counts: { readonly hashed: number; readonly fromPrevious: number; readonly fromIndex: number };
+  /** Files and symlinks the snapshot stands for (listed or, relative to the index, implied). */
+  readonly paths: number;
 }
 
 /**
@@ -61,9 +70,15 @@ export async function takeSnapshot(repo: Repo, options: SnapshotOptions = {}): P
   const clock = options.clock ?? Date.now;
   const startedMs = clock();
   const racyCutoff = startedMs - (options.racyMarginMs ?? DEFAULT_RACY_MARGIN_MS);
+  const configEnv = options.configEnv ?? processConfigEnv();
+  // git reads the real disk: an injected file system (tests of odd cases) always walks.
+  if ((options.engine ?? "auto") === "auto" && fs === nodeWorktreeFs) {
+    const viaGit = takeGitSnapshot(repo, { fs, hasher, configEnv, startedMs, racyCutoff, previous: options.previous ?? null });
+    if (viaGit !== null) return viaGit;
+  }
   const scan = await scanWorktree(repo, {
     fs,
-    configEnv: options.configEnv ?? processConfigEnv(),
+    configEnv,
     workers: options.workers ?? "auto",
     expectedPaths: options.previous?.entries.length ?? 0,
   });
@@ -93,7 +108,8 @@ export async function takeSnapshot(repo: Repo, options: SnapshotOptions = {}): P
     }
     kept.push(s);
   }
-  return { snapshot: { version: 1, root: repo.root, startedMs, entries: kept }, diagnostics, counts, nested: scan.nested };
+  const paths = kept.filter((e) => e.type !== "dir").length;
+  return { snapshot: { version: 1, root: repo.root, startedMs, entries: kept }, diagnostics, counts, nested: scan.nested, paths };
 }
 
 function contentHash(

@@ -10,9 +10,13 @@ import type { Sandbox } from "./git-fixture.js";
 
 let hasher: ContentHasher | null = null;
 
-export async function snap(sb: Sandbox, repo: Repo, previous?: Snapshot): Promise<Snapshot> {
+/** The two ways a snapshot is taken: relative to the index through `git status` (default), and a full walk. */
+export type Engine = "auto" | "walk";
+export const ENGINES: readonly Engine[] = ["auto", "walk"];
+
+export async function snap(sb: Sandbox, repo: Repo, previous?: Snapshot, engine: Engine = "auto"): Promise<Snapshot> {
   hasher ??= await loadContentHasher();
-  const r = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, ...(previous === undefined ? {} : { previous }) });
+  const r = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, engine, ...(previous === undefined ? {} : { previous }) });
   return r.snapshot;
 }
 
@@ -24,11 +28,12 @@ export function repoAt(root: string): Repo {
 }
 
 /** Snapshot, run `change`, snapshot again with the first as the stat cache, and diff. */
-export async function changesOf(sb: Sandbox, root: string, change: () => void): Promise<PathChange[]> {
+export async function changesOf(sb: Sandbox, root: string, change: () => void, engine: Engine = "auto"): Promise<PathChange[]> {
   const repo = repoAt(root);
-  const before = await snap(sb, repo);
+  const before = await snap(sb, repo, undefined, engine);
+  if (engine === "auto" && before.base === undefined) throw new Error("expected a snapshot relative to the index");
   change();
-  const after = await snap(sb, repo, before);
+  const after = await snap(sb, repo, before, engine);
   return diffSnapshots(before, after);
 }
 

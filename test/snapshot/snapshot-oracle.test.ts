@@ -2,10 +2,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { diffSnapshots } from "../../src/snapshot/diff-snapshots.js";
+import { diffSnapshots, expandSnapshot } from "../../src/snapshot/diff-snapshots.js";
 import type { PathChange } from "../../src/snapshot/snapshot.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
-import { repoAt, snap } from "../helpers/snapshot-helpers.js";
+import { ENGINES, repoAt, snap, type Engine } from "../helpers/snapshot-helpers.js";
 
 // Files the operations touch. `*.log` and `ign/` are ignored; `nested/` is a nested repo.
 const FILES = ["a.txt", "b.txt", "dir/c.txt", "dir/sub/d.txt", "x.log", "ign/f.txt", "nested/n.txt", "tool.sh"];
@@ -18,7 +18,11 @@ type Op =
   | { op: "rename"; from: string; to: string }
   | { op: "chmod"; file: string; exec: boolean }
   | { op: "mkdir"; dir: string }
-  | { op: "rmrf"; dir: string };
+  | { op: "rmrf"; dir: string }
+  // What a command does to the index: stage a path (or everything), commit, put a file back from HEAD.
+  | { op: "stage"; file: string | null }
+  | { op: "commit" }
+  | { op: "restore"; file: string };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant("write" as const), file: fc.constantFrom(...FILES), content: fc.constantFrom(...CONTENTS) }),
@@ -29,8 +33,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant("rmrf" as const), dir: fc.constantFrom(...DIRS) }),
 );
 
+const indexOpArb: fc.Arbitrary<Op> = fc.oneof(
+  opArb,
+  fc.record({ op: fc.constant("stage" as const), file: fc.option(fc.constantFrom(...FILES)) }),
+  fc.record({ op: fc.constant("commit" as const) }),
+  fc.record({ op: fc.constant("restore" as const), file: fc.constantFrom(...FILES) }),
+);
+
 /** Applies an op; a file operation whose path is blocked (a folder in the way, a missing source) is skipped. */
-function apply(root: string, o: Op): void {
+function apply(root: string, o: Op, sb?: Sandbox): void {
   const p = (rel: string): string => path.join(root, rel);
   try {
     switch (o.op) {
@@ -54,6 +65,15 @@ function apply(root: string, o: Op): void {
         break;
       case "rmrf":
         fs.rmSync(p(o.dir), { recursive: true, force: true });
+        break;
+      case "stage":
+        sb?.git(root, "add", "-A", "--", o.file ?? ".");
+        break;
+      case "commit":
+        sb?.git(root, "commit", "-q", "--allow-empty", "-m", "step");
+        break;
+      case "restore":
+        sb?.git(root, "checkout", "HEAD", "--", o.file);
         break;
     }
   } catch {
@@ -124,7 +144,7 @@ async function setup(sb: Sandbox): Promise<string> {
   return root;
 }
 
-describe("snapshot diff against git status (oracle)", () => {
+describe.each(ENGINES)("snapshot diff against git status (oracle, engine %s)", (engine: Engine) => {
   it("equals the change git status shows, and also sees what status diffing cannot", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { maxLength: 6 }), fc.array(opArb, { minLength: 1, maxLength: 8 }), async (dirtyFirst, ops) => {
@@ -133,11 +153,12 @@ describe("snapshot diff against git status (oracle)", () => {
           const root = await setup(sb);
           for (const o of dirtyFirst) apply(root, o);
           const repo = repoAt(root);
-          const before = await snap(sb, repo);
+          const before = await snap(sb, repo, undefined, engine);
           const statusBefore = status(sb, root);
           const truthBefore = truth(root);
           for (const o of ops) apply(root, o);
-          const after = await snap(sb, repo, before);
+          const after = await snap(sb, repo, before, engine);
+          expect(before.base === undefined).toBe(engine === "walk");
           const statusAfter = status(sb, root);
           const ours: PathChange[] = diffSnapshots(before, after);
           const ourPaths = new Set(ours.map((c) => c.path));
@@ -164,11 +185,34 @@ describe("snapshot diff against git status (oracle)", () => {
           }
           // 4. Exactly an independent model: every file read whole before and after, compared byte for byte.
           expect(ours).toEqual(expectedChanges(truthBefore, truth(root)));
+          // 5. Relative to one index, the short diff equals the diff of both snapshots with every path listed.
+          expect(diffSnapshots(expandSnapshot(before), expandSnapshot(after))).toEqual(ours);
         } finally {
           sb.cleanup();
         }
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it("equals the byte-level model when the command also stages, commits or restores files", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(indexOpArb, { maxLength: 6 }), fc.array(indexOpArb, { minLength: 1, maxLength: 8 }), async (first, ops) => {
+        const sb = createSandbox();
+        try {
+          const root = await setup(sb);
+          for (const o of first) apply(root, o, sb);
+          const repo = repoAt(root);
+          const before = await snap(sb, repo, undefined, engine);
+          const truthBefore = truth(root);
+          for (const o of ops) apply(root, o, sb);
+          const after = await snap(sb, repo, before, engine);
+          expect(diffSnapshots(before, after)).toEqual(expectedChanges(truthBefore, truth(root)));
+        } finally {
+          sb.cleanup();
+        }
+      }),
+      { numRuns: 40 },
     );
   });
 
@@ -179,11 +223,11 @@ describe("snapshot diff against git status (oracle)", () => {
       apply(root, { op: "write", file: "a.txt", content: "dirty once" });
       apply(root, { op: "write", file: "b.txt", content: "untracked" });
       const repo = repoAt(root);
-      const before = await snap(sb, repo);
+      const before = await snap(sb, repo, undefined, engine);
       const statusBefore = status(sb, root);
       apply(root, { op: "write", file: "a.txt", content: "dirty twice" });
       apply(root, { op: "chmod", file: "b.txt", exec: true });
-      const after = await snap(sb, repo, before);
+      const after = await snap(sb, repo, before, engine);
       // git status lines are the same before and after: diffing them sees nothing.
       expect(status(sb, root)).toEqual(statusBefore);
       expect(diffSnapshots(before, after)).toEqual([

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { decodeSnapshot, encodeSnapshot } from "../../src/snapshot/snapshot-codec.js";
-import type { Snapshot, SnapshotEntry } from "../../src/snapshot/snapshot.js";
+import type { IndexBase, Snapshot, SnapshotEntry } from "../../src/snapshot/snapshot.js";
 import { createSnapshotStore } from "../../src/snapshot/snapshot-store.js";
 
 const entryArb: fc.Arbitrary<SnapshotEntry> = fc.record({
@@ -19,13 +19,23 @@ const entryArb: fc.Arbitrary<SnapshotEntry> = fc.record({
   racy: fc.boolean(),
 });
 
+const byPath = <T extends { path: string }>(xs: T[]): T[] => [...xs].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+const pathArb = fc.string({ unit: "grapheme", minLength: 1, maxLength: 30 }).filter((p) => !p.includes("\0"));
+const baseArb: fc.Arbitrary<IndexBase> = fc.record({
+  checksum: fc.stringMatching(/^([0-9a-f]{40})?$/),
+  index: fc.uint8Array({ maxLength: 200 }),
+  indexed: fc.uniqueArray(fc.record({ path: pathArb, mode: fc.constantFrom(0o100644, 0o100755, 0o120000), oid: fc.stringMatching(/^[0-9a-f]{40}$/) }), { selector: (x) => x.path, maxLength: 10 }).map(byPath),
+  missing: fc.uniqueArray(pathArb, { maxLength: 10 }).map((xs) => [...xs].sort()),
+});
+
 const snapshotArb: fc.Arbitrary<Snapshot> = fc
-  .uniqueArray(entryArb, { selector: (e) => e.path, maxLength: 40 })
-  .map((entries) => ({
+  .tuple(fc.uniqueArray(entryArb, { selector: (e) => e.path, maxLength: 40 }), fc.option(baseArb, { nil: undefined }))
+  .map(([entries, base]) => ({
     version: 1 as const,
     root: "/work/repo",
     startedMs: 1_796_000_000_000.5,
-    entries: [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    entries: byPath(entries),
+    ...(base === undefined ? {} : { base }),
   }));
 
 describe("snapshot codec", () => {
@@ -134,6 +144,34 @@ describe("snapshot store", () => {
     expect(store.latest("/a")?.entries).toHaveLength(2);
     expect(store.latest("/a")?.entries).toHaveLength(2);
     expect(store.latest("/c")).toBeNull();
+  });
+
+  it("keeps the index a snapshot is relative to beside it: linked while git's file stays, so later rewrites do not touch it", () => {
+    const store = createSnapshotStore({ dir, clock: () => now });
+    const gitDir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-store-git-"));
+    try {
+      const indexFile = path.join(gitDir, "index");
+      const bytes = Buffer.concat([Buffer.from("DIRC-any-bytes"), Buffer.alloc(20, 7)]);
+      fs.writeFileSync(indexFile, bytes);
+      const base: IndexBase = { checksum: "07".repeat(20), index: new Uint8Array(bytes), file: indexFile, indexed: [{ path: "a", mode: 0o100644, oid: "ab".repeat(20) }], missing: ["gone"] };
+      const key = { sessionId: "s", toolUseId: "t", repoRoot: "/a" };
+      store.save(key, { ...snapshot("/a", 2), base });
+      const side = fs.readdirSync(dir).find((f) => f.endsWith(".idx"));
+      expect(side).toBeDefined();
+      expect(fs.statSync(path.join(dir, side as string)).ino).toBe(fs.statSync(indexFile).ino);
+      // git writes a new index and renames it over the old one.
+      fs.writeFileSync(`${indexFile}.lock`, "new index");
+      fs.renameSync(`${indexFile}.lock`, indexFile);
+      const back = store.take(key);
+      expect(back?.base).toEqual({ checksum: base.checksum, index: bytes, indexed: base.indexed, missing: base.missing });
+      expect(fs.readdirSync(dir)).toEqual([]);
+      // Without its index (a crash, a cleanup) the snapshot is lost, not half-read.
+      store.save(key, { ...snapshot("/a"), base: { ...base, file: path.join(gitDir, "no-such-index") } });
+      for (const f of fs.readdirSync(dir)) if (f.endsWith(".idx")) fs.rmSync(path.join(dir, f));
+      expect(store.take(key)).toBeNull();
+    } finally {
+      fs.rmSync(gitDir, { recursive: true, force: true });
+    }
   });
 
   it("treats a corrupt file as missing", () => {

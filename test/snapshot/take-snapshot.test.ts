@@ -5,7 +5,7 @@ import { loadContentHasher } from "../../src/snapshot/content-hasher.js";
 import { diffSnapshots } from "../../src/snapshot/diff-snapshots.js";
 import { takeSnapshot } from "../../src/snapshot/take-snapshot.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
-import { age, changesOf, repoAt, snap, writeAged } from "../helpers/snapshot-helpers.js";
+import { age, changesOf as changesWith, ENGINES, repoAt, snap, writeAged } from "../helpers/snapshot-helpers.js";
 
 let sb: Sandbox;
 let root: string;
@@ -17,7 +17,8 @@ afterEach(() => sb.cleanup());
 
 const file = (rel: string): string => path.join(root, rel);
 
-describe("takeSnapshot + diffSnapshots", () => {
+describe.each(ENGINES)("takeSnapshot + diffSnapshots (engine %s)", (engine) => {
+  const changesOf = (s: Sandbox, r: string, change: () => void) => changesWith(s, r, change, engine);
   it("finds a same-second, same-size rewrite (racy entry)", async () => {
     fs.writeFileSync(file("a.txt"), "aaaa");
     const now = new Date(); // whole milliseconds, so utimes can put it back exactly
@@ -142,12 +143,12 @@ describe("takeSnapshot + diffSnapshots", () => {
       fs.writeFileSync(file("outer.txt"), "x");
     });
     expect(outer).toEqual([{ path: "outer.txt", change: "added" }]);
-    const inner = await snap(sb, repoAt(nested));
+    const inner = await snap(sb, repoAt(nested), undefined, engine);
     expect(inner.entries.map((e) => e.path)).toEqual(["README.md", "inside.txt"]);
   });
 
   it("never includes .git", async () => {
-    const s = await snap(sb, repoAt(root));
+    const s = await snap(sb, repoAt(root), undefined, engine);
     expect(s.entries.some((e) => e.path === ".git" || e.path.startsWith(".git/"))).toBe(false);
   });
 
@@ -173,12 +174,20 @@ describe("takeSnapshot + diffSnapshots", () => {
     sb.git(root, "commit", "-q", "-m", "files");
     const hasher = await loadContentHasher();
     const repo = repoAt(root);
-    const first = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv });
+    const first = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, engine });
     expect(first.counts).toEqual({ hashed: 0, fromPrevious: 0, fromIndex: 51 });
     fs.writeFileSync(file("src/f1.ts"), "changed");
     fs.writeFileSync(file("new.ts"), "new");
-    const second = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, previous: first.snapshot });
-    expect(second.counts).toEqual({ hashed: 2, fromPrevious: 50, fromIndex: 0 });
+    const second = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, engine, previous: first.snapshot });
+    // A walk re-checks every clean file against the previous snapshot; relative to the index, git vouches for them.
+    expect(second.counts).toEqual(engine === "walk" ? { hashed: 2, fromPrevious: 50, fromIndex: 0 } : { hashed: 2, fromPrevious: 0, fromIndex: 50 });
+    expect(second.paths).toBe(52);
+    // The two files were just written (racy): the next snapshot checks them again, the one after trusts their stat.
+    const later = () => Date.now() + 60_000;
+    const third = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, engine, previous: second.snapshot, clock: later });
+    expect(third.counts.hashed).toBe(2);
+    const fourth = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, engine, previous: third.snapshot, clock: later });
+    expect(fourth.counts).toEqual(engine === "walk" ? { hashed: 0, fromPrevious: 52, fromIndex: 0 } : { hashed: 0, fromPrevious: 2, fromIndex: 50 });
     expect(diffSnapshots(first.snapshot, second.snapshot)).toEqual([
       { path: "new.ts", change: "added" },
       { path: "src/f1.ts", change: "modified" },
@@ -190,8 +199,10 @@ describe("takeSnapshot + diffSnapshots", () => {
     writeAged(root, "a.txt", "a\n");
     sb.git(root, "add", "-A");
     sb.git(root, "commit", "-q", "-m", "attrs");
-    const r = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv });
+    const r = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, engine });
     expect(r.counts.fromIndex).toBe(0);
+    // git status would compare converted content: the snapshot walks instead.
+    expect(r.snapshot.base).toBeUndefined();
   });
 
   it("reads index versions 2, 3 and 4 alike", async () => {
@@ -201,7 +212,7 @@ describe("takeSnapshot + diffSnapshots", () => {
     const results: number[] = [];
     for (const v of ["2", "3", "4"]) {
       sb.git(root, "update-index", "--index-version", v);
-      const r = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, clock: () => Date.now() + 60_000 });
+      const r = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, engine, clock: () => Date.now() + 60_000 });
       results.push(r.counts.fromIndex);
     }
     expect(results[0]).toBeGreaterThan(0);

@@ -33,9 +33,9 @@ describe("parallel walk", () => {
     // One clock for all three: which files are racy depends on it, and the walks must be compared alone.
     const now = Date.now();
     const clock = (): number => now;
-    const serial = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, workers: 0, clock });
+    const serial = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, engine: "walk", workers: 0, clock });
     for (const workers of [1, 3]) {
-      const parallel = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, workers, clock });
+      const parallel = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, engine: "walk", workers, clock });
       expect(parallel.snapshot.entries).toEqual(serial.snapshot.entries);
       expect(parallel.diagnostics).toEqual(serial.diagnostics);
     }

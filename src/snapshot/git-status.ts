@@ -1,0 +1,105 @@
+import { spawnSync } from "node:child_process";
+import type { GitConfigEnv } from "../git/load-git-config.js";
+
+/** One path `git status --porcelain=v2 -z` lists: a tracked path that differs from the index, or an untracked one. */
+export type StatusRecord =
+  | {
+      readonly kind: "changed";
+      readonly path: string;
+      /** git's worktree column (`M`, `T`, `D`, `A` for intent-to-add; `.` when only the index differs from HEAD). */
+      readonly worktree: string;
+      /** The index entry's mode and blob id. */
+      readonly indexMode: number;
+      readonly indexOid: string;
+    }
+  | { readonly kind: "unmerged"; readonly path: string }
+  /** Untracked; a path ending in `/` is a nested repo git did not enter. */
+  | { readonly kind: "untracked"; readonly path: string };
+
+export interface ParsedStatus {
+  readonly records: readonly StatusRecord[];
+  /** Listed paths that are not valid UTF-8: they cannot be opened by name from here. */
+  readonly nonUtf8: readonly string[];
+}
+
+/**
+ * Parses `git status --porcelain=v2 -z` output (ordinary, renamed, unmerged
+ * and untracked records; headers and ignored records skipped). Pure; a record
+ * it does not understand ends the parse rather than misreading the rest, and
+ * is reported through `complete`.
+ */
+export function parseStatusV2(out: Buffer): ParsedStatus & { readonly complete: boolean } {
+  const records: StatusRecord[] = [];
+  const nonUtf8: string[] = [];
+  let offset = 0;
+  const text = (from: number, to: number): string => {
+    const s = out.toString("utf8", from, to);
+    if (s.includes("\uFFFD") && !Buffer.from(s, "utf8").equals(out.subarray(from, to))) nonUtf8.push(s);
+    return s;
+  };
+  while (offset < out.length) {
+    const nul = out.indexOf(0, offset);
+    if (nul < 0) return { records, nonUtf8, complete: false };
+    const kind = out[offset];
+    // Fields are separated by single spaces; the path is everything after the last fixed field.
+    const fieldsEnd = (n: number): number => {
+      let o = offset;
+      for (let k = 0; k < n; k++) {
+        o = out.indexOf(0x20, o);
+        if (o < 0 || o > nul) return -1;
+        o++;
+      }
+      return o;
+    };
+    if (kind === 0x31 /* 1 */ || kind === 0x32 /* 2 */) {
+      const pathAt = fieldsEnd(kind === 0x31 ? 8 : 9);
+      if (pathAt < 0) return { records, nonUtf8, complete: false };
+      const head = out.toString("latin1", offset, pathAt).split(" ");
+      records.push({ kind: "changed", path: text(pathAt, nul), worktree: head[1]?.[1] ?? ".", indexMode: parseInt(head[4] ?? "0", 8), indexOid: head[7] ?? "" });
+      offset = nul + 1;
+      if (kind === 0x32) {
+        // A rename's original path follows as its own NUL-ended field; it is listed again if it matters.
+        const orig = out.indexOf(0, offset);
+        if (orig < 0) return { records, nonUtf8, complete: false };
+        offset = orig + 1;
+      }
+    } else if (kind === 0x75 /* u */) {
+      const pathAt = fieldsEnd(10);
+      if (pathAt < 0) return { records, nonUtf8, complete: false };
+      records.push({ kind: "unmerged", path: text(pathAt, nul) });
+      offset = nul + 1;
+    } else if (kind === 0x3f /* ? */) {
+      records.push({ kind: "untracked", path: text(offset + 2, nul) });
+      offset = nul + 1;
+    } else if (kind === 0x21 /* ! */ || kind === 0x23 /* # */) {
+      offset = nul + 1;
+    } else {
+      return { records, nonUtf8, complete: false };
+    }
+  }
+  return { records, nonUtf8, complete: true };
+}
+
+/**
+ * Runs `git status` the way a tool running beside a person must: without
+ * optional locks (so it never writes the index, and never makes the user's
+ * own git fail on `index.lock`), every untracked file, no rename detection,
+ * submodules left to their own snapshots. Null when git cannot be run or fails.
+ */
+export function runGitStatus(root: string, where: GitConfigEnv): Buffer | null {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(where.env)) if (v !== undefined && !REPO_SELECTING.has(k)) env[k] = v;
+  env["HOME"] = where.homeDir;
+  env["PATH"] ??= process.env["PATH"] ?? "/usr/bin:/bin";
+  env["GIT_OPTIONAL_LOCKS"] = "0";
+  const r = spawnSync("git", ["--no-optional-locks", "-c", "core.quotePath=false", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"], {
+    cwd: root,
+    env,
+    maxBuffer: 1024 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  return r.status === 0 && r.stdout !== null ? r.stdout : null;
+}
+
+/** Variables that would point git at another repo, index or work tree than the one asked about. */
+const REPO_SELECTING = new Set(["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_CEILING_DIRECTORIES"]);

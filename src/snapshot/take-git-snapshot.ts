@@ -1,0 +1,212 @@
+import { createHash } from "node:crypto";
+import * as path from "node:path";
+import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { errorCode, nodeSyncFs } from "../fs/sync-fs.js";
+import { scanIndexFacts, type IndexFacts } from "../git/index-facts.js";
+import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
+import type { Repo } from "../workspace/repo.js";
+import type { ContentHasher, WorktreeFs } from "./content-hasher.js";
+import { parseStatusV2, runGitStatus } from "./git-status.js";
+import { configValue, storesFilesAsTheyAre } from "./scan-worktree.js";
+import { XXH64_HEX_LENGTH, type IndexedPath, type Snapshot, type SnapshotEntry } from "./snapshot.js";
+import type { StatEntry } from "./walk-worktree.js";
+
+export interface GitSnapshotContext {
+  readonly fs: WorktreeFs;
+  readonly hasher: ContentHasher;
+  readonly configEnv: GitConfigEnv;
+  readonly startedMs: number;
+  readonly racyCutoff: number;
+  readonly previous: Snapshot | null;
+}
+
+export interface GitSnapshotResult {
+  readonly snapshot: Snapshot;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly nested: readonly string[];
+  readonly counts: { readonly hashed: number; readonly fromPrevious: number; readonly fromIndex: number };
+  readonly paths: number;
+}
+
+/**
+ * A snapshot relative to the git index, from one `git status` (which stats
+ * tracked files on several threads and knows every ignore rule) instead of
+ * a walk: only the paths git lists are stat-ed and hashed here. Returns null,
+ * and the caller walks instead, wherever git's view could hide a change:
+ * `core.fileMode` or `core.symlinks` off, eol conversion or attributes,
+ * assume-unchanged or skip-worktree entries, a split or sparse index, a
+ * SHA-256 repo, no git to run, or an index that changed while git ran.
+ */
+export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): GitSnapshotResult | null {
+  if (repo.gitDir === null || repo.commonDir === null) return null;
+  const config = loadGitConfig(nodeSyncFs, ctx.configEnv, gitConfigFiles(ctx.configEnv, repo.commonDir, repo.gitDir)).entries;
+  const off = (key: string): boolean => ["false", "no", "off", "0"].includes((configValue(config, "core", key) ?? "true").toLowerCase());
+  if (off("filemode") || off("symlinks") || !storesFilesAsTheyAre(config, repo)) return null;
+
+  const indexFile = path.join(repo.gitDir, "index");
+  const stamp = (): string => {
+    try {
+      const st = ctx.fs.lstatSync(indexFile);
+      return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    } catch {
+      return "none";
+    }
+  };
+  const before = stamp();
+  let index: Uint8Array;
+  let facts: IndexFacts | null;
+  if (before === "none") {
+    index = new Uint8Array(0);
+    facts = { version: 2, checksum: "", files: 0, gitlinks: [], distrust: null };
+  } else {
+    try {
+      index = ctx.fs.readFileSync(indexFile);
+    } catch {
+      return null;
+    }
+    facts = scanIndexFacts(index);
+  }
+  if (facts === null || facts.distrust !== null) return null;
+  const out = runGitStatus(repo.root, ctx.configEnv);
+  // The user's own git may have rewritten the index meanwhile: then what git listed is not relative to these bytes.
+  if (out === null || stamp() !== before) return null;
+  const status = parseStatusV2(out);
+  if (!status.complete) return null;
+
+  const diagnostics: Diagnostic[] = status.nonUtf8.map((p) => diagnostic("non_utf8_name", "warning", p, "file name is not valid UTF-8: left out"));
+  const bad = new Set(status.nonUtf8);
+  const entries: StatEntry[] = [];
+  const indexed: IndexedPath[] = [];
+  const missing: string[] = [];
+  const nested: string[] = [];
+  const counts = { hashed: 0, fromPrevious: 0, fromIndex: 0 };
+  const prev = ctx.previous?.root === repo.root ? ctx.previous.entries : [];
+  for (const r of status.records) {
+    if (bad.has(r.path)) continue;
+    if (r.kind === "untracked" && r.path.endsWith("/")) {
+      // git shows a nested repo as an untracked folder and does not enter it.
+      const rel = r.path.slice(0, -1);
+      if (exists(ctx.fs, `${repo.root}/${rel}/.git`)) nested.push(`${repo.root}/${rel}`);
+      continue;
+    }
+    if (r.kind === "untracked" && (r.path === ".gitattributes" || r.path.endsWith("/.gitattributes"))) return null;
+    if (r.kind === "changed") {
+      if (r.worktree === ".") continue; // the working file equals the index: nothing to record
+      indexed.push({ path: r.path, mode: r.indexMode, oid: r.indexOid });
+    }
+    const tracked = r.kind !== "untracked";
+    const s = statPath(ctx.fs, repo.root, r.path, r.kind === "changed" && r.worktree === "D");
+    if (s === null) {
+      if (tracked) missing.push(r.path);
+      continue;
+    }
+    if (s.type !== "dir") {
+      s.racy = s.mtimeMs >= ctx.racyCutoff;
+      try {
+        s.hash = blobId(s, find(prev, s.path), ctx, repo.root, counts);
+      } catch (error) {
+        // Unreadable: kept without a hash (a diff then compares stat data), so a tracked file is not taken for clean.
+        if (errorCode(error) === "ENOENT") {
+          if (tracked) missing.push(r.path);
+          continue;
+        }
+        diagnostics.push(diagnostic("unreadable_file", "warning", s.path, `cannot read (${errorCode(error)})`));
+      }
+    }
+    entries.push(s);
+  }
+  for (const g of facts.gitlinks) if (isDir(ctx.fs, `${repo.root}/${g}`)) nested.push(`${repo.root}/${g}`);
+  entries.sort((a, b) => compareStrings(a.path, b.path));
+  indexed.sort((a, b) => compareStrings(a.path, b.path));
+  missing.sort(compareStrings);
+  counts.fromIndex = Math.max(0, facts.files - indexed.length);
+  const files = entries.filter((e) => e.type !== "dir").length;
+  return {
+    snapshot: { version: 1, root: repo.root, startedMs: ctx.startedMs, entries, base: { checksum: facts.checksum, index, ...(index.length > 0 ? { file: indexFile } : {}), indexed, missing } },
+    diagnostics,
+    nested: nested.sort(compareStrings),
+    counts,
+    // Clean tracked paths, plus every listed file or symlink that is there.
+    paths: counts.fromIndex + files,
+  };
+}
+
+/**
+ * lstat of one listed path. A path git calls deleted is looked at only to
+ * see a folder that took its place, and only when no folder above it is a
+ * symlink (git does not follow one, nor may we).
+ */
+function statPath(fs: WorktreeFs, root: string, rel: string, deleted: boolean): StatEntry | null {
+  let st;
+  try {
+    st = fs.lstatSync(`${root}/${rel}`);
+  } catch {
+    return null;
+  }
+  const type = st.isDirectory() ? "dir" : st.isFile() ? "file" : st.isSymbolicLink() ? "symlink" : null;
+  if (type === null || (deleted && (type !== "dir" || throughSymlink(fs, root, rel)))) return null;
+  if (type === "dir") return { path: rel, type, executable: false, size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, hash: null, racy: false };
+  return { path: rel, type, executable: type === "file" && (st.mode & 0o100) !== 0, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash: null, racy: false };
+}
+
+function throughSymlink(fs: WorktreeFs, root: string, rel: string): boolean {
+  const parts = rel.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    try {
+      if (fs.lstatSync(`${root}/${parts.slice(0, i).join("/")}`).isSymbolicLink()) return true;
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The git blob id of a listed file or symlink: from the previous snapshot when its stat vouches for it, else read. */
+function blobId(s: StatEntry, prev: SnapshotEntry | undefined, ctx: GitSnapshotContext, root: string, counts: { hashed: number; fromPrevious: number }): string {
+  if (prev !== undefined && prev.type === s.type && prev.hash !== null && prev.hash.length !== XXH64_HEX_LENGTH && !prev.racy && !s.racy && sameStat(prev, s)) {
+    counts.fromPrevious++;
+    return prev.hash;
+  }
+  counts.hashed++;
+  if (s.type === "symlink") {
+    const target = Buffer.from(ctx.fs.readlinkSync(`${root}/${s.path}`), "utf8");
+    return createHash("sha1").update(`blob ${target.length}\0`).update(target).digest("hex");
+  }
+  return ctx.hasher.gitBlobFile(ctx.fs, `${root}/${s.path}`, s.size);
+}
+
+function sameStat(a: SnapshotEntry, b: StatEntry): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.executable === b.executable;
+}
+
+/** Binary search in entries sorted by path. */
+function find(entries: readonly SnapshotEntry[], p: string): SnapshotEntry | undefined {
+  let lo = 0;
+  let hi = entries.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const e = entries[mid] as SnapshotEntry;
+    const c = compareStrings(e.path, p);
+    if (c === 0) return e;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+function exists(fs: WorktreeFs, p: string): boolean {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isDir(fs: WorktreeFs, p: string): boolean {
+  try {
+    return fs.lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
