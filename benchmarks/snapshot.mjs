@@ -131,10 +131,10 @@ console.log(
     [
       ["git status --porcelain=v2 -uall, twice (anchor)", fmt(G), "1.00", "", ""],
       ["floor: bare readdir + lstat walk, one thread, twice", fmt(median(rows.floor)), (median(rows.floor) / G).toFixed(2), "", ""],
-      ["takeSnapshot ×2 + diff, in-process, no previous snapshot (engine: git status)", fmt(median(rows.cold)), (median(rows.cold) / G).toFixed(2), mib(process.resourceUsage().maxRSS), `≤ 2 × git status: ${median(rows.cold) <= 2 * G ? "met" : "NOT met"}`],
+      ["takeSnapshot ×2 + diff, in-process, no previous snapshot (engine: git status)", fmt(median(rows.cold)), (median(rows.cold) / G).toFixed(2), "", `≤ 2 × git status: ${median(rows.cold) <= 2 * G ? "met" : "NOT met"}`],
       ["takeSnapshot ×2 + diff, in-process, stat cache warm (engine: git status)", fmt(median(rows.warm)), (median(rows.warm) / G).toFixed(2), "", `≤ 2 ×: ${median(rows.warm) <= 2 * G ? "met" : "NOT met"}`],
-      ["same, engine: walk (the fallback), first snapshot from the index", fmt(median(rows.walk)), (median(rows.walk) / G).toFixed(2), "", `≤ 2 ×: ${median(rows.walk) <= 2 * G ? "met" : "NOT met"}`],
-      ["same, engine: walk, stat cache warm", fmt(median(rows.walkWarm)), (median(rows.walkWarm) / G).toFixed(2), "", `≤ 2 ×: ${median(rows.walkWarm) <= 2 * G ? "met" : "NOT met"}`],
+      ["same, engine: walk (the fallback), first snapshot from the index", fmt(median(rows.walk)), (median(rows.walk) / G).toFixed(2), `${mib(process.resourceUsage().maxRSS)} (this process, all rows)`, "(fallback: no target of its own)"],
+      ["same, engine: walk, stat cache warm", fmt(median(rows.walkWarm)), (median(rows.walkWarm) / G).toFixed(2), "", ""],
       ["comity snapshot take + diff, two processes (as the hook)", fmt(median(rows.cli)), (median(rows.cli) / G).toFixed(2), mib(cliRss), `≤ 2 ×: ${median(rows.cli) <= 2 * G ? "met" : "NOT met"}`],
     ],
   ),
