@@ -8,11 +8,15 @@ export type StatusRecord =
       readonly path: string;
       /** git's worktree column (`M`, `T`, `D`, `A` for intent-to-add; `.` when only the index differs from HEAD). */
       readonly worktree: string;
-      /** The index entry's mode and blob id. */
+      /** The index entry's mode and blob id (mode 0: not in the index). */
       readonly indexMode: number;
       readonly indexOid: string;
+      /** HEAD's mode and blob id (mode 0: not in HEAD). */
+      readonly headMode: number;
+      readonly headOid: string;
     }
-  | { readonly kind: "unmerged"; readonly path: string }
+  /** A conflict; "ours" (stage 2) is what HEAD has (mode 0: not in HEAD). */
+  | { readonly kind: "unmerged"; readonly path: string; readonly headMode: number; readonly headOid: string }
   /** Untracked; a path ending in `/` is a nested repo git did not enter. */
   | { readonly kind: "untracked"; readonly path: string };
 
@@ -55,7 +59,15 @@ export function parseStatusV2(out: Buffer): ParsedStatus & { readonly complete: 
       const pathAt = fieldsEnd(kind === 0x31 ? 8 : 9);
       if (pathAt < 0) return { records, nonUtf8, complete: false };
       const head = out.toString("latin1", offset, pathAt).split(" ");
-      records.push({ kind: "changed", path: text(pathAt, nul), worktree: head[1]?.[1] ?? ".", indexMode: parseInt(head[4] ?? "0", 8), indexOid: head[7] ?? "" });
+      records.push({
+        kind: "changed",
+        path: text(pathAt, nul),
+        worktree: head[1]?.[1] ?? ".",
+        indexMode: parseInt(head[4] ?? "0", 8),
+        indexOid: head[7] ?? "",
+        headMode: parseInt(head[3] ?? "0", 8),
+        headOid: head[6] ?? "",
+      });
       offset = nul + 1;
       if (kind === 0x32) {
         // A rename's original path follows as its own NUL-ended field; it is listed again if it matters.
@@ -66,7 +78,9 @@ export function parseStatusV2(out: Buffer): ParsedStatus & { readonly complete: 
     } else if (kind === 0x75 /* u */) {
       const pathAt = fieldsEnd(10);
       if (pathAt < 0) return { records, nonUtf8, complete: false };
-      records.push({ kind: "unmerged", path: text(pathAt, nul) });
+      // u XY sub m1 m2 m3 mW h1 h2 h3 path
+      const head = out.toString("latin1", offset, pathAt).split(" ");
+      records.push({ kind: "unmerged", path: text(pathAt, nul), headMode: parseInt(head[4] ?? "0", 8), headOid: head[8] ?? "" });
       offset = nul + 1;
     } else if (kind === 0x3f /* ? */) {
       records.push({ kind: "untracked", path: text(offset + 2, nul) });

@@ -1,13 +1,10 @@
 import { createHash } from "node:crypto";
-import * as path from "node:path";
 import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
-import { errorCode, nodeSyncFs } from "../fs/sync-fs.js";
-import { scanIndexFacts, type IndexFacts } from "../git/index-facts.js";
-import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
+import { errorCode } from "../fs/sync-fs.js";
+import type { GitConfigEnv } from "../git/load-git-config.js";
 import type { Repo } from "../workspace/repo.js";
 import type { ContentHasher, WorktreeFs } from "./content-hasher.js";
-import { parseStatusV2, runGitStatus } from "./git-status.js";
-import { configValue, storesFilesAsTheyAre } from "./scan-worktree.js";
+import { readGitStatusView } from "./git-status-view.js";
 import { XXH64_HEX_LENGTH, type IndexedPath, type Snapshot, type SnapshotEntry } from "./snapshot.js";
 import type { StatEntry } from "./walk-worktree.js";
 
@@ -38,50 +35,18 @@ export interface GitSnapshotResult {
  * SHA-256 repo, no git to run, or an index that changed while git ran.
  */
 export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): GitSnapshotResult | null {
-  if (repo.gitDir === null || repo.commonDir === null) return null;
-  const config = loadGitConfig(nodeSyncFs, ctx.configEnv, gitConfigFiles(ctx.configEnv, repo.commonDir, repo.gitDir)).entries;
-  const off = (key: string): boolean => ["false", "no", "off", "0"].includes((configValue(config, "core", key) ?? "true").toLowerCase());
-  if (off("filemode") || off("symlinks") || !storesFilesAsTheyAre(config, repo)) return null;
-
-  const indexFile = path.join(repo.gitDir, "index");
-  const stamp = (): string => {
-    try {
-      const st = ctx.fs.lstatSync(indexFile);
-      return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-    } catch {
-      return "none";
-    }
-  };
-  const before = stamp();
-  let index: Uint8Array;
-  let facts: IndexFacts | null;
-  if (before === "none") {
-    index = new Uint8Array(0);
-    facts = { version: 2, checksum: "", files: 0, gitlinks: [], distrust: null };
-  } else {
-    try {
-      index = ctx.fs.readFileSync(indexFile);
-    } catch {
-      return null;
-    }
-    facts = scanIndexFacts(index);
-  }
-  if (facts === null || facts.distrust !== null) return null;
-  const out = runGitStatus(repo.root, ctx.configEnv);
-  // The user's own git may have rewritten the index meanwhile: then what git listed is not relative to these bytes.
-  if (out === null || stamp() !== before) return null;
-  const status = parseStatusV2(out);
-  if (!status.complete) return null;
-
-  const diagnostics: Diagnostic[] = status.nonUtf8.map((p) => diagnostic("non_utf8_name", "warning", p, "file name is not valid UTF-8: left out"));
-  const bad = new Set(status.nonUtf8);
+  const view = readGitStatusView(repo, ctx.fs, ctx.configEnv);
+  if (view === null) return null;
+  const { facts, index, indexFile } = view;
+  const diagnostics: Diagnostic[] = view.nonUtf8.map((p) => diagnostic("non_utf8_name", "warning", p, "file name is not valid UTF-8: left out"));
+  const bad = new Set(view.nonUtf8);
   const entries: StatEntry[] = [];
   const indexed: IndexedPath[] = [];
   const missing: string[] = [];
   const nested: string[] = [];
   const counts = { hashed: 0, fromPrevious: 0, fromIndex: 0 };
   const prev = ctx.previous?.root === repo.root ? ctx.previous.entries : [];
-  for (const r of status.records) {
+  for (const r of view.records) {
     if (bad.has(r.path)) continue;
     if (r.kind === "untracked" && r.path.endsWith("/")) {
       // git shows a nested repo as an untracked folder and does not enter it.
@@ -89,7 +54,6 @@ export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): GitSnapsho
       if (exists(ctx.fs, `${repo.root}/${rel}/.git`)) nested.push(`${repo.root}/${rel}`);
       continue;
     }
-    if (r.kind === "untracked" && (r.path === ".gitattributes" || r.path.endsWith("/.gitattributes"))) return null;
     if (r.kind === "changed") {
       if (r.worktree === ".") continue; // the working file equals the index: nothing to record
       indexed.push({ path: r.path, mode: r.indexMode, oid: r.indexOid });

@@ -7,6 +7,7 @@ import { RefReader } from "../git/read-refs.js";
 import { processConfigEnv } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
 import { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
+import { readGitStatusView, type GitStatusView } from "./git-status-view.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
 import type { PathChange } from "./snapshot.js";
 import type { StatEntry } from "./walk-worktree.js";
@@ -43,22 +44,28 @@ interface TreeBlob {
  */
 export async function worktreeHash(
   repo: Repo,
-  options: { fs?: WorktreeFs; configEnv?: GitConfigEnv; hasher?: ContentHasher; against?: string | null } = {},
+  options: { fs?: WorktreeFs; configEnv?: GitConfigEnv; hasher?: ContentHasher; against?: string | null; engine?: "auto" | "walk" } = {},
 ): Promise<WorktreeHashResult> {
   const diagnostics: Diagnostic[] = [];
   const none = { worktree_hash: null, changed: 0, changes: [], baseOids: {} };
   if (repo.gitDir === null || repo.commonDir === null) return { ...none, diagnostics };
   const fs = options.fs ?? nodeWorktreeFs;
   const hasher = options.hasher ?? (await loadContentHasher());
-  const scan = await scanWorktree(repo, { fs, configEnv: options.configEnv ?? processConfigEnv() });
-  diagnostics.push(...scan.diagnostics);
+  const configEnv = options.configEnv ?? processConfigEnv();
   const refs = new RefReader(nodeSyncFs, repo.gitDir, repo.commonDir);
   const head = refs.head();
   const headOid = head.kind === "detached" ? head.oid : head.kind === "symbolic" ? refs.resolve(head.ref) : null;
-  if (head.kind === "invalid") return { ...none, diagnostics: [...diagnostics, diagnostic("bad_head", "error", null, "HEAD is unreadable")] };
+  if (head.kind === "invalid") return { ...none, diagnostics: [diagnostic("bad_head", "error", null, "HEAD is unreadable")] };
 
   // The hash is always against HEAD; the listed changes may be against another commit (`--since`).
   const against = options.against ?? headOid;
+  // Against HEAD, one git status says which paths differ (it also names HEAD's blob of each): no walk, no tree read.
+  if ((options.engine ?? "auto") === "auto" && fs === nodeWorktreeFs && against === headOid) {
+    const view = readGitStatusView(repo, fs, configEnv);
+    if (view !== null) return hashFromStatus(repo, view, headOid, fs, hasher);
+  }
+  const scan = await scanWorktree(repo, { fs, configEnv });
+  diagnostics.push(...scan.diagnostics);
   let headTree: Map<string, TreeBlob>;
   let baseTree: Map<string, TreeBlob>;
   try {
@@ -120,6 +127,68 @@ export async function worktreeHash(
     const b = baseTree.get(c.path);
     if (b !== undefined && b.mode !== "160000") baseOids[c.path] = b.oid;
   }
+  return { worktree_hash: hash, changed: lines.length, changes, baseOids, diagnostics };
+}
+
+type Side = { readonly mode: string; readonly oid: string } | null;
+
+/**
+ * The same result from `git status`: a path it does not list is the same in
+ * HEAD, the index and the working tree. For a listed path, HEAD's side comes
+ * from the record; the working side is the index's where git says the file
+ * equals it, absent where git says it is deleted, and read here otherwise.
+ */
+function hashFromStatus(repo: Repo, view: GitStatusView, headOid: string | null, fs: WorktreeFs, hasher: ContentHasher): WorktreeHashResult {
+  const diagnostics: Diagnostic[] = view.nonUtf8.map((p) => diagnostic("non_utf8_name", "warning", p, "file name is not valid UTF-8: left out"));
+  const bad = new Set(view.nonUtf8);
+  const side = (mode: number, oid: string): Side => (mode === 0 ? null : { mode: mode.toString(8), oid });
+  const head = new Map<string, Side>();
+  const work = new Map<string, Side | "read">();
+  for (const r of view.records) {
+    if (bad.has(r.path)) continue;
+    if (r.kind === "untracked") {
+      if (r.path.endsWith("/")) continue; // a nested repo: its own
+      if (!head.has(r.path)) head.set(r.path, null);
+      work.set(r.path, "read");
+      continue;
+    }
+    if (r.headMode === 0o160000 || (r.kind === "changed" && r.indexMode === 0o160000)) continue; // a submodule
+    head.set(r.path, side(r.headMode, r.headOid));
+    // An untracked record of the same path (removed from the index, still on disk) says more: keep it.
+    if (work.get(r.path) === "read") continue;
+    if (r.kind === "unmerged") work.set(r.path, "read");
+    else work.set(r.path, r.worktree === "." ? side(r.indexMode, r.indexOid) : r.worktree === "D" ? null : "read");
+  }
+  const readSide = (p: string): Side => {
+    try {
+      const st = fs.lstatSync(`${repo.root}/${p}`);
+      if (st.isSymbolicLink()) return { mode: "120000", oid: blobId(fs.readlinkSync(`${repo.root}/${p}`)) };
+      if (!st.isFile()) return null; // a folder in its place: its files are listed on their own
+      return { mode: (st.mode & 0o100) !== 0 ? "100755" : "100644", oid: hasher.gitBlobFile(fs, `${repo.root}/${p}`, st.size) };
+    } catch {
+      return null;
+    }
+  };
+  const lines: string[] = [];
+  const changes: PathChange[] = [];
+  const baseOids: Record<string, string> = {};
+  for (const p of [...head.keys()].sort(compareStrings)) {
+    const h = head.get(p) ?? null;
+    const listed = work.get(p);
+    const w = listed === "read" ? readSide(p) : (listed ?? null);
+    if (h === null && w === null) continue;
+    if (w === null) {
+      lines.push(`${p}\0deleted`);
+      changes.push({ path: p, change: "deleted" });
+    } else if (h === null || h.mode !== w.mode || h.oid !== w.oid) {
+      lines.push(`${p}\0${w.mode}\0${w.oid}`);
+      changes.push({ path: p, change: h === null ? "added" : (h.mode === "120000") !== (w.mode === "120000") ? "type_changed" : h.oid !== w.oid ? "modified" : "mode_changed" });
+    } else {
+      continue;
+    }
+    if (h !== null) baseOids[p] = h.oid;
+  }
+  const hash = createHash("sha256").update(`comity-worktree/1\n${headOid ?? "unborn"}\n${lines.join("\n")}`, "utf8").digest("hex");
   return { worktree_hash: hash, changed: lines.length, changes, baseOids, diagnostics };
 }
 

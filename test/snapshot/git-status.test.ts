@@ -14,7 +14,7 @@ describe("parseStatusV2", () => {
         `1 D. N... 100644 000000 000000 ${OID} ${Z} gone.ts`,
         `1 .T N... 100644 100644 120000 ${OID} ${OID} link`,
         `2 R. N... 100644 100644 100644 ${OID} ${OID} R100 new name.ts\0old name.ts`,
-        `u UU N... 100644 100644 100644 100644 ${OID} ${OID} ${OID} both.ts`,
+        `u UU N... 100644 100644 100644 100644 ${Z} ${OID} ${Z} both.ts`,
         "? untracked dir/x.txt",
         "? nested/",
         "! ignored.log",
@@ -24,11 +24,11 @@ describe("parseStatusV2", () => {
     const r = parseStatusV2(out);
     expect(r.complete).toBe(true);
     expect(r.records).toEqual([
-      { kind: "changed", path: "src/a file.ts", worktree: "M", indexMode: 0o100644, indexOid: OID },
-      { kind: "changed", path: "gone.ts", worktree: ".", indexMode: 0, indexOid: Z },
-      { kind: "changed", path: "link", worktree: "T", indexMode: 0o100644, indexOid: OID },
-      { kind: "changed", path: "new name.ts", worktree: ".", indexMode: 0o100644, indexOid: OID },
-      { kind: "unmerged", path: "both.ts" },
+      { kind: "changed", path: "src/a file.ts", worktree: "M", indexMode: 0o100644, indexOid: OID, headMode: 0o100644, headOid: OID },
+      { kind: "changed", path: "gone.ts", worktree: ".", indexMode: 0, indexOid: Z, headMode: 0o100644, headOid: OID },
+      { kind: "changed", path: "link", worktree: "T", indexMode: 0o100644, indexOid: OID, headMode: 0o100644, headOid: OID },
+      { kind: "changed", path: "new name.ts", worktree: ".", indexMode: 0o100644, indexOid: OID, headMode: 0o100644, headOid: OID },
+      { kind: "unmerged", path: "both.ts", headMode: 0o100644, headOid: OID },
       { kind: "untracked", path: "untracked dir/x.txt" },
       { kind: "untracked", path: "nested/" },
     ]);

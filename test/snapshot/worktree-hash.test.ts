@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { worktreeHash } from "../../src/snapshot/worktree-hash.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
@@ -87,5 +88,83 @@ describe("worktreeHash", () => {
     const empty = await hashOf(root);
     fs.writeFileSync(path.join(root, "f"), "f");
     expect(await hashOf(root)).not.toBe(empty);
+  });
+
+  it("gives the same result from git status as from a walk, whatever the tree and the index hold (property)", async () => {
+    const FILES = ["src/a.ts", "run.sh", "new.ts", "dir/x.ts", "debug.log", "src"];
+    type Op =
+      | { op: "write" | "delete" | "chmod" | "symlink" | "stage" | "unstage"; file: string; n: number }
+      | { op: "commit" | "merge-conflict"; file: string; n: number };
+    const opArb: fc.Arbitrary<Op> = fc.record({
+      op: fc.constantFrom("write", "delete", "chmod", "symlink", "stage", "unstage", "commit", "merge-conflict"),
+      file: fc.constantFrom(...FILES),
+      n: fc.nat(3),
+    }) as fc.Arbitrary<Op>;
+    const a = clone("a");
+    sb.git(a, "checkout", "-q", "-b", "work");
+    const apply = (o: Op): void => {
+      const p = path.join(a, o.file);
+      try {
+        switch (o.op) {
+          case "write":
+            fs.rmSync(p, { recursive: true, force: true });
+            fs.mkdirSync(path.dirname(p), { recursive: true });
+            fs.writeFileSync(p, `content ${o.n}\n`);
+            break;
+          case "delete":
+            fs.rmSync(p, { recursive: true, force: true });
+            break;
+          case "chmod":
+            fs.chmodSync(p, o.n % 2 === 0 ? 0o755 : 0o644);
+            break;
+          case "symlink":
+            fs.rmSync(p, { recursive: true, force: true });
+            fs.mkdirSync(path.dirname(p), { recursive: true });
+            fs.symlinkSync(`target-${o.n}`, p);
+            break;
+          case "stage":
+            sb.git(a, "add", "-A", "--", o.file);
+            break;
+          case "unstage":
+            sb.git(a, "rm", "-q", "-r", "--cached", "--", o.file);
+            break;
+          case "commit":
+            sb.git(a, "commit", "-q", "--allow-empty", "-m", `c${o.n}`);
+            break;
+          case "merge-conflict":
+            // A fresh conflict on src/a.ts: two branches from main change it each their way, then merge.
+            for (const args of [["merge", "--abort"], ["stash", "-q", "-u"]]) {
+              try {
+                sb.git(a, ...args);
+              } catch {
+                // nothing to abort or stash
+              }
+            }
+            for (const [branch, text] of [[`side${o.n}`, "theirs"], [`work${o.n}`, "ours"]] as const) {
+              sb.git(a, "checkout", "-q", "-f", "-B", branch, "main");
+              fs.writeFileSync(path.join(a, "src/a.ts"), `${text} ${o.n}\n`);
+              sb.git(a, "commit", "-q", "-am", text);
+            }
+            sb.git(a, "merge", "-q", `side${o.n}`);
+            break;
+        }
+      } catch {
+        // the op does not apply to this state (a failed merge leaves its conflict, which is what is wanted)
+      }
+    };
+    let conflicted = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 6 }), async (ops) => {
+        for (const o of ops) apply(o);
+        const repo = repoAt(a);
+        if (/^u /m.test(sb.git(a, "status", "--porcelain=v2"))) conflicted++;
+        const viaGit = await worktreeHash(repo, { configEnv: sb.configEnv });
+        const walked = await worktreeHash(repo, { configEnv: sb.configEnv, engine: "walk" });
+        expect(viaGit).toEqual(walked);
+      }),
+      { numRuns: 60 },
+    );
+    // The runs did meet the case that needs care: a conflict (its stages in the index, its markers on disk).
+    expect(conflicted).toBeGreaterThan(0);
   });
 });

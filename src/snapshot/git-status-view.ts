@@ -1,0 +1,66 @@
+import * as path from "node:path";
+import { nodeSyncFs } from "../fs/sync-fs.js";
+import { scanIndexFacts, type IndexFacts } from "../git/index-facts.js";
+import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
+import type { Repo } from "../workspace/repo.js";
+import type { WorktreeFs } from "./content-hasher.js";
+import { parseStatusV2, runGitStatus, type StatusRecord } from "./git-status.js";
+import { configValue, storesFilesAsTheyAre } from "./scan-worktree.js";
+
+/** One `git status` of a work tree, with the index it was relative to. */
+export interface GitStatusView {
+  readonly facts: IndexFacts;
+  /** The index file's bytes as git read them (empty for a repo without an index). */
+  readonly index: Uint8Array;
+  readonly indexFile: string;
+  readonly records: readonly StatusRecord[];
+  /** Listed paths that are not valid UTF-8. */
+  readonly nonUtf8: readonly string[];
+}
+
+/**
+ * Runs `git status` for a work tree where its view is complete, or returns
+ * null so that the caller walks instead: `core.fileMode` or `core.symlinks`
+ * off, eol conversion or attributes (tracked or untracked `.gitattributes`,
+ * `info/attributes`, `core.attributesFile`), assume-unchanged or
+ * skip-worktree entries, a split or sparse index, SHA-256 objects, no git to
+ * run, output it cannot read, or an index rewritten while git ran.
+ */
+export function readGitStatusView(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv): GitStatusView | null {
+  if (repo.gitDir === null || repo.commonDir === null) return null;
+  const config = loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
+  const off = (key: string): boolean => ["false", "no", "off", "0"].includes((configValue(config, "core", key) ?? "true").toLowerCase());
+  if (off("filemode") || off("symlinks") || !storesFilesAsTheyAre(config, repo)) return null;
+
+  const indexFile = path.join(repo.gitDir, "index");
+  const stamp = (): string => {
+    try {
+      const st = fs.lstatSync(indexFile);
+      return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    } catch {
+      return "none";
+    }
+  };
+  const before = stamp();
+  let index: Uint8Array;
+  let facts: IndexFacts | null;
+  if (before === "none") {
+    index = new Uint8Array(0);
+    facts = { version: 2, checksum: "", files: 0, gitlinks: [], distrust: null };
+  } else {
+    try {
+      index = fs.readFileSync(indexFile);
+    } catch {
+      return null;
+    }
+    facts = scanIndexFacts(index);
+  }
+  if (facts === null || facts.distrust !== null) return null;
+  const out = runGitStatus(repo.root, configEnv);
+  // The user's own git may have rewritten the index meanwhile: then what git listed is not relative to these bytes.
+  if (out === null || stamp() !== before) return null;
+  const status = parseStatusV2(out);
+  if (!status.complete) return null;
+  if (status.records.some((r) => r.kind === "untracked" && (r.path === ".gitattributes" || r.path.endsWith("/.gitattributes")))) return null;
+  return { facts, index, indexFile, records: status.records, nonUtf8: status.nonUtf8 };
+}
