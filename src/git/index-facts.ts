@@ -1,3 +1,5 @@
+import { readIndexVarint } from "./read-git-index.js";
+
 /** What a snapshot needs to know about `.git/index` before trusting `git status` with it. */
 export interface IndexFacts {
   readonly version: number;
@@ -53,15 +55,10 @@ export function scanIndexFacts(buf: Uint8Array): IndexFacts | null {
     let pathEnd: number;
     let source: Buffer;
     if (version === 4) {
-      let strip = 0;
-      let byte = 0;
-      let n = 0;
-      do {
-        if (offset >= end) return null;
-        byte = data[offset++] ?? 0;
-        strip = n === 0 ? byte & 0x7f : ((strip + 1) << 7) | (byte & 0x7f);
-        n++;
-      } while (byte & 0x80);
+      const varint = readIndexVarint(data, offset, end);
+      if (varint === null) return null;
+      const strip = varint.value;
+      offset = varint.next;
       const nul = data.indexOf(0, offset);
       if (nul < 0 || nul > end || strip > pathLen) return null;
       const keep = pathLen - strip;

@@ -60,15 +60,10 @@ export function parseGitIndex(buf: Uint8Array): GitIndex | null {
     let pathBytes: Buffer;
     if (version === 4) {
       // A varint says how many bytes to drop from the previous path, then a NUL-terminated suffix.
-      let strip = 0;
-      let byte = 0;
-      let n = 0;
-      do {
-        if (offset >= end) return null;
-        byte = data[offset++] ?? 0;
-        strip = n === 0 ? byte & 0x7f : ((strip + 1) << 7) | (byte & 0x7f);
-        n++;
-      } while (byte & 0x80);
+      const varint = readIndexVarint(data, offset, end);
+      if (varint === null) return null;
+      const strip = varint.value;
+      offset = varint.next;
       const nul = data.indexOf(0, offset);
       if (nul < 0 || nul > end || strip > previousPath.length) return null;
       pathBytes = Buffer.concat([previousPath.subarray(0, previousPath.length - strip), data.subarray(offset, nul)]);
@@ -99,6 +94,20 @@ export function parseGitIndex(buf: Uint8Array): GitIndex | null {
     offset += 8 + len;
   }
   return { version, entries, rootTree, split, conflicted };
+}
+
+/** git's offset varint (index v4 path prefixes): each continuation adds one before shifting. Null past `end`. */
+export function readIndexVarint(data: Uint8Array, offset: number, end: number): { value: number; next: number } | null {
+  let value = 0;
+  let byte = 0;
+  let n = 0;
+  do {
+    if (offset >= end) return null;
+    byte = data[offset++] ?? 0;
+    value = n === 0 ? byte & 0x7f : ((value + 1) << 7) | (byte & 0x7f);
+    n++;
+  } while (byte & 0x80);
+  return { value, next: offset };
 }
 
 /** The first cache-tree node is the root: `<path>\0<entry count> <subtrees>\n<oid>`; count -1 means invalid. */

@@ -23,6 +23,12 @@ export const nodeWorktreeFs: WorktreeFs = {
   closeSync: (fd) => nodeFs.closeSync(fd),
 };
 
+/** git's blob id (`sha1("blob <size>\0" + bytes)`) of bytes in memory, e.g. a symlink's target. */
+export function gitBlobId(data: Uint8Array | string): string {
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+}
+
 /** Files up to this size are read whole; larger ones are streamed in chunks of this size. */
 const WHOLE_FILE_LIMIT = 8 * 1024 * 1024;
 

@@ -1,11 +1,11 @@
-import { createHash } from "node:crypto";
 import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { errorCode } from "../fs/sync-fs.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 import type { Repo } from "../workspace/repo.js";
-import type { ContentHasher, WorktreeFs } from "./content-hasher.js";
+import { gitBlobId, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { readGitStatusView } from "./git-status-view.js";
 import { XXH64_HEX_LENGTH, type IndexedPath, type Snapshot, type SnapshotEntry } from "./snapshot.js";
+import type { SnapshotResult } from "./take-snapshot.js";
 import type { StatEntry } from "./walk-worktree.js";
 
 export interface GitSnapshotContext {
@@ -17,14 +17,6 @@ export interface GitSnapshotContext {
   readonly previous: Snapshot | null;
 }
 
-export interface GitSnapshotResult {
-  readonly snapshot: Snapshot;
-  readonly diagnostics: readonly Diagnostic[];
-  readonly nested: readonly string[];
-  readonly counts: { readonly hashed: number; readonly fromPrevious: number; readonly fromIndex: number };
-  readonly paths: number;
-}
-
 /**
  * A snapshot relative to the git index, from one `git status` (which stats
  * tracked files on several threads and knows every ignore rule) instead of
@@ -34,7 +26,7 @@ export interface GitSnapshotResult {
  * assume-unchanged or skip-worktree entries, a split or sparse index, a
  * SHA-256 repo, no git to run, or an index that changed while git ran.
  */
-export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): GitSnapshotResult | null {
+export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): SnapshotResult | null {
   const view = readGitStatusView(repo, ctx.fs, ctx.configEnv);
   if (view === null) return null;
   const { facts, index, indexFile } = view;
@@ -132,10 +124,7 @@ function blobId(s: StatEntry, prev: SnapshotEntry | undefined, ctx: GitSnapshotC
     return prev.hash;
   }
   counts.hashed++;
-  if (s.type === "symlink") {
-    const target = Buffer.from(ctx.fs.readlinkSync(`${root}/${s.path}`), "utf8");
-    return createHash("sha1").update(`blob ${target.length}\0`).update(target).digest("hex");
-  }
+  if (s.type === "symlink") return gitBlobId(ctx.fs.readlinkSync(`${root}/${s.path}`));
   return ctx.hasher.gitBlobFile(ctx.fs, `${root}/${s.path}`, s.size);
 }
 

@@ -6,7 +6,7 @@ import type { GitConfigEnv } from "../git/load-git-config.js";
 import { RefReader } from "../git/read-refs.js";
 import { processConfigEnv } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
-import { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
+import { gitBlobId, loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { readGitStatusView, type GitStatusView } from "./git-status-view.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
 import type { PathChange } from "./snapshot.js";
@@ -83,7 +83,7 @@ export async function worktreeHash(
   const workingBlob = (p: string, w: StatEntry): string | null => {
     if (!blobOf.has(p)) {
       try {
-        blobOf.set(p, w.type === "symlink" ? blobId(fs.readlinkSync(`${repo.root}/${p}`)) : hasher.gitBlobFile(fs, `${repo.root}/${p}`, w.size));
+        blobOf.set(p, w.type === "symlink" ? gitBlobId(fs.readlinkSync(`${repo.root}/${p}`)) : hasher.gitBlobFile(fs, `${repo.root}/${p}`, w.size));
       } catch {
         blobOf.set(p, null); // vanished mid-scan
       }
@@ -121,13 +121,18 @@ export async function worktreeHash(
   };
   const { lines, changes: headChanges } = compare(headTree);
   const changes = baseTree === headTree ? headChanges : compare(baseTree).changes;
-  const hash = createHash("sha256").update(`comity-worktree/1\n${headOid ?? "unborn"}\n${lines.join("\n")}`, "utf8").digest("hex");
+  const hash = hashOfLines(headOid, lines);
   const baseOids: Record<string, string> = {};
   for (const c of changes) {
     const b = baseTree.get(c.path);
     if (b !== undefined && b.mode !== "160000") baseOids[c.path] = b.oid;
   }
   return { worktree_hash: hash, changed: lines.length, changes, baseOids, diagnostics };
+}
+
+/** The hash itself: HEAD's id, then one line per path that differs from it. */
+function hashOfLines(headOid: string | null, lines: readonly string[]): string {
+  return createHash("sha256").update(`comity-worktree/1\n${headOid ?? "unborn"}\n${lines.join("\n")}`, "utf8").digest("hex");
 }
 
 type Side = { readonly mode: string; readonly oid: string } | null;
@@ -162,7 +167,7 @@ function hashFromStatus(repo: Repo, view: GitStatusView, headOid: string | null,
   const readSide = (p: string): Side => {
     try {
       const st = fs.lstatSync(`${repo.root}/${p}`);
-      if (st.isSymbolicLink()) return { mode: "120000", oid: blobId(fs.readlinkSync(`${repo.root}/${p}`)) };
+      if (st.isSymbolicLink()) return { mode: "120000", oid: gitBlobId(fs.readlinkSync(`${repo.root}/${p}`)) };
       if (!st.isFile()) return null; // a folder in its place: its files are listed on their own
       return { mode: (st.mode & 0o100) !== 0 ? "100755" : "100644", oid: hasher.gitBlobFile(fs, `${repo.root}/${p}`, st.size) };
     } catch {
@@ -188,13 +193,8 @@ function hashFromStatus(repo: Repo, view: GitStatusView, headOid: string | null,
     }
     if (h !== null) baseOids[p] = h.oid;
   }
-  const hash = createHash("sha256").update(`comity-worktree/1\n${headOid ?? "unborn"}\n${lines.join("\n")}`, "utf8").digest("hex");
+  const hash = hashOfLines(headOid, lines);
   return { worktree_hash: hash, changed: lines.length, changes, baseOids, diagnostics };
-}
-
-function blobId(text: string): string {
-  const data = Buffer.from(text, "utf8");
-  return createHash("sha1").update(`blob ${data.length}\0`).update(data).digest("hex");
 }
 
 /**
