@@ -20,8 +20,8 @@ export interface GitStatusView {
 
 /**
  * Runs `git status` for a work tree where its view is complete, or returns
- * null so that the caller walks instead: `core.fileMode` or `core.symlinks`
- * off, eol conversion or attributes (tracked or untracked `.gitattributes`,
+ * null so that the caller walks instead: `core.fileMode`, `core.symlinks` or
+ * `core.trustCtime` off, `core.checkStat=minimal`, `core.ignoreStat`, eol conversion or attributes (tracked or untracked `.gitattributes`,
  * `info/attributes`, `core.attributesFile`), assume-unchanged or
  * skip-worktree entries, a split or sparse index, SHA-256 objects, no git to
  * run, output it cannot read, or an index rewritten while git ran.
@@ -29,8 +29,12 @@ export interface GitStatusView {
 export function readGitStatusView(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv): GitStatusView | null {
   if (repo.gitDir === null || repo.commonDir === null) return null;
   const config = loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
-  const off = (key: string): boolean => ["false", "no", "off", "0"].includes((configValue(config, "core", key) ?? "true").toLowerCase());
-  if (off("filemode") || off("symlinks") || !storesFilesAsTheyAre(config, repo)) return null;
+  const value = (key: string, unset: string): string => (configValue(config, "core", key) ?? unset).toLowerCase();
+  const off = (key: string): boolean => ["false", "no", "off", "0"].includes(value(key, "true"));
+  const on = (key: string): boolean => ["true", "yes", "on", "1"].includes(value(key, "false"));
+  // git would not look at a mode, a symlink, a ctime, or (ignoreStat) at any file it thinks unchanged.
+  if (off("filemode") || off("symlinks") || off("trustctime") || value("checkstat", "default") === "minimal" || on("ignorestat")) return null;
+  if (!storesFilesAsTheyAre(config, repo)) return null;
 
   const indexFile = path.join(repo.gitDir, "index");
   const stamp = (): string => {
