@@ -31,7 +31,7 @@ export async function openSqliteDatabase(file: string): Promise<Database> {
   // (a writer that never pauses otherwise keeps the worker from ever finishing). If the worker fails, this
   // connection checkpoints as SQLite does by default. After a checkpoint the WAL file keeps its size (up to 64 MB)
   // and is written over from the start: growing it again would allocate blocks on every commit, and on ext4 such a
-  // commit waits for the journal (measured: commits of 4-35 ms; burst p99 58 -> 50 ms over nine runs with an 8 MB limit against 64).
+  // commit waits for the journal (measured: commits of 4-35 ms; paced p99 13-28 -> 7-10 ms, benchmarks/README.md).
   let checkpointer: Checkpointer | null = null;
   if (file !== ":memory:") {
     db.pragma("wal_autocheckpoint = 10000");
