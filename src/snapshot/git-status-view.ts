@@ -19,22 +19,24 @@ export interface GitStatusView {
 }
 
 /**
- * Runs `git status` for a work tree where its view is complete, or returns
- * null so that the caller walks instead: `core.fileMode`, `core.symlinks` or
+ * Runs `git status` for a work tree where its view is complete, or says why
+ * the caller must walk instead (`{ walk: reason }`): `core.fileMode`, `core.symlinks` or
  * `core.trustCtime` off, `core.checkStat=minimal`, `core.ignoreStat`, eol conversion or attributes (tracked or untracked `.gitattributes`,
  * `info/attributes`, `core.attributesFile`), assume-unchanged or
  * skip-worktree entries, a split or sparse index, SHA-256 objects, no git to
  * run, output it cannot read, or an index rewritten while git ran.
  */
-export function readGitStatusView(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv): GitStatusView | null {
-  if (repo.gitDir === null || repo.commonDir === null) return null;
+export function readGitStatusView(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv): GitStatusView | { readonly walk: string } {
+  if (repo.gitDir === null || repo.commonDir === null) return { walk: "no git folder" };
   const config = loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
   const value = (key: string, unset: string): string => (configValue(config, "core", key) ?? unset).toLowerCase();
   const off = (key: string): boolean => ["false", "no", "off", "0"].includes(value(key, "true"));
   const on = (key: string): boolean => ["true", "yes", "on", "1"].includes(value(key, "false"));
   // git would not look at a mode, a symlink, a ctime, or (ignoreStat) at any file it thinks unchanged.
-  if (off("filemode") || off("symlinks") || off("trustctime") || value("checkstat", "default") === "minimal" || on("ignorestat")) return null;
-  if (!storesFilesAsTheyAre(config, repo)) return null;
+  for (const key of ["fileMode", "symlinks", "trustCtime"]) if (off(key.toLowerCase())) return { walk: `core.${key} is off` };
+  if (value("checkstat", "default") === "minimal") return { walk: "core.checkStat is minimal" };
+  if (on("ignorestat")) return { walk: "core.ignoreStat is on" };
+  if (!storesFilesAsTheyAre(config, repo)) return { walk: "eol conversion, attributes or SHA-256 objects" };
 
   const indexFile = path.join(repo.gitDir, "index");
   const stamp = (): string => {
@@ -55,16 +57,18 @@ export function readGitStatusView(repo: Repo, fs: WorktreeFs, configEnv: GitConf
     try {
       index = fs.readFileSync(indexFile);
     } catch {
-      return null;
+      return { walk: "the index cannot be read" };
     }
     facts = scanIndexFacts(index);
   }
-  if (facts === null || facts.distrust !== null) return null;
+  if (facts === null) return { walk: "the index is not understood" };
+  if (facts.distrust !== null) return { walk: facts.distrust };
   const out = runGitStatus(repo.root, configEnv);
+  if (out === null) return { walk: "git status could not be run" };
   // The user's own git may have rewritten the index meanwhile: then what git listed is not relative to these bytes.
-  if (out === null || stamp() !== before) return null;
+  if (stamp() !== before) return { walk: "the index changed while git status ran" };
   const status = parseStatusV2(out);
-  if (!status.complete) return null;
-  if (status.records.some((r) => r.kind === "untracked" && (r.path === ".gitattributes" || r.path.endsWith("/.gitattributes")))) return null;
+  if (!status.complete) return { walk: "git status printed what this version does not read" };
+  if (status.records.some((r) => r.kind === "untracked" && (r.path === ".gitattributes" || r.path.endsWith("/.gitattributes")))) return { walk: "an untracked .gitattributes" };
   return { facts, index, indexFile, records: status.records, nonUtf8: status.nonUtf8 };
 }

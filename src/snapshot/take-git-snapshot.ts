@@ -20,15 +20,15 @@ export interface GitSnapshotContext {
 /**
  * A snapshot relative to the git index, from one `git status` (which stats
  * tracked files on several threads and knows every ignore rule) instead of
- * a walk: only the paths git lists are stat-ed and hashed here. Returns null,
- * and the caller walks instead, wherever git's view could hide a change:
+ * a walk: only the paths git lists are stat-ed and hashed here. Returns why
+ * the caller must walk instead wherever git's view could hide a change:
  * `core.fileMode` or `core.symlinks` off, eol conversion or attributes,
  * assume-unchanged or skip-worktree entries, a split or sparse index, a
  * SHA-256 repo, no git to run, or an index that changed while git ran.
  */
-export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): SnapshotResult | null {
+export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): SnapshotResult | { readonly walk: string } {
   const view = readGitStatusView(repo, ctx.fs, ctx.configEnv);
-  if (view === null) return null;
+  if ("walk" in view) return view;
   const { facts, index, indexFile } = view;
   const diagnostics: Diagnostic[] = view.nonUtf8.map((p) => diagnostic("non_utf8_name", "warning", p, "file name is not valid UTF-8: left out"));
   const bad = new Set(view.nonUtf8);

@@ -72,9 +72,12 @@ export async function takeSnapshot(repo: Repo, options: SnapshotOptions = {}): P
   const racyCutoff = startedMs - (options.racyMarginMs ?? DEFAULT_RACY_MARGIN_MS);
   const configEnv = options.configEnv ?? processConfigEnv();
   // git reads the real disk: an injected file system (tests of odd cases) always walks.
+  let walked: Diagnostic | null = null;
   if ((options.engine ?? "auto") === "auto" && fs === nodeWorktreeFs) {
     const viaGit = takeGitSnapshot(repo, { fs, hasher, configEnv, startedMs, racyCutoff, previous: options.previous ?? null });
-    if (viaGit !== null) return viaGit;
+    if (!("walk" in viaGit)) return viaGit;
+    // Slower on a large tree, and worth knowing why.
+    walked = diagnostic("snapshot_walked", "info", null, `walked the work tree instead of asking git status: ${viaGit.walk}`);
   }
   const scan = await scanWorktree(repo, {
     fs,
@@ -82,7 +85,7 @@ export async function takeSnapshot(repo: Repo, options: SnapshotOptions = {}): P
     workers: options.workers ?? "auto",
     expectedPaths: options.previous?.entries.length ?? 0,
   });
-  const diagnostics: Diagnostic[] = [...scan.diagnostics];
+  const diagnostics: Diagnostic[] = [...(walked === null ? [] : [walked]), ...scan.diagnostics];
   const previous = options.previous?.root === repo.root ? options.previous : null;
   const entries = [...scan.entries].sort((a, b) => compareStrings(a.path, b.path));
   const prev = previous?.entries ?? [];

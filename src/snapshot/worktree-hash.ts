@@ -62,7 +62,8 @@ export async function worktreeHash(
   // Against HEAD, one git status says which paths differ (it also names HEAD's blob of each): no walk, no tree read.
   if ((options.engine ?? "auto") === "auto" && fs === nodeWorktreeFs && against === headOid) {
     const view = readGitStatusView(repo, fs, configEnv);
-    if (view !== null) return hashFromStatus(repo, view, headOid, fs, hasher);
+    if (!("walk" in view)) return hashFromStatus(repo, view, headOid, fs, hasher);
+    diagnostics.push(diagnostic("snapshot_walked", "info", null, `walked the work tree instead of asking git status: ${view.walk}`));
   }
   const scan = await scanWorktree(repo, { fs, configEnv });
   diagnostics.push(...scan.diagnostics);

@@ -40,6 +40,8 @@ describe("snapshots relative to the git index", () => {
     sb.git(root, "config", "core.fileMode", "false");
     let r = await run(() => fs.chmodSync(path.join(root, "a.txt"), 0o755));
     expect(r.viaGit).toBe(false);
+    // Why it walked is said, once per snapshot.
+    expect(r.before.diagnostics.filter((d) => d.code === "snapshot_walked").map((d) => d.message)).toEqual(["walked the work tree instead of asking git status: core.fileMode is off"]);
     expect(r.changes).toEqual([{ path: "a.txt", change: "mode_changed" }]);
     sb.git(root, "config", "core.fileMode", "true");
 
