@@ -6,7 +6,8 @@ export { ComityError, type ErrorCode } from "./errors/comity-error.js";
 export { compareStrings, type Diagnostic, type Severity } from "./errors/diagnostic.js";
 export { nodeSyncFs, type SyncFs } from "./fs/sync-fs.js";
 
-export { discoverRepos, findOwningRepo, DEFAULT_PRUNE, type DiscoverOptions, type Discovery } from "./workspace/discover-repos.js";
+export { discoverRepos, findOwningRepo, DEFAULT_PRUNE, RACY_FOLDER_MS, type DiscoverOptions, type Discovery } from "./workspace/discover-repos.js";
+export { createDiscoveryCache, type DiscoveryCache, type WalkRecord, type WalkedFolder } from "./workspace/discovery-cache.js";
 export { createRouter, type Route, type Router, type RouterOptions } from "./workspace/create-router.js";
 export type { Repo, RepoKind } from "./workspace/repo.js";
 

@@ -2,6 +2,7 @@ import * as path from "node:path";
 import { ComityError } from "../errors/comity-error.js";
 import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { errorCode, nodeSyncFs, type SyncFs } from "../fs/sync-fs.js";
+import type { DiscoveryCache, WalkedFolder } from "./discovery-cache.js";
 import { readGitEntry } from "./read-git-entry.js";
 import type { Repo, RepoKind } from "./repo.js";
 
@@ -45,7 +46,18 @@ export interface DiscoverOptions {
   readonly walkUp?: boolean;
   /** Folder a relative root is resolved against; the process's by default. */
   readonly cwd?: string;
+  /**
+   * The last walk of the same root, kept between runs: a folder whose stat is
+   * unchanged (and not changed within {@link RACY_FOLDER_MS} of that walk) is
+   * not read again. Not used with `followSymlinks`.
+   */
+  readonly cache?: DiscoveryCache | null;
+  /** Milliseconds since the epoch, for the cache's racy rule; `Date.now` by default. */
+  readonly clock?: () => number;
 }
+
+/** A folder changed this close to (or after) the cached walk may have changed again within one timestamp tick: it is read again. */
+export const RACY_FOLDER_MS = 2000;
 
 /** The repos under (and around) one folder. */
 export interface Discovery {
@@ -86,21 +98,53 @@ export function discoverRepos(root: string, options: DiscoverOptions = {}): Disc
   const visited = new Set<string>();
   if (follow) visited.add(folderKey(fs, realRoot));
 
-  const stack: Array<{ dir: string; depth: number }> = [{ dir: realRoot, depth: 0 }];
+  // The cache: the last walk's folders, and what this walk saw of each.
+  const cache = follow ? null : (options.cache ?? null);
+  const cacheKey = JSON.stringify([realRoot, [...prune].sort(compareStrings), maxDepth]);
+  const startedMs = (options.clock ?? Date.now)();
+  const last = cache?.load(cacheKey) ?? null;
+  const trustBefore = last === null ? -Infinity : last.writtenAtMs - RACY_FOLDER_MS;
+  const seen = new Map<string, WalkedFolder>();
+  let reread = false;
+
+  const stack: Array<{ dir: string; rel: string; depth: number }> = [{ dir: realRoot, rel: "", depth: 0 }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { dir, depth } = item;
-    let entries;
+    const { dir, rel, depth } = item;
+    const child = (name: string): string => (dir === path.sep ? path.sep + name : dir + path.sep + name);
+    const childRel = (name: string): string => (rel === "" ? name : `${rel}/${name}`);
+    let stat: { mtimeMs: number; ctimeMs: number; ino: number } | null = null;
+    if (cache !== null) {
+      try {
+        const st = fs.lstatSync(dir);
+        stat = { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+      } catch {
+        stat = null;
+      }
+      const before = last?.folders.get(rel);
+      if (stat !== null && before !== undefined && sameFolder(before, stat) && before.mtimeMs < trustBefore) {
+        // Unchanged since the last walk: what it saw here still holds.
+        seen.set(rel, before);
+        if (before.unreadable !== null) diagnostics.push(diagnostic("unreadable_folder", "warning", dir, `cannot read folder (${before.unreadable})`));
+        if (before.git !== null) found.push({ root: dir, isFile: before.git === "file" });
+        for (const name of before.sub) pushChild(stack, child(name), childRel(name), depth, maxDepth, diagnostics);
+        continue;
+      }
+      reread = true;
+    }
+    const record = { git: null as "dir" | "file" | null, sub: [] as string[], unreadable: null as string | null };
+    let entries: ReturnType<SyncFs["readdirSync"]>;
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch (error) {
       diagnostics.push(
         diagnostic("unreadable_folder", "warning", dir, `cannot read folder (${errorCode(error)})`),
       );
-      continue;
+      record.unreadable = errorCode(error);
+      entries = [];
     }
     for (const entry of entries) {
       const name = entry.name;
-      const full = dir === path.sep ? path.sep + name : dir + path.sep + name;
+      const full = child(name);
       let isDir = entry.isDirectory();
       let isLink = entry.isSymbolicLink();
       if (!isDir && !isLink && !entry.isFile() && isUnknownType(entry)) {
@@ -116,6 +160,7 @@ export function discoverRepos(root: string, options: DiscoverOptions = {}): Disc
       if (name === ".git") {
         const kind = gitEntryKind(fs, full, isDir, isLink);
         if (kind !== null) found.push({ root: dir, isFile: kind === "file" });
+        record.git = kind;
         continue;
       }
       if (prune.has(name)) continue;
@@ -126,7 +171,7 @@ export function discoverRepos(root: string, options: DiscoverOptions = {}): Disc
         const key = folderKey(fs, target);
         if (visited.has(key)) continue;
         visited.add(key);
-        pushChild(stack, target, depth, maxDepth, diagnostics);
+        pushChild(stack, target, childRel(name), depth, maxDepth, diagnostics);
         continue;
       }
       if (!isDir) continue;
@@ -135,9 +180,13 @@ export function discoverRepos(root: string, options: DiscoverOptions = {}): Disc
         if (visited.has(key)) continue;
         visited.add(key);
       }
-      pushChild(stack, full, depth, maxDepth, diagnostics);
+      record.sub.push(name);
+      pushChild(stack, full, childRel(name), depth, maxDepth, diagnostics);
     }
+    if (stat !== null) seen.set(rel, { ...stat, ...record });
   }
+  // Saved when something was read again, or when folders went away.
+  if (cache !== null && (reread || seen.size !== (last?.folders.size ?? -1))) cache.save(cacheKey, { writtenAtMs: startedMs, folders: seen });
 
   if (options.walkUp ?? true) {
     const above = findEnclosingGitEntry(fs, path.dirname(realRoot));
@@ -179,8 +228,9 @@ function resolveRoot(fs: SyncFs, root: string, cwd: string): string {
 }
 
 function pushChild(
-  stack: Array<{ dir: string; depth: number }>,
+  stack: Array<{ dir: string; rel: string; depth: number }>,
   dir: string,
+  rel: string,
   depth: number,
   maxDepth: number,
   diagnostics: Diagnostic[],
@@ -189,7 +239,11 @@ function pushChild(
     diagnostics.push(diagnostic("depth_limit", "info", dir, `not entered: deeper than ${maxDepth} levels`));
     return;
   }
-  stack.push({ dir, depth: depth + 1 });
+  stack.push({ dir, rel, depth: depth + 1 });
+}
+
+function sameFolder(a: WalkedFolder, b: { mtimeMs: number; ctimeMs: number; ino: number }): boolean {
+  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 }
 
 function isUnknownType(entry: { isBlockDevice(): boolean; isCharacterDevice(): boolean; isFIFO(): boolean; isSocket(): boolean }): boolean {

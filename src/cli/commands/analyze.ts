@@ -5,6 +5,7 @@ import { analyzeWorkspace } from "../../analyze/analyze-workspace.js";
 import { configDir } from "../../config/config-dir.js";
 import { createSnapshotStore } from "../../snapshot/snapshot-store.js";
 import { DEFAULT_PRUNE } from "../../workspace/discover-repos.js";
+import { createDiscoveryCache } from "../../workspace/discovery-cache.js";
 import { formatAnalyzeJson, formatAnalyzeTable, paint } from "../format-analyze.js";
 import type { CliIo } from "../io.js";
 
@@ -76,6 +77,8 @@ export async function analyzeCommand(args: readonly string[], io: CliIo): Promis
     ...(jobs === undefined ? {} : { jobs }),
     ...(values.timings ? { onTiming: (phase: string, ms: number) => timings.push([phase, ms]) } : {}),
     snapshotStore: createSnapshotStore({ dir: path.join(config, "snapshots") }),
+    // The last walk of this folder: unchanged folders are not read again.
+    cache: createDiscoveryCache(path.join(config, "discovery")),
     ...(showProgress ? { onProgress: (done: number, total: number, root: string) => io.stderr.write(`\r\u001b[Kanalysing ${done}/${total}: ${root}${done === total ? "\n" : ""}`) } : {}),
   });
   const colour = io.stdout.isTTY === true && (io.env["NO_COLOR"] ?? "") === "";
