@@ -204,7 +204,10 @@ async function scanRepo(repo: Repo, state: RepoState, options: AnalyzeOptions): 
     if (against === null) diagnostics.push(diagnostic("bad_since", "error", null, `--since ${options.since}: no such commit or ref here; compared with HEAD`));
     against ??= state.head_sha;
   }
-  const wt = await worktreeHash(repo, { ...(options.configEnv === undefined ? {} : { configEnv: options.configEnv }), against });
+  // The repo's latest snapshot is a stat cache of its changed files: one whose stat did not move is not read again.
+  const store = options.snapshotStore ?? null;
+  const wt = await worktreeHash(repo, { ...(options.configEnv === undefined ? {} : { configEnv: options.configEnv }), against, previous: store?.latest(repo.root) ?? null });
+  if (store !== null && wt.files.length > 0) store.saveLatest({ version: 1, root: repo.root, startedMs: Date.now(), entries: wt.files });
   diagnostics.push(...wt.diagnostics.map((d) => ({ ...d, path: d.path === null ? null : path.join(repo.root, d.path) })));
   const pk = discoverPackages(repo.root);
   diagnostics.push(...pk.diagnostics.map((d) => ({ ...d, path: d.path === null ? null : path.join(repo.root, d.path) })));

@@ -4,7 +4,8 @@ import type { GitConfigEnv } from "../git/load-git-config.js";
 import type { Repo } from "../workspace/repo.js";
 import { gitBlobId, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { readGitStatusView } from "./git-status-view.js";
-import { XXH64_HEX_LENGTH, type IndexedPath, type Snapshot, type SnapshotEntry } from "./snapshot.js";
+import type { IndexedPath, Snapshot, SnapshotEntry } from "./snapshot.js";
+import { entryAt, vouchedBlobId } from "./stat-cache.js";
 import type { SnapshotResult } from "./take-snapshot.js";
 import type { StatEntry } from "./walk-worktree.js";
 
@@ -59,7 +60,7 @@ export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): SnapshotRe
     if (s.type !== "dir") {
       s.racy = s.mtimeMs >= ctx.racyCutoff;
       try {
-        s.hash = blobId(s, find(prev, s.path), ctx, repo.root, counts);
+        s.hash = blobId(s, entryAt(prev, s.path), ctx, repo.root, counts);
       } catch (error) {
         // Unreadable: kept without a hash (a diff then compares stat data), so a tracked file is not taken for clean.
         if (errorCode(error) === "ENOENT") {
@@ -119,32 +120,14 @@ function throughSymlink(fs: WorktreeFs, root: string, rel: string): boolean {
 
 /** The git blob id of a listed file or symlink: from the previous snapshot when its stat vouches for it, else read. */
 function blobId(s: StatEntry, prev: SnapshotEntry | undefined, ctx: GitSnapshotContext, root: string, counts: { hashed: number; fromPrevious: number }): string {
-  if (prev !== undefined && prev.type === s.type && prev.hash !== null && prev.hash.length !== XXH64_HEX_LENGTH && !prev.racy && !s.racy && sameStat(prev, s)) {
+  const known = vouchedBlobId(prev, s);
+  if (known !== undefined) {
     counts.fromPrevious++;
-    return prev.hash;
+    return known;
   }
   counts.hashed++;
   if (s.type === "symlink") return gitBlobId(ctx.fs.readlinkSync(`${root}/${s.path}`));
   return ctx.hasher.gitBlobFile(ctx.fs, `${root}/${s.path}`, s.size);
-}
-
-function sameStat(a: SnapshotEntry, b: StatEntry): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.executable === b.executable;
-}
-
-/** Binary search in entries sorted by path. */
-function find(entries: readonly SnapshotEntry[], p: string): SnapshotEntry | undefined {
-  let lo = 0;
-  let hi = entries.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const e = entries[mid] as SnapshotEntry;
-    const c = compareStrings(e.path, p);
-    if (c === 0) return e;
-    if (c < 0) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return undefined;
 }
 
 function exists(fs: WorktreeFs, p: string): boolean {

@@ -9,7 +9,9 @@ import type { Repo } from "../workspace/repo.js";
 import { gitBlobId, loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { readGitStatusView, type GitStatusView } from "./git-status-view.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
-import type { PathChange } from "./snapshot.js";
+import type { PathChange, Snapshot, SnapshotEntry } from "./snapshot.js";
+import { entryAt, vouchedBlobId } from "./stat-cache.js";
+import { DEFAULT_RACY_MARGIN_MS } from "./take-snapshot.js";
 import type { StatEntry } from "./walk-worktree.js";
 
 export interface WorktreeHashResult {
@@ -21,6 +23,12 @@ export interface WorktreeHashResult {
   readonly changes: readonly PathChange[];
   /** For each changed path the compared commit has, its blob id there (to read or cache its old version). */
   readonly baseOids: Readonly<Record<string, string>>;
+  /**
+   * The working files it read (or took from `previous`), with stat data and
+   * git blob id, sorted: pass them back as `previous` next time (a snapshot's
+   * entries serve too). Empty when it walked.
+   */
+  readonly files: readonly SnapshotEntry[];
   readonly diagnostics: readonly Diagnostic[];
 }
 
@@ -44,10 +52,20 @@ interface TreeBlob {
  */
 export async function worktreeHash(
   repo: Repo,
-  options: { fs?: WorktreeFs; configEnv?: GitConfigEnv; hasher?: ContentHasher; against?: string | null; engine?: "auto" | "walk" } = {},
+  options: {
+    fs?: WorktreeFs;
+    configEnv?: GitConfigEnv;
+    hasher?: ContentHasher;
+    against?: string | null;
+    engine?: "auto" | "walk";
+    /** Files read before (an earlier result's `files`, or a snapshot): one whose stat is unchanged is not read again. */
+    previous?: Snapshot | null;
+    /** Milliseconds since the epoch, for the racy rule; `Date.now` by default. */
+    clock?: () => number;
+  } = {},
 ): Promise<WorktreeHashResult> {
   const diagnostics: Diagnostic[] = [];
-  const none = { worktree_hash: null, changed: 0, changes: [], baseOids: {} };
+  const none = { worktree_hash: null, changed: 0, changes: [], baseOids: {}, files: [] };
   if (repo.gitDir === null || repo.commonDir === null) return { ...none, diagnostics };
   const fs = options.fs ?? nodeWorktreeFs;
   const hasher = options.hasher ?? (await loadContentHasher());
@@ -62,7 +80,10 @@ export async function worktreeHash(
   // Against HEAD, one git status says which paths differ (it also names HEAD's blob of each): no walk, no tree read.
   if ((options.engine ?? "auto") === "auto" && fs === nodeWorktreeFs && against === headOid) {
     const view = readGitStatusView(repo, fs, configEnv);
-    if (!("walk" in view)) return hashFromStatus(repo, view, headOid, fs, hasher);
+    if (!("walk" in view)) {
+      const previous = options.previous?.root === repo.root ? options.previous.entries : [];
+      return hashFromStatus(repo, view, headOid, { fs, hasher, previous, racyCutoff: (options.clock ?? Date.now)() - DEFAULT_RACY_MARGIN_MS });
+    }
     diagnostics.push(diagnostic("snapshot_walked", "info", null, `walked the work tree instead of asking git status: ${view.walk}`));
   }
   const scan = await scanWorktree(repo, { fs, configEnv });
@@ -128,7 +149,7 @@ export async function worktreeHash(
     const b = baseTree.get(c.path);
     if (b !== undefined && b.mode !== "160000") baseOids[c.path] = b.oid;
   }
-  return { worktree_hash: hash, changed: lines.length, changes, baseOids, diagnostics };
+  return { worktree_hash: hash, changed: lines.length, changes, baseOids, files: [], diagnostics };
 }
 
 /** The hash itself: HEAD's id, then one line per path that differs from it. */
@@ -144,7 +165,14 @@ type Side = { readonly mode: string; readonly oid: string } | null;
  * from the record; the working side is the index's where git says the file
  * equals it, absent where git says it is deleted, and read here otherwise.
  */
-function hashFromStatus(repo: Repo, view: GitStatusView, headOid: string | null, fs: WorktreeFs, hasher: ContentHasher): WorktreeHashResult {
+function hashFromStatus(
+  repo: Repo,
+  view: GitStatusView,
+  headOid: string | null,
+  ctx: { fs: WorktreeFs; hasher: ContentHasher; previous: readonly SnapshotEntry[]; racyCutoff: number },
+): WorktreeHashResult {
+  const { fs, hasher } = ctx;
+  const files: SnapshotEntry[] = [];
   const diagnostics: Diagnostic[] = view.nonUtf8.map((p) => diagnostic("non_utf8_name", "warning", p, "file name is not valid UTF-8: left out"));
   const bad = new Set(view.nonUtf8);
   const side = (mode: number, oid: string): Side => (mode === 0 ? null : { mode: mode.toString(8), oid });
@@ -168,9 +196,12 @@ function hashFromStatus(repo: Repo, view: GitStatusView, headOid: string | null,
   const readSide = (p: string): Side => {
     try {
       const st = fs.lstatSync(`${repo.root}/${p}`);
-      if (st.isSymbolicLink()) return { mode: "120000", oid: gitBlobId(fs.readlinkSync(`${repo.root}/${p}`)) };
-      if (!st.isFile()) return null; // a folder in its place: its files are listed on their own
-      return { mode: (st.mode & 0o100) !== 0 ? "100755" : "100644", oid: hasher.gitBlobFile(fs, `${repo.root}/${p}`, st.size) };
+      const type = st.isSymbolicLink() ? "symlink" : st.isFile() ? "file" : null;
+      if (type === null) return null; // a folder in its place: its files are listed on their own
+      const s: StatEntry = { path: p, type, executable: type === "file" && (st.mode & 0o100) !== 0, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash: null, racy: st.mtimeMs >= ctx.racyCutoff };
+      s.hash = vouchedBlobId(entryAt(ctx.previous, p), s) ?? (type === "symlink" ? gitBlobId(fs.readlinkSync(`${repo.root}/${p}`)) : hasher.gitBlobFile(fs, `${repo.root}/${p}`, st.size));
+      files.push(s);
+      return { mode: type === "symlink" ? "120000" : s.executable ? "100755" : "100644", oid: s.hash };
     } catch {
       return null;
     }
@@ -195,7 +226,8 @@ function hashFromStatus(repo: Repo, view: GitStatusView, headOid: string | null,
     if (h !== null) baseOids[p] = h.oid;
   }
   const hash = hashOfLines(headOid, lines);
-  return { worktree_hash: hash, changed: lines.length, changes, baseOids, diagnostics };
+  files.sort((a, b) => compareStrings(a.path, b.path));
+  return { worktree_hash: hash, changed: lines.length, changes, baseOids, files, diagnostics };
 }
 
 /**

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadContentHasher, type WorktreeFs } from "../../src/snapshot/content-hasher.js";
 import { worktreeHash } from "../../src/snapshot/worktree-hash.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { repoAt } from "../helpers/snapshot-helpers.js";
@@ -81,6 +82,33 @@ describe("worktreeHash", () => {
     expect(await hashOf(c)).not.toBe(before);
   });
 
+  it("reads a changed file again only when its stat moved, given the files it read last time", async () => {
+    const a = clone("a");
+    fs.writeFileSync(path.join(a, "src/a.ts"), "export const a = 2;\n");
+    fs.writeFileSync(path.join(a, "new.ts"), "new\n");
+    const old = new Date(Date.now() - 3600_000);
+    for (const f of ["src/a.ts", "new.ts"]) fs.utimesSync(path.join(a, f), old, old);
+    const real = await loadContentHasher();
+    let reads: string[] = [];
+    const hasher = { ...real, gitBlobFile: (f: WorktreeFs, file: string, size: number) => (reads.push(path.basename(file)), real.gitBlobFile(f, file, size)) };
+    const repo = repoAt(a);
+    const first = await worktreeHash(repo, { configEnv: sb.configEnv, hasher });
+    expect(reads.sort()).toEqual(["a.ts", "new.ts"]);
+    const asSnapshot = (files: typeof first.files) => ({ version: 1 as const, root: repo.root, startedMs: 0, entries: files });
+    reads = [];
+    const second = await worktreeHash(repo, { configEnv: sb.configEnv, hasher, previous: asSnapshot(first.files) });
+    expect(reads).toEqual([]);
+    expect(second.worktree_hash).toBe(first.worktree_hash);
+    // A same-size rewrite that puts the old mtime back still moves ctime: read again, and the hash follows.
+    fs.writeFileSync(path.join(a, "new.ts"), "NEW\n");
+    fs.utimesSync(path.join(a, "new.ts"), old, old);
+    reads = [];
+    const third = await worktreeHash(repo, { configEnv: sb.configEnv, hasher, previous: asSnapshot(second.files) });
+    expect(reads).toEqual(["new.ts"]);
+    expect(third.worktree_hash).not.toBe(first.worktree_hash);
+    expect(third.worktree_hash).toBe((await worktreeHash(repo, { configEnv: sb.configEnv, engine: "walk" })).worktree_hash);
+  });
+
   it("works in an unborn repo", async () => {
     const root = path.join(sb.dir, "unborn");
     fs.mkdirSync(root);
@@ -158,8 +186,8 @@ describe("worktreeHash", () => {
         for (const o of ops) apply(o);
         const repo = repoAt(a);
         if (/^u /m.test(sb.git(a, "status", "--porcelain=v2"))) conflicted++;
-        const viaGit = await worktreeHash(repo, { configEnv: sb.configEnv });
-        const walked = await worktreeHash(repo, { configEnv: sb.configEnv, engine: "walk" });
+        const { files: _read, ...viaGit } = await worktreeHash(repo, { configEnv: sb.configEnv });
+        const { files: _none, ...walked } = await worktreeHash(repo, { configEnv: sb.configEnv, engine: "walk" });
         expect(viaGit).toEqual(walked);
       }),
       { numRuns: 60 },
