@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs";
 import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
+import { indexChecksum } from "../git/index-facts.js";
 import { decodeSnapshot, encodeSnapshot } from "./snapshot-codec.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -66,7 +67,7 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
       try {
         if (base.file !== undefined) {
           nodeFs.linkSync(base.file, tmp);
-          linked = checksumOf(tmp) === base.checksum;
+          linked = checksumOfFile(tmp) === base.checksum;
           if (!linked) nodeFs.rmSync(tmp, { force: true });
         }
       } catch {
@@ -98,7 +99,7 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
     // Without the index it was relative to, a snapshot cannot be compared once the index changes: it is lost.
     try {
       const index = nodeFs.readFileSync(`${file}.idx`);
-      if (checksumOf(index) !== s.base.checksum) return null;
+      if (indexChecksum(index) !== s.base.checksum) return null;
       return { ...s, base: { ...s.base, index } };
     } catch {
       return null;
@@ -164,9 +165,8 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
   };
 }
 
-/** The trailing checksum of an index file (or its bytes), hex. */
-function checksumOf(file: string | Uint8Array): string {
-  if (typeof file !== "string") return Buffer.from(file.buffer, file.byteOffset, file.byteLength).toString("hex", Math.max(0, file.byteLength - 20));
+/** The trailing checksum of an index file, hex, read without reading the file whole. */
+function checksumOfFile(file: string): string {
   const fd = nodeFs.openSync(file, "r");
   try {
     const size = nodeFs.fstatSync(fd).size;
