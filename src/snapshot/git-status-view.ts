@@ -1,4 +1,5 @@
 import * as path from "node:path";
+import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { nodeSyncFs } from "../fs/sync-fs.js";
 import { scanIndexFacts, type IndexFacts } from "../git/index-facts.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
@@ -71,4 +72,9 @@ export function readGitStatusView(repo: Repo, fs: WorktreeFs, configEnv: GitConf
   if (!status.complete) return { walk: "git status printed what this version does not read" };
   if (status.records.some((r) => r.kind === "untracked" && (r.path === ".gitattributes" || r.path.endsWith("/.gitattributes")))) return { walk: "an untracked .gitattributes" };
   return { facts, index, indexFile, records: status.records, nonUtf8: status.nonUtf8 };
+}
+
+/** Why a snapshot or worktree hash walked the tree (slower on a large one) instead of asking git status. */
+export function walkedDiagnostic(reason: string): Diagnostic {
+  return diagnostic("snapshot_walked", "info", null, `walked the work tree instead of asking git status: ${reason}`);
 }

@@ -24,5 +24,10 @@ export function entryAt(entries: readonly SnapshotEntry[], p: string): SnapshotE
  */
 export function vouchedBlobId(prev: SnapshotEntry | undefined, s: StatEntry): string | undefined {
   if (prev === undefined || prev.type !== s.type || prev.hash === null || prev.hash.length === XXH64_HEX_LENGTH || prev.racy || s.racy) return undefined;
-  return prev.size === s.size && prev.mtimeMs === s.mtimeMs && prev.ctimeMs === s.ctimeMs && prev.ino === s.ino && prev.executable === s.executable ? prev.hash : undefined;
+  return sameStat(prev, s) ? prev.hash : undefined;
+}
+
+/** Same size, times, inode and executable bit: the stat that vouches for unchanged content. */
+export function sameStat(a: SnapshotEntry, b: SnapshotEntry): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.executable === b.executable;
 }

@@ -7,7 +7,7 @@ import { readGitStatusView } from "./git-status-view.js";
 import type { IndexedPath, Snapshot, SnapshotEntry } from "./snapshot.js";
 import { entryAt, vouchedBlobId } from "./stat-cache.js";
 import type { SnapshotResult } from "./take-snapshot.js";
-import type { StatEntry } from "./walk-worktree.js";
+import { nonUtf8Name, statEntry, type StatEntry } from "./walk-worktree.js";
 
 export interface GitSnapshotContext {
   readonly fs: WorktreeFs;
@@ -31,7 +31,7 @@ export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): SnapshotRe
   const view = readGitStatusView(repo, ctx.fs, ctx.configEnv);
   if ("walk" in view) return view;
   const { facts, index, indexFile } = view;
-  const diagnostics: Diagnostic[] = view.nonUtf8.map((p) => diagnostic("non_utf8_name", "warning", p, "file name is not valid UTF-8: left out"));
+  const diagnostics: Diagnostic[] = view.nonUtf8.map(nonUtf8Name);
   const bad = new Set(view.nonUtf8);
   const entries: StatEntry[] = [];
   const indexed: IndexedPath[] = [];
@@ -103,7 +103,7 @@ function statPath(fs: WorktreeFs, root: string, rel: string, deleted: boolean): 
   const type = st.isDirectory() ? "dir" : st.isFile() ? "file" : st.isSymbolicLink() ? "symlink" : null;
   if (type === null || (deleted && (type !== "dir" || throughSymlink(fs, root, rel)))) return null;
   if (type === "dir") return { path: rel, type, executable: false, size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, hash: null, racy: false };
-  return { path: rel, type, executable: type === "file" && (st.mode & 0o100) !== 0, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash: null, racy: false };
+  return statEntry(rel, type, st);
 }
 
 function throughSymlink(fs: WorktreeFs, root: string, rel: string): boolean {

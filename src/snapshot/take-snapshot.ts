@@ -5,7 +5,9 @@ import type { IndexEntry } from "../git/read-git-index.js";
 import { processConfigEnv } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
 import { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
+import { walkedDiagnostic } from "./git-status-view.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
+import { sameStat } from "./stat-cache.js";
 import { takeGitSnapshot } from "./take-git-snapshot.js";
 import { XXH64_HEX_LENGTH, type Snapshot, type SnapshotEntry } from "./snapshot.js";
 import type { StatEntry } from "./walk-worktree.js";
@@ -77,7 +79,7 @@ export async function takeSnapshot(repo: Repo, options: SnapshotOptions = {}): P
     const viaGit = takeGitSnapshot(repo, { fs, hasher, configEnv, startedMs, racyCutoff, previous: options.previous ?? null });
     if (!("walk" in viaGit)) return viaGit;
     // Slower on a large tree, and worth knowing why.
-    walked = diagnostic("snapshot_walked", "info", null, `walked the work tree instead of asking git status: ${viaGit.walk}`);
+    walked = walkedDiagnostic(viaGit.walk);
   }
   const scan = await scanWorktree(repo, {
     fs,
@@ -149,9 +151,6 @@ function contentHash(
   return hasher.xxh64File(fs, `${root}/${s.path}`, s.size);
 }
 
-function sameStat(a: StatEntry, b: StatEntry): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.executable === b.executable;
-}
 
 
 

@@ -123,7 +123,7 @@ export function walkTask(input: WalkInput, task: WalkTask, maxDepth: number): Wa
       } catch (error) {
         if (name.includes("\uFFFD")) {
           // Node decodes names as UTF-8: a name that is not cannot be opened again by its decoded form.
-          diagnostics.push(diagnostic("non_utf8_name", "warning", childRel, "file name is not valid UTF-8: left out"));
+          diagnostics.push(nonUtf8Name(childRel));
         } else if (errorCode(error) !== "ENOENT") {
           // ENOENT: vanished between readdir and lstat, so it is simply not there.
           diagnostics.push(diagnostic("unreadable_file", "warning", childRel, `cannot stat (${errorCode(error)})`));
@@ -150,7 +150,11 @@ function direntKind(fs: WorktreeFs, d: Dirent, abs: string): EntryType | null {
 }
 
 function statOf(fs: WorktreeFs, abs: string, rel: string, type: "file" | "symlink"): StatEntry {
-  const st = fs.lstatSync(abs);
+  return statEntry(rel, type, fs.lstatSync(abs));
+}
+
+/** A file's or symlink's entry from its lstat, not yet hashed. */
+export function statEntry(rel: string, type: "file" | "symlink", st: { mode: number; size: number; mtimeMs: number; ctimeMs: number; ino: number }): StatEntry {
   return {
     path: rel,
     type,
@@ -162,6 +166,11 @@ function statOf(fs: WorktreeFs, abs: string, rel: string, type: "file" | "symlin
     hash: null,
     racy: false,
   };
+}
+
+/** The diagnostic for a name Node decoded as UTF-8 though it is not: it cannot be opened again by that name. */
+export function nonUtf8Name(rel: string): Diagnostic {
+  return diagnostic("non_utf8_name", "warning", rel, "file name is not valid UTF-8: left out");
 }
 
 function join(rel: string, name: string): string {

@@ -7,12 +7,12 @@ import { RefReader } from "../git/read-refs.js";
 import { processConfigEnv } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
 import { gitBlobId, loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
-import { readGitStatusView, type GitStatusView } from "./git-status-view.js";
+import { readGitStatusView, walkedDiagnostic, type GitStatusView } from "./git-status-view.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
 import type { PathChange, Snapshot, SnapshotEntry } from "./snapshot.js";
 import { entryAt, vouchedBlobId } from "./stat-cache.js";
 import { DEFAULT_RACY_MARGIN_MS } from "./take-snapshot.js";
-import type { StatEntry } from "./walk-worktree.js";
+import { nonUtf8Name, statEntry, type StatEntry } from "./walk-worktree.js";
 
 export interface WorktreeHashResult {
   /** Lowercase hex SHA-256; null when the repo's git data cannot be read. */
@@ -84,7 +84,7 @@ export async function worktreeHash(
       const previous = options.previous?.root === repo.root ? options.previous.entries : [];
       return hashFromStatus(repo, view, headOid, { fs, hasher, previous, racyCutoff: (options.clock ?? Date.now)() - DEFAULT_RACY_MARGIN_MS });
     }
-    diagnostics.push(diagnostic("snapshot_walked", "info", null, `walked the work tree instead of asking git status: ${view.walk}`));
+    diagnostics.push(walkedDiagnostic(view.walk));
   }
   const scan = await scanWorktree(repo, { fs, configEnv });
   diagnostics.push(...scan.diagnostics);
@@ -136,8 +136,7 @@ export async function worktreeHash(
       }
       if (h !== undefined && h.mode === mode && h.oid === oid) continue;
       lines.push(`${p}\0${mode}\0${oid}`);
-      const kind = h === undefined ? "added" : (h.mode === "120000") !== (mode === "120000") ? "type_changed" : h.oid !== oid ? "modified" : "mode_changed";
-      changes.push({ path: p, change: kind });
+      changes.push({ path: p, change: changeAgainst(h ?? null, { mode, oid }) });
     }
     return { lines, changes };
   };
@@ -159,6 +158,13 @@ function hashOfLines(headOid: string | null, lines: readonly string[]): string {
 
 type Side = { readonly mode: string; readonly oid: string } | null;
 
+/** How a working file differs from the commit's version of its path (null: the commit has none). */
+function changeAgainst(h: Side, w: { readonly mode: string; readonly oid: string }): PathChange["change"] {
+  if (h === null) return "added";
+  if ((h.mode === "120000") !== (w.mode === "120000")) return "type_changed";
+  return h.oid !== w.oid ? "modified" : "mode_changed";
+}
+
 /**
  * The same result from `git status`: a path it does not list is the same in
  * HEAD, the index and the working tree. For a listed path, HEAD's side comes
@@ -173,7 +179,7 @@ function hashFromStatus(
 ): WorktreeHashResult {
   const { fs, hasher } = ctx;
   const files: SnapshotEntry[] = [];
-  const diagnostics: Diagnostic[] = view.nonUtf8.map((p) => diagnostic("non_utf8_name", "warning", p, "file name is not valid UTF-8: left out"));
+  const diagnostics: Diagnostic[] = view.nonUtf8.map(nonUtf8Name);
   const bad = new Set(view.nonUtf8);
   const side = (mode: number, oid: string): Side => (mode === 0 ? null : { mode: mode.toString(8), oid });
   const head = new Map<string, Side>();
@@ -198,7 +204,8 @@ function hashFromStatus(
       const st = fs.lstatSync(`${repo.root}/${p}`);
       const type = st.isSymbolicLink() ? "symlink" : st.isFile() ? "file" : null;
       if (type === null) return null; // a folder in its place: its files are listed on their own
-      const s: StatEntry = { path: p, type, executable: type === "file" && (st.mode & 0o100) !== 0, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash: null, racy: st.mtimeMs >= ctx.racyCutoff };
+      const s = statEntry(p, type, st);
+      s.racy = st.mtimeMs >= ctx.racyCutoff;
       s.hash = vouchedBlobId(entryAt(ctx.previous, p), s) ?? (type === "symlink" ? gitBlobId(fs.readlinkSync(`${repo.root}/${p}`)) : hasher.gitBlobFile(fs, `${repo.root}/${p}`, st.size));
       files.push(s);
       return { mode: type === "symlink" ? "120000" : s.executable ? "100755" : "100644", oid: s.hash };
@@ -219,7 +226,7 @@ function hashFromStatus(
       changes.push({ path: p, change: "deleted" });
     } else if (h === null || h.mode !== w.mode || h.oid !== w.oid) {
       lines.push(`${p}\0${w.mode}\0${w.oid}`);
-      changes.push({ path: p, change: h === null ? "added" : (h.mode === "120000") !== (w.mode === "120000") ? "type_changed" : h.oid !== w.oid ? "modified" : "mode_changed" });
+      changes.push({ path: p, change: changeAgainst(h, w) });
     } else {
       continue;
     }
