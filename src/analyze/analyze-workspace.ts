@@ -8,7 +8,7 @@ import { nodeSyncFs, type SyncFs } from "../fs/sync-fs.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 import { RefReader } from "../git/read-refs.js";
 import { discoverPackages, type PackageInfo } from "../packages/discover-packages.js";
-import type { PathChange } from "../snapshot/snapshot.js";
+import type { PathChange, Snapshot } from "../snapshot/snapshot.js";
 import type { SnapshotStore } from "../snapshot/snapshot-store.js";
 import { worktreeHash } from "../snapshot/worktree-hash.js";
 import { aheadBehind } from "../state/ahead-behind.js";
@@ -119,7 +119,9 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
     ...(options.mergeBase === undefined ? {} : { mergeBase: options.mergeBase }),
   };
   const states = await mapLimit(discovery.repos, options.concurrency ?? 8, (repo) => readRepoState(repo, stateOptions));
-  const ranked = rankByActivity(discovery.repos.map((repo, i) => ({ root: repo.root, repo, state: states[i] as RepoState, activityMs: repoActivityMs(repo, { fs: options.fs ?? nodeSyncFs, latestSnapshot: options.snapshotStore?.latest(repo.root) ?? null }) })));
+  // Each repo's latest snapshot, read once: it counts towards activity, and is the stat cache of its changed files.
+  const latest = discovery.repos.map((repo) => options.snapshotStore?.latest(repo.root) ?? null);
+  const ranked = rankByActivity(discovery.repos.map((repo, i) => ({ root: repo.root, repo, state: states[i] as RepoState, activityMs: repoActivityMs(repo, { fs: options.fs ?? nodeSyncFs, latestSnapshot: latest[i] ?? null }) })));
   const maxRepos = options.maxRepos ?? 8;
   // A repo whose git data is broken (an error diagnostic) is listed, not analysed in depth.
   const healthy = (r: { repo: Repo; state: RepoState }): boolean => r.repo.gitDir !== null && ![...r.repo.diagnostics, ...r.state.diagnostics].some((d) => d.severity === "error");
@@ -131,7 +133,7 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
   const tScan = Date.now();
   const scanned = await mapLimit(discovery.repos, 2, async (repo, i): Promise<Scanned | null> => {
     if (!deepRoots.has(repo.root)) return null;
-    const d = await scanRepo(repo, states[i] as RepoState, options);
+    const d = await scanRepo(repo, states[i] as RepoState, latest[i] ?? null, options);
     options.onProgress?.(++done, deepRoots.size, rel(repo.root));
     return d;
   });
@@ -195,7 +197,7 @@ interface Scanned {
   readonly diagnostics: Diagnostic[];
 }
 
-async function scanRepo(repo: Repo, state: RepoState, options: AnalyzeOptions): Promise<Scanned> {
+async function scanRepo(repo: Repo, state: RepoState, latest: Snapshot | null, options: AnalyzeOptions): Promise<Scanned> {
   const diagnostics: Diagnostic[] = [];
   const commonDir = repo.commonDir ?? "";
   let against: string | null = state.head_sha;
@@ -206,7 +208,7 @@ async function scanRepo(repo: Repo, state: RepoState, options: AnalyzeOptions): 
   }
   // The repo's latest snapshot is a stat cache of its changed files: one whose stat did not move is not read again.
   const store = options.snapshotStore ?? null;
-  const wt = await worktreeHash(repo, { ...(options.configEnv === undefined ? {} : { configEnv: options.configEnv }), against, previous: store?.latest(repo.root) ?? null });
+  const wt = await worktreeHash(repo, { ...(options.configEnv === undefined ? {} : { configEnv: options.configEnv }), against, previous: latest });
   if (store !== null && wt.files.length > 0) store.saveLatest({ version: 1, root: repo.root, startedMs: Date.now(), entries: wt.files });
   diagnostics.push(...wt.diagnostics.map((d) => ({ ...d, path: d.path === null ? null : path.join(repo.root, d.path) })));
   const pk = discoverPackages(repo.root);
