@@ -16,6 +16,19 @@ export interface ParsedGitConfig {
   readonly error: { readonly line: number; readonly message: string } | null;
 }
 
+/** The last value of a key outside any subsection (`core.autocrlf`), as git reads it: the last one wins. */
+export function configValue(entries: readonly GitConfigEntry[], section: string, key: string): string | undefined {
+  let value: string | undefined;
+  for (const e of entries) if (e.section === section && e.subsection === null && e.key === key) value = e.value;
+  return value;
+}
+
+/** A key's boolean (`true`/`yes`/`on`/`1` or `false`/`no`/`off`/`0`, any case); undefined when unset or neither. */
+export function configBool(entries: readonly GitConfigEntry[], section: string, key: string): boolean | undefined {
+  const v = configValue(entries, section, key)?.toLowerCase();
+  return v === undefined ? undefined : ["true", "yes", "on", "1"].includes(v) ? true : ["false", "no", "off", "0"].includes(v) ? false : undefined;
+}
+
 const SECTION = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/;
 const KEY = /^([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[;#])/;
 

@@ -3,10 +3,11 @@ import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { nodeSyncFs } from "../fs/sync-fs.js";
 import { scanIndexFacts, type IndexFacts } from "../git/index-facts.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
+import { configBool, configValue } from "../git/parse-git-config.js";
 import type { Repo } from "../workspace/repo.js";
 import type { WorktreeFs } from "./content-hasher.js";
 import { parseStatusV2, runGitStatus, type StatusRecord } from "./git-status.js";
-import { configValue, storesFilesAsTheyAre } from "./scan-worktree.js";
+import { storesFilesAsTheyAre } from "./scan-worktree.js";
 
 /** One `git status` of a work tree, with the index it was relative to. */
 export interface GitStatusView {
@@ -30,13 +31,10 @@ export interface GitStatusView {
 export function readGitStatusView(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv): GitStatusView | { readonly walk: string } {
   if (repo.gitDir === null || repo.commonDir === null) return { walk: "no git folder" };
   const config = loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
-  const value = (key: string, unset: string): string => (configValue(config, "core", key) ?? unset).toLowerCase();
-  const off = (key: string): boolean => ["false", "no", "off", "0"].includes(value(key, "true"));
-  const on = (key: string): boolean => ["true", "yes", "on", "1"].includes(value(key, "false"));
   // git would not look at a mode, a symlink, a ctime, or (ignoreStat) at any file it thinks unchanged.
-  for (const key of ["fileMode", "symlinks", "trustCtime"]) if (off(key.toLowerCase())) return { walk: `core.${key} is off` };
-  if (value("checkstat", "default") === "minimal") return { walk: "core.checkStat is minimal" };
-  if (on("ignorestat")) return { walk: "core.ignoreStat is on" };
+  for (const key of ["fileMode", "symlinks", "trustCtime"]) if (configBool(config, "core", key.toLowerCase()) === false) return { walk: `core.${key} is off` };
+  if (configValue(config, "core", "checkstat")?.toLowerCase() === "minimal") return { walk: "core.checkStat is minimal" };
+  if (configBool(config, "core", "ignorestat") === true) return { walk: "core.ignoreStat is on" };
   if (!storesFilesAsTheyAre(config, repo)) return { walk: "eol conversion, attributes or SHA-256 objects" };
 
   const indexFile = path.join(repo.gitDir, "index");

@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import ignore, { type Ignore } from "ignore";
-import type { GitConfigEntry } from "../git/parse-git-config.js";
+import { configBool, configValue, type GitConfigEntry } from "../git/parse-git-config.js";
 
 /** The rules of one `.gitignore` file (or of the repo-wide excludes), scoped to a folder. */
 export interface IgnoreLevel {
@@ -37,8 +37,7 @@ export function isIgnored(levels: readonly IgnoreLevel[], rel: string): boolean 
 
 /** `core.ignorecase` from config (false when unset, as on Linux). */
 export function configIgnoreCase(entries: readonly GitConfigEntry[]): boolean {
-  const v = lastValue(entries, "core", "ignorecase");
-  return v !== undefined && /^(true|yes|on|1)$/i.test(v);
+  return configBool(entries, "core", "ignorecase") === true;
 }
 
 /** Where `core.excludesFile` points, with its default of `$XDG_CONFIG_HOME/git/ignore`. */
@@ -47,14 +46,8 @@ export function excludesFilePath(
   env: Readonly<Record<string, string | undefined>>,
   homeDir: string,
 ): string {
-  const v = lastValue(entries, "core", "excludesfile");
+  const v = configValue(entries, "core", "excludesfile");
   if (v !== undefined) return v.startsWith("~/") ? path.join(homeDir, v.slice(2)) : v;
   const xdg = env["XDG_CONFIG_HOME"] || path.join(homeDir, ".config");
   return path.join(xdg, "git", "ignore");
-}
-
-function lastValue(entries: readonly GitConfigEntry[], section: string, key: string): string | undefined {
-  let value: string | undefined;
-  for (const e of entries) if (e.section === section && e.subsection === null && e.key === key) value = e.value;
-  return value;
 }

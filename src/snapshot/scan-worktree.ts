@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { nodeSyncFs, readTextOrNull } from "../fs/sync-fs.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
-import type { GitConfigEntry } from "../git/parse-git-config.js";
+import { configBool, configValue, type GitConfigEntry } from "../git/parse-git-config.js";
 import { parseGitIndex, type GitIndex, type IndexEntry } from "../git/read-git-index.js";
 import type { Repo } from "../workspace/repo.js";
 import { nodeWorktreeFs, type WorktreeFs } from "./content-hasher.js";
@@ -145,16 +145,12 @@ function indexUsable(index: GitIndex, config: readonly GitConfigEntry[], sawAttr
  * tree are the caller's to check.)
  */
 export function storesFilesAsTheyAre(config: readonly GitConfigEntry[], repo: Repo): boolean {
-  const autocrlf = (configValue(config, "core", "autocrlf") ?? "false").toLowerCase();
   const format = (configValue(config, "extensions", "objectformat") ?? "sha1").toLowerCase();
-  if (format !== "sha1" || !["false", "no", "off", "0"].includes(autocrlf)) return false;
+  // autocrlf unset, or explicitly off: anything else (true, input) converts line endings.
+  const autocrlfOff = configValue(config, "core", "autocrlf") === undefined || configBool(config, "core", "autocrlf") === false;
+  if (format !== "sha1" || !autocrlfOff) return false;
   if (configValue(config, "core", "attributesfile") !== undefined) return false;
   return repo.commonDir === null || readTextOrNull(nodeSyncFs, path.join(repo.commonDir, "info", "attributes")) === null;
-}
-
-/** The last value of a config key without a subsection. */
-export function configValue(config: readonly GitConfigEntry[], section: string, key: string): string | undefined {
-  return config.filter((e) => e.section === section && e.subsection === null && e.key === key).at(-1)?.value;
 }
 
 function baseIgnoreLevels(
