@@ -309,7 +309,6 @@ function resolveCommitish(repo: Repo, name: string): string | null {
   return null;
 }
 
-/** `to` relative to `from`, POSIX, `.` for the same folder. */
 /** Maps with at most `limit` calls in flight; results keep input order. */
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);

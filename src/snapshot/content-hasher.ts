@@ -73,11 +73,8 @@ export async function loadContentHasher(): Promise<ContentHasher> {
       return hex(h.digest());
     },
     gitBlobFile: (fs, file, size) => {
+      if (size <= WHOLE_FILE_LIMIT) return gitBlobId(fs.readFileSync(file));
       const h = createHash("sha1");
-      if (size <= WHOLE_FILE_LIMIT) {
-        const data = fs.readFileSync(file);
-        return h.update(`blob ${data.length}\0`).update(data).digest("hex");
-      }
       h.update(`blob ${size}\0`);
       stream(fs, file, (c) => h.update(c));
       return h.digest("hex");

@@ -7,9 +7,9 @@ import type { Repo } from "../workspace/repo.js";
 import { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { walkedDiagnostic } from "./git-status-view.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
+import { XXH64_HEX_LENGTH, type Snapshot, type SnapshotEntry } from "./snapshot.js";
 import { sameStat } from "./stat-cache.js";
 import { takeGitSnapshot } from "./take-git-snapshot.js";
-import { XXH64_HEX_LENGTH, type Snapshot, type SnapshotEntry } from "./snapshot.js";
 import type { StatEntry } from "./walk-worktree.js";
 
 /**
