@@ -1,3 +1,4 @@
+import { loadNativeGrammar } from "../tree-sitter/load-native.js";
 import type { LanguageId } from "./types.js";
 
 /**
@@ -15,7 +16,7 @@ export interface LanguageSpec {
    */
   readonly queries: readonly string[];
   /** Loads the native grammar (lazily: a hook that needs no symbols never loads one). */
-  readonly grammar: () => Promise<unknown>;
+  readonly grammar: () => unknown;
   /** The grammar package's WebAssembly build, for the WASM backend (a module specifier). */
   readonly wasm: string;
   readonly extractor: "typescript" | "python";
@@ -26,7 +27,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     id: "typescript",
     extensions: [".ts", ".mts", ".cts"],
     queries: ["typescript"],
-    grammar: async () => (await import("tree-sitter-typescript")).default.typescript,
+    grammar: () => (loadNativeGrammar("tree-sitter-typescript") as { typescript: unknown }).typescript,
     wasm: "tree-sitter-typescript/tree-sitter-typescript.wasm",
     extractor: "typescript",
   },
@@ -34,7 +35,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     id: "tsx",
     extensions: [".tsx"],
     queries: ["typescript", "tsx"],
-    grammar: async () => (await import("tree-sitter-typescript")).default.tsx,
+    grammar: () => (loadNativeGrammar("tree-sitter-typescript") as { tsx: unknown }).tsx,
     wasm: "tree-sitter-typescript/tree-sitter-tsx.wasm",
     extractor: "typescript",
   },
@@ -42,7 +43,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     id: "javascript",
     extensions: [".js", ".mjs", ".cjs", ".jsx"],
     queries: ["javascript"],
-    grammar: async () => (await import("tree-sitter-javascript")).default,
+    grammar: () => loadNativeGrammar("tree-sitter-javascript"),
     wasm: "tree-sitter-javascript/tree-sitter-javascript.wasm",
     extractor: "typescript",
   },
@@ -50,7 +51,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     id: "python",
     extensions: [".py", ".pyi"],
     queries: ["python"],
-    grammar: async () => (await import("tree-sitter-python")).default,
+    grammar: () => loadNativeGrammar("tree-sitter-python"),
     wasm: "tree-sitter-python/tree-sitter-python.wasm",
     extractor: "python",
   },

@@ -10,6 +10,7 @@ import { finalizeSymbols, type RawSymbol } from "./raw-symbol.js";
 import type { QueryCapture, QueryMatch, SyntaxNode, Tree } from "./syntax.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 import { extractTypeScript } from "./typescript/extract-typescript.js";
+import { loadTreeSitter } from "../tree-sitter/load-native.js";
 
 /** Files larger than this are skipped with a diagnostic (generated bundles, data). */
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -94,10 +95,10 @@ export async function createSymbolExtractor(
 }
 
 async function loadNative(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, Loaded>> {
-  const { default: TreeSitter } = await import("tree-sitter");
+  const TreeSitter = loadTreeSitter();
   const out = new Map<LanguageId, Loaded>();
   for (const spec of specs) {
-    const grammar = bareLanguage(await spec.grammar()) as ConstructorParameters<typeof TreeSitter.Query>[0];
+    const grammar = bareLanguage(spec.grammar()) as ConstructorParameters<typeof TreeSitter.Query>[0];
     const parser = new TreeSitter();
     parser.setLanguage(grammar);
     const query = new TreeSitter.Query(grammar, combinedQuery(spec));
