@@ -3,7 +3,8 @@
 // each, all at once, one connection per request (as hook processes do), over loopback. Runs the built CLI with a
 // fresh SQLite database (or `--db postgres://…`). Anchor, in the same run and the same pattern: GET /v1/health of the
 // same server (HTTP and connection cost, no storage). Bounded: a fixed number of runs, then it stops.
-//   node benchmarks/serve-load.mjs [--runs 5] [--sessions 50] [--events 20] [--db URL]
+//   node benchmarks/serve-load.mjs [--runs 5] [--sessions 50] [--events 20] [--profile burst|paced] [--db URL]
+// (`--profile burst --events 200`: a sustained burst, long enough to cross the server's WAL restart threshold.)
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -16,7 +17,7 @@ import { planLoad, quantile, runLoad } from "./serve-load-driver.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.js");
-const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, sessions: { type: "string", default: "50" }, events: { type: "string", default: "20" }, db: { type: "string" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, sessions: { type: "string", default: "50" }, events: { type: "string", default: "20" }, profile: { type: "string" }, db: { type: "string" } } });
 const runs = Number(values.runs);
 const sessions = Number(values.sessions);
 const events = Number(values.events);
@@ -50,7 +51,8 @@ function health() {
 // share this machine's 2 cores flat out: a throughput test). paced: one event per 150 ms per session, the shortest
 // a hook process lives (benchmarks/README.md, hook), so the fastest one agent can send; still 50x what 50 agents
 // making one tool call a second would send.
-const PROFILES = [["burst", 0], ["paced 150 ms", 150]];
+const PROFILES = [["burst", 0], ["paced 150 ms", 150]].filter(([name]) => values.profile === undefined || name.startsWith(values.profile));
+if (PROFILES.length === 0) throw new Error(`--profile: burst or paced, not ${values.profile}`);
 // One warm-up round per profile, not recorded (the server's JIT and statement cache warm up, as in every
 // other benchmark here: figures are of warm runs).
 for (const [profile, thinkMs] of PROFILES) await runLoad({ url, token, plan: planLoad({ sessions, events, run: `warmup-${profile}-${Date.now()}` }), thinkMs });
