@@ -1,21 +1,46 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 
-/** How often the checkpointer moves the WAL into the database file. */
-export const CHECKPOINT_EVERY_MS = 250;
+/**
+ * How long the checkpointer lets commits gather before each checkpoint while
+ * they keep coming. Each checkpoint leaves less for the request connection's
+ * own one when the WAL must start over, which stalls every waiting request
+ * for its fsyncs: checkpointing every 250 ms, the burst load test met 10-30 ms
+ * stalls about twice per 1,000 events; every 50 ms they shrink (burst p99
+ * 45-57 -> 36-45 ms, benchmarks/README.md).
+ */
+export const CHECKPOINT_EVERY_MS = 50;
 
-// Runs in the worker: its own connection, PASSIVE checkpoints (they never block the writer), then a last one at stop.
+// Shared with the worker, as 32-bit slots: commits counted by the writer, and a stop flag.
+const COMMITS = 0;
+const STOP = 1;
+
+// Runs in the worker: its own connection, PASSIVE checkpoints (they never block the writer). It sleeps until the
+// writer counts a commit (no wake-ups on an idle server), lets commits gather for everyMs, checkpoints, and goes
+// round again; a last checkpoint at stop. It never needs its event loop, so it blocks in Atomics.wait.
 const WORKER = `
-const { parentPort, workerData } = require("node:worker_threads");
+const { workerData } = require("node:worker_threads");
 const Database = require(workerData.module);
 const db = new Database(workerData.file);
 db.pragma("busy_timeout = 5000");
+const shared = new Int32Array(workerData.shared);
+const sleep = new Int32Array(new SharedArrayBuffer(4));
 const checkpoint = () => { try { db.pragma("wal_checkpoint(PASSIVE)"); } catch {} };
-const timer = setInterval(checkpoint, workerData.everyMs);
-parentPort.on("message", () => { clearInterval(timer); checkpoint(); db.close(); parentPort.close(); });
+let seen = 0;
+for (;;) {
+  while (Atomics.load(shared, ${STOP}) === 0 && Atomics.load(shared, ${COMMITS}) === seen) Atomics.wait(shared, ${COMMITS}, seen);
+  if (Atomics.load(shared, ${STOP}) !== 0) break;
+  Atomics.wait(sleep, 0, 0, workerData.everyMs);
+  seen = Atomics.load(shared, ${COMMITS});
+  checkpoint();
+}
+checkpoint();
+db.close();
 `;
 
 export interface Checkpointer {
+  /** Called by the writer after each commit: cheap (an atomic add; a wake-up only when the worker sleeps). */
+  committed(): void;
   stop(): Promise<void>;
 }
 
@@ -23,24 +48,26 @@ export interface Checkpointer {
  * Checkpoints a WAL-mode SQLite file from a worker thread. A checkpoint ends
  * in an fsync, which on the request thread stalls every request waiting
  * behind it (measured: 6–8 ms every ~65 events under load); here it does
- * not. The caller turns its own connection's automatic checkpoints off, and
- * back on if the worker fails.
+ * not. The caller turns its own connection's automatic checkpoints down, and
+ * back to SQLite's default if the worker fails.
  */
 export function startCheckpointer(file: string, onFailure: (error: Error) => void, everyMs = CHECKPOINT_EVERY_MS): Checkpointer {
   const module = createRequire(import.meta.url).resolve("better-sqlite3");
-  const worker = new Worker(WORKER, { eval: true, workerData: { file, module, everyMs } });
+  const shared = new Int32Array(new SharedArrayBuffer(8));
+  const worker = new Worker(WORKER, { eval: true, workerData: { file, module, everyMs, shared: shared.buffer } });
   worker.unref();
-  let failed = false;
-  worker.on("error", (error) => {
-    failed = true;
-    onFailure(error);
-  });
+  worker.on("error", (error) => onFailure(error));
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   return {
+    committed(): void {
+      Atomics.add(shared, COMMITS, 1);
+      Atomics.notify(shared, COMMITS, 1);
+    },
     async stop(): Promise<void> {
       // Held open until the worker is done, or a process with nothing else to do would exit under our feet.
       worker.ref();
-      if (!failed) worker.postMessage("stop");
+      Atomics.store(shared, STOP, 1);
+      Atomics.notify(shared, COMMITS, 1);
       await exited;
     },
   };

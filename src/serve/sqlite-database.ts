@@ -75,6 +75,7 @@ export async function openSqliteDatabase(file: string): Promise<Database> {
         try {
           const out = await fn(sql);
           db.exec("COMMIT");
+          checkpointer?.committed();
           return out;
         } catch (error) {
           if (db.inTransaction) db.exec("ROLLBACK");
