@@ -1,3 +1,4 @@
+import { parentOf } from "./parent-of.js";
 import type { QueryMatch, SyntaxNode } from "./syntax.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { ReferenceRecord } from "./types.js";
@@ -31,10 +32,15 @@ export function extractReferences(matches: readonly QueryMatch[]): ReferenceReco
         case "reference.base":
           add(kind.slice("reference.".length) as ReferenceRecord["kind"], memberName(c.node));
           break;
-        case "reference.type":
-          // `JSX.Element` is one reference, not also `Element`.
-          if (!isDeclarationName(c.node) && !typeParams.has(c.node.text) && c.node.parent?.type !== "nested_type_identifier") add("type", memberName(c.node));
+        case "reference.type": {
+          if (typeParams.has(c.node.text)) break;
+          // One parent lookup (in tree-sitter 0.25 it walks down from the root): a declaration's own name is not a
+          // reference, and `JSX.Element` is one reference, not also `Element`.
+          const parent = parentOf(c.node);
+          if (parent !== null && (parent.type === "nested_type_identifier" || isNameOf(parent, c.node))) break;
+          add("type", memberName(c.node));
           break;
+        }
         case "reference.import":
           importsOf(c.node, add);
           break;
@@ -73,9 +79,9 @@ function memberName(node: SyntaxNode): string {
   return node.text;
 }
 
-function isDeclarationName(node: SyntaxNode): boolean {
-  const parent = node.parent;
-  return parent !== null && DECLARING.has(parent.type) && parent.childForFieldName("name")?.id === node.id;
+/** Whether `node` is the name its parent declares. */
+function isNameOf(parent: SyntaxNode, node: SyntaxNode): boolean {
+  return DECLARING.has(parent.type) && parent.childForFieldName("name")?.id === node.id;
 }
 
 function unquote(s: string): string {

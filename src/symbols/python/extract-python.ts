@@ -1,3 +1,4 @@
+import { parentOf } from "../parent-of.js";
 import type { QueryMatch, SyntaxNode, Tree } from "../syntax.js";
 import { normalizedText, typeText } from "../normalize.js";
 import type { RawSymbol } from "../raw-symbol.js";
@@ -31,7 +32,8 @@ export function extractPython(tree: Tree, matches: readonly QueryMatch[]): RawSy
     let kind = def.name.slice("definition.".length) as SymbolKind;
     if (kind === "function" && enclosingClass(def.node) !== null) kind = "method";
     found.push({ node: def.node, nameNode: name.node, kind });
-    const outer = def.node.type === "assignment" && def.node.parent?.type === "expression_statement" ? def.node.parent : outerNode(def.node);
+    const statement = def.node.type === "assignment" ? parentOf(def.node) : null;
+    const outer = statement?.type === "expression_statement" ? statement : outerNode(def.node);
     memberRanges.push([outer.startIndex, outer.endIndex]);
   }
   const out: RawSymbol[] = [];
@@ -78,13 +80,13 @@ interface Scope {
 /** Enclosing classes and functions, outermost first. `self.x` belongs to the class of its `__init__`. */
 function scopesOf(node: SyntaxNode, kind: SymbolKind): Scope[] {
   const out: Scope[] = [];
-  let start = node.parent;
+  let start = parentOf(node);
   if (kind === "property" && node.type === "assignment") {
     const init = enclosingFunction(node);
     const cls = init === null ? null : enclosingClass(init);
     if (cls !== null && node.childForFieldName("left")?.type === "attribute") start = cls.childForFieldName("body");
   }
-  for (let p = start; p !== null; p = p.parent) {
+  for (let p = start; p !== null; p = parentOf(p)) {
     if (p.type === "class_definition" || p.type === "function_definition") {
       out.unshift({ name: p.childForFieldName("name")?.text ?? "?", node: p, kind: p.type === "class_definition" ? "class" : "function" });
     }
@@ -94,7 +96,7 @@ function scopesOf(node: SyntaxNode, kind: SymbolKind): Scope[] {
 
 /** The class whose body directly holds this definition (through decorators, not through a function). */
 function enclosingClass(node: SyntaxNode): SyntaxNode | null {
-  for (let p = node.parent; p !== null; p = p.parent) {
+  for (let p = parentOf(node); p !== null; p = parentOf(p)) {
     if (p.type === "class_definition") return p;
     if (p.type === "function_definition") return null;
   }
@@ -102,13 +104,14 @@ function enclosingClass(node: SyntaxNode): SyntaxNode | null {
 }
 
 function enclosingFunction(node: SyntaxNode): SyntaxNode | null {
-  for (let p = node.parent; p !== null; p = p.parent) if (p.type === "function_definition") return p;
+  for (let p = parentOf(node); p !== null; p = parentOf(p)) if (p.type === "function_definition") return p;
   return null;
 }
 
 /** A decorated definition's range and identity include its decorators. */
 function outerNode(node: SyntaxNode): SyntaxNode {
-  return node.parent?.type === "decorated_definition" ? node.parent : node;
+  const parent = parentOf(node);
+  return parent?.type === "decorated_definition" ? parent : node;
 }
 
 function isPublic(name: string, scopes: readonly Scope[], all: { names: ReadonlySet<string> } | null): boolean {
@@ -140,8 +143,9 @@ function dunderAll(root: SyntaxNode): { names: Set<string>; node: SyntaxNode } |
 }
 
 function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind: SymbolKind): SignatureInfo {
-  const decorators = node.parent?.type === "decorated_definition"
-    ? node.parent.namedChildren.filter((c) => c.type === "decorator").map((d) => `decorator:${normalizedText(d)}`)
+  const wrapper = parentOf(node);
+  const decorators = wrapper?.type === "decorated_definition"
+    ? wrapper.namedChildren.filter((c) => c.type === "decorator").map((d) => `decorator:${normalizedText(d)}`)
     : [];
   if (node.type === "function_definition") {
     const isAsync = node.children.some((c) => c.type === "async");

@@ -1,3 +1,4 @@
+import { parentOf } from "../parent-of.js";
 import type { QueryMatch, SyntaxNode, Tree } from "../syntax.js";
 import { normalizedText, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
@@ -69,7 +70,7 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
       node,
       signature: signatureOf(node, name, kind),
       body: bodyOf(node, kind, memberRanges),
-      overloadSignature: node.type === "function_signature" || (node.type === "method_signature" && node.parent?.type === "class_body"),
+      overloadSignature: node.type === "function_signature" || (node.type === "method_signature" && parentOf(node)?.type === "class_body"),
     });
   }
   out.push(...defaultExports(root), ...reexports(root));
@@ -88,13 +89,15 @@ const CONTAINER_KINDS = new Set<SymbolKind>(["class", "interface", "enum", "name
 
 /** Keeps module-, namespace- and class-level declarations; drops object-literal members (locals are dropped by range). */
 function isKept(node: SyntaxNode, kind: SymbolKind): boolean {
-  if (node.type === "method_definition" && node.parent?.type !== "class_body") return false;
-  if ((node.type === "method_signature" || node.type === "property_signature") && node.parent?.type === "object_type") return false;
-  const classBody = node.parent?.type === "class_body" ? node.parent : null;
-  if (classBody !== null && classBody.parent?.type !== "class_declaration" && classBody.parent?.type !== "abstract_class_declaration") return false;
+  const parent = parentOf(node);
+  if (node.type === "method_definition" && parent?.type !== "class_body") return false;
+  if ((node.type === "method_signature" || node.type === "property_signature") && parent?.type === "object_type") return false;
+  const classBody = parent?.type === "class_body" ? parent : null;
+  const classNode = classBody === null ? null : parentOf(classBody);
+  if (classBody !== null && classNode?.type !== "class_declaration" && classNode?.type !== "abstract_class_declaration") return false;
   if (kind === "variable" || node.type === "variable_declarator") {
-    let where = node.parent?.parent ?? null;
-    while (where !== null && (where.type === "export_statement" || where.type === "ambient_declaration")) where = where.parent;
+    let where = parent === null ? null : parentOf(parent);
+    while (where !== null && (where.type === "export_statement" || where.type === "ambient_declaration")) where = parentOf(where);
     if (where === null) return false;
     if (where.type !== "program" && !(where.type === "statement_block" && isNamespaceBody(where))) return false;
   }
@@ -102,7 +105,7 @@ function isKept(node: SyntaxNode, kind: SymbolKind): boolean {
 }
 
 function isNamespaceBody(block: SyntaxNode): boolean {
-  const owner = block.parent;
+  const owner = parentOf(block);
   return owner !== null && (owner.type === "internal_module" || owner.type === "module" || (owner.type === "ambient_declaration" && owner.children.some((c) => c.type === "global")));
 }
 
@@ -154,8 +157,9 @@ function isExported(
   implicitExports: boolean,
   memo: Map<number, boolean>,
 ): boolean {
-  const decl = node.type === "variable_declarator" ? (node.parent ?? node) : node;
-  const hasExport = decl.parent?.type === "export_statement" || (decl.parent?.type === "ambient_declaration" && decl.parent.parent?.type === "export_statement");
+  const decl = node.type === "variable_declarator" ? (parentOf(node) ?? node) : node;
+  const wrapper = parentOf(decl);
+  const hasExport = wrapper?.type === "export_statement" || (wrapper?.type === "ambient_declaration" && parentOf(wrapper)?.type === "export_statement");
   const container = containers.at(-1);
   if (container === undefined) {
     if (hasExport || localExports.has(name)) return true;
@@ -198,7 +202,7 @@ function signatureOf(node: SyntaxNode, name: string, kind: SymbolKind): Signatur
   switch (node.type) {
     case "variable_declarator": {
       const value = node.childForFieldName("value");
-      const decl = node.parent ?? node;
+      const decl = parentOf(node) ?? node;
       const declKind = decl.childForFieldName("kind")?.text ?? (decl.type === "variable_declaration" ? "var" : "const");
       if (value !== null && FUNCTION_VALUES.has(value.type)) {
         return functionSignature(name, kind, decl, value, [value.type === "arrow_function" ? "arrow" : "expression", declKind]);
@@ -264,8 +268,9 @@ function bodyOf(node: SyntaxNode, kind: SymbolKind, memberRanges: ReadonlyArray<
 /** A symbol's extent with what wraps it alone (`export`, `declare`, a one-binding `const`), for leaving it out of its container's body. */
 function outerRange(node: SyntaxNode): [number, number] {
   let n = node;
-  if (n.type === "variable_declarator" && n.parent !== null && n.parent.namedChildren.length === 1) n = n.parent;
-  while (n.parent !== null && (n.parent.type === "export_statement" || n.parent.type === "ambient_declaration")) n = n.parent;
+  const list = n.type === "variable_declarator" ? parentOf(n) : null;
+  if (list !== null && list.namedChildren.length === 1) n = list;
+  for (let p = parentOf(n); p !== null && (p.type === "export_statement" || p.type === "ambient_declaration"); p = parentOf(n)) n = p;
   return [n.startIndex, n.endIndex];
 }
 

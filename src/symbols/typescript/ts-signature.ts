@@ -1,3 +1,4 @@
+import { parentOf } from "../parent-of.js";
 import type { SyntaxNode } from "../syntax.js";
 import { normalizedText, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
@@ -17,7 +18,7 @@ export function modifiersOf(node: SyntaxNode): string[] {
   }
   if (node.type === "generator_function_declaration" || node.type === "generator_function") out.add("generator");
   if (/@deprecated\b/.test(docComment(node))) out.add("deprecated");
-  for (let p = node.parent; p !== null && (p.type === "ambient_declaration" || p.type === "export_statement"); p = p.parent) {
+  for (let p = parentOf(node); p !== null && (p.type === "ambient_declaration" || p.type === "export_statement"); p = parentOf(p)) {
     if (p.type === "ambient_declaration") out.add("declare");
     if (p.type === "export_statement" && p.children.some((c) => c.type === "default")) out.add("default");
   }
@@ -104,8 +105,12 @@ export function heritageOf(node: SyntaxNode): string[] {
  */
 export function docComment(node: SyntaxNode): string {
   let n: SyntaxNode = node;
-  while (n.parent !== null && /^(export_statement|ambient_declaration|lexical_declaration|variable_declaration)$/.test(n.parent.type) && n.parent.namedChildren[0]?.id === n.id) n = n.parent;
-  if (node.type === "variable_declarator" && node.parent !== null) n = node.parent.parent?.type === "export_statement" ? node.parent.parent : node.parent;
+  for (let p = parentOf(n); p !== null && /^(export_statement|ambient_declaration|lexical_declaration|variable_declaration)$/.test(p.type) && p.namedChildren[0]?.id === n.id; p = parentOf(n)) n = p;
+  const list = node.type === "variable_declarator" ? parentOf(node) : null;
+  if (list !== null) {
+    const outer = parentOf(list);
+    n = outer?.type === "export_statement" ? outer : list;
+  }
   const prev = n.previousSibling;
   return prev !== null && prev.type === "comment" && prev.text.startsWith("/**") ? prev.text : "";
 }
