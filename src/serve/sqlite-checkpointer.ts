@@ -7,7 +7,7 @@ import { Worker } from "node:worker_threads";
  * own one when the WAL must start over, which stalls every waiting request
  * for its fsyncs: checkpointing every 250 ms, the burst load test met 10-30 ms
  * stalls about twice per 1,000 events; every 50 ms they shrink (burst p99
- * 45-57 -> 36-45 ms, benchmarks/README.md).
+ * 45-64 -> 39-44 ms, benchmarks/README.md).
  */
 export const CHECKPOINT_EVERY_MS = 50;
 
