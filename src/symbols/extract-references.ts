@@ -1,4 +1,4 @@
-import { parentOf } from "./parent-of.js";
+import { parentOf } from "./node-memo.js";
 import type { QueryMatch, SyntaxNode } from "./syntax.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { ReferenceRecord } from "./types.js";

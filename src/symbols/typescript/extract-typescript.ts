@@ -1,4 +1,4 @@
-import { parentOf } from "../parent-of.js";
+import { parentOf } from "../node-memo.js";
 import type { QueryMatch, SyntaxNode, Tree } from "../syntax.js";
 import { normalizedText, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";

@@ -1,4 +1,4 @@
-import { parentOf } from "../parent-of.js";
+import { nodeMemo, parentOf } from "../node-memo.js";
 import type { SyntaxNode } from "../syntax.js";
 import { normalizedText, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
@@ -10,17 +10,24 @@ const MODIFIER_TOKENS = new Set(["static", "async", "get", "set", "*", "abstract
 /** Modifiers written on a declaration node itself, plus those its wrappers imply. */
 export function modifiersOf(node: SyntaxNode): string[] {
   const out = new Set<string>();
+  // Each `type` read crosses into the parser: read it once a node.
   for (const c of node.children) {
-    if (!c.isNamed && MODIFIER_TOKENS.has(c.type)) out.add(c.type === "?" ? "optional" : c.type === "*" ? "generator" : c.type === "!" ? "definite" : c.type);
-    if (c.type === "accessibility_modifier") out.add(c.text);
-    if (c.type === "override_modifier") out.add("override");
-    if (c.type === "decorator") out.add(`decorator:${normalizedText(c)}`);
+    const type = c.type;
+    if (MODIFIER_TOKENS.has(type)) {
+      if (!c.isNamed) out.add(type === "?" ? "optional" : type === "*" ? "generator" : type === "!" ? "definite" : type);
+    } else if (type === "accessibility_modifier") out.add(c.text);
+    else if (type === "override_modifier") out.add("override");
+    else if (type === "decorator") out.add(`decorator:${normalizedText(c)}`);
   }
-  if (node.type === "generator_function_declaration" || node.type === "generator_function") out.add("generator");
+  const type = node.type;
+  if (type === "generator_function_declaration" || type === "generator_function") out.add("generator");
   if (/@deprecated\b/.test(docComment(node))) out.add("deprecated");
-  for (let p = parentOf(node); p !== null && (p.type === "ambient_declaration" || p.type === "export_statement"); p = parentOf(p)) {
-    if (p.type === "ambient_declaration") out.add("declare");
-    if (p.type === "export_statement" && p.children.some((c) => c.type === "default")) out.add("default");
+  for (let p = parentOf(node); p !== null; p = parentOf(p)) {
+    const wrapper = p.type;
+    if (wrapper === "ambient_declaration") out.add("declare");
+    else if (wrapper === "export_statement") {
+      if (p.children.some((c) => c.type === "default")) out.add("default");
+    } else break;
   }
   return [...out].sort();
 }
@@ -51,26 +58,33 @@ export function paramsOf(fn: SyntaxNode): ParamInfo[] {
 }
 
 function paramOf(p: SyntaxNode): ParamInfo {
-  if (p.type === "required_parameter" || p.type === "optional_parameter") {
+  const kind = p.type;
+  if (kind === "required_parameter" || kind === "optional_parameter") {
     const pattern = p.childForFieldName("pattern");
     const value = p.childForFieldName("value");
-    const access = p.namedChildren.filter((c) => c.type === "accessibility_modifier" || c.type === "override_modifier").map((c) => c.text);
-    if (p.children.some((c) => c.type === "readonly")) access.push("readonly");
+    const access: string[] = [];
+    let readonly = false;
+    for (const c of p.children) {
+      const type = c.type;
+      if (type === "accessibility_modifier" || type === "override_modifier") access.push(c.text);
+      else if (type === "readonly") readonly = true;
+    }
+    if (readonly) access.push("readonly");
     const rest = pattern?.type === "rest_pattern";
     const name = rest ? normalizedText(pattern?.namedChildren[0] ?? null) : normalizedText(pattern);
     return {
       name: [...access, name].join(" "),
       kind: rest ? "rest" : "positional",
-      optional: p.type === "optional_parameter" || value !== null,
+      optional: kind === "optional_parameter" || value !== null,
       default: value === null ? null : normalizedText(value),
       type: typeText(p.childForFieldName("type")),
     };
   }
   // JavaScript: identifier, assignment_pattern (`a = 1`), rest_pattern, destructuring.
-  if (p.type === "assignment_pattern") {
+  if (kind === "assignment_pattern") {
     return { name: normalizedText(p.childForFieldName("left")), kind: "positional", optional: true, default: normalizedText(p.childForFieldName("right")), type: null };
   }
-  if (p.type === "rest_pattern") return { name: normalizedText(p.namedChildren[0] ?? null), kind: "rest", optional: true, default: null, type: null };
+  if (kind === "rest_pattern") return { name: normalizedText(p.namedChildren[0] ?? null), kind: "rest", optional: true, default: null, type: null };
   return { name: normalizedText(p), kind: "positional", optional: false, default: null, type: null };
 }
 
@@ -103,7 +117,9 @@ export function heritageOf(node: SyntaxNode): string[] {
  * The JSDoc comment right before a declaration (or before the `export` /
  * `declare` wrapping it, or the declaration list of a `const`).
  */
-export function docComment(node: SyntaxNode): string {
+export const docComment: (node: SyntaxNode) => string = nodeMemo(findDocComment);
+
+function findDocComment(node: SyntaxNode): string {
   let n: SyntaxNode = node;
   for (let p = parentOf(n); p !== null && /^(export_statement|ambient_declaration|lexical_declaration|variable_declaration)$/.test(p.type) && p.namedChildren[0]?.id === n.id; p = parentOf(n)) n = p;
   const list = node.type === "variable_declarator" ? parentOf(node) : null;
