@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { nodeSyncFs, type SyncFs } from "../fs/sync-fs.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
-import type { GitConfigEntry } from "../git/parse-git-config.js";
+import { configValue, type GitConfigEntry } from "../git/parse-git-config.js";
 import { RefReader } from "../git/read-refs.js";
 import { remoteFingerprints } from "../remotes/fingerprint.js";
 import { primaryRemote, readRemotes, type Remote } from "../remotes/read-remotes.js";
@@ -116,7 +116,7 @@ async function mergeBaseOf(
 ): Promise<string | null> {
   if (head === base) return head;
   const commonDir = repo.commonDir ?? "";
-  const format = config.find((e) => e.section === "extensions" && e.key === "objectformat")?.value;
+  const format = configValue(config, "extensions", "objectformat");
   if (format !== undefined && format.toLowerCase() !== "sha1") {
     diagnostics.push(diagnostic("unsupported_object_format", "warning", commonDir, `merge base not computed: object format ${format} is not supported`));
     return null;
