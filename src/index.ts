@@ -56,6 +56,7 @@ export { takeSnapshot, DEFAULT_RACY_MARGIN_MS, type SnapshotOptions, type Snapsh
 export { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./snapshot/content-hasher.js";
 export { parseGitIndex, type GitIndex, type IndexEntry } from "./git/read-git-index.js";
 export { worktreeHash, type WorktreeHashResult } from "./snapshot/worktree-hash.js";
+export { privateStatusIndex, STATUS_INDEX_MIN_ENTRIES, type StatusIndexOptions } from "./snapshot/status-index.js";
 export { encodeSnapshot, decodeSnapshot } from "./snapshot/snapshot-codec.js";
 export { createSnapshotStore, type SnapshotKey, type SnapshotStore, type SnapshotStoreOptions } from "./snapshot/snapshot-store.js";
 export { configDir } from "./config/config-dir.js";

@@ -10,6 +10,7 @@ import { RefReader } from "../git/read-refs.js";
 import { discoverPackages, type PackageInfo } from "../packages/discover-packages.js";
 import type { PathChange, Snapshot } from "../snapshot/snapshot.js";
 import type { SnapshotStore } from "../snapshot/snapshot-store.js";
+import type { StatusIndexOptions } from "../snapshot/status-index.js";
 import { worktreeHash } from "../snapshot/worktree-hash.js";
 import { aheadBehind } from "../state/ahead-behind.js";
 import { readRepoState, type MergeBaseFn, type RepoState } from "../state/read-repo-state.js";
@@ -90,6 +91,8 @@ export interface AnalyzeOptions extends DiscoverOptions {
   readonly onTiming?: (phase: string, ms: number) => void;
   /** Where snapshots live: a repo's latest snapshot counts towards its activity. */
   readonly snapshotStore?: SnapshotStore | null;
+  /** Where git status may keep private copies of large repos' indexes (`<config dir>/status-index`); none by default. */
+  readonly statusIndex?: StatusIndexOptions | null;
   /** Called as repos are analysed in depth, for a progress display. */
   readonly onProgress?: (done: number, total: number, root: string) => void;
 }
@@ -208,7 +211,12 @@ async function scanRepo(repo: Repo, state: RepoState, latest: Snapshot | null, o
   }
   // The repo's latest snapshot is a stat cache of its changed files: one whose stat did not move is not read again.
   const store = options.snapshotStore ?? null;
-  const wt = await worktreeHash(repo, { ...(options.configEnv === undefined ? {} : { configEnv: options.configEnv }), against, previous: latest });
+  const wt = await worktreeHash(repo, {
+    ...(options.configEnv === undefined ? {} : { configEnv: options.configEnv }),
+    against,
+    previous: latest,
+    statusIndex: options.statusIndex ?? null,
+  });
   if (store !== null && wt.files.length > 0) store.saveLatest({ version: 1, root: repo.root, startedMs: Date.now(), entries: wt.files });
   diagnostics.push(...wt.diagnostics.map((d) => ({ ...d, path: d.path === null ? null : path.join(repo.root, d.path) })));
   const pk = discoverPackages(repo.root);

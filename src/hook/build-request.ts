@@ -99,12 +99,17 @@ function takeChars(s: string, max: number): string {
 
 async function worktreeHashOf(repo: Repo, ctx: Ctx): Promise<string | null> {
   const { worktreeHash } = await import("../snapshot/worktree-hash.js");
-  return (await worktreeHash(repo, { configEnv: ctx.configEnv })).worktree_hash;
+  return (await worktreeHash(repo, { configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx) })).worktree_hash;
 }
 
 function toolUseId(ctx: Ctx): string {
   const id = ctx.payload["tool_use_id"];
   return typeof id === "string" && id !== "" ? id : "no-tool-use-id";
+}
+
+/** Where git status keeps private copies of large repos' indexes (see `privateStatusIndex`). */
+function statusIndexOf(ctx: Ctx): { dir: string } {
+  return { dir: path.join(ctx.configDir, "status-index") };
 }
 
 async function snapshotStore(ctx: Ctx) {
@@ -115,13 +120,13 @@ async function snapshotStore(ctx: Ctx) {
 /** Before a shell command: a snapshot of the repo, for the process after it. */
 async function snapshotBefore(ctx: Ctx, repo: Repo): Promise<void> {
   const { snapshotBeforeCommand } = await import("../snapshot/command-snapshots.js");
-  await snapshotBeforeCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv });
+  await snapshotBeforeCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx) });
 }
 
 /** After a shell command: exactly the paths it changed (null when no snapshot was taken before). */
 async function changesAfter(ctx: Ctx, repo: Repo): Promise<string[] | null> {
   const { changesAfterCommand } = await import("../snapshot/command-snapshots.js");
-  const r = await changesAfterCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv });
+  const r = await changesAfterCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx) });
   return r.changes === null ? null : r.changes.map((c) => c.path);
 }
 

@@ -5,6 +5,7 @@ import type { ContentHasher, WorktreeFs } from "./content-hasher.js";
 import { diffSnapshots } from "./diff-snapshots.js";
 import type { PathChange } from "./snapshot.js";
 import type { SnapshotStore } from "./snapshot-store.js";
+import type { StatusIndexOptions } from "./status-index.js";
 import { takeSnapshot } from "./take-snapshot.js";
 
 export interface CommandSnapshotOptions {
@@ -15,6 +16,8 @@ export interface CommandSnapshotOptions {
   readonly fs?: WorktreeFs;
   readonly clock?: () => number;
   readonly configEnv?: GitConfigEnv;
+  /** Where git status may keep private copies of large repos' indexes (`privateStatusIndex`). */
+  readonly statusIndex?: StatusIndexOptions | null;
 }
 
 /** What `snapshotBeforeCommand` did for one repo. */
@@ -39,6 +42,7 @@ function snapshotOptions(o: CommandSnapshotOptions) {
     ...(o.fs === undefined ? {} : { fs: o.fs }),
     ...(o.clock === undefined ? {} : { clock: o.clock }),
     ...(o.configEnv === undefined ? {} : { configEnv: o.configEnv }),
+    ...(o.statusIndex === undefined ? {} : { statusIndex: o.statusIndex }),
   };
 }
 

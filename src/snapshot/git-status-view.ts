@@ -6,8 +6,9 @@ import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-gi
 import { configBool, configValue } from "../git/parse-git-config.js";
 import type { Repo } from "../workspace/repo.js";
 import type { WorktreeFs } from "./content-hasher.js";
-import { parseStatusV2, runGitStatus, type StatusRecord } from "./git-status.js";
+import { parseStatusV2, runGitStatus, type ParsedStatus, type StatusRecord } from "./git-status.js";
 import { storesFilesAsTheyAre } from "./scan-worktree.js";
+import { privateStatusIndex, STATUS_INDEX_MIN_ENTRIES, type StatusIndexOptions } from "./status-index.js";
 
 /** One `git status` of a work tree, with the index it was relative to. */
 export interface GitStatusView {
@@ -28,7 +29,12 @@ export interface GitStatusView {
  * skip-worktree entries, a split or sparse index, SHA-256 objects, no git to
  * run, output it cannot read, or an index rewritten while git ran.
  */
-export function readGitStatusView(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv): GitStatusView | { readonly walk: string } {
+export function readGitStatusView(
+  repo: Repo,
+  fs: WorktreeFs,
+  configEnv: GitConfigEnv,
+  statusIndex: StatusIndexOptions | null = null,
+): GitStatusView | { readonly walk: string } {
   if (repo.gitDir === null || repo.commonDir === null) return { walk: "no git folder" };
   const config = loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
   // git would not look at a mode, a symlink, a ctime, or (ignoreStat) at any file it thinks unchanged.
@@ -62,14 +68,49 @@ export function readGitStatusView(repo: Repo, fs: WorktreeFs, configEnv: GitConf
   }
   if (facts === null) return { walk: "the index is not understood" };
   if (facts.distrust !== null) return { walk: facts.distrust };
-  const out = runGitStatus(repo.root, configEnv);
-  if (out === null) return { walk: "git status could not be run" };
+  const large = statusIndex !== null && facts.files >= (statusIndex.minEntries ?? STATUS_INDEX_MIN_ENTRIES);
+  const privateIndex = large ? privateStatusIndex(statusIndex, repo.gitDir, index, facts.checksum) : null;
+  const status = privateIndex === null ? plainStatus(repo.root, configEnv) : cachedStatus(repo.root, configEnv, privateIndex);
+  if (status === null) return { walk: "git status could not be run" };
   // The user's own git may have rewritten the index meanwhile: then what git listed is not relative to these bytes.
   if (stamp() !== before) return { walk: "the index changed while git status ran" };
-  const status = parseStatusV2(out);
   if (!status.complete) return { walk: "git status printed what this version does not read" };
   if (status.records.some((r) => r.kind === "untracked" && (r.path === ".gitattributes" || r.path.endsWith("/.gitattributes")))) return { walk: "an untracked .gitattributes" };
   return { facts, index, indexFile, records: status.records, nonUtf8: status.nonUtf8 };
+}
+
+type Listed = ParsedStatus & { readonly complete: boolean };
+
+function plainStatus(root: string, configEnv: GitConfigEnv): Listed | null {
+  const out = runGitStatus(root, configEnv);
+  return out === null ? null : parseStatusV2(out);
+}
+
+/** At most this many bytes of folder names are given to one `git status` to expand (the command line has a limit). */
+const MAX_EXPAND_BYTES = 64 * 1024;
+
+/**
+ * git status on a private copy of the index with its untracked cache: it
+ * shows a wholly untracked folder as `dir/`, so a second status, limited to
+ * those folders, lists the files under them (ignore rules applied, a nested
+ * repo still shown as `dir/`). Where that cannot be done, one plain status.
+ */
+function cachedStatus(root: string, configEnv: GitConfigEnv, privateIndex: string): Listed | null {
+  const out = runGitStatus(root, configEnv, { privateIndex });
+  if (out === null) return plainStatus(root, configEnv);
+  const first = parseStatusV2(out);
+  const folders = first.complete ? first.records.filter((r) => r.kind === "untracked" && r.path.endsWith("/")).map((r) => r.path) : [];
+  if (folders.length === 0) return first;
+  if (folders.reduce((n, f) => n + Buffer.byteLength(f) + 1, 0) > MAX_EXPAND_BYTES) return plainStatus(root, configEnv);
+  const more = runGitStatus(root, configEnv, { privateIndex, expand: folders });
+  if (more === null) return plainStatus(root, configEnv);
+  const inside = parseStatusV2(more);
+  const shown = new Set(folders);
+  return {
+    records: [...first.records.filter((r) => !shown.has(r.path)), ...inside.records.filter((r) => r.kind === "untracked")],
+    nonUtf8: [...new Set([...first.nonUtf8, ...inside.nonUtf8])],
+    complete: inside.complete,
+  };
 }
 
 /** Why a snapshot or worktree hash walked the tree (slower on a large one) instead of asking git status. */

@@ -95,23 +95,47 @@ export function parseStatusV2(out: Buffer): ParsedStatus & { readonly complete: 
 }
 
 /**
- * Runs `git status` the way a tool running beside a person must: without
- * optional locks (so it never writes the index, and never makes the user's
- * own git fail on `index.lock`), every untracked file, no rename detection,
- * submodules left to their own snapshots. Null when git cannot be run or fails.
+ * How `runGitStatus` runs: on the repo's own index (default), or on a
+ * private copy of it (`privateIndex`, see `privateStatusIndex`), where git
+ * may refresh the copy and keep its untracked cache. git uses that cache
+ * only when untracked folders are shown as folders (`-unormal`); `expand`
+ * lists folders such a status showed, to list the files under them (on the
+ * same copy, without writing it).
  */
-export function runGitStatus(root: string, where: GitConfigEnv): Buffer | null {
+export interface GitStatusRun {
+  readonly privateIndex?: string;
+  readonly expand?: readonly string[];
+}
+
+/**
+ * Runs `git status` the way a tool running beside a person must: never
+ * writing the user's index (no optional locks, so the user's own git never
+ * fails on `index.lock`; only a private copy of the index is ever written),
+ * every untracked file, no rename detection, submodules left to their own
+ * snapshots. Null when git cannot be run or fails.
+ */
+export function runGitStatus(root: string, where: GitConfigEnv, run: GitStatusRun = {}): Buffer | null {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(where.env)) if (v !== undefined && !REPO_SELECTING.has(k)) env[k] = v;
   env["HOME"] = where.homeDir;
   env["PATH"] ??= process.env["PATH"] ?? "/usr/bin:/bin";
-  env["GIT_OPTIONAL_LOCKS"] = "0";
-  const r = spawnSync("git", ["--no-optional-locks", "-c", "core.quotePath=false", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"], {
-    cwd: root,
-    env,
-    maxBuffer: 1024 * 1024 * 1024,
-    stdio: ["ignore", "pipe", "ignore"],
-  });
+  const writesCopy = run.privateIndex !== undefined && run.expand === undefined;
+  if (run.privateIndex !== undefined) env["GIT_INDEX_FILE"] = run.privateIndex;
+  if (!writesCopy) env["GIT_OPTIONAL_LOCKS"] = "0";
+  const args = [
+    ...(writesCopy ? ["-c", "core.untrackedCache=true"] : ["--no-optional-locks"]),
+    ...(run.expand === undefined ? [] : ["--literal-pathspecs"]),
+    "-c",
+    "core.quotePath=false",
+    "status",
+    "--porcelain=v2",
+    "-z",
+    writesCopy ? "--untracked-files=normal" : "--untracked-files=all",
+    "--no-renames",
+    "--ignore-submodules=all",
+    ...(run.expand === undefined ? [] : ["--", ...run.expand]),
+  ];
+  const r = spawnSync("git", args, { cwd: root, env, maxBuffer: 1024 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] });
   return r.status === 0 && r.stdout !== null ? r.stdout : null;
 }
 

@@ -4,6 +4,7 @@ import type { GitConfigEnv } from "../git/load-git-config.js";
 import type { Repo } from "../workspace/repo.js";
 import { gitBlobId, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { readGitStatusView } from "./git-status-view.js";
+import type { StatusIndexOptions } from "./status-index.js";
 import type { IndexedPath, Snapshot, SnapshotEntry } from "./snapshot.js";
 import { entryAt, vouchedBlobId } from "./stat-cache.js";
 import type { SnapshotResult } from "./take-snapshot.js";
@@ -16,6 +17,7 @@ export interface GitSnapshotContext {
   readonly startedMs: number;
   readonly racyCutoff: number;
   readonly previous: Snapshot | null;
+  readonly statusIndex: StatusIndexOptions | null;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface GitSnapshotContext {
  * SHA-256 repo, no git to run, or an index that changed while git ran.
  */
 export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): SnapshotResult | { readonly walk: string } {
-  const view = readGitStatusView(repo, ctx.fs, ctx.configEnv);
+  const view = readGitStatusView(repo, ctx.fs, ctx.configEnv, ctx.statusIndex);
   if ("walk" in view) return view;
   const { facts, index, indexFile } = view;
   const diagnostics: Diagnostic[] = view.nonUtf8.map(nonUtf8Name);

@@ -9,6 +9,7 @@ import { walkedDiagnostic } from "./git-status-view.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
 import { XXH64_HEX_LENGTH, type Snapshot, type SnapshotEntry } from "./snapshot.js";
 import { sameStat } from "./stat-cache.js";
+import type { StatusIndexOptions } from "./status-index.js";
 import { takeGitSnapshot } from "./take-git-snapshot.js";
 import type { StatEntry } from "./walk-worktree.js";
 
@@ -39,6 +40,8 @@ export interface SnapshotOptions {
    * `"walk"`: always walk and hash every path (the snapshot lists them all).
    */
   readonly engine?: "auto" | "walk";
+  /** Where git status may keep private copies of large repos' indexes (`privateStatusIndex`); none by default. */
+  readonly statusIndex?: StatusIndexOptions | null;
 }
 
 export interface SnapshotResult {
@@ -76,7 +79,7 @@ export async function takeSnapshot(repo: Repo, options: SnapshotOptions = {}): P
   // git reads the real disk: an injected file system (tests of odd cases) always walks.
   let walked: Diagnostic | null = null;
   if ((options.engine ?? "auto") === "auto" && fs === nodeWorktreeFs) {
-    const viaGit = takeGitSnapshot(repo, { fs, hasher, configEnv, startedMs, racyCutoff, previous: options.previous ?? null });
+    const viaGit = takeGitSnapshot(repo, { fs, hasher, configEnv, startedMs, racyCutoff, previous: options.previous ?? null, statusIndex: options.statusIndex ?? null });
     if (!("walk" in viaGit)) return viaGit;
     // Slower on a large tree, and worth knowing why.
     walked = walkedDiagnostic(viaGit.walk);

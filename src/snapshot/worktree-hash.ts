@@ -8,6 +8,7 @@ import { processConfigEnv } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
 import { gitBlobId, loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { readGitStatusView, walkedDiagnostic, type GitStatusView } from "./git-status-view.js";
+import type { StatusIndexOptions } from "./status-index.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
 import type { PathChange, Snapshot, SnapshotEntry } from "./snapshot.js";
 import { entryAt, vouchedBlobId } from "./stat-cache.js";
@@ -62,6 +63,8 @@ export async function worktreeHash(
     previous?: Snapshot | null;
     /** Milliseconds since the epoch, for the racy rule; `Date.now` by default. */
     clock?: () => number;
+    /** Where git status may keep private copies of large repos' indexes (`privateStatusIndex`); none by default. */
+    statusIndex?: StatusIndexOptions | null;
   } = {},
 ): Promise<WorktreeHashResult> {
   const diagnostics: Diagnostic[] = [];
@@ -79,7 +82,7 @@ export async function worktreeHash(
   const against = options.against ?? headOid;
   // Against HEAD, one git status says which paths differ (it also names HEAD's blob of each): no walk, no tree read.
   if ((options.engine ?? "auto") === "auto" && fs === nodeWorktreeFs && against === headOid) {
-    const view = readGitStatusView(repo, fs, configEnv);
+    const view = readGitStatusView(repo, fs, configEnv, options.statusIndex ?? null);
     if (!("walk" in view)) {
       const previous = options.previous?.root === repo.root ? options.previous.entries : [];
       return hashFromStatus(repo, view, headOid, { fs, hasher, previous, racyCutoff: (options.clock ?? Date.now)() - DEFAULT_RACY_MARGIN_MS });

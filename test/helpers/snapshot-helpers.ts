@@ -3,20 +3,30 @@ import * as path from "node:path";
 import { loadContentHasher, type ContentHasher } from "../../src/snapshot/content-hasher.js";
 import { diffSnapshots } from "../../src/snapshot/diff-snapshots.js";
 import type { PathChange, Snapshot } from "../../src/snapshot/snapshot.js";
-import { takeSnapshot } from "../../src/snapshot/take-snapshot.js";
+import { takeSnapshot, type SnapshotOptions } from "../../src/snapshot/take-snapshot.js";
 import { discoverRepos } from "../../src/workspace/discover-repos.js";
 import type { Repo } from "../../src/workspace/repo.js";
 import type { Sandbox } from "./git-fixture.js";
 
 let hasher: ContentHasher | null = null;
 
-/** The two ways a snapshot is taken: relative to the index through `git status` (default), and a full walk. */
-export type Engine = "auto" | "walk";
-export const ENGINES: readonly Engine[] = ["auto", "walk"];
+/**
+ * The ways a snapshot is taken: relative to the index through `git status`
+ * (default), the same with git status on a private copy of the index (its
+ * untracked cache; the CLI and the hook run it so, here for every repo
+ * size), and a full walk.
+ */
+export type Engine = "auto" | "status-index" | "walk";
+export const ENGINES: readonly Engine[] = ["auto", "status-index", "walk"];
+
+/** The snapshot options of an engine; the private index copies live in the sandbox. */
+export function engineOptions(sb: Sandbox, engine: Engine): Pick<SnapshotOptions, "engine" | "statusIndex"> {
+  return engine === "status-index" ? { engine: "auto", statusIndex: { dir: path.join(path.dirname(sb.dir), "status-index"), minEntries: 0 } } : { engine };
+}
 
 export async function snap(sb: Sandbox, repo: Repo, previous?: Snapshot, engine: Engine = "auto"): Promise<Snapshot> {
   hasher ??= await loadContentHasher();
-  const r = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, engine, ...(previous === undefined ? {} : { previous }) });
+  const r = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, ...engineOptions(sb, engine), ...(previous === undefined ? {} : { previous }) });
   return r.snapshot;
 }
 
@@ -31,7 +41,7 @@ export function repoAt(root: string): Repo {
 export async function changesOf(sb: Sandbox, root: string, change: () => void, engine: Engine = "auto"): Promise<PathChange[]> {
   const repo = repoAt(root);
   const before = await snap(sb, repo, undefined, engine);
-  if (engine === "auto" && before.base === undefined) throw new Error("expected a snapshot relative to the index");
+  if (engine !== "walk" && before.base === undefined) throw new Error("expected a snapshot relative to the index");
   change();
   const after = await snap(sb, repo, before, engine);
   return diffSnapshots(before, after);

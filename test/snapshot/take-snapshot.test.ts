@@ -5,7 +5,7 @@ import { loadContentHasher } from "../../src/snapshot/content-hasher.js";
 import { diffSnapshots } from "../../src/snapshot/diff-snapshots.js";
 import { takeSnapshot } from "../../src/snapshot/take-snapshot.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
-import { age, changesOf as changesWith, ENGINES, repoAt, snap, writeAged } from "../helpers/snapshot-helpers.js";
+import { age, changesOf as changesWith, engineOptions, ENGINES, repoAt, snap, writeAged } from "../helpers/snapshot-helpers.js";
 
 let sb: Sandbox;
 let root: string;
@@ -174,19 +174,19 @@ describe.each(ENGINES)("takeSnapshot + diffSnapshots (engine %s)", (engine) => {
     sb.git(root, "commit", "-q", "-m", "files");
     const hasher = await loadContentHasher();
     const repo = repoAt(root);
-    const first = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, engine });
+    const first = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, ...engineOptions(sb, engine) });
     expect(first.counts).toEqual({ hashed: 0, fromPrevious: 0, fromIndex: 51 });
     fs.writeFileSync(file("src/f1.ts"), "changed");
     fs.writeFileSync(file("new.ts"), "new");
-    const second = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, engine, previous: first.snapshot });
+    const second = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, ...engineOptions(sb, engine), previous: first.snapshot });
     // A walk re-checks every clean file against the previous snapshot; relative to the index, git vouches for them.
     expect(second.counts).toEqual(engine === "walk" ? { hashed: 2, fromPrevious: 50, fromIndex: 0 } : { hashed: 2, fromPrevious: 0, fromIndex: 50 });
     expect(second.paths).toBe(52);
     // The two files were just written (racy): the next snapshot checks them again, the one after trusts their stat.
     const later = () => Date.now() + 60_000;
-    const third = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, engine, previous: second.snapshot, clock: later });
+    const third = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, ...engineOptions(sb, engine), previous: second.snapshot, clock: later });
     expect(third.counts.hashed).toBe(2);
-    const fourth = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, engine, previous: third.snapshot, clock: later });
+    const fourth = await takeSnapshot(repo, { hasher, configEnv: sb.configEnv, ...engineOptions(sb, engine), previous: third.snapshot, clock: later });
     expect(fourth.counts).toEqual(engine === "walk" ? { hashed: 0, fromPrevious: 52, fromIndex: 0 } : { hashed: 0, fromPrevious: 2, fromIndex: 50 });
     expect(diffSnapshots(first.snapshot, second.snapshot)).toEqual([
       { path: "new.ts", change: "added" },
@@ -199,7 +199,7 @@ describe.each(ENGINES)("takeSnapshot + diffSnapshots (engine %s)", (engine) => {
     writeAged(root, "a.txt", "a\n");
     sb.git(root, "add", "-A");
     sb.git(root, "commit", "-q", "-m", "attrs");
-    const r = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, engine });
+    const r = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, ...engineOptions(sb, engine) });
     expect(r.counts.fromIndex).toBe(0);
     // git status would compare converted content: the snapshot walks instead.
     expect(r.snapshot.base).toBeUndefined();
@@ -212,7 +212,7 @@ describe.each(ENGINES)("takeSnapshot + diffSnapshots (engine %s)", (engine) => {
     const results: number[] = [];
     for (const v of ["2", "3", "4"]) {
       sb.git(root, "update-index", "--index-version", v);
-      const r = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, engine, clock: () => Date.now() + 60_000 });
+      const r = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, ...engineOptions(sb, engine), clock: () => Date.now() + 60_000 });
       results.push(r.counts.fromIndex);
     }
     expect(results[0]).toBeGreaterThan(0);

@@ -77,6 +77,7 @@ export async function analyzeCommand(args: readonly string[], io: CliIo): Promis
     ...(jobs === undefined ? {} : { jobs }),
     ...(values.timings ? { onTiming: (phase: string, ms: number) => timings.push([phase, ms]) } : {}),
     snapshotStore: createSnapshotStore({ dir: path.join(config, "snapshots") }),
+    statusIndex: { dir: path.join(config, "status-index") },
     // The last walk of this folder: unchanged folders are not read again.
     cache: createDiscoveryCache(path.join(config, "discovery")),
     ...(showProgress ? { onProgress: (done: number, total: number, root: string) => io.stderr.write(`\r\u001b[Kanalysing ${done}/${total}: ${root}${done === total ? "\n" : ""}`) } : {}),

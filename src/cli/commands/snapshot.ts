@@ -53,9 +53,11 @@ export async function snapshotCommand(args: readonly string[], io: CliIo): Promi
     io.stderr.write(`comity: no git repository in or under ${dir}\n`);
     return 2;
   }
-  const store = createSnapshotStore({ dir: path.join(configDir(io.env, io.env["HOME"] ?? os.homedir()), "snapshots") });
+  const config = configDir(io.env, io.env["HOME"] ?? os.homedir());
+  const store = createSnapshotStore({ dir: path.join(config, "snapshots") });
   const hasher = await loadContentHasher();
-  const common = { store, hasher, sessionId: values.session, toolUseId: values.id, configEnv: { env: io.env, homeDir: io.env["HOME"] ?? os.homedir() } };
+  const statusIndex = { dir: path.join(config, "status-index") };
+  const common = { store, hasher, sessionId: values.session, toolUseId: values.id, configEnv: { env: io.env, homeDir: io.env["HOME"] ?? os.homedir() }, statusIndex };
   const rel = (p: string): string => relativePosix(root, p);
 
   // Each repo once, nested ones as their parents' walks meet them.

@@ -1,0 +1,46 @@
+import { createHash } from "node:crypto";
+import * as nodeFs from "node:fs";
+import * as path from "node:path";
+
+/** Where `git status` may keep private copies of large repos' indexes (see `privateStatusIndex`). */
+export interface StatusIndexOptions {
+  /** A folder of our own, such as `<config dir>/status-index`. */
+  readonly dir: string;
+  /** Index entries from which a repo gets a copy; below it git's untracked walk is cheap. Default `STATUS_INDEX_MIN_ENTRIES`. */
+  readonly minEntries?: number;
+}
+
+/** From this many index entries on, git status runs on a private copy of the index (one copy: about 100 bytes an entry). */
+export const STATUS_INDEX_MIN_ENTRIES = 10_000;
+
+/**
+ * A private copy of a repo's index, for `git status` to refresh and keep its
+ * untracked cache in (`GIT_INDEX_FILE`): git then re-reads only the folders
+ * whose mtime moved instead of listing every folder (170 -> 100 ms on
+ * 100,000 files, benchmarks/README.md), and the user's own index is never
+ * written. The copy is named by the real index's checksum, so it always
+ * holds the real index's entries (git changes only its stat data and
+ * extensions); it is written from the bytes the caller read and checked, and
+ * copies of the repo's older indexes are removed. Null when the copy cannot
+ * be made: the caller then runs git status on the real index, as before.
+ */
+export function privateStatusIndex(options: StatusIndexOptions, gitDir: string, index: Uint8Array, checksum: string): string | null {
+  if (!/^[0-9a-f]{40,64}$/.test(checksum)) return null;
+  const folder = path.join(path.resolve(options.dir), createHash("sha1").update(gitDir).digest("hex").slice(0, 20));
+  const name = `${checksum}.index`;
+  const file = path.join(folder, name);
+  try {
+    if (nodeFs.existsSync(file)) return file;
+    nodeFs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    nodeFs.writeFileSync(tmp, index, { mode: 0o600 });
+    nodeFs.renameSync(tmp, file);
+    // Older copies (and git's leftover locks of them); another process's copy still being written ends in .tmp.
+    for (const other of nodeFs.readdirSync(folder)) {
+      if (!other.startsWith(name) && !other.endsWith(".tmp")) nodeFs.rmSync(path.join(folder, other), { force: true });
+    }
+    return file;
+  } catch {
+    return null;
+  }
+}
