@@ -1,10 +1,23 @@
 import * as fs from "node:fs";
+import { createRequire } from "node:module";
 import * as path from "node:path";
-import fg from "fast-glob";
-import { parse as parseJsonc, type ParseError } from "jsonc-parser";
-import { parse as parseToml } from "smol-toml";
-import { parse as parseYaml } from "yaml";
+import type { ParseError } from "jsonc-parser";
 import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+
+// The manifest parsers and the glob library are loaded on first use (through `require`: all four ship CommonJS): a
+// repo without a pnpm, Cargo, Python or workspace manifest never pays for them (about 30 ms of a process together).
+const require = createRequire(import.meta.url);
+const lazy = <T>(id: string): (() => T) => {
+  let loaded: T | undefined;
+  return () => (loaded ??= require(id) as T);
+};
+const fastGlob = lazy<typeof import("fast-glob")>("fast-glob");
+const jsonc = lazy<typeof import("jsonc-parser")>("jsonc-parser");
+const toml = lazy<typeof import("smol-toml")>("smol-toml");
+const yaml = lazy<typeof import("yaml")>("yaml");
+const parseJsonc: typeof import("jsonc-parser").parse = (...args) => jsonc().parse(...args);
+const parseToml = (text: string): unknown => toml().parse(text);
+const parseYaml = (text: string): unknown => yaml().parse(text);
 
 /** The ecosystem a package belongs to. npm covers npm, Yarn, Bun, pnpm, Lerna, Nx and Rush packages. */
 export type Ecosystem = "npm" | "cargo" | "go" | "python";
@@ -115,7 +128,7 @@ function matchDirs(ctx: Ctx, base: string, patterns: readonly string[], excludes
   const negative = [...patterns.filter((p) => p.startsWith("!")).map((p) => p.slice(1)), ...excludes].map((p) => p.replace(/^\.\//, "").replace(/\/+$/, ""));
   if (positive.length === 0) return [];
   const cwd = path.join(ctx.root, base);
-  const dirs = fg.sync(positive, { cwd, onlyDirectories: true, ignore: [...IGNORED, ...negative], dot: false, followSymbolicLinks: false, unique: true });
+  const dirs = fastGlob().sync(positive, { cwd, onlyDirectories: true, ignore: [...IGNORED, ...negative], dot: false, followSymbolicLinks: false, unique: true });
   // `.` itself can be a member (`members = ["."]`).
   if (positive.includes(".")) dirs.push(".");
   return dirs.map((d) => posix(path.join(base, d)));
@@ -246,7 +259,7 @@ export function goWorkUses(text: string): string[] {
 /** Nx: every `project.json` is a project, named by its `name` field or its folder. */
 function nxProjects(ctx: Ctx): void {
   if (!fs.existsSync(path.join(ctx.root, "nx.json"))) return;
-  for (const file of fg.sync("**/project.json", { cwd: ctx.root, ignore: IGNORED, dot: false })) {
+  for (const file of fastGlob().sync("**/project.json", { cwd: ctx.root, ignore: IGNORED, dot: false })) {
     const dir = posix(path.dirname(file));
     const p = record(read(ctx, file, json));
     if (p === null || ctx.found.has(`${dir}\0npm`)) continue;
