@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { buildLocalBriefing } from "../briefing/build-local-briefing.js";
+import { loadChangeMemo, type ChangeMemo, type MemoEntry } from "./change-memo.js";
 import { mergeBriefings } from "../briefing/merge-briefings.js";
 import { compareDiagnostics, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { relativePosix } from "../fs/relative-posix.js";
@@ -195,6 +197,8 @@ interface Scanned {
   readonly worktreeHash: string | null;
   readonly changes: readonly PathChange[];
   readonly baseOids: Readonly<Record<string, string>>;
+  /** The git blob id of each changed working file the worktree hash read or vouched for. */
+  readonly afterOids: ReadonlyMap<string, string>;
   readonly packages: readonly PackageInfo[];
   readonly packagesTruncated: boolean;
   readonly diagnostics: Diagnostic[];
@@ -226,7 +230,8 @@ async function scanRepo(repo: Repo, state: RepoState, latest: Snapshot | null, o
     const tip = new RefReader(nodeSyncFs, repo.gitDir, repo.commonDir).resolve(state.base_ref);
     if (tip !== null) ab = await aheadBehind(commonDir, state.head_sha, tip);
   }
-  return { ...ab, against, worktreeHash: wt.worktree_hash, changes: wt.changes, baseOids: wt.baseOids, packages: pk.packages, packagesTruncated: pk.truncated, diagnostics };
+  const afterOids = new Map(wt.files.flatMap((f) => (f.hash !== null && /^[0-9a-f]{40}$/.test(f.hash) ? [[f.path, f.hash] as const] : [])));
+  return { ...ab, against, worktreeHash: wt.worktree_hash, changes: wt.changes, baseOids: wt.baseOids, afterOids, packages: pk.packages, packagesTruncated: pk.truncated, diagnostics };
 }
 
 /**
@@ -239,15 +244,26 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   const cacheDir = options.symbolCacheDir ?? null;
   const cache = cacheDir === null ? null : createSymbolCache(cacheDir);
   const jobs: ExtractJob[] = [];
-  type Pending = { repo: number; path: string; after: number | null; before: number | null };
+  type Pending = { repo: number; path: string; after: number | null; before: number | null; key: { base: string | null; after: string | null } | null; memo: MemoEntry | null };
   const pending: Pending[] = [];
+  const memos = new Map<number, ChangeMemo>();
   for (const [i, s] of scanned.entries()) {
     if (s === null || options.symbols === false) continue;
     const repo = repos[i] as Repo;
+    const memo = cacheDir === null ? null : loadChangeMemo(path.join(cacheDir, "changes", `${createHash("sha1").update(repo.root).digest("hex")}.json`));
+    if (memo !== null) memos.set(i, memo);
     const missing: Array<{ path: string; oid: string; slot: number }> = [];
     for (const c of s.changes) {
       if (languageOf(c.path) === null || c.change === "mode_changed") continue;
-      const p: Pending = { repo: i, path: c.path, after: null, before: null };
+      // Both versions known by blob id: the last run's analysis of the same pair stands.
+      const afterOid = c.change === "deleted" ? null : (s.afterOids.get(c.path) ?? undefined);
+      const key = afterOid === undefined ? null : { base: s.baseOids[c.path] ?? null, after: afterOid };
+      const known = key === null ? null : (memo?.get(c.path, key.base, key.after) ?? null);
+      const p: Pending = { repo: i, path: c.path, after: null, before: null, key, memo: known };
+      if (known !== null) {
+        pending.push(p);
+        continue;
+      }
       if (c.change !== "deleted") {
         p.after = jobs.length;
         jobs.push({ path: c.path, abs: path.join(repo.root, c.path) });
@@ -255,9 +271,10 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
       const oid = s.baseOids[c.path];
       if (oid !== undefined) {
         p.before = jobs.length;
-        jobs.push({ path: c.path, cacheKey: `g${oid}` });
-        // The old version is read from git only when the cache does not know its blob.
-        if (cache?.get(`g${oid}`, languageOf(c.path)?.id ?? "none") == null) missing.push({ path: c.path, oid, slot: p.before });
+        // The old version is read from git only when the cache does not know its blob; what the cache holds is passed on, not read twice.
+        const cached = cache?.get(`g${oid}`, languageOf(c.path)?.id ?? "none") ?? null;
+        jobs.push({ path: c.path, cacheKey: `g${oid}`, ...(cached === null ? {} : { known: cached }) });
+        if (cached === null) missing.push({ path: c.path, oid, slot: p.before });
       }
       pending.push(p);
     }
@@ -289,17 +306,23 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
         changes.push({ path: c.path, change: c.change, language, symbols: null, new_references: null });
         continue;
       }
-      const after = p.after === null ? null : (results[p.after] ?? null);
-      const before = p.before === null ? null : (results[p.before] ?? null);
-      for (const d of after?.diagnostics ?? []) s.diagnostics.push({ ...d, path: path.join((repos[i] as Repo).root, c.path) });
-      changes.push({
-        path: c.path,
-        change: c.change,
-        language,
-        symbols: compareSymbols(before?.symbols ?? [], after?.symbols ?? [], language === "python" ? "python" : "typescript"),
-        new_references: newReferences(before?.references ?? [], after?.references ?? []),
-      });
+      let entry = p.memo;
+      if (entry === null) {
+        const after = p.after === null ? null : (results[p.after] ?? null);
+        const before = p.before === null ? null : (results[p.before] ?? null);
+        entry = {
+          base: p.key?.base ?? null,
+          after: p.key?.after ?? null,
+          symbols: compareSymbols(before?.symbols ?? [], after?.symbols ?? [], language === "python" ? "python" : "typescript"),
+          new_references: newReferences(before?.references ?? [], after?.references ?? []),
+          diagnostics: after?.diagnostics ?? [],
+        };
+      }
+      if (p.key !== null) memos.get(i)?.set(c.path, entry);
+      for (const d of entry.diagnostics) s.diagnostics.push({ ...d, path: path.join((repos[i] as Repo).root, c.path) });
+      changes.push({ path: c.path, change: c.change, language, symbols: entry.symbols, new_references: entry.new_references });
     }
+    memos.get(i)?.save();
     byRepo.set(i, changes);
     return { ahead: s.ahead, behind: s.behind, worktreeHash: s.worktreeHash, packages: s.packages, packagesTruncated: s.packagesTruncated, changes, diagnostics: s.diagnostics };
   });

@@ -15,6 +15,8 @@ export interface ExtractJob {
   readonly bytes?: Uint8Array;
   /** An extra cache key (e.g. `g<blob id>`) that also stores and finds this result. */
   readonly cacheKey?: string;
+  /** The result, already read from the cache by the caller: used as it is. */
+  readonly known?: Omit<FileSymbols, "path">;
 }
 
 /** The bytes of a job. */
@@ -63,18 +65,17 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
   // The cache answers first, here: a warm run starts no worker and loads no grammar.
   const results: Array<FileSymbols | undefined> = Array.from({ length: jobs.length }, () => undefined);
   const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
-  if (cache !== null) {
-    const hasher = await loadContentHasher();
-    jobs.forEach((job, i) => {
-      try {
-        const lang = languageOf(job.path)?.id ?? "none";
-        const hit = (job.cacheKey === undefined ? null : cache.get(job.cacheKey, lang)) ?? cache.get(hasher.xxh64(jobBytes(job)), lang);
-        if (hit !== null) results[i] = { path: job.path, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: job.path })) };
-      } catch {
-        // unreadable: the extraction below reports it
-      }
-    });
-  }
+  const hasher = cache === null ? null : await loadContentHasher();
+  jobs.forEach((job, i) => {
+    try {
+      const lang = languageOf(job.path)?.id ?? "none";
+      const hit =
+        job.known ?? (cache === null || hasher === null ? null : ((job.cacheKey === undefined ? null : cache.get(job.cacheKey, lang)) ?? cache.get(hasher.xxh64(jobBytes(job)), lang)));
+      if (hit !== null) results[i] = { path: job.path, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: job.path })) };
+    } catch {
+      // unreadable: the extraction below reports it
+    }
+  });
   const todo = results.flatMap((r, i) => (r === undefined ? [i] : []));
   if (todo.length === 0) return results as FileSymbols[];
   if (options.workers <= 1 || todo.length < (options.minFilesForPool ?? 32)) {

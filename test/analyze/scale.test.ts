@@ -68,6 +68,32 @@ describe("analyze at scale", () => {
     expect(third.repos[0]?.changes[0]?.symbols[0]?.reasons[0]?.code).toBe("PARAMETER_ADDED_OPTIONAL");
   });
 
+  it("keeps each changed file's analysis by its two blob ids: a second run needs no symbol cache, a corrupt memo is a miss", async () => {
+    const r = initRepo(sb, "repo");
+    commit(sb, r, "a.ts", "export function f(a: number) {}\n");
+    commit(sb, r, "b.py", "def g(a):\n    return a\n");
+    fs.writeFileSync(path.join(r, "a.ts"), "export function f(a: number, b: string) {}\n");
+    fs.writeFileSync(path.join(r, "b.py"), "def g(a, *, key):\n    return a\n");
+    fs.writeFileSync(path.join(r, "c.ts"), "export const c = 1;\n");
+    const run = async () => {
+      const x = fakeIo(false);
+      await analyzeCommand(["--json"], x.io);
+      return x.out.join("");
+    };
+    const first = await run();
+    const symbols = path.join(config, "symbols");
+    const memos = fs.readdirSync(path.join(symbols, "changes"));
+    expect(memos).toHaveLength(1);
+    // Without the symbol cache, the same report: it came from the memo (nothing was extracted or cached again).
+    for (const d of fs.readdirSync(symbols)) if (d !== "changes") fs.rmSync(path.join(symbols, d), { recursive: true });
+    expect(await run()).toBe(first);
+    expect(fs.readdirSync(symbols)).toEqual(["changes"]);
+    // A corrupt memo: everything is analysed again, with the same result.
+    fs.writeFileSync(path.join(symbols, "changes", memos[0] as string), "{not json");
+    expect(await run()).toBe(first);
+    expect(fs.readdirSync(symbols).length).toBeGreaterThan(1);
+  });
+
   it("survives a worker that crashes on one file: a diagnostic for that file, the run goes on", async () => {
     const dir = path.join(sb.dir, "files");
     fs.mkdirSync(dir);
