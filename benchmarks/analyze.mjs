@@ -2,7 +2,7 @@
 // comity analyze at scale: a generated repo (default 100,000 files) with N changed files (default 2,000,
 // TypeScript and Python), analysed twice (cold symbol cache, then warm), as whole processes, with
 // `git status --porcelain=v2 -uall` as the anchor. Prints time, peak memory and the cache speed-up.
-// Usage: node benchmarks/analyze.mjs [--files N] [--changes N]
+// Usage: node benchmarks/analyze.mjs [--files N] [--changes N] [--pairs 3]
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -13,24 +13,28 @@ import { generateBigRepo } from "./generate-big-repo.mjs";
 import { machine, sh, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({ options: { files: { type: "string", default: "100000" }, changes: { type: "string", default: "2000" } } });
+const { values } = parseArgs({ options: { files: { type: "string", default: "100000" }, changes: { type: "string", default: "2000" }, pairs: { type: "string", default: "3" } } });
 const files = Number(values.files);
 const changes = Number(values.changes);
+const pairs = Number(values.pairs);
 const big = generateBigRepo({ files, dir: path.join(os.tmpdir(), "comity-bench", `repo-${files}`) });
 const root = big.dir;
 
-// Start from a clean tree (another benchmark may have left edits), then change `changes` source files (every k-th tracked .ts/.py file): a new required parameter in each.
-sh("git", ["checkout", "--", "."], { cwd: root });
-const tracked = sh("git", ["ls-files", "*.ts", "*.py"], { cwd: root }).trim().split("\n");
-const step = Math.max(1, Math.floor(tracked.length / changes));
-const changed = tracked.filter((_, i) => i % step === 0).slice(0, changes);
-for (const f of changed) {
-  const p = path.join(root, f);
-  const text = fs.readFileSync(p, "utf8");
-  fs.writeFileSync(p, f.endsWith(".py") ? `${text}\ndef added_${changed.length}(a, b):\n    return a\n` : `${text}\nexport function added(a: number, b: string): void {}\n`);
-}
-const config = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-analyze-"));
-const run = () => {
+// One pair: from a clean tree, change `changes` source files (every k-th tracked .ts/.py file: a new required parameter in
+// each), take the anchor, then analyse twice with an empty config folder (cold: no symbol, discovery or memo cache),
+// then again (the second run). Each pair starts from the same state, edits included, so pairs differ only by noise.
+const tracked = () => sh("git", ["ls-files", "*.ts", "*.py"], { cwd: root }).trim().split("\n");
+const edit = () => {
+  sh("git", ["checkout", "--", "."], { cwd: root });
+  const all = tracked();
+  const step = Math.max(1, Math.floor(all.length / changes));
+  for (const f of all.filter((_, i) => i % step === 0).slice(0, changes)) {
+    const p = path.join(root, f);
+    const text = fs.readFileSync(p, "utf8");
+    fs.writeFileSync(p, f.endsWith(".py") ? `${text}\ndef added_${changes}(a, b):\n    return a\n` : `${text}\nexport function added(a: number, b: string): void {}\n`);
+  }
+};
+const run = (config) => {
   const t = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ["--import", path.join(here, "report-rss.mjs"), path.join(here, "..", "bin", "comity.js"), "analyze", root, "--json", "--max-repos", "1", "--timings"], {
     env: { ...process.env, COMITY_CONFIG_DIR: config },
@@ -42,24 +46,35 @@ const run = () => {
   const doc = JSON.parse(r.stdout);
   return { ms, rss: Number(/PEAK_RSS_KIB=(\d+)/.exec(r.stderr)?.[1] ?? 0), changes: doc.repos[0].changes.length, analysed: doc.repos[0].changes.filter((c) => c.symbols !== null).length, timings: r.stderr.split("\n").filter((l) => / ms$/.test(l)).join("; ") };
 };
-const t0 = process.hrtime.bigint();
-sh("git", ["status", "--porcelain=v2", "-uall"], { cwd: root });
-const gitMs = Number(process.hrtime.bigint() - t0) / 1e6;
-const cold = run();
-const warm = run();
+const results = [];
+for (let i = 0; i < pairs; i++) {
+  edit();
+  const t0 = process.hrtime.bigint();
+  sh("git", ["status", "--porcelain=v2", "-uall"], { cwd: root });
+  const gitMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  const config = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-analyze-"));
+  const cold = run(config);
+  const warm = run(config);
+  fs.rmSync(config, { recursive: true, force: true });
+  results.push({ gitMs, cold, warm, ratio: cold.ms / warm.ms });
+}
 sh("git", ["checkout", "--", "."], { cwd: root });
-fs.rmSync(config, { recursive: true, force: true });
 
+// The pair whose speed-up is the median one is the record (its cold and warm figures belong together).
+const mid = [...results].sort((a, b) => a.ratio - b.ratio)[Math.floor((results.length - 1) / 2)];
+const { gitMs, cold, warm } = mid;
 console.log(`machine: ${machine()}`);
-console.log(`repo: ${files} files, ${changes} changed (${cold.changes} reported, ${cold.analysed} with symbols)\n`);
+console.log(`repo: ${files} files, ${changes} changed (${cold.changes} reported, ${cold.analysed} with symbols); ${pairs} pairs of runs, the median pair shown`);
+console.log(`pairs (cold / second run, ms): ${results.map((r) => `${r.cold.ms.toFixed(0)} / ${r.warm.ms.toFixed(0)} = ${r.ratio.toFixed(1)} x`).join("; ")}\n`);
 const mib = (kib) => `${(kib / 1024).toFixed(0)} MiB`;
+const peak = Math.max(...results.map((r) => r.cold.rss));
 console.log(
   table(
     ["what", "ms", "× git status", "peak RSS", "target"],
     [
       ["git status --porcelain=v2 -uall (anchor)", gitMs.toFixed(0), "1.00", "", ""],
-      ["comity analyze, cold symbol cache", cold.ms.toFixed(0), (cold.ms / gitMs).toFixed(1), mib(cold.rss), `all ${changes} reported: ${cold.changes === changes ? "met" : "NOT met"}; < 1 GiB: ${cold.rss < 1024 * 1024 ? "met" : "NOT met"}`],
-      ["comity analyze, second run (warm cache)", warm.ms.toFixed(0), (warm.ms / gitMs).toFixed(1), mib(warm.rss), `≥ 10 × faster than cold: ${cold.ms / warm.ms >= 10 ? "met" : "NOT met"} (${(cold.ms / warm.ms).toFixed(1)} ×)`],
+      ["comity analyze, cold symbol cache", cold.ms.toFixed(0), (cold.ms / gitMs).toFixed(1), mib(peak), `all ${changes} reported: ${results.every((r) => r.cold.changes === changes) ? "met" : "NOT met"}; < 1 GiB: ${peak < 1024 * 1024 ? "met" : "NOT met"}`],
+      ["comity analyze, second run (warm cache)", warm.ms.toFixed(0), (warm.ms / gitMs).toFixed(1), mib(warm.rss), `≥ 10 × faster than cold: ${cold.ms / warm.ms >= 10 ? "met" : "NOT met"} (${(cold.ms / warm.ms).toFixed(1)} ×, median of ${pairs})`],
     ],
   ),
 );
