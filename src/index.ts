@@ -93,7 +93,8 @@ export {
 export { compareSymbols, type SymbolChange, type SymbolChangeKind, type Compatibility } from "./symbols/compare-symbols.js";
 export type { ChangeReason } from "./symbols/change-reason.js";
 export { newReferences } from "./symbols/new-references.js";
-export { analyzeFile, cachedExtract, headReader, stripLocal, type FileAnalysis, type ReadHeadFile } from "./symbols/analyze-file.js";
+export { analyzeFile, headReader, stripLocal, type FileAnalysis, type ReadHeadFile } from "./symbols/analyze-file.js";
+export { cachedExtract, extractWithCache } from "./symbols/extract-with-cache.js";
 export { createSymbolCache, type SymbolCache } from "./symbols/symbol-cache.js";
 export { LANGUAGES, languageOf, type LanguageSpec } from "./symbols/languages.js";
 

@@ -8,7 +8,8 @@ import { newReferences } from "./new-references.js";
 import type { HeadHashes } from "./head-hashes.js";
 import type { SymbolCache } from "./symbol-cache.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
-import { createSymbolExtractor, type ParserBackend, type SymbolExtractor } from "./symbol-extractor.js";
+import { cachedFor, extractAndStore } from "./extract-with-cache.js";
+import type { SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId, ReferenceRecord, SymbolRecord } from "./types.js";
 
 /** The `analysis` of one edited file, as `post_edit` sends it (after `stripLocal`). */
@@ -88,49 +89,6 @@ export async function analyzeFile(
     new_references: newReferences(before?.references ?? [], after?.references ?? []),
     diagnostics,
   };
-}
-
-/** Extraction through the cache: a hit costs one xxhash64 and one small file read. */
-export function cachedExtract(repoPath: string, bytes: Buffer, extractor: SymbolExtractor, cache: SymbolCache | null): FileSymbols {
-  const hash = extractor.hasher.xxh64(bytes);
-  const hit = cachedFor(repoPath, cache?.get(hash, languageOf(repoPath)?.id ?? "none") ?? null);
-  return hit ?? extractAndStore(repoPath, bytes, hash, extractor, cache);
-}
-
-/** Extraction of content the cache was already asked about (a miss), stored under its hash. */
-function extractAndStore(repoPath: string, bytes: Buffer, hash: string, extractor: SymbolExtractor, cache: SymbolCache | null): FileSymbols {
-  const result = extractor.extract(repoPath, bytes);
-  cache?.set(hash, languageOf(repoPath)?.id ?? "none", result);
-  return result;
-}
-
-/**
- * Symbols of a few files (a CLI call, a hook event), loading tree-sitter
- * only when the cache cannot answer: a fully cached call costs a hash and a
- * lookup per file, no grammar. Results in input order.
- */
-export async function extractWithCache(
-  files: ReadonlyArray<{ readonly path: string; readonly bytes: Buffer }>,
-  options: { cache: SymbolCache | null; backend?: ParserBackend },
-): Promise<FileSymbols[]> {
-  const hasher = await loadContentHasher();
-  const hashes = files.map((f) => hasher.xxh64(f.bytes));
-  const out: Array<FileSymbols | null> = files.map((f, i) => cachedFor(f.path, options.cache?.get(hashes[i] as string, languageOf(f.path)?.id ?? "none") ?? null));
-  const missing = files.flatMap((f, i) => (out[i] === null ? [i] : []));
-  if (missing.length > 0) {
-    const languages = [...new Set(missing.map((i) => languageOf(files[i]?.path ?? "")?.id).filter((l): l is LanguageId => l !== undefined))];
-    const extractor = await createSymbolExtractor({ languages, ...(options.backend === undefined ? {} : { backend: options.backend }) });
-    for (const i of missing) {
-      const f = files[i] as { path: string; bytes: Buffer };
-      out[i] = extractAndStore(f.path, f.bytes, hashes[i] as string, extractor, options.cache);
-    }
-  }
-  return out as FileSymbols[];
-}
-
-/** A cache entry as this path's symbols (an entry is shared by every file with the same content). */
-function cachedFor(repoPath: string, hit: Omit<FileSymbols, "path"> | null): FileSymbols | null {
-  return hit === null ? null : { path: repoPath, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: repoPath })) };
 }
 
 /** HEAD's blob of a path, from the common dir (where a worktree's objects live): our reader, else isomorphic-git. */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
-import { cachedExtract } from "./analyze-file.js";
+import { cachedExtract } from "./extract-with-cache.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { languageOf } from "./languages.js";
 import { createSymbolCache } from "./symbol-cache.js";

@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
-import { cachedExtract } from "./analyze-file.js";
+import { cachedExtract } from "./extract-with-cache.js";
 import { jobBytes, type ExtractJob } from "./extract-pool.js";
 import { languageOf } from "./languages.js";
 import { createSymbolCache } from "./symbol-cache.js";

@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cachedExtract } from "../../src/symbols/analyze-file.js";
+import { cachedExtract } from "../../src/symbols/extract-with-cache.js";
 import { createSymbolCache } from "../../src/symbols/symbol-cache.js";
 import { createSymbolExtractor, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
 

@@ -3,9 +3,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
-import { compareSymbols, type SymbolChange } from "../../symbols/compare-symbols.js";
-import { extractWithCache } from "../../symbols/analyze-file.js";
-import { newReferences } from "../../symbols/new-references.js";
+import type { SymbolChange } from "../../symbols/compare-symbols.js";
+import { extractWithCache } from "../../symbols/extract-with-cache.js";
 import { createSymbolCache } from "../../symbols/symbol-cache.js";
 import type { FileSymbols, SymbolRecord } from "../../symbols/types.js";
 import type { CliIo } from "../io.js";
@@ -52,6 +51,8 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     const [b, a] = files as [{ given: string; abs: string }, { given: string; abs: string }];
     // Both sides are read as the AFTER file's language.
     const [before, after] = (await extractWithCache([read(b, a.given), read(a)], { cache })) as [FileSymbols, FileSymbols];
+    // The comparison code loads only for --diff.
+    const [{ compareSymbols }, { newReferences }] = await Promise.all([import("../../symbols/compare-symbols.js"), import("../../symbols/new-references.js")]);
     const changes = compareSymbols(before.symbols, after.symbols, after.language === "python" ? "python" : "typescript");
     const refs = newReferences(before.references, after.references);
     if (values.json) {
