@@ -6,7 +6,7 @@ import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-gi
 import { configBool, configValue } from "../git/parse-git-config.js";
 import type { Repo } from "../workspace/repo.js";
 import type { WorktreeFs } from "./content-hasher.js";
-import { parseStatusV2, runGitStatus, type ParsedStatus, type StatusRecord } from "./git-status.js";
+import { parseStatusV2, runGitStatus, runGitStatusAsync, type ParsedStatus, type StatusRecord } from "./git-status.js";
 import { storesFilesAsTheyAre } from "./scan-worktree.js";
 import { privateStatusIndex, STATUS_INDEX_MIN_ENTRIES, type StatusIndexOptions } from "./status-index.js";
 
@@ -35,6 +35,40 @@ export function readGitStatusView(
   configEnv: GitConfigEnv,
   statusIndex: StatusIndexOptions | null = null,
 ): GitStatusView | { readonly walk: string } {
+  const plan = planStatus(repo, fs, configEnv, statusIndex);
+  if ("walk" in plan) return plan;
+  const listed = plan.privateIndex === null ? plainStatus(repo.root, configEnv) : expandCached(repo.root, configEnv, plan.privateIndex, runGitStatus(repo.root, configEnv, { privateIndex: plan.privateIndex }));
+  return finishView(plan, listed);
+}
+
+/**
+ * `readGitStatusView` with git running in the background, so that the
+ * caller's own work (a discovery walk) goes on meanwhile on another core.
+ */
+export async function readGitStatusViewAsync(
+  repo: Repo,
+  fs: WorktreeFs,
+  configEnv: GitConfigEnv,
+  statusIndex: StatusIndexOptions | null = null,
+): Promise<GitStatusView | { readonly walk: string }> {
+  const plan = planStatus(repo, fs, configEnv, statusIndex);
+  if ("walk" in plan) return plan;
+  const out = await runGitStatusAsync(repo.root, configEnv, plan.privateIndex === null ? {} : { privateIndex: plan.privateIndex });
+  const listed = plan.privateIndex === null ? (out === null ? null : parseStatusV2(out)) : expandCached(repo.root, configEnv, plan.privateIndex, out);
+  return finishView(plan, listed);
+}
+
+/** What is known before git runs: the index as read, its facts, its stamp, and the private copy to run on. */
+interface StatusPlan {
+  readonly stamp: () => string;
+  readonly before: string;
+  readonly index: Uint8Array;
+  readonly indexFile: string;
+  readonly facts: IndexFacts;
+  readonly privateIndex: string | null;
+}
+
+function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusIndex: StatusIndexOptions | null): StatusPlan | { readonly walk: string } {
   if (repo.gitDir === null || repo.commonDir === null) return { walk: "no git folder" };
   const config = loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
   // git would not look at a mode, a symlink, a ctime, or (ignoreStat) at any file it thinks unchanged.
@@ -70,13 +104,16 @@ export function readGitStatusView(
   if (facts.distrust !== null) return { walk: facts.distrust };
   const large = statusIndex !== null && facts.files >= (statusIndex.minEntries ?? STATUS_INDEX_MIN_ENTRIES);
   const privateIndex = large ? privateStatusIndex(statusIndex, repo.gitDir, index, facts.checksum) : null;
-  const status = privateIndex === null ? plainStatus(repo.root, configEnv) : cachedStatus(repo.root, configEnv, privateIndex);
+  return { stamp, before, index, indexFile, facts, privateIndex };
+}
+
+function finishView(plan: StatusPlan, status: Listed | null): GitStatusView | { readonly walk: string } {
   if (status === null) return { walk: "git status could not be run" };
   // The user's own git may have rewritten the index meanwhile: then what git listed is not relative to these bytes.
-  if (stamp() !== before) return { walk: "the index changed while git status ran" };
+  if (plan.stamp() !== plan.before) return { walk: "the index changed while git status ran" };
   if (!status.complete) return { walk: "git status printed what this version does not read" };
   if (status.records.some((r) => r.kind === "untracked" && (r.path === ".gitattributes" || r.path.endsWith("/.gitattributes")))) return { walk: "an untracked .gitattributes" };
-  return { facts, index, indexFile, records: status.records, nonUtf8: status.nonUtf8 };
+  return { facts: plan.facts, index: plan.index, indexFile: plan.indexFile, records: status.records, nonUtf8: status.nonUtf8 };
 }
 
 type Listed = ParsedStatus & { readonly complete: boolean };
@@ -90,13 +127,13 @@ function plainStatus(root: string, configEnv: GitConfigEnv): Listed | null {
 const MAX_EXPAND_BYTES = 64 * 1024;
 
 /**
- * git status on a private copy of the index with its untracked cache: it
- * shows a wholly untracked folder as `dir/`, so a second status, limited to
- * those folders, lists the files under them (ignore rules applied, a nested
- * repo still shown as `dir/`). Where that cannot be done, one plain status.
+ * The output of git status on a private copy of the index with its
+ * untracked cache, which shows a wholly untracked folder as `dir/`: a second
+ * status, limited to those folders, lists the files under them (ignore rules
+ * applied, a nested repo still shown as `dir/`). Where that cannot be done,
+ * one plain status.
  */
-function cachedStatus(root: string, configEnv: GitConfigEnv, privateIndex: string): Listed | null {
-  const out = runGitStatus(root, configEnv, { privateIndex });
+function expandCached(root: string, configEnv: GitConfigEnv, privateIndex: string, out: Buffer | null): Listed | null {
   if (out === null) return plainStatus(root, configEnv);
   const first = parseStatusV2(out);
   const folders = first.complete ? first.records.filter((r) => r.kind === "untracked" && r.path.endsWith("/")).map((r) => r.path) : [];

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 
 /** One path `git status --porcelain=v2 -z` lists: a tracked path that differs from the index, or an untracked one. */
@@ -115,6 +115,30 @@ export interface GitStatusRun {
  * snapshots. Null when git cannot be run or fails.
  */
 export function runGitStatus(root: string, where: GitConfigEnv, run: GitStatusRun = {}): Buffer | null {
+  const { args, env } = gitStatusCommand(where, run);
+  const r = spawnSync("git", args, { cwd: root, env, maxBuffer: 1024 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] });
+  return r.status === 0 && r.stdout !== null ? r.stdout : null;
+}
+
+/** `runGitStatus` with git running in the background: the caller's own work goes on meanwhile. */
+export function runGitStatusAsync(root: string, where: GitConfigEnv, run: GitStatusRun = {}): Promise<Buffer | null> {
+  const { args, env } = gitStatusCommand(where, run);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn("git", args, { cwd: root, env, stdio: ["ignore", "pipe", "ignore"] });
+    } catch {
+      resolve(null);
+      return;
+    }
+    child.stdout?.on("data", (c: Buffer) => chunks.push(c));
+    child.on("error", () => resolve(null));
+    child.on("close", (code) => resolve(code === 0 ? Buffer.concat(chunks) : null));
+  });
+}
+
+function gitStatusCommand(where: GitConfigEnv, run: GitStatusRun): { args: string[]; env: Record<string, string> } {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(where.env)) if (v !== undefined && !REPO_SELECTING.has(k)) env[k] = v;
   env["HOME"] = where.homeDir;
@@ -135,8 +159,7 @@ export function runGitStatus(root: string, where: GitConfigEnv, run: GitStatusRu
     "--ignore-submodules=all",
     ...(run.expand === undefined ? [] : ["--", ...run.expand]),
   ];
-  const r = spawnSync("git", args, { cwd: root, env, maxBuffer: 1024 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] });
-  return r.status === 0 && r.stdout !== null ? r.stdout : null;
+  return { args, env };
 }
 
 /** Variables that would point git at another repo, index or work tree than the one asked about. */

@@ -94,6 +94,23 @@ describe("analyze at scale", () => {
     expect(fs.readdirSync(symbols).length).toBeGreaterThan(1);
   });
 
+  it("analysing a repo's own folder (its git status started before discovery) reports what analysing its parent reports", async () => {
+    const r = initRepo(sb, "repo");
+    commit(sb, r, "a.ts", "export function f(a: number) {}\n");
+    fs.writeFileSync(path.join(r, "a.ts"), "export function f(a: number, b: string) {}\n");
+    fs.mkdirSync(path.join(r, "new"));
+    fs.writeFileSync(path.join(r, "new/b.py"), "def g():\n    pass\n");
+    const report = async (dir: string) => {
+      const x = fakeIo(false);
+      await analyzeCommand(["--json", dir], x.io);
+      const doc = JSON.parse(x.out.join("")) as { repos: Array<{ worktree_hash: string; changes: unknown[] }> };
+      return { worktree_hash: doc.repos[0]?.worktree_hash, changes: doc.repos[0]?.changes };
+    };
+    const own = await report(r);
+    expect(own.changes).toHaveLength(2);
+    expect(await report(sb.dir)).toEqual(own);
+  });
+
   it("survives a worker that crashes on one file: a diagnostic for that file, the run goes on", async () => {
     const dir = path.join(sb.dir, "files");
     fs.mkdirSync(dir);

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { nodeWorktreeFs } from "../../src/snapshot/content-hasher.js";
-import { readGitStatusView } from "../../src/snapshot/git-status-view.js";
+import { readGitStatusView, readGitStatusViewAsync } from "../../src/snapshot/git-status-view.js";
 import { privateStatusIndex } from "../../src/snapshot/status-index.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { repoAt } from "../helpers/snapshot-helpers.js";
@@ -120,5 +120,31 @@ describe("readGitStatusView on a private copy of the index", () => {
     const view = readGitStatusView(repoAt(root), nodeWorktreeFs, sb.configEnv, { dir });
     expect("walk" in view).toBe(false);
     expect(fs.existsSync(dir)).toBe(false);
+  });
+});
+
+describe("readGitStatusViewAsync (git in the background)", () => {
+  let sb: Sandbox;
+  beforeEach(() => {
+    sb = createSandbox();
+  });
+  afterEach(() => sb.cleanup());
+
+  it("gives what readGitStatusView gives, on the repo's index and on a private copy", async () => {
+    const root = initRepo(sb, "r");
+    fs.writeFileSync(path.join(root, "README.md"), "changed");
+    fs.mkdirSync(path.join(root, "fresh"));
+    fs.writeFileSync(path.join(root, "fresh/one.txt"), "1");
+    fs.writeFileSync(path.join(root, "top.txt"), "t");
+    const repo = repoAt(root);
+    const dir = path.join(sb.dir, "status-index");
+    const strip = (v: unknown) => JSON.stringify(v, (k, x: unknown) => (k === "index" ? undefined : x));
+    for (const statusIndex of [null, { dir, minEntries: 0 }]) {
+      const sync = readGitStatusView(repo, nodeWorktreeFs, sb.configEnv, statusIndex);
+      const background = await readGitStatusViewAsync(repo, nodeWorktreeFs, sb.configEnv, statusIndex);
+      if ("walk" in sync || "walk" in background) throw new Error("expected git status views");
+      expect(strip(background)).toBe(strip(sync));
+      expect(background.records.map((r) => r.path).sort()).toEqual(["README.md", "fresh/one.txt", "top.txt"]);
+    }
   });
 });
