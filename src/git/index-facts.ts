@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { forEachIndexExtension, walkIndexEntries } from "./read-git-index.js";
 
 /** What a snapshot needs to know about `.git/index` before trusting `git status` with it. */
@@ -57,7 +58,16 @@ export function scanIndexFacts(buf: Uint8Array): IndexFacts | null {
   return { version: walked.version, checksum: indexChecksum(buf), files, gitlinks, distrust };
 }
 
-/** An index file's trailing checksum, hex: two index files with the same one hold the same entries. */
+/**
+ * An index file's identity, hex: its trailing checksum, so that two index
+ * files with the same one hold the same entries. git 2.40+ with
+ * `index.skipHash` (which `feature.manyFiles` turns on) writes zeros there
+ * instead: then a SHA-1 of the content stands in, so that two different
+ * indexes never look alike.
+ */
 export function indexChecksum(buf: Uint8Array): string {
-  return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString("hex", Math.max(0, buf.byteLength - 20));
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const trailer = bytes.subarray(Math.max(0, bytes.length - 20));
+  if (trailer.length < 20 || trailer.some((b) => b !== 0)) return trailer.toString("hex");
+  return createHash("sha1").update(bytes.subarray(0, bytes.length - 20)).digest("hex");
 }

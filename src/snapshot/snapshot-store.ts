@@ -165,14 +165,14 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
   };
 }
 
-/** The trailing checksum of an index file, hex, read without reading the file whole. */
+/** `indexChecksum` of an index file, reading only its trailer unless that is zeros (`index.skipHash`). */
 function checksumOfFile(file: string): string {
   const fd = nodeFs.openSync(file, "r");
   try {
     const size = nodeFs.fstatSync(fd).size;
     const tail = Buffer.alloc(Math.min(20, size));
     nodeFs.readSync(fd, tail, 0, tail.length, size - tail.length);
-    return tail.toString("hex");
+    return tail.length === 20 && tail.some((b) => b !== 0) ? tail.toString("hex") : indexChecksum(nodeFs.readFileSync(file));
   } finally {
     nodeFs.closeSync(fd);
   }

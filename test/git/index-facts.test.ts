@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { scanIndexFacts } from "../../src/git/index-facts.js";
+import { indexChecksum, scanIndexFacts } from "../../src/git/index-facts.js";
 import { parseGitIndex } from "../../src/git/read-git-index.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 
@@ -31,6 +31,19 @@ describe("scanIndexFacts", () => {
       expect(facts).toMatchObject({ version: buf.readUInt32BE(4), files: parseGitIndex(buf)?.entries.length, gitlinks: [], distrust: null });
       expect(facts?.checksum).toBe(buf.subarray(buf.length - 20).toString("hex"));
     }
+  });
+
+  it("tells apart two indexes written with index.skipHash (a zero trailer, git 2.40+) by their content", () => {
+    const zeroed = (buf: Buffer): Buffer => Buffer.concat([buf.subarray(0, buf.length - 20), Buffer.alloc(20)]);
+    const first = zeroed(read());
+    sb.write("repo/another.txt", "x");
+    sb.git(root, "add", "another.txt");
+    const second = zeroed(read());
+    const a = scanIndexFacts(first)?.checksum;
+    expect(a).toMatch(/^[0-9a-f]{40}$/);
+    expect(a).not.toBe("0".repeat(40));
+    expect(scanIndexFacts(second)?.checksum).not.toBe(a);
+    expect(indexChecksum(Buffer.from(first))).toBe(a);
   });
 
   it("says why git status would hide a change", () => {
