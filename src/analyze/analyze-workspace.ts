@@ -348,7 +348,7 @@ function earlyStatus(dir: string, options: AnalyzeOptions): { root: string; view
     return null;
   }
   if (repo.root !== real) return null;
-  const view = readGitStatusViewAsync(repo, nodeWorktreeFs, options.configEnv ?? processConfigEnv(), options.statusIndex ?? null);
+  const view = readGitStatusViewAsync(repo, nodeWorktreeFs, options.configEnv ?? processConfigEnv(), options.statusIndex ?? null, { withIndex: false });
   // Never an unhandled rejection, whether or not the repo is analysed in depth.
   view.catch(() => undefined);
   return { root: repo.root, view };

@@ -1,3 +1,4 @@
+import * as nodeFs from "node:fs";
 import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { nodeSyncFs } from "../fs/sync-fs.js";
@@ -8,12 +9,12 @@ import type { Repo } from "../workspace/repo.js";
 import type { WorktreeFs } from "./content-hasher.js";
 import { parseStatusV2, runGitStatus, runGitStatusAsync, type ParsedStatus, type StatusRecord } from "./git-status.js";
 import { storesFilesAsTheyAre } from "./scan-worktree.js";
-import { privateStatusIndex, STATUS_INDEX_MIN_ENTRIES, type StatusIndexOptions } from "./status-index.js";
+import { privateStatusIndex, rememberedIndexFacts, rememberIndexFacts, STATUS_INDEX_MIN_ENTRIES, type StatusIndexOptions } from "./status-index.js";
 
 /** One `git status` of a work tree, with the index it was relative to. */
 export interface GitStatusView {
   readonly facts: IndexFacts;
-  /** The index file's bytes as git read them (empty for a repo without an index). */
+  /** The index file's bytes as git read them (empty for a repo without an index, or when not asked for). */
   readonly index: Uint8Array;
   readonly indexFile: string;
   readonly records: readonly StatusRecord[];
@@ -34,8 +35,9 @@ export function readGitStatusView(
   fs: WorktreeFs,
   configEnv: GitConfigEnv,
   statusIndex: StatusIndexOptions | null = null,
+  options: ViewOptions = {},
 ): GitStatusView | { readonly walk: string } {
-  const plan = planStatus(repo, fs, configEnv, statusIndex);
+  const plan = planStatus(repo, fs, configEnv, statusIndex, options.withIndex ?? true);
   if ("walk" in plan) return plan;
   const listed = plan.privateIndex === null ? plainStatus(repo.root, configEnv) : expandCached(repo.root, configEnv, plan.privateIndex, runGitStatus(repo.root, configEnv, { privateIndex: plan.privateIndex }));
   return finishView(plan, listed);
@@ -50,12 +52,22 @@ export async function readGitStatusViewAsync(
   fs: WorktreeFs,
   configEnv: GitConfigEnv,
   statusIndex: StatusIndexOptions | null = null,
+  options: ViewOptions = {},
 ): Promise<GitStatusView | { readonly walk: string }> {
-  const plan = planStatus(repo, fs, configEnv, statusIndex);
+  const plan = planStatus(repo, fs, configEnv, statusIndex, options.withIndex ?? true);
   if ("walk" in plan) return plan;
   const out = await runGitStatusAsync(repo.root, configEnv, plan.privateIndex === null ? {} : { privateIndex: plan.privateIndex });
   const listed = plan.privateIndex === null ? (out === null ? null : parseStatusV2(out)) : expandCached(repo.root, configEnv, plan.privateIndex, out);
   return finishView(plan, listed);
+}
+
+export interface ViewOptions {
+  /**
+   * Whether the view must hold the index's bytes (default true: a snapshot
+   * keeps them). Without them (a worktree hash), a large repo's index facts
+   * come from the last scan of the same index file, and `index` is empty.
+   */
+  readonly withIndex?: boolean;
 }
 
 /** What is known before git runs: the index as read, its facts, its stamp, and the private copy to run on. */
@@ -68,7 +80,7 @@ interface StatusPlan {
   readonly privateIndex: string | null;
 }
 
-function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusIndex: StatusIndexOptions | null): StatusPlan | { readonly walk: string } {
+function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusIndex: StatusIndexOptions | null, withIndex: boolean): StatusPlan | { readonly walk: string } {
   if (repo.gitDir === null || repo.commonDir === null) return { walk: "no git folder" };
   const config = loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
   // git would not look at a mode, a symlink, a ctime, or (ignoreStat) at any file it thinks unchanged.
@@ -87,11 +99,16 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
     }
   };
   const before = stamp();
-  let index: Uint8Array;
+  let index: Uint8Array = new Uint8Array(0);
   let facts: IndexFacts | null;
+  // A large repo's index facts are remembered by the index file's stamp and trailer: without the bytes (a
+  // worktree hash needs none), git status runs on the private copy without reading the index here at all.
+  const trailer = before === "none" || statusIndex === null ? "" : trailerOf(indexFile);
+  const remembered = withIndex || statusIndex === null || trailer === "" ? null : rememberedIndexFacts<IndexFacts>(statusIndex, repo.gitDir, before, trailer);
   if (before === "none") {
-    index = new Uint8Array(0);
     facts = { version: 2, checksum: "", files: 0, gitlinks: [], distrust: null };
+  } else if (remembered !== null) {
+    facts = remembered;
   } else {
     try {
       index = fs.readFileSync(indexFile);
@@ -103,8 +120,28 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
   if (facts === null) return { walk: "the index is not understood" };
   if (facts.distrust !== null) return { walk: facts.distrust };
   const large = statusIndex !== null && facts.files >= (statusIndex.minEntries ?? STATUS_INDEX_MIN_ENTRIES);
-  const privateIndex = large ? privateStatusIndex(statusIndex, repo.gitDir, index, facts.checksum) : null;
+  if (large && remembered === null && trailer !== "") rememberIndexFacts(statusIndex, repo.gitDir, before, trailer, facts);
+  const bytes = index;
+  const privateIndex = large ? privateStatusIndex(statusIndex, repo.gitDir, remembered === null ? bytes : () => fs.readFileSync(indexFile), facts.checksum) : null;
   return { stamp, before, index, indexFile, facts, privateIndex };
+}
+
+/** The last 20 bytes of a file, hex; empty when it cannot be read. */
+function trailerOf(file: string): string {
+  try {
+    const fd = nodeFs.openSync(file, "r");
+    try {
+      const size = nodeFs.fstatSync(fd).size;
+      if (size < 20) return "";
+      const tail = Buffer.alloc(20);
+      nodeFs.readSync(fd, tail, 0, 20, size - 20);
+      return tail.toString("hex");
+    } finally {
+      nodeFs.closeSync(fd);
+    }
+  } catch {
+    return "";
+  }
 }
 
 function finishView(plan: StatusPlan, status: Listed | null): GitStatusView | { readonly walk: string } {

@@ -24,23 +24,60 @@ export const STATUS_INDEX_MIN_ENTRIES = 10_000;
  * copies of the repo's older indexes are removed. Null when the copy cannot
  * be made: the caller then runs git status on the real index, as before.
  */
-export function privateStatusIndex(options: StatusIndexOptions, gitDir: string, index: Uint8Array, checksum: string): string | null {
+export function privateStatusIndex(options: StatusIndexOptions, gitDir: string, index: Uint8Array | (() => Uint8Array), checksum: string): string | null {
   if (!/^[0-9a-f]{40,64}$/.test(checksum)) return null;
-  const folder = path.join(path.resolve(options.dir), createHash("sha1").update(gitDir).digest("hex").slice(0, 20));
+  const folder = statusIndexFolder(options, gitDir);
   const name = `${checksum}.index`;
   const file = path.join(folder, name);
   try {
     if (nodeFs.existsSync(file)) return file;
     nodeFs.mkdirSync(folder, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
-    nodeFs.writeFileSync(tmp, index, { mode: 0o600 });
+    nodeFs.writeFileSync(tmp, typeof index === "function" ? index() : index, { mode: 0o600 });
     nodeFs.renameSync(tmp, file);
     // Older copies (and git's leftover locks of them); another process's copy still being written ends in .tmp.
     for (const other of nodeFs.readdirSync(folder)) {
-      if (!other.startsWith(name) && !other.endsWith(".tmp")) nodeFs.rmSync(path.join(folder, other), { force: true });
+      if (!other.startsWith(name) && !other.endsWith(".tmp") && other !== FACTS) nodeFs.rmSync(path.join(folder, other), { force: true });
     }
     return file;
   } catch {
     return null;
+  }
+}
+
+/** The folder of one repo's private index copies (and its facts memo). */
+function statusIndexFolder(options: StatusIndexOptions, gitDir: string): string {
+  return path.join(path.resolve(options.dir), createHash("sha1").update(gitDir).digest("hex").slice(0, 20));
+}
+
+const FACTS = "facts.json";
+
+/**
+ * What a scan of the repo's index found, the last time, for an index file
+ * with this stat stamp and trailing checksum: enough to run git status on
+ * the private copy without reading 10 MB of index again. Null when unknown.
+ * (A zero trailer, `index.skipHash`, identifies nothing: never remembered.)
+ */
+export function rememberedIndexFacts<T>(options: StatusIndexOptions, gitDir: string, stamp: string, trailer: string): T | null {
+  if (/^0*$/.test(trailer)) return null;
+  try {
+    const memo = JSON.parse(nodeFs.readFileSync(path.join(statusIndexFolder(options, gitDir), FACTS), "utf8")) as { stamp: string; trailer: string; facts: T };
+    return memo.stamp === stamp && memo.trailer === trailer ? memo.facts : null;
+  } catch {
+    return null;
+  }
+}
+
+export function rememberIndexFacts(options: StatusIndexOptions, gitDir: string, stamp: string, trailer: string, facts: unknown): void {
+  if (/^0*$/.test(trailer)) return;
+  try {
+    const folder = statusIndexFolder(options, gitDir);
+    nodeFs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const file = path.join(folder, FACTS);
+    const tmp = `${file}.${process.pid}.tmp`;
+    nodeFs.writeFileSync(tmp, JSON.stringify({ stamp, trailer, facts }), { mode: 0o600 });
+    nodeFs.renameSync(tmp, file);
+  } catch {
+    // only slower next time
   }
 }

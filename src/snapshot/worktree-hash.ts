@@ -65,7 +65,7 @@ export async function worktreeHash(
     clock?: () => number;
     /** Where git status may keep private copies of large repos' indexes (`privateStatusIndex`); none by default. */
     statusIndex?: StatusIndexOptions | null;
-    /** This repo's git status, already started (`readGitStatusViewAsync`, same `statusIndex`): used instead of running git again. */
+    /** This repo's git status, already started (`readGitStatusViewAsync`, same `statusIndex`, `withIndex: false`): used instead of running git again. */
     statusView?: Promise<GitStatusView | { readonly walk: string }> | null;
   } = {},
 ): Promise<WorktreeHashResult> {
@@ -84,7 +84,8 @@ export async function worktreeHash(
   const against = options.against ?? headOid;
   // Against HEAD, one git status says which paths differ (it also names HEAD's blob of each): no walk, no tree read.
   if ((options.engine ?? "auto") === "auto" && fs === nodeWorktreeFs && against === headOid) {
-    const view = (await options.statusView) ?? readGitStatusView(repo, fs, configEnv, options.statusIndex ?? null);
+    // The hash needs no index bytes: a large repo's index is then not read again while it has not changed.
+    const view = (await options.statusView) ?? readGitStatusView(repo, fs, configEnv, options.statusIndex ?? null, { withIndex: false });
     if (!("walk" in view)) {
       const previous = options.previous?.root === repo.root ? options.previous.entries : [];
       return hashFromStatus(repo, view, headOid, { fs, hasher, previous, racyCutoff: (options.clock ?? Date.now)() - DEFAULT_RACY_MARGIN_MS });

@@ -89,7 +89,7 @@ describe("readGitStatusView on a private copy of the index", () => {
     expect(sorted(cached.records)).toEqual(sorted(plain.records));
     expect(sorted(again.records)).toEqual(sorted(plain.records));
     // git wrote its untracked cache into the copy, and never touched the user's index.
-    const copies = fs.readdirSync(dir).flatMap((d) => fs.readdirSync(path.join(dir, d)).map((f) => path.join(dir, d, f)));
+    const copies = fs.readdirSync(dir).flatMap((d) => fs.readdirSync(path.join(dir, d)).filter((f) => f.endsWith(".index")).map((f) => path.join(dir, d, f)));
     expect(copies).toHaveLength(1);
     expect(fs.readFileSync(copies[0] as string).includes(Buffer.from("UNTR"))).toBe(true);
     expect(fs.readFileSync(indexFile).equals(indexBefore)).toBe(true);
@@ -111,7 +111,32 @@ describe("readGitStatusView on a private copy of the index", () => {
     // Staged, not untracked: the copy holds the new index's entries, and the old copy is gone.
     expect(sorted(second.records)).toEqual(["changed b.txt"]);
     const names = fs.readdirSync(dir).flatMap((d) => fs.readdirSync(path.join(dir, d)));
-    expect(names).toEqual([`${second.facts.checksum}.index`]);
+    expect(names.sort()).toEqual([`${second.facts.checksum}.index`, "facts.json"]);
+  });
+
+  it("remembers the index's facts: a view without index bytes does not read an unchanged index again", () => {
+    const root = initRepo(sb, "r");
+    const repo = repoAt(root);
+    const dir = path.join(sb.dir, "status-index");
+    fs.writeFileSync(path.join(root, "b.txt"), "b");
+    const first = readGitStatusView(repo, nodeWorktreeFs, sb.configEnv, { dir, minEntries: 0 }, { withIndex: false });
+    const second = readGitStatusView(repo, nodeWorktreeFs, sb.configEnv, { dir, minEntries: 0 }, { withIndex: false });
+    if ("walk" in first || "walk" in second) throw new Error("expected views");
+    expect(first.index.length).toBeGreaterThan(0); // read and scanned once
+    expect(second.index.length).toBe(0); // from the memo
+    expect(second.facts).toEqual(first.facts);
+    expect(second.records).toEqual(first.records);
+    // A snapshot asks for the bytes: it always gets them.
+    const withBytes = readGitStatusView(repo, nodeWorktreeFs, sb.configEnv, { dir, minEntries: 0 });
+    if ("walk" in withBytes) throw new Error("expected a view");
+    expect(withBytes.index.length).toBeGreaterThan(0);
+    // The index changes (staged): its facts are those of the new index.
+    sb.git(root, "add", "b.txt");
+    const third = readGitStatusView(repo, nodeWorktreeFs, sb.configEnv, { dir, minEntries: 0 }, { withIndex: false });
+    if ("walk" in third) throw new Error("expected a view");
+    expect(third.facts.checksum).not.toBe(first.facts.checksum);
+    expect(third.facts.files).toBe(first.facts.files + 1);
+    expect(third.records.map((r) => `${r.kind} ${r.path}`)).toEqual(["changed b.txt"]);
   });
 
   it("makes no copy for an index below minEntries", () => {
