@@ -2,7 +2,7 @@ import * as nodeFs from "node:fs";
 import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { nodeSyncFs } from "../fs/sync-fs.js";
-import { scanIndexFacts, type IndexFacts } from "../git/index-facts.js";
+import { indexChecksum, scanIndexFacts, type IndexFacts } from "../git/index-facts.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
 import { configBool, configValue } from "../git/parse-git-config.js";
 import type { Repo } from "../workspace/repo.js";
@@ -121,8 +121,14 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
   if (facts.distrust !== null) return { walk: facts.distrust };
   const large = statusIndex !== null && facts.files >= (statusIndex.minEntries ?? STATUS_INDEX_MIN_ENTRIES);
   if (large && remembered === null && trailer !== "") rememberIndexFacts(statusIndex, repo.gitDir, before, trailer, facts);
-  const bytes = index;
-  const privateIndex = large ? privateStatusIndex(statusIndex, repo.gitDir, remembered === null ? bytes : () => fs.readFileSync(indexFile), facts.checksum) : null;
+  // Without the bytes in hand, a copy is made from the file read now, only if it is still the remembered index.
+  const checksum = facts.checksum;
+  const readNow = (): Uint8Array => {
+    const now = fs.readFileSync(indexFile);
+    if (indexChecksum(now) !== checksum) throw new Error("the index changed");
+    return now;
+  };
+  const privateIndex = large ? privateStatusIndex(statusIndex, repo.gitDir, remembered === null ? index : readNow, checksum) : null;
   return { stamp, before, index, indexFile, facts, privateIndex };
 }
 
