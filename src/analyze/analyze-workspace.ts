@@ -13,7 +13,7 @@ import { RefReader } from "../git/read-refs.js";
 import { discoverPackages, type PackageInfo } from "../packages/discover-packages.js";
 import type { PathChange, Snapshot } from "../snapshot/snapshot.js";
 import type { SnapshotStore } from "../snapshot/snapshot-store.js";
-import { nodeWorktreeFs } from "../snapshot/content-hasher.js";
+import { gitBlobId, nodeWorktreeFs } from "../snapshot/content-hasher.js";
 import { readGitStatusViewAsync, type GitStatusView } from "../snapshot/git-status-view.js";
 import type { StatusIndexOptions } from "../snapshot/status-index.js";
 import { worktreeHash } from "../snapshot/worktree-hash.js";
@@ -274,7 +274,16 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
       }
       if (c.change !== "deleted") {
         p.after = jobs.length;
-        jobs.push({ path: c.path, abs: path.join(repo.root, c.path) });
+        const abs = path.join(repo.root, c.path);
+        let bytes: Buffer | null = null;
+        try {
+          bytes = fs.readFileSync(abs);
+        } catch {
+          // the extraction reports it
+        }
+        jobs.push(bytes === null ? { path: c.path, abs } : { path: c.path, bytes });
+        // Remembered only under the blob id of the bytes analysed: a file edited while this run reads it is not.
+        if (p.key !== null && (bytes === null || gitBlobId(bytes) !== p.key.after)) p.key = null;
       }
       const oid = s.baseOids[c.path];
       if (oid !== undefined) {
