@@ -19,10 +19,9 @@ import type { StatusIndexOptions } from "../snapshot/status-index.js";
 import { worktreeHash } from "../snapshot/worktree-hash.js";
 import { aheadBehind } from "../state/ahead-behind.js";
 import { processConfigEnv, readRepoState, type MergeBaseFn, type RepoState } from "../state/read-repo-state.js";
-import { compareSymbols, type SymbolChange } from "../symbols/compare-symbols.js";
-import { extractMany, type ExtractJob } from "../symbols/extract-pool.js";
+import type { SymbolChange } from "../symbols/compare-symbols.js";
+import type { ExtractJob } from "../symbols/extract-pool.js";
 import { languageOf } from "../symbols/languages.js";
-import { newReferences } from "../symbols/new-references.js";
 import { createSymbolCache } from "../symbols/symbol-cache.js";
 import type { LanguageId, ReferenceRecord } from "../symbols/types.js";
 import { discoverRepos, findOwningRepo, type DiscoverOptions } from "../workspace/discover-repos.js";
@@ -310,7 +309,9 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
       }
     }
   }
-  const results = jobs.length === 0 ? [] : await extractMany(jobs, { workers: options.jobs ?? availableParallelism(), cacheDir });
+  // Extraction and comparison load only for what the memo does not answer (a second run of an unchanged workspace: nothing).
+  const results = jobs.length === 0 ? [] : await (await import("../symbols/extract-pool.js")).extractMany(jobs, { workers: options.jobs ?? availableParallelism(), cacheDir });
+  const comparison = pending.some((p) => p.memo === null) ? await loadComparison() : null;
   const byRepo = new Map<number, FileChangeReport[]>();
   const analysed = new Map(pending.map((p) => [`${p.repo}\0${p.path}`, p]));
   return scanned.map((s, i) => {
@@ -325,6 +326,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
       }
       let entry = p.memo;
       if (entry === null) {
+        const { compareSymbols, newReferences } = comparison as Comparison; // loaded above whenever an entry is not in the memo
         const after = p.after === null ? null : (results[p.after] ?? null);
         const before = p.before === null ? null : (results[p.before] ?? null);
         entry = {
@@ -343,6 +345,13 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
     byRepo.set(i, changes);
     return { ahead: s.ahead, behind: s.behind, worktreeHash: s.worktreeHash, packages: s.packages, packagesTruncated: s.packagesTruncated, changes, diagnostics: s.diagnostics };
   });
+}
+
+type Comparison = Pick<typeof import("../symbols/compare-symbols.js"), "compareSymbols"> & Pick<typeof import("../symbols/new-references.js"), "newReferences">;
+
+async function loadComparison(): Promise<Comparison> {
+  const [{ compareSymbols }, { newReferences }] = await Promise.all([import("../symbols/compare-symbols.js"), import("../symbols/new-references.js")]);
+  return { compareSymbols, newReferences };
 }
 
 /** The git status of the repo at `dir` itself, started in the background; null where analyze would not use it. */

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Diagnostic } from "../errors/diagnostic.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
-import { EXTRACTOR_VERSION } from "../symbols/symbol-extractor.js";
+import { EXTRACTOR_VERSION } from "../symbols/extractor-version.js";
 import type { ReferenceRecord } from "../symbols/types.js";
 
 /** Bump when what a changed file's analysis holds, or how it is compared, changes. */

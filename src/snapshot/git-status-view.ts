@@ -8,7 +8,7 @@ import { configBool, configValue } from "../git/parse-git-config.js";
 import type { Repo } from "../workspace/repo.js";
 import type { WorktreeFs } from "./content-hasher.js";
 import { parseStatusV2, runGitStatus, runGitStatusAsync, type ParsedStatus, type StatusRecord } from "./git-status.js";
-import { storesFilesAsTheyAre } from "./scan-worktree.js";
+import { storesFilesAsTheyAre } from "./stores-files-as-they-are.js";
 import { privateStatusIndex, rememberedIndexFacts, rememberIndexFacts, STATUS_INDEX_MIN_ENTRIES, type StatusIndexOptions } from "./status-index.js";
 
 /** One `git status` of a work tree, with the index it was relative to. */

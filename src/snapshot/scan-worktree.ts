@@ -11,6 +11,9 @@ import { configIgnoreCase, excludesFilePath, ignoreLevel, type IgnoreLevel } fro
 import { ancestorsOf } from "./ancestors-of.js";
 import { startWalkPool, walkParallel } from "./walk-parallel.js";
 import { walkWorktree, type StatEntry, type WalkInput } from "./walk-worktree.js";
+import { storesFilesAsTheyAre } from "./stores-files-as-they-are.js";
+
+export { storesFilesAsTheyAre } from "./stores-files-as-they-are.js";
 
 export interface WorktreeScan {
   /** Every path git can see, unsorted, with stat data. */
@@ -137,20 +140,6 @@ function readIndex(fs: WorktreeFs, repo: Repo, diagnostics: Diagnostic[]): { ind
  */
 function indexUsable(index: GitIndex, config: readonly GitConfigEntry[], sawAttributes: boolean, repo: Repo): boolean {
   return !index.split && !sawAttributes && storesFilesAsTheyAre(config, repo);
-}
-
-/**
- * The repo's config lets git store files byte for byte: no eol conversion,
- * no attributes file outside the tree, SHA-1 objects. (Attributes inside the
- * tree are the caller's to check.)
- */
-export function storesFilesAsTheyAre(config: readonly GitConfigEntry[], repo: Repo): boolean {
-  const format = (configValue(config, "extensions", "objectformat") ?? "sha1").toLowerCase();
-  // autocrlf unset, or explicitly off: anything else (true, input) converts line endings.
-  const autocrlfOff = configValue(config, "core", "autocrlf") === undefined || configBool(config, "core", "autocrlf") === false;
-  if (format !== "sha1" || !autocrlfOff) return false;
-  if (configValue(config, "core", "attributesfile") !== undefined) return false;
-  return repo.commonDir === null || readTextOrNull(nodeSyncFs, path.join(repo.commonDir, "info", "attributes")) === null;
 }
 
 function baseIgnoreLevels(

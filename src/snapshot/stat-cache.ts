@@ -1,6 +1,13 @@
 import { compareStrings } from "../errors/diagnostic.js";
 import { XXH64_HEX_LENGTH, type SnapshotEntry } from "./snapshot.js";
-import type { StatEntry } from "./walk-worktree.js";
+import type { StatEntry } from "./stat-entry.js";
+
+/**
+ * A file modified this close to (or after) the snapshot's start cannot be
+ * trusted by its stat: timestamps are coarse (a kernel tick, a second on some
+ * file systems), so a same-size rewrite within one tick keeps the same mtime.
+ */
+export const DEFAULT_RACY_MARGIN_MS = 1000;
 
 /** The entry of `path` in entries sorted by path (a binary search), or undefined. */
 export function entryAt(entries: readonly SnapshotEntry[], p: string): SnapshotEntry | undefined {

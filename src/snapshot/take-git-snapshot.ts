@@ -8,7 +8,7 @@ import type { StatusIndexOptions } from "./status-index.js";
 import type { IndexedPath, Snapshot, SnapshotEntry } from "./snapshot.js";
 import { entryAt, vouchedBlobId } from "./stat-cache.js";
 import type { SnapshotResult } from "./take-snapshot.js";
-import { nonUtf8Name, statEntry, type StatEntry } from "./walk-worktree.js";
+import { nonUtf8Name, statEntry, type StatEntry } from "./stat-entry.js";
 
 export interface GitSnapshotContext {
   readonly fs: WorktreeFs;

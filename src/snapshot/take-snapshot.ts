@@ -8,17 +8,12 @@ import { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs 
 import { walkedDiagnostic } from "./git-status-view.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
 import { XXH64_HEX_LENGTH, type Snapshot, type SnapshotEntry } from "./snapshot.js";
-import { sameStat } from "./stat-cache.js";
+import { DEFAULT_RACY_MARGIN_MS, sameStat } from "./stat-cache.js";
 import type { StatusIndexOptions } from "./status-index.js";
 import { takeGitSnapshot } from "./take-git-snapshot.js";
-import type { StatEntry } from "./walk-worktree.js";
+import type { StatEntry } from "./stat-entry.js";
 
-/**
- * A file modified this close to (or after) the snapshot's start cannot be
- * trusted by its stat: timestamps are coarse (a kernel tick, a second on some
- * file systems), so a same-size rewrite within one tick keeps the same mtime.
- */
-export const DEFAULT_RACY_MARGIN_MS = 1000;
+export { DEFAULT_RACY_MARGIN_MS } from "./stat-cache.js";
 
 export interface SnapshotOptions {
   readonly fs?: WorktreeFs;

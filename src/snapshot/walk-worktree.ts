@@ -3,14 +3,11 @@ import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { errorCode } from "../fs/sync-fs.js";
 import type { WorktreeFs } from "./content-hasher.js";
 import { ignoreLevel, isIgnored, type IgnoreLevel } from "./ignore-rules.js";
-import type { EntryType, SnapshotEntry } from "./snapshot.js";
+import type { EntryType } from "./snapshot.js";
+import { nonUtf8Name, statEntry, type StatEntry } from "./stat-entry.js";
 
-/**
- * A snapshot entry while it is being built: the walk fills in the stat data,
- * the snapshot then sets `hash` and `racy` (one object per path, so 100,000
- * paths allocate 100,000 objects).
- */
-export type StatEntry = { -readonly [K in keyof SnapshotEntry]: SnapshotEntry[K] };
+export type { StatEntry } from "./stat-entry.js";
+
 
 export interface WalkInput {
   readonly fs: WorktreeFs;
@@ -151,26 +148,6 @@ function direntKind(fs: WorktreeFs, d: Dirent, abs: string): EntryType | null {
 
 function statOf(fs: WorktreeFs, abs: string, rel: string, type: "file" | "symlink"): StatEntry {
   return statEntry(rel, type, fs.lstatSync(abs));
-}
-
-/** A file's or symlink's entry from its lstat, not yet hashed. */
-export function statEntry(rel: string, type: "file" | "symlink", st: { mode: number; size: number; mtimeMs: number; ctimeMs: number; ino: number }): StatEntry {
-  return {
-    path: rel,
-    type,
-    executable: type === "file" && (st.mode & 0o100) !== 0,
-    size: st.size,
-    mtimeMs: st.mtimeMs,
-    ctimeMs: st.ctimeMs,
-    ino: st.ino,
-    hash: null,
-    racy: false,
-  };
-}
-
-/** The diagnostic for a name Node decoded as UTF-8 though it is not: it cannot be opened again by that name. */
-export function nonUtf8Name(rel: string): Diagnostic {
-  return diagnostic("non_utf8_name", "warning", rel, "file name is not valid UTF-8: left out");
 }
 
 function join(rel: string, name: string): string {

@@ -9,11 +9,9 @@ import type { Repo } from "../workspace/repo.js";
 import { gitBlobId, loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { readGitStatusView, walkedDiagnostic, type GitStatusView } from "./git-status-view.js";
 import type { StatusIndexOptions } from "./status-index.js";
-import { indexMatches, scanWorktree } from "./scan-worktree.js";
 import type { PathChange, Snapshot, SnapshotEntry } from "./snapshot.js";
-import { entryAt, vouchedBlobId } from "./stat-cache.js";
-import { DEFAULT_RACY_MARGIN_MS } from "./take-snapshot.js";
-import { nonUtf8Name, statEntry, type StatEntry } from "./walk-worktree.js";
+import { DEFAULT_RACY_MARGIN_MS, entryAt, vouchedBlobId } from "./stat-cache.js";
+import { nonUtf8Name, statEntry, type StatEntry } from "./stat-entry.js";
 
 export interface WorktreeHashResult {
   /** Lowercase hex SHA-256; null when the repo's git data cannot be read. */
@@ -92,6 +90,8 @@ export async function worktreeHash(
     }
     diagnostics.push(walkedDiagnostic(view.walk));
   }
+  // The walk (and its ignore rules) load only when git status cannot be used.
+  const { indexMatches, scanWorktree } = await import("./scan-worktree.js");
   const scan = await scanWorktree(repo, { fs, configEnv });
   diagnostics.push(...scan.diagnostics);
   let headTree: Map<string, TreeBlob>;

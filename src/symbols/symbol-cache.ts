@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { randomBytes } from "node:crypto";
 import { renderSignature } from "./signature.js";
 import type { FileSymbols, ParamInfo, ReferenceRecord, SignatureInfo, SymbolKind, SymbolRecord } from "./types.js";
-import { EXTRACTOR_VERSION } from "./symbol-extractor.js";
+import { EXTRACTOR_VERSION } from "./extractor-version.js";
 
 /** Per-content cache of symbol results: an unchanged file costs a hash and a lookup. */
 export interface SymbolCache {

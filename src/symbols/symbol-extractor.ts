@@ -15,8 +15,7 @@ import { loadTreeSitter } from "../tree-sitter/load-native.js";
 /** Files larger than this are skipped with a diagnostic (generated bundles, data). */
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
 
-/** Bump when extraction changes what it reports: cached results of older versions are not reused. */
-export const EXTRACTOR_VERSION = 1;
+export { EXTRACTOR_VERSION } from "./extractor-version.js";
 
 export interface SymbolExtractor {
   /** Symbols and references of one file's text. Never throws: problems are diagnostics. */
