@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
-import * as path from "node:path";
+import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import type { Diagnostic } from "../errors/diagnostic.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import { EXTRACTOR_VERSION } from "../symbols/extractor-version.js";
@@ -61,10 +60,7 @@ export function loadChangeMemo(file: string): ChangeMemo {
     save() {
       if (reused === Object.keys(next).length && reused === Object.keys(last).length) return; // all reused: the file is up to date
       try {
-        fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-        const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-        fs.writeFileSync(tmp, JSON.stringify({ v: MEMO_VERSION, x: EXTRACTOR_VERSION, entries: next } satisfies Stored));
-        fs.renameSync(tmp, file);
+        writeFileAtomic(file, JSON.stringify({ v: MEMO_VERSION, x: EXTRACTOR_VERSION, entries: next } satisfies Stored));
       } catch {
         // A memo that cannot be written is only slower.
       }

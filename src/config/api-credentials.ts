@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { randomBytes } from "node:crypto";
+import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { ComityError } from "../errors/comity-error.js";
 
 /** Where hooks find the coordination API, and the token they send. */
@@ -62,10 +62,7 @@ export function writeApiCredentials(configDir: string, credentials: ApiCredentia
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new ComityError("INVALID_ARGUMENT", `'${credentials.url}': the API is http:// or https://`);
   if (!/^\S+$/.test(credentials.token)) throw new ComityError("INVALID_ARGUMENT", "the token is empty or has spaces");
-  fs.mkdirSync(configDir, { recursive: true, mode: 0o700 });
   const file = credentialsFile(configDir);
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify({ url: credentials.url, token: credentials.token }, null, 2)}\n`, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writeFileAtomic(file, `${JSON.stringify({ url: credentials.url, token: credentials.token }, null, 2)}\n`, { mode: 0o600 });
   return file;
 }

@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { writeFileAtomic } from "../fs/write-file-atomic.js";
 
 /** What one session keeps between hook processes: context waiting for a host event that accepts it, and this turn's files. */
 export interface SessionState {
@@ -32,8 +33,5 @@ export function writeSessionState(configDir: string, sessionId: string, state: S
     fs.rmSync(file, { force: true });
     return;
   }
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writeFileAtomic(file, JSON.stringify(state), { mode: 0o600 });
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import * as nodeFs from "node:fs";
 import * as path from "node:path";
+import { writeFileAtomic } from "../fs/write-file-atomic.js";
 
 /** Where `git status` may keep private copies of large repos' indexes (see `privateStatusIndex`). */
 export interface StatusIndexOptions {
@@ -31,10 +32,7 @@ export function privateStatusIndex(options: StatusIndexOptions, gitDir: string, 
   const file = path.join(folder, name);
   try {
     if (nodeFs.existsSync(file)) return file;
-    nodeFs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    nodeFs.writeFileSync(tmp, typeof index === "function" ? index() : index, { mode: 0o600 });
-    nodeFs.renameSync(tmp, file);
+    writeFileAtomic(file, typeof index === "function" ? index() : index, { mode: 0o600 });
     // Older copies (and git's leftover locks of them); another process's copy still being written ends in .tmp.
     for (const other of nodeFs.readdirSync(folder)) {
       if (!other.startsWith(name) && !other.endsWith(".tmp") && other !== FACTS) nodeFs.rmSync(path.join(folder, other), { force: true });
@@ -71,12 +69,7 @@ export function rememberedIndexFacts<T>(options: StatusIndexOptions, gitDir: str
 export function rememberIndexFacts(options: StatusIndexOptions, gitDir: string, stamp: string, trailer: string, facts: unknown): void {
   if (/^0*$/.test(trailer)) return;
   try {
-    const folder = statusIndexFolder(options, gitDir);
-    nodeFs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const file = path.join(folder, FACTS);
-    const tmp = `${file}.${process.pid}.tmp`;
-    nodeFs.writeFileSync(tmp, JSON.stringify({ stamp, trailer, facts }), { mode: 0o600 });
-    nodeFs.renameSync(tmp, file);
+    writeFileAtomic(path.join(statusIndexFolder(options, gitDir), FACTS), JSON.stringify({ stamp, trailer, facts }), { mode: 0o600 });
   } catch {
     // only slower next time
   }

@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { randomBytes } from "node:crypto";
+import { writeFileAtomic } from "../fs/write-file-atomic.js";
 
 /**
  * What one commit holds at a path, as the content hash the symbol cache is
@@ -37,10 +37,7 @@ export function createHeadHashes(dir: string, commit: string, options: { maxComm
       try {
         // Re-read first: another hook process may have added paths since.
         known = { ...load(), [repoPath]: contentHash };
-        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-        const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-        fs.writeFileSync(tmp, JSON.stringify(known));
-        fs.renameSync(tmp, file);
+        writeFileAtomic(file, JSON.stringify(known));
         prune(dir, options.maxCommits ?? 2000);
       } catch {
         // Not remembered: the next edit reads HEAD again.

@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { randomBytes } from "node:crypto";
+import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { renderSignature } from "./signature.js";
 import type { FileSymbols, ParamInfo, ReferenceRecord, SignatureInfo, SymbolKind, SymbolRecord } from "./types.js";
 import { EXTRACTOR_VERSION } from "./extractor-version.js";
@@ -30,11 +30,7 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
     },
     set(hash, language, result) {
       try {
-        const target = file(hash, language);
-        fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-        const tmp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-        fs.writeFileSync(tmp, JSON.stringify(encodeEntry(result)));
-        fs.renameSync(tmp, target);
+        writeFileAtomic(file(hash, language), JSON.stringify(encodeEntry(result)));
         if (!pruned) {
           pruned = true;
           prune(dir, maxEntries);

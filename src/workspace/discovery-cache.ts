@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import * as nodeFs from "node:fs";
 import * as path from "node:path";
+import { writeFileAtomic } from "../fs/write-file-atomic.js";
 
 /**
  * What one discovery walk saw of one folder: enough to skip reading it again
@@ -61,16 +62,12 @@ export function createDiscoveryCache(dir: string): DiscoveryCache {
     },
     save(key, record) {
       try {
-        nodeFs.mkdirSync(dir, { recursive: true, mode: 0o700 });
         const stored: Stored = {
           v: 1,
           at: record.writtenAtMs,
           f: [...record.folders].map(([rel, f]) => [rel, f.mtimeMs, f.ctimeMs, f.ino, f.git === "dir" ? 1 : f.git === "file" ? 2 : 0, f.unreadable, [...f.sub]]),
         };
-        const target = file(key);
-        const tmp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-        nodeFs.writeFileSync(tmp, JSON.stringify(stored), { mode: 0o600 });
-        nodeFs.renameSync(tmp, target);
+        writeFileAtomic(file(key), JSON.stringify(stored), { mode: 0o600 });
       } catch {
         // A cache that cannot be written is only slower.
       }
