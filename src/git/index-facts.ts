@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import * as nodeFs from "node:fs";
 import { forEachIndexExtension, walkIndexEntries } from "./read-git-index.js";
 
 /** What a snapshot needs to know about `.git/index` before trusting `git status` with it. */
@@ -67,7 +68,31 @@ export function scanIndexFacts(buf: Uint8Array): IndexFacts | null {
  */
 export function indexChecksum(buf: Uint8Array): string {
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-  const trailer = bytes.subarray(Math.max(0, bytes.length - 20));
-  if (trailer.length < 20 || trailer.some((b) => b !== 0)) return trailer.toString("hex");
+  const trailer = indexTrailer(bytes);
+  if (trailer === "") return bytes.toString("hex"); // not an index: its few bytes
+  if (/[^0]/.test(trailer)) return trailer;
   return createHash("sha1").update(bytes.subarray(0, bytes.length - 20)).digest("hex");
+}
+
+/** An index's last 20 bytes, hex, as git wrote them (zeros under `index.skipHash`); empty when it is shorter. */
+export function indexTrailer(buf: Uint8Array): string {
+  return buf.byteLength < 20 ? "" : Buffer.from(buf.buffer, buf.byteOffset + buf.byteLength - 20, 20).toString("hex");
+}
+
+/** `indexTrailer` of an index file, reading only those 20 bytes; empty when the file is shorter or cannot be read. */
+export function readIndexTrailer(file: string): string {
+  try {
+    const fd = nodeFs.openSync(file, "r");
+    try {
+      const size = nodeFs.fstatSync(fd).size;
+      if (size < 20) return "";
+      const tail = Buffer.alloc(20);
+      nodeFs.readSync(fd, tail, 0, 20, size - 20);
+      return tail.toString("hex");
+    } finally {
+      nodeFs.closeSync(fd);
+    }
+  } catch {
+    return "";
+  }
 }

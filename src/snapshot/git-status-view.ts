@@ -1,8 +1,7 @@
-import * as nodeFs from "node:fs";
 import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { nodeSyncFs } from "../fs/sync-fs.js";
-import { indexChecksum, scanIndexFacts, type IndexFacts } from "../git/index-facts.js";
+import { indexChecksum, indexTrailer, readIndexTrailer, scanIndexFacts, type IndexFacts } from "../git/index-facts.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
 import { configBool, configValue } from "../git/parse-git-config.js";
 import type { Repo } from "../workspace/repo.js";
@@ -103,8 +102,8 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
   let facts: IndexFacts | null;
   // A large repo's index facts are remembered by the index file's stamp and trailer: without the bytes (a
   // worktree hash needs none), git status runs on the private copy without reading the index here at all.
-  const trailer = before === "none" || statusIndex === null ? "" : trailerOf(indexFile);
-  const remembered = withIndex || statusIndex === null || trailer === "" ? null : rememberedIndexFacts<IndexFacts>(statusIndex, repo.gitDir, before, trailer);
+  const trailer = before === "none" || statusIndex === null || withIndex ? "" : readIndexTrailer(indexFile);
+  const remembered = statusIndex === null || trailer === "" ? null : rememberedIndexFacts<IndexFacts>(statusIndex, repo.gitDir, before, trailer);
   if (before === "none") {
     facts = { version: 2, checksum: "", files: 0, gitlinks: [], distrust: null };
   } else if (remembered !== null) {
@@ -120,7 +119,9 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
   if (facts === null) return { walk: "the index is not understood" };
   if (facts.distrust !== null) return { walk: facts.distrust };
   const large = statusIndex !== null && facts.files >= (statusIndex.minEntries ?? STATUS_INDEX_MIN_ENTRIES);
-  if (large && remembered === null && trailer !== "") rememberIndexFacts(statusIndex, repo.gitDir, before, trailer, facts);
+  // Remembered for the next view without bytes: the trailer read above, else that of the bytes in hand.
+  const identity = trailer !== "" ? trailer : indexTrailer(index);
+  if (large && remembered === null && identity !== "") rememberIndexFacts(statusIndex, repo.gitDir, before, identity, facts);
   // Without the bytes in hand, a copy is made from the file read now, only if it is still the remembered index.
   const checksum = facts.checksum;
   const readNow = (): Uint8Array => {
@@ -130,24 +131,6 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
   };
   const privateIndex = large ? privateStatusIndex(statusIndex, repo.gitDir, remembered === null ? index : readNow, checksum) : null;
   return { stamp, before, index, indexFile, facts, privateIndex };
-}
-
-/** The last 20 bytes of a file, hex; empty when it cannot be read. */
-function trailerOf(file: string): string {
-  try {
-    const fd = nodeFs.openSync(file, "r");
-    try {
-      const size = nodeFs.fstatSync(fd).size;
-      if (size < 20) return "";
-      const tail = Buffer.alloc(20);
-      nodeFs.readSync(fd, tail, 0, 20, size - 20);
-      return tail.toString("hex");
-    } finally {
-      nodeFs.closeSync(fd);
-    }
-  } catch {
-    return "";
-  }
 }
 
 function finishView(plan: StatusPlan, status: Listed | null): GitStatusView | { readonly walk: string } {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs";
 import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
-import { indexChecksum } from "../git/index-facts.js";
+import { indexChecksum, readIndexTrailer } from "../git/index-facts.js";
 import { decodeSnapshot, encodeSnapshot } from "./snapshot-codec.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -167,15 +167,8 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
 
 /** `indexChecksum` of an index file, reading only its trailer unless that is zeros (`index.skipHash`). */
 function checksumOfFile(file: string): string {
-  const fd = nodeFs.openSync(file, "r");
-  try {
-    const size = nodeFs.fstatSync(fd).size;
-    const tail = Buffer.alloc(Math.min(20, size));
-    nodeFs.readSync(fd, tail, 0, tail.length, size - tail.length);
-    return tail.length === 20 && tail.some((b) => b !== 0) ? tail.toString("hex") : indexChecksum(nodeFs.readFileSync(file));
-  } finally {
-    nodeFs.closeSync(fd);
-  }
+  const trailer = readIndexTrailer(file);
+  return /[^0]/.test(trailer) ? trailer : indexChecksum(nodeFs.readFileSync(file));
 }
 
 function digest(text: string): string {
