@@ -68,12 +68,15 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
         if (base.file !== undefined) {
           nodeFs.linkSync(base.file, tmp);
           linked = checksumOfFile(tmp) === base.checksum;
-          if (!linked) nodeFs.rmSync(tmp, { force: true });
         }
       } catch {
         // another file system, or the index is gone: copy
       }
-      if (!linked) nodeFs.writeFileSync(tmp, base.index, { mode: 0o600 });
+      if (!linked) {
+        // A link that failed its check (or threw after it was made) goes first: writing into it would write into git's index.
+        nodeFs.rmSync(tmp, { force: true });
+        nodeFs.writeFileSync(tmp, base.index, { mode: 0o600 });
+      }
       nodeFs.renameSync(tmp, side);
       stored = { ...snapshot, base: { checksum: base.checksum, index: new Uint8Array(0), indexed: base.indexed, missing: base.missing } };
     }
