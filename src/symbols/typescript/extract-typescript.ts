@@ -48,15 +48,31 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
   // In a .d.ts, top-level declarations are exported implicitly unless the file has export declarations (the checker's rule).
   const implicitExports = options.isDeclarationFile && !hasExportDeclarations(root);
   const encloses = (outer: readonly [number, number], d: Def): boolean => outer[0] <= d.start && d.end <= outer[1] && (outer[0] < d.start || d.end < outer[1]);
-  const containerDefs = defs.filter((d) => CONTAINER_KINDS.has(d.kind));
+  // Syntax ranges nest, so one sweep in document order keeps, for each definition, the function scopes and
+  // containers open at its start (a stack each), instead of testing every scope and container against every
+  // definition.
+  functionScopes.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const openScopes: Array<[number, number]> = [];
+  const openContainers: Def[] = [];
+  let nextScope = 0;
   const out: RawSymbol[] = [];
   const exportedMemo = new Map<number, boolean>();
   for (const d of defs) {
     const { node, nameNode, kind } = d;
-    if (functionScopes.some((f) => encloses(f, d)) || !isKept(node, kind)) continue;
+    while (nextScope < functionScopes.length && (functionScopes[nextScope] as [number, number])[0] <= d.start) {
+      const scope = functionScopes[nextScope++] as [number, number];
+      while (openScopes.length > 0 && (openScopes.at(-1) as [number, number])[1] <= scope[0]) openScopes.pop();
+      openScopes.push(scope);
+    }
+    while (openScopes.length > 0 && (openScopes.at(-1) as [number, number])[1] <= d.start) openScopes.pop();
+    while (openContainers.length > 0 && (openContainers.at(-1) as Def).end <= d.start) openContainers.pop();
+    const enclosing = openContainers.filter((c) => encloses([c.start, c.end], d));
+    if (CONTAINER_KINDS.has(kind)) openContainers.push(d);
+    // The outermost open scope is the widest: if it does not enclose the definition, none does.
+    if ((openScopes.length > 0 && encloses(openScopes[0] as [number, number], d)) || !isKept(node, kind)) continue;
     const containers: Container[] = [
       ...globals.filter((g) => encloses(g, d)).map((g) => ({ name: "global", node: null, start: g[0] })),
-      ...containerDefs.filter((c) => c !== d && encloses([c.start, c.end], d)).map((c) => ({ name: nameOf(c.nameNode), node: c.node, start: c.start })),
+      ...enclosing.map((c) => ({ name: nameOf(c.nameNode), node: c.node, start: c.start })),
     ].sort((a, b) => a.start - b.start);
     const name = nameOf(nameNode);
     const qualified = [...containers.map((c) => c.name), name].join(".");
