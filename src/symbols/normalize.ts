@@ -35,6 +35,11 @@ export function indexLexical(tree: Tree, source: string, captures: ReadonlyArray
   return index;
 }
 
+/** The text of a parsed file, as its lexical index holds it; null for a tree without one. */
+export function sourceOf(tree: Tree): string | null {
+  return indexes.get(tree)?.source ?? null;
+}
+
 export interface NormalizeOptions {
   /** [start, end) ranges left out, like comments (a container's member symbols, hashed on their own). */
   readonly skip?: ReadonlyArray<readonly [number, number]>;

@@ -1,6 +1,6 @@
 import { parentOf } from "../node-memo.js";
 import type { QueryMatch, SyntaxNode, Tree } from "../syntax.js";
-import { normalizedText, typeText } from "../normalize.js";
+import { normalizedText, sourceOf, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import type { SignatureInfo, SymbolKind } from "../types.js";
@@ -71,20 +71,20 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
     // The outermost open scope is the widest: if it does not enclose the definition, none does.
     if ((openScopes.length > 0 && encloses(openScopes[0] as [number, number], d)) || !isKept(node, kind)) continue;
     const containers: Container[] = [
-      ...globals.filter((g) => encloses(g, d)).map((g) => ({ name: "global", node: null, start: g[0] })),
-      ...enclosing.map((c) => ({ name: nameOf(c.nameNode), node: c.node, start: c.start })),
+      ...globals.filter((g) => encloses(g, d)).map((g) => ({ name: "global", node: null, nameNode: null, start: g[0] })),
+      ...enclosing.map((c) => ({ name: nameOf(c.nameNode), node: c.node, nameNode: c.nameNode, start: c.start })),
     ].sort((a, b) => a.start - b.start);
     const name = nameOf(nameNode);
     const qualified = [...containers.map((c) => c.name), name].join(".");
     // `@internal` keeps a declaration out of the public API, as API Extractor does.
-    const exported = isExported(node, kind, name, containers, localExports, implicitExports, exportedMemo) && !/@internal\b/.test(docComment(node));
+    const exported = isExported(node, nameNode, kind, name, containers, localExports, implicitExports, exportedMemo) && !/@internal\b/.test(docComment(node));
     out.push({
       name,
       qualifiedName: qualified,
       kind,
       exported,
       node,
-      signature: signatureOf(node, name, kind),
+      signature: signatureOf(node, nameNode, name, kind),
       body: bodyOf(node, kind, memberRanges),
       overloadSignature: node.type === "function_signature" || (node.type === "method_signature" && parentOf(node)?.type === "class_body"),
     });
@@ -129,6 +129,7 @@ interface Container {
   readonly name: string;
   /** The container's declaration; null for `declare global`. */
   readonly node: SyntaxNode | null;
+  readonly nameNode: SyntaxNode | null;
   readonly start: number;
 }
 
@@ -166,6 +167,7 @@ function collectLocalExports(root: SyntaxNode): Set<string> {
 
 function isExported(
   node: SyntaxNode,
+  nameNode: SyntaxNode | null,
   kind: SymbolKind,
   name: string,
   containers: readonly Container[],
@@ -188,13 +190,13 @@ function isExported(
   const cnode = container.node;
   let containerExported = memo.get(cnode.id);
   if (containerExported === undefined) {
-    containerExported = isExported(cnode, "namespace", container.name, containers.slice(0, -1), localExports, implicitExports, memo);
+    containerExported = isExported(cnode, container.nameNode, "namespace", container.name, containers.slice(0, -1), localExports, implicitExports, memo);
     memo.set(cnode.id, containerExported);
   }
   switch (cnode.type) {
     case "class_declaration":
     case "abstract_class_declaration":
-      return containerExported && !isPrivateMember(node);
+      return containerExported && !isPrivateMember(node, nameNode);
     case "interface_declaration":
     case "enum_declaration":
       return containerExported;
@@ -208,13 +210,23 @@ function isExported(
   }
 }
 
-function isPrivateMember(node: SyntaxNode): boolean {
-  if (node.childForFieldName("name")?.type === "private_property_identifier") return true;
-  if (node.childForFieldName("property")?.type === "private_property_identifier") return true;
+/**
+ * `#x`, or `private` written before the name. The text is asked first
+ * (only an `#` name can be a private identifier; `private` must be written
+ * before the name), the tree only when it might say yes.
+ */
+function isPrivateMember(node: SyntaxNode, nameNode: SyntaxNode | null): boolean {
+  if (nameNode === null) {
+    if (node.childForFieldName("name")?.type === "private_property_identifier" || node.childForFieldName("property")?.type === "private_property_identifier") return true;
+  } else {
+    if (nameNode.text.startsWith("#") && nameNode.type === "private_property_identifier") return true;
+    const source = sourceOf(node.tree);
+    if (source !== null && !/\bprivate\b/.test(source.slice(node.startIndex, nameNode.startIndex))) return false;
+  }
   return node.namedChildren.some((c) => c.type === "accessibility_modifier" && c.text === "private");
 }
 
-function signatureOf(node: SyntaxNode, name: string, kind: SymbolKind): SignatureInfo {
+function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind: SymbolKind): SignatureInfo {
   switch (node.type) {
     case "variable_declarator": {
       const value = node.childForFieldName("value");
@@ -230,30 +242,30 @@ function signatureOf(node: SyntaxNode, name: string, kind: SymbolKind): Signatur
     case "interface_declaration":
       return {
         ...emptySignature(name, kind),
-        modifiers: [...new Set([...modifiersOf(node), ...(node.type === "abstract_class_declaration" ? ["abstract"] : [])])].sort(),
+        modifiers: [...new Set([...modifiersOf(node, nameNode), ...(node.type === "abstract_class_declaration" ? ["abstract"] : [])])].sort(),
         type_params: typeParamsOf(node.childForFieldName("type_parameters")),
         heritage: heritageOf(node),
       };
     case "type_alias_declaration":
-      return { ...emptySignature(name, kind), modifiers: modifiersOf(node), type_params: typeParamsOf(node.childForFieldName("type_parameters")), type: normalizedText(node.childForFieldName("value")) };
+      return { ...emptySignature(name, kind), modifiers: modifiersOf(node, nameNode), type_params: typeParamsOf(node.childForFieldName("type_parameters")), type: normalizedText(node.childForFieldName("value")) };
     case "enum_declaration":
-      return { ...emptySignature(name, kind), modifiers: modifiersOf(node) };
+      return { ...emptySignature(name, kind), modifiers: modifiersOf(node, nameNode) };
     case "enum_assignment":
       return { ...emptySignature(name, kind), value: normalizedText(node.childForFieldName("value")) };
     case "public_field_definition":
     case "field_definition":
     case "property_signature": {
       const value = node.childForFieldName("value");
-      const base = { ...emptySignature(name, kind), modifiers: modifiersOf(node), type: typeText(node.childForFieldName("type")) };
+      const base = { ...emptySignature(name, kind), modifiers: modifiersOf(node, nameNode), type: typeText(node.childForFieldName("type")) };
       // An arrow-function field is called like a method: its parameters are API.
       return value !== null && FUNCTION_VALUES.has(value.type) && base.type === null ? { ...functionSignature(name, kind, node, value), modifiers: base.modifiers } : base;
     }
     case "internal_module":
     case "module":
-      return { ...emptySignature(name, kind), modifiers: modifiersOf(node) };
+      return { ...emptySignature(name, kind), modifiers: modifiersOf(node, nameNode) };
     default:
-      if (node.childForFieldName("parameters") !== null || node.childForFieldName("parameter") !== null) return functionSignature(name, kind, node, node);
-      return { ...emptySignature(name, kind), modifiers: modifiersOf(node) };
+      if (node.childForFieldName("parameters") !== null || node.childForFieldName("parameter") !== null) return functionSignature(name, kind, node, node, [], nameNode);
+      return { ...emptySignature(name, kind), modifiers: modifiersOf(node, nameNode) };
   }
 }
 

@@ -1,23 +1,34 @@
 import { nodeMemo, parentOf } from "../node-memo.js";
 import type { SyntaxNode } from "../syntax.js";
-import { normalizedText, typeText } from "../normalize.js";
+import { normalizedText, sourceOf, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
 import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../types.js";
 
 /** Keyword tokens of a declaration that change how callers may use it. */
 const MODIFIER_TOKENS = new Set(["static", "async", "get", "set", "*", "abstract", "readonly", "declare", "override", "?", "!", "const", "accessor"]);
 
-/** Modifiers written on a declaration node itself, plus those its wrappers imply. */
-export function modifiersOf(node: SyntaxNode): string[] {
+/** A modifier token's name in a signature. */
+function modifierName(token: string): string {
+  return token === "?" ? "optional" : token === "*" ? "generator" : token === "!" ? "definite" : token;
+}
+
+/**
+ * Modifiers written on a declaration node itself, plus those its wrappers
+ * imply. `nameNode`, the declaration's name when it is a child of `node`,
+ * lets them be read from the source text (see `modifiersFromText`).
+ */
+export function modifiersOf(node: SyntaxNode, nameNode: SyntaxNode | null = null): string[] {
   const out = new Set<string>();
-  // Each `type` read crosses into the parser: read it once a node.
-  for (const c of node.children) {
-    const type = c.type;
-    if (MODIFIER_TOKENS.has(type)) {
-      if (!c.isNamed) out.add(type === "?" ? "optional" : type === "*" ? "generator" : type === "!" ? "definite" : type);
-    } else if (type === "accessibility_modifier") out.add(c.text);
-    else if (type === "override_modifier") out.add("override");
-    else if (type === "decorator") out.add(`decorator:${normalizedText(c)}`);
+  if (nameNode === null || nameNode.id === node.id || !modifiersFromText(node, nameNode, out)) {
+    // Each `type` read crosses into the parser: read it once a node.
+    for (const c of node.children) {
+      const type = c.type;
+      if (MODIFIER_TOKENS.has(type)) {
+        if (!c.isNamed) out.add(modifierName(type));
+      } else if (type === "accessibility_modifier") out.add(c.text);
+      else if (type === "override_modifier") out.add("override");
+      else if (type === "decorator") out.add(`decorator:${normalizedText(c)}`);
+    }
   }
   const type = node.type;
   if (type === "generator_function_declaration" || type === "generator_function") out.add("generator");
@@ -30,6 +41,35 @@ export function modifiersOf(node: SyntaxNode): string[] {
     } else break;
   }
   return [...out].sort();
+}
+
+/** Keywords that may precede a declaration's name without being modifiers. */
+const DECLARATION_KEYWORDS = new Set(["function", "class", "interface", "enum", "type", "namespace", "module"]);
+const ACCESSIBILITY = new Set(["public", "private", "protected"]);
+
+/**
+ * The modifiers the children walk of `modifiersOf` finds, read from the
+ * source instead when that is plain: before the name, nothing but keywords
+ * (all of them child tokens: no decorator, comment or anything else, else
+ * false and the tree is asked); right after it, `?` or `!`. Reading children
+ * builds a node object per child and crosses into the parser for each type.
+ */
+function modifiersFromText(node: SyntaxNode, nameNode: SyntaxNode, out: Set<string>): boolean {
+  const source = sourceOf(node.tree);
+  if (source === null) return false;
+  const found: string[] = [];
+  for (const token of source.slice(node.startIndex, nameNode.startIndex).match(/[A-Za-z_$][\w$]*|\S/g) ?? []) {
+    if (ACCESSIBILITY.has(token)) found.push(token);
+    else if (MODIFIER_TOKENS.has(token) && token !== "?" && token !== "!") found.push(modifierName(token));
+    else if (!DECLARATION_KEYWORDS.has(token)) return false;
+  }
+  let i = nameNode.endIndex;
+  while (i < source.length && /\s/.test(source[i] as string)) i++;
+  const next = source[i];
+  if (next === "/") return false;
+  if (next === "?" || next === "!") found.push(modifierName(next));
+  for (const m of found) out.add(m);
+  return true;
 }
 
 export function typeParamsOf(node: SyntaxNode | null): TypeParamInfo[] {
@@ -89,10 +129,17 @@ function paramOf(p: SyntaxNode): ParamInfo {
 }
 
 /** Signature of anything callable: function, method, signature, arrow or function expression. */
-export function functionSignature(name: string, kind: SymbolKind, decl: SyntaxNode, fn: SyntaxNode, extra: readonly string[] = []): SignatureInfo {
+export function functionSignature(
+  name: string,
+  kind: SymbolKind,
+  decl: SyntaxNode,
+  fn: SyntaxNode,
+  extra: readonly string[] = [],
+  nameNode: SyntaxNode | null = null,
+): SignatureInfo {
   return {
     ...emptySignature(name, kind),
-    modifiers: [...new Set([...modifiersOf(decl), ...(fn === decl ? [] : modifiersOf(fn)), ...extra])].sort(),
+    modifiers: [...new Set([...modifiersOf(decl, fn === decl ? nameNode : null), ...(fn === decl ? [] : modifiersOf(fn)), ...extra])].sort(),
     type_params: typeParamsOf(fn.childForFieldName("type_parameters")),
     params: paramsOf(fn),
     returns: typeText(fn.childForFieldName("return_type")),
