@@ -25,6 +25,8 @@ export interface SyntaxNode {
   readonly children: readonly SyntaxNode[];
   readonly namedChildren: readonly SyntaxNode[];
   readonly childCount: number;
+  readonly namedChildCount: number;
+  readonly firstNamedChild: SyntaxNode | null;
   readonly tree: Tree;
   child(index: number): SyntaxNode | null;
   childForFieldName(field: string): SyntaxNode | null;

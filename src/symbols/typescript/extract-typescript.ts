@@ -297,7 +297,7 @@ function bodyOf(node: SyntaxNode, kind: SymbolKind, memberRanges: ReadonlyArray<
 function outerRange(node: SyntaxNode): [number, number] {
   let n = node;
   const list = n.type === "variable_declarator" ? parentOf(n) : null;
-  if (list !== null && list.namedChildren.length === 1) n = list;
+  if (list !== null && list.namedChildCount === 1) n = list;
   for (let p = parentOf(n); p !== null && (p.type === "export_statement" || p.type === "ambient_declaration"); p = parentOf(n)) n = p;
   return [n.startIndex, n.endIndex];
 }

@@ -7,6 +7,12 @@ import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../typ
 /** Keyword tokens of a declaration that change how callers may use it. */
 const MODIFIER_TOKENS = new Set(["static", "async", "get", "set", "*", "abstract", "readonly", "declare", "override", "?", "!", "const", "accessor"]);
 
+/** Whether `node`'s source text in [start, end) matches `pattern` (true when the text is not at hand: ask the tree). */
+function textBetween(node: SyntaxNode, start: number, end: number, pattern: RegExp): boolean {
+  const source = sourceOf(node.tree);
+  return source === null || pattern.test(source.slice(start, end));
+}
+
 /** A modifier token's name in a signature. */
 function modifierName(token: string): string {
   return token === "?" ? "optional" : token === "*" ? "generator" : token === "!" ? "definite" : token;
@@ -33,11 +39,12 @@ export function modifiersOf(node: SyntaxNode, nameNode: SyntaxNode | null = null
   const type = node.type;
   if (type === "generator_function_declaration" || type === "generator_function") out.add("generator");
   if (/@deprecated\b/.test(docComment(node))) out.add("deprecated");
-  for (let p = parentOf(node); p !== null; p = parentOf(p)) {
+  for (let child = node, p = parentOf(node); p !== null; child = p, p = parentOf(p)) {
     const wrapper = p.type;
     if (wrapper === "ambient_declaration") out.add("declare");
     else if (wrapper === "export_statement") {
-      if (p.children.some((c) => c.type === "default")) out.add("default");
+      // `default` comes before the declaration: the text says whether to ask the tree.
+      if (textBetween(p, p.startIndex, child.startIndex, /\bdefault\b/) && p.children.some((c) => c.type === "default")) out.add("default");
     } else break;
   }
   return [...out].sort();
@@ -104,10 +111,13 @@ function paramOf(p: SyntaxNode): ParamInfo {
     const value = p.childForFieldName("value");
     const access: string[] = [];
     let readonly = false;
-    for (const c of p.children) {
-      const type = c.type;
-      if (type === "accessibility_modifier" || type === "override_modifier") access.push(c.text);
-      else if (type === "readonly") readonly = true;
+    // Modifiers (`private`, `readonly`, ...) come before the pattern: without anything there, no children to read.
+    if (pattern === null || pattern.startIndex > p.startIndex) {
+      for (const c of p.children) {
+        const type = c.type;
+        if (type === "accessibility_modifier" || type === "override_modifier") access.push(c.text);
+        else if (type === "readonly") readonly = true;
+      }
     }
     if (readonly) access.push("readonly");
     const rest = pattern?.type === "rest_pattern";
@@ -168,11 +178,19 @@ export const docComment: (node: SyntaxNode) => string = nodeMemo(findDocComment)
 
 function findDocComment(node: SyntaxNode): string {
   let n: SyntaxNode = node;
-  for (let p = parentOf(n); p !== null && /^(export_statement|ambient_declaration|lexical_declaration|variable_declaration)$/.test(p.type) && p.namedChildren[0]?.id === n.id; p = parentOf(n)) n = p;
+  for (let p = parentOf(n); p !== null && /^(export_statement|ambient_declaration|lexical_declaration|variable_declaration)$/.test(p.type) && p.firstNamedChild?.id === n.id; p = parentOf(n)) n = p;
   const list = node.type === "variable_declarator" ? parentOf(node) : null;
   if (list !== null) {
     const outer = parentOf(list);
     n = outer?.type === "export_statement" ? outer : list;
+  }
+  // Siblings touch but for whitespace: a comment before `n` ends right before it, so without `*/` there, no
+  // doc comment (and no node to build for the sibling).
+  const source = sourceOf(n.tree);
+  if (source !== null) {
+    let end = n.startIndex;
+    while (end > 0 && /\s/.test(source[end - 1] as string)) end--;
+    if (!source.startsWith("*/", end - 2)) return "";
   }
   const prev = n.previousSibling;
   return prev !== null && prev.type === "comment" && prev.text.startsWith("/**") ? prev.text : "";
