@@ -39,3 +39,18 @@
 ; Type parameters (`T` of `f<T>`): not references to anything outside; the
 ; engine drops type references that name one.
 (type_parameter name: (type_identifier) @local.type_parameter)
+
+; Type names that are not references, for the engine to drop by node: a
+; declaration's own name (`class A`, `interface I`, `type T`, the `T` of
+; `<T>`), and the parts of a qualified type (`JSX.Element` is one reference,
+; captured whole above, not also `Element`). Matching them here spares a
+; parent lookup per type reference.
+[
+  (class_declaration name: (_) @local.declaration)
+  (abstract_class_declaration name: (_) @local.declaration)
+  (interface_declaration name: (_) @local.declaration)
+  (type_alias_declaration name: (_) @local.declaration)
+  (type_parameter name: (_) @local.declaration)
+  (class name: (_) @local.declaration)
+  (nested_type_identifier (_) @local.declaration)
+]

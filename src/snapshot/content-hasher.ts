@@ -65,7 +65,8 @@ export async function loadContentHasher(): Promise<ContentHasher> {
     }
   };
   return {
-    xxh64: (data) => hex(x.h64Raw(typeof data === "string" ? Buffer.from(data, "utf8") : data)),
+    // A string is encoded straight into the module's memory (UTF-8, as Buffer.from would).
+    xxh64: (data) => (typeof data === "string" ? x.h64ToString(data) : hex(x.h64Raw(data))),
     xxh64File: (fs, file, size) => {
       if (size <= WHOLE_FILE_LIMIT) return hex(x.h64Raw(fs.readFileSync(file)));
       const h = x.create64();

@@ -1,10 +1,6 @@
-import { parentOf } from "./node-memo.js";
 import type { QueryMatch, SyntaxNode } from "./syntax.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { ReferenceRecord } from "./types.js";
-
-/** Declarations whose `name` is a type_identifier that is not a reference. */
-const DECLARING = new Set(["class_declaration", "abstract_class_declaration", "interface_declaration", "type_alias_declaration", "type_parameter", "class", "enum_declaration"]);
 
 /**
  * References of a file from the matches of its references query: calls (`f`, `obj.method`),
@@ -18,9 +14,16 @@ export function extractReferences(matches: readonly QueryMatch[]): ReferenceReco
     const r: ReferenceRecord = { kind, name, module };
     out.set(`${kind}\0${name}\0${module ?? ""}`, r);
   };
-  // A type parameter (`T` of `f<T>`) is not a dependency on anything outside.
+  // A type parameter (`T` of `f<T>`) is not a dependency on anything outside, nor is a declaration's own name or
+  // the last part of a qualified type (the query captures those as `local.declaration`).
   const typeParams = new Set<string>();
-  for (const m of matches) for (const c of m.captures) if (c.name === "local.type_parameter") typeParams.add(c.node.text);
+  const notReferences = new Set<number>();
+  for (const m of matches) {
+    for (const c of m.captures) {
+      if (c.name === "local.type_parameter") typeParams.add(c.node.text);
+      else if (c.name === "local.declaration") notReferences.add(c.node.id);
+    }
+  }
   for (const m of matches) {
     for (const c of m.captures) {
       const kind = c.name;
@@ -32,15 +35,10 @@ export function extractReferences(matches: readonly QueryMatch[]): ReferenceReco
         case "reference.base":
           add(kind.slice("reference.".length) as ReferenceRecord["kind"], memberName(c.node));
           break;
-        case "reference.type": {
-          if (typeParams.has(c.node.text)) break;
-          // One parent lookup (in tree-sitter 0.25 it walks down from the root): a declaration's own name is not a
-          // reference, and `JSX.Element` is one reference, not also `Element`.
-          const parent = parentOf(c.node);
-          if (parent !== null && (parent.type === "nested_type_identifier" || isNameOf(parent, c.node))) break;
+        case "reference.type":
+          if (notReferences.has(c.node.id) || typeParams.has(c.node.text)) break;
           add("type", memberName(c.node));
           break;
-        }
         case "reference.import":
           importsOf(c.node, add);
           break;
@@ -68,20 +66,17 @@ export function extractReferences(matches: readonly QueryMatch[]): ReferenceReco
 
 /** `a.b.c` for a chain of plain names (and `this`, `self`); `.method` when the object is an expression. */
 function memberName(node: SyntaxNode): string {
-  if (node.type === "member_expression" || node.type === "attribute") {
+  // Each `type` read crosses into the parser: once.
+  const type = node.type;
+  if (type === "member_expression" || type === "attribute") {
     const object = node.childForFieldName("object");
     const property = node.childForFieldName("property") ?? node.childForFieldName("attribute");
     const left = object === null ? "" : /^(identifier|this|super|member_expression|attribute)$/.test(object.type) ? memberName(object) : "";
     return `${left}.${property?.text ?? ""}`;
   }
-  if (node.type === "nested_type_identifier") return node.text.replace(/\s+/g, "");
-  if (node.type === "generic_type") return memberName(node.namedChildren[0] ?? node);
+  if (type === "nested_type_identifier") return node.text.replace(/\s+/g, "");
+  if (type === "generic_type") return memberName(node.namedChildren[0] ?? node);
   return node.text;
-}
-
-/** Whether `node` is the name its parent declares. */
-function isNameOf(parent: SyntaxNode, node: SyntaxNode): boolean {
-  return DECLARING.has(parent.type) && parent.childForFieldName("name")?.id === node.id;
 }
 
 function unquote(s: string): string {
