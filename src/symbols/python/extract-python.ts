@@ -1,6 +1,6 @@
-import { parentOf } from "../node-memo.js";
+import { nodeMemo, parentOf } from "../node-memo.js";
 import type { QueryMatch, SyntaxNode, Tree } from "../syntax.js";
-import { normalizedText, typeText } from "../normalize.js";
+import { normalizedText, sourceOf, typeText } from "../normalize.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import { emptySignature } from "../signature.js";
 import type { ParamInfo, SignatureInfo, SymbolKind } from "../types.js";
@@ -20,7 +20,7 @@ export function extractPython(tree: Tree, matches: readonly QueryMatch[]): RawSy
   const root = tree.rootNode;
   const all = dunderAll(root);
   const memberRanges: Array<[number, number]> = [];
-  const found: Array<{ node: SyntaxNode; nameNode: SyntaxNode; kind: SymbolKind }> = [];
+  const found: Found[] = [];
   const seen = new Set<string>();
   for (const m of matches) {
     const def = m.captures.find((c) => c.name.startsWith("definition."));
@@ -29,17 +29,22 @@ export function extractPython(tree: Tree, matches: readonly QueryMatch[]): RawSy
     const key = `${def.node.id}:${name.node.id}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    let kind = def.name.slice("definition.".length) as SymbolKind;
-    if (kind === "function" && enclosingClass(def.node) !== null) kind = "method";
-    found.push({ node: def.node, nameNode: name.node, kind });
+    const kind = def.name.slice("definition.".length) as SymbolKind;
+    // Every `def` and `class` is a definition (function_definition, class_definition): the scopes.
+    const scope = kind === "class" || kind === "function" ? { kind, node: def.node, nameNode: name.node, end: def.node.endIndex } : null;
+    found.push({ node: def.node, nameNode: name.node, kind, start: def.node.startIndex, scope, enclosing: [] });
     const statement = def.node.type === "assignment" ? parentOf(def.node) : null;
     const outer = statement?.type === "expression_statement" ? statement : outerNode(def.node);
     memberRanges.push([outer.startIndex, outer.endIndex]);
   }
+  openScopes(found);
   const out: RawSymbol[] = [];
   const defined = new Set<string>();
-  for (const { node, nameNode, kind } of found) {
-    const scopes = scopesOf(node, kind);
+  for (const f of found) {
+    const { node, nameNode } = f;
+    // A `def` directly in a class body (through decorators, not through a function) is a method.
+    const kind = f.kind === "function" && f.enclosing.at(-1)?.kind === "class" ? "method" : f.kind;
+    const scopes = scopesOf(f);
     const name = nameNode.text;
     const topLevel = scopes.length === 0;
     if (topLevel) defined.add(name);
@@ -77,36 +82,53 @@ interface Scope {
   readonly kind: "class" | "function";
 }
 
+/** A `def` or `class` as a scope of what it encloses. */
+interface OpenScope {
+  readonly kind: "class" | "function";
+  readonly node: SyntaxNode;
+  readonly nameNode: SyntaxNode;
+  readonly end: number;
+}
+
+interface Found {
+  readonly node: SyntaxNode;
+  readonly nameNode: SyntaxNode;
+  /** As the query says: `function` for every `def`. */
+  readonly kind: SymbolKind;
+  readonly start: number;
+  readonly scope: OpenScope | null;
+  /** The `def`s and `class`es around it, outermost first. */
+  enclosing: readonly OpenScope[];
+}
+
+/**
+ * Fills each definition's enclosing `def`s and `class`es: syntax ranges nest, so one sweep in document order
+ * with a stack of the scopes open at each definition's start finds them, instead of walking every
+ * definition's parents (each a node and a type read through the parser).
+ */
+function openScopes(found: readonly Found[]): void {
+  const open: Array<{ readonly scope: OpenScope; readonly start: number }> = [];
+  for (const f of [...found].sort((a, b) => a.start - b.start)) {
+    while (open.length > 0 && (open.at(-1) as { scope: OpenScope }).scope.end <= f.start) open.pop();
+    f.enclosing = open.map((o) => o.scope);
+    if (f.scope !== null) open.push({ scope: f.scope, start: f.start });
+  }
+}
+
 /** Enclosing classes and functions, outermost first. `self.x` belongs to the class of its `__init__`. */
-function scopesOf(node: SyntaxNode, kind: SymbolKind): Scope[] {
-  const out: Scope[] = [];
-  let start = parentOf(node);
-  if (kind === "property" && node.type === "assignment") {
-    const init = enclosingFunction(node);
-    const cls = init === null ? null : enclosingClass(init);
-    if (cls !== null && node.childForFieldName("left")?.type === "attribute") start = cls.childForFieldName("body");
+function scopesOf(f: Found): Scope[] {
+  let chain = f.enclosing;
+  if (f.kind === "property" && f.node.type === "assignment") {
+    // `__init__` is the innermost `def` around it; its class, the scope right outside that `def`.
+    const init = chain.findLastIndex((s) => s.kind === "function");
+    const cls = init > 0 && chain[init - 1]?.kind === "class" ? init - 1 : -1;
+    if (cls >= 0 && f.node.childForFieldName("left")?.type === "attribute") chain = chain.slice(0, cls + 1);
   }
-  for (let p = start; p !== null; p = parentOf(p)) {
-    if (p.type === "class_definition" || p.type === "function_definition") {
-      out.unshift({ name: p.childForFieldName("name")?.text ?? "?", node: p, kind: p.type === "class_definition" ? "class" : "function" });
-    }
-  }
-  return out;
+  return chain.map((s) => ({ name: scopeName(s.nameNode), node: s.node, kind: s.kind }));
 }
 
-/** The class whose body directly holds this definition (through decorators, not through a function). */
-function enclosingClass(node: SyntaxNode): SyntaxNode | null {
-  for (let p = parentOf(node); p !== null; p = parentOf(p)) {
-    if (p.type === "class_definition") return p;
-    if (p.type === "function_definition") return null;
-  }
-  return null;
-}
-
-function enclosingFunction(node: SyntaxNode): SyntaxNode | null {
-  for (let p = parentOf(node); p !== null; p = parentOf(p)) if (p.type === "function_definition") return p;
-  return null;
-}
+/** A scope's name, read once per scope. */
+const scopeName: (nameNode: SyntaxNode) => string = nodeMemo((n) => n.text);
 
 /** A decorated definition's range and identity include its decorators. */
 function outerNode(node: SyntaxNode): SyntaxNode {
@@ -148,7 +170,9 @@ function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind:
     ? wrapper.namedChildren.filter((c) => c.type === "decorator").map((d) => `decorator:${normalizedText(d)}`)
     : [];
   if (node.type === "function_definition") {
-    const isAsync = node.children.some((c) => c.type === "async");
+    // `async def` or `def`: the keyword is the node's first token, so its text says it (the children need a node each).
+    const source = sourceOf(node.tree);
+    const isAsync = source === null ? node.children.some((c) => c.type === "async") : /^async\b/.test(source.slice(node.startIndex, node.startIndex + 6));
     return {
       ...emptySignature(name, kind),
       modifiers: [...decorators, ...(isAsync ? ["async"] : [])].sort(),
@@ -185,26 +209,34 @@ function paramsOf(list: SyntaxNode | null): ParamInfo[] {
   const out: ParamInfo[] = [];
   let keywordOnly = false;
   for (const p of list.namedChildren) {
-    if (p.type === "comment") continue;
-    if (p.type === "positional_separator") {
+    // Each `type` read crosses into the parser: once a node.
+    const type = p.type;
+    if (type === "comment") continue;
+    if (type === "positional_separator") {
       for (let i = 0; i < out.length; i++) {
         const q = out[i] as ParamInfo;
         if (q.kind === "positional_or_keyword") out[i] = { ...q, kind: "positional_only" };
       }
       continue;
     }
-    if (p.type === "keyword_separator") {
+    if (type === "keyword_separator") {
       keywordOnly = true;
       continue;
     }
-    const inner = p.type === "typed_parameter" ? (p.namedChildren.find((c) => c.type !== "type") ?? p) : p;
-    if (inner.type === "list_splat_pattern") {
+    const inner = type === "typed_parameter" ? (p.namedChildren.find((c) => c.type !== "type") ?? p) : p;
+    const innerType = inner === p ? type : inner.type;
+    if (innerType === "list_splat_pattern") {
       out.push({ name: normalizedText(inner.namedChildren[0] ?? null), kind: "rest", optional: true, default: null, type: typeText(p.childForFieldName("type")) });
       keywordOnly = true;
       continue;
     }
-    if (inner.type === "dictionary_splat_pattern") {
+    if (innerType === "dictionary_splat_pattern") {
       out.push({ name: normalizedText(inner.namedChildren[0] ?? null), kind: "var_keyword", optional: true, default: null, type: typeText(p.childForFieldName("type")) });
+      continue;
+    }
+    if (type === "identifier") {
+      // A bare name: no fields to ask for.
+      out.push({ name: p.text, kind: keywordOnly ? "keyword_only" : "positional_or_keyword", optional: false, default: null, type: null });
       continue;
     }
     const value = p.childForFieldName("value");
