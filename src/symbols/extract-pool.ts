@@ -86,28 +86,35 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
 
   const failed: number[] = [];
   let next = 0;
-  const batchSize = Math.max(1, Math.min(64, Math.ceil(todo.length / (options.workers * 8))));
+  // Small batches, two in flight per worker: a worker has its next batch at hand while its last result travels
+  // back, and the last batches end close together.
+  const batchSize = Math.max(1, Math.min(32, Math.ceil(todo.length / (options.workers * 16))));
   const workers = Array.from({ length: options.workers }, () => new Worker(workerUrl(), { workerData: { cacheDir: options.cacheDir, backend: options.backend ?? "wasm" } }));
   const run = (w: Worker): Promise<void> =>
     new Promise((resolve) => {
-      let current: number[] = [];
+      // The batches sent and not answered yet, oldest first (a worker answers in order).
+      const inFlight: number[][] = [];
       const send = (): void => {
-        if (next >= todo.length) {
-          resolve();
-          return;
-        }
-        current = [];
-        for (let k = 0; k < batchSize && next < todo.length; k++) current.push(todo[next++] as number);
-        w.postMessage(current.map((i) => jobs[i]));
+        if (next >= todo.length) return;
+        const batch: number[] = [];
+        for (let k = 0; k < batchSize && next < todo.length; k++) batch.push(todo[next++] as number);
+        inFlight.push(batch);
+        w.postMessage(batch.map((i) => jobs[i]));
         // (a job's bytes are copied to the worker; files on disk are read there)
       };
       w.on("message", (m: FileSymbols[] | "ready") => {
-        if (m !== "ready") m.forEach((r, k) => (results[current[k] as number] = r));
-        send();
+        if (m === "ready") {
+          send();
+          send();
+        } else {
+          const batch = inFlight.shift() ?? [];
+          m.forEach((r, k) => (results[batch[k] as number] = r));
+          send();
+        }
+        if (inFlight.length === 0) resolve();
       });
       const die = (): void => {
-        failed.push(...current);
-        current = [];
+        for (const batch of inFlight.splice(0)) failed.push(...batch);
         resolve();
       };
       w.once("error", die);
