@@ -156,10 +156,22 @@ export function normalizeRange(index: LexicalIndex, start: number, end: number, 
       i += 2;
       continue;
     }
-    emit(c);
-    i++;
+    // A run of plain characters up to the next space, separator, `=`, comment or string goes out at once: inside
+    // it nothing is inserted, so this is what emitting it character by character gives.
+    let limit = end;
+    if (hi < holes.length) limit = Math.min(limit, holes[hi] as number);
+    if (si < strings.length) limit = Math.min(limit, strings[si] as number);
+    let j = i + 1;
+    while (j < limit && !endsPlainRun(src.charCodeAt(j))) j++;
+    emit(j === i + 1 ? c : src.slice(i, j));
+    i = j;
   }
   return out;
+}
+
+/** What ends a run of plain characters in `normalizeRange`: a space (as `isSpace` says), `,`, `;` or `=`. */
+function endsPlainRun(code: number): boolean {
+  return code === 44 || code === 59 || code === 61 || isSpace(code);
 }
 
 /** Comments and skipped ranges inside [start, end), merged into one sorted flat list. */
