@@ -5,7 +5,7 @@ import { cachedExtract } from "./extract-with-cache.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { languageOf } from "./languages.js";
 import { createSymbolCache } from "./symbol-cache.js";
-import { createSymbolExtractor, type ParserBackend } from "./symbol-extractor.js";
+import type { ParserBackend } from "./symbol-extractor.js";
 import type { FileSymbols } from "./types.js";
 
 /** One file to analyse: the path to report, and where to read it or its bytes (an old version read from git). */
@@ -50,6 +50,8 @@ function workerUrl(): URL {
  */
 export async function extractMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<FileSymbols[]> {
   const local = async (list: readonly ExtractJob[]): Promise<FileSymbols[]> => {
+    // Loaded only when something is not cached: a warm run loads no extractor code.
+    const { createSymbolExtractor } = await import("./symbol-extractor.js");
     const extractor = await createSymbolExtractor();
     const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
     return list.map((job) => {

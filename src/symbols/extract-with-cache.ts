@@ -1,7 +1,7 @@
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { languageOf } from "./languages.js";
 import type { SymbolCache } from "./symbol-cache.js";
-import { createSymbolExtractor, type ParserBackend, type SymbolExtractor } from "./symbol-extractor.js";
+import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 
 // Symbol extraction through the content-hash cache, apart from the comparison code (`analyze-file.ts`): what the
@@ -36,6 +36,8 @@ export async function extractWithCache(
   const missing = files.flatMap((f, i) => (out[i] === null ? [i] : []));
   if (missing.length > 0) {
     const languages = [...new Set(missing.map((i) => languageOf(files[i]?.path ?? "")?.id).filter((l): l is LanguageId => l !== undefined))];
+    // Loaded only on a miss: a fully cached call loads no extractor code (nor tree-sitter).
+    const { createSymbolExtractor } = await import("./symbol-extractor.js");
     const extractor = await createSymbolExtractor({ languages, ...(options.backend === undefined ? {} : { backend: options.backend }) });
     for (const i of missing) {
       const f = files[i] as { path: string; bytes: Buffer };
