@@ -4,7 +4,7 @@ import { diagnostic } from "../errors/diagnostic.js";
 import { cachedExtract } from "./extract-with-cache.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { languageOf } from "./languages.js";
-import { createSymbolCache } from "./symbol-cache.js";
+import { createSymbolCache, unpackSymbols, type PackedSymbols } from "./symbol-cache.js";
 import type { ParserBackend } from "./symbol-extractor.js";
 import type { FileSymbols } from "./types.js";
 
@@ -104,13 +104,16 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
         w.postMessage(batch.map((i) => jobs[i]));
         // (a job's bytes are copied to the worker; files on disk are read there)
       };
-      w.on("message", (m: FileSymbols[] | "ready") => {
+      w.on("message", (m: Array<[string, PackedSymbols]> | "ready") => {
         if (m === "ready") {
           send();
           send();
         } else {
           const batch = inFlight.shift() ?? [];
-          m.forEach((r, k) => (results[batch[k] as number] = r));
+          m.forEach(([path, packed], k) => {
+            const r = unpackSymbols(path, packed);
+            if (r !== null) results[batch[k] as number] = r;
+          });
           send();
         }
         if (inFlight.length === 0) resolve();

@@ -7,7 +7,7 @@ import { diagnostic } from "../errors/diagnostic.js";
 import { cachedExtract } from "./extract-with-cache.js";
 import { jobBytes, type ExtractJob } from "./extract-pool.js";
 import { languageOf } from "./languages.js";
-import { createSymbolCache } from "./symbol-cache.js";
+import { createSymbolCache, packSymbols } from "./symbol-cache.js";
 import { createSymbolExtractor, type ParserBackend } from "./symbol-extractor.js";
 import type { FileSymbols } from "./types.js";
 
@@ -33,6 +33,8 @@ parentPort?.on("message", (batch: readonly ExtractJob[]) => {
       return { path: job.path, language: null, symbols: [], references: [], diagnostics: [diagnostic("unreadable_file", "warning", job.path, message)] };
     }
   });
-  parentPort?.postMessage(out);
+  // In the cache's compact form: a few arrays of strings a file clone much faster than the records, and the
+  // pool's thread then builds no detail object until someone reads one.
+  parentPort?.postMessage(out.map((r) => [r.path, packSymbols(r)]));
 });
 parentPort?.postMessage("ready");

@@ -111,6 +111,20 @@ function decodeSig(a: Sig, overloads: SignatureInfo[] = []): SignatureInfo {
   };
 }
 
+/** A file's symbols in the cache's compact form, e.g. to post from a worker thread (cheaper to clone than records). */
+export type PackedSymbols = Entry;
+
+/** A result in the cache's compact form (see `Entry`). */
+export function packSymbols(r: FileSymbols): PackedSymbols {
+  return encodeEntry(r);
+}
+
+/** A packed result back as a file's symbols, with lazily decoded details as a cache hit has. */
+export function unpackSymbols(path: string, packed: PackedSymbols): FileSymbols | null {
+  const r = decodeEntry(packed);
+  return r === null ? null : { path, ...r, diagnostics: r.diagnostics.map((d) => ({ ...d, path })) };
+}
+
 function encodeEntry(r: FileSymbols): Entry {
   return {
     v: 3,
