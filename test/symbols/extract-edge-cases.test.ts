@@ -89,6 +89,35 @@ describe("symbol cache", () => {
     });
   });
 
+  it("keeps each folder to its share of the entries, oldest written first out, looking only where it writes", () => {
+    // 512 entries over 256 folders: two a folder. Hashes are given directly to choose the folder.
+    const result = extractor.extract("a.py", "def f(): pass\n");
+    const entries = (sub: string): string[] => (fs.existsSync(path.join(dir, sub)) ? fs.readdirSync(path.join(dir, sub)).sort() : []);
+    const age = (sub: string, name: string, seconds: number): void => {
+      const t = new Date(Date.now() - seconds * 1000);
+      fs.utimesSync(path.join(dir, sub, name), t, t);
+    };
+    // Another folder over its share, written by an earlier process: a write elsewhere leaves it alone.
+    for (const h of ["bb00000000000001", "bb00000000000002", "bb00000000000003"]) createSymbolCache(dir, { maxEntries: 512 }).set(h, "python", result);
+    expect(entries("bb")).toHaveLength(2);
+    fs.writeFileSync(path.join(dir, "bb", "v0-python-bb00000000000009.json"), "{}");
+    // Three processes write into folder aa: the oldest entry goes, the newest always stays.
+    createSymbolCache(dir, { maxEntries: 512 }).set("aa00000000000001", "python", result);
+    createSymbolCache(dir, { maxEntries: 512 }).set("aa00000000000002", "python", result);
+    const [first, second] = entries("aa");
+    age("aa", first as string, 30);
+    age("aa", second as string, 20);
+    createSymbolCache(dir, { maxEntries: 512 }).set("aa00000000000003", "python", result);
+    expect(entries("aa")).toEqual([second, expect.stringContaining("aa00000000000003")]);
+    expect(entries("bb")).toHaveLength(3);
+    // A cache object looks at a folder once: its later writes there do not prune again.
+    const cache = createSymbolCache(dir, { maxEntries: 512 });
+    cache.set("aa00000000000004", "python", result);
+    cache.set("aa00000000000005", "python", result);
+    expect(entries("aa")).toHaveLength(3);
+    expect(cache.get("aa00000000000005", "python")?.symbols.map((x) => x.name)).toEqual(["f"]);
+  });
+
   it("treats a corrupt entry as a miss", () => {
     const cache = createSymbolCache(dir);
     const v1 = Buffer.from("def f(): pass\n");
