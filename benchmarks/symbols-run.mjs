@@ -2,6 +2,7 @@
 // One timed run of symbol extraction over a folder, as its own process (so that start-up,
 // grammar loading and workers count, as they do for ctags). Prints one JSON line.
 //   --mode engine   : the engine (extractMany: pool of --jobs workers, cache in --cache or none, --backend wasm|native)
+//   --mode thread   : the engine's extraction on this one thread, no pool, no cache (--backend wasm|native)
 //   --mode native   : bare parse + our two queries, one thread, native tree-sitter
 //   --mode wasm     : the same with web-tree-sitter and the grammars' .wasm files
 import * as fs from "node:fs";
@@ -33,6 +34,10 @@ if (values.mode === "engine") {
   const { extractMany } = await import("../dist/symbols/extract-pool.js");
   const results = await extractMany(files.map((f) => ({ path: path.relative(dir, f), abs: f })), { workers: Number(values.jobs), cacheDir: values.cache === "none" ? null : values.cache, backend: values.backend });
   symbols = results.reduce((n, r) => n + r.symbols.length, 0);
+} else if (values.mode === "thread") {
+  const { createSymbolExtractor } = await import("../dist/symbols/symbol-extractor.js");
+  const extractor = await createSymbolExtractor({ backend: values.backend });
+  for (const f of files) symbols += extractor.extract(path.relative(dir, f), fs.readFileSync(f)).symbols.length;
 } else {
   const isPy = files[0]?.endsWith(".py");
   const queries = (name) => fs.readFileSync(path.join(here, "..", "grammars", isPy ? "python" : "typescript", `${name}.scm`), "utf8");

@@ -33,8 +33,8 @@ parentPort?.on("message", (batch: readonly ExtractJob[]) => {
       return { path: job.path, language: null, symbols: [], references: [], diagnostics: [diagnostic("unreadable_file", "warning", job.path, message)] };
     }
   });
-  // In the cache's compact form: a few arrays of strings a file clone much faster than the records, and the
-  // pool's thread then builds no detail object until someone reads one.
+  // In the cache's compact form (an array of strings and numbers a symbol, its detail as one JSON string): it
+  // clones faster than the records, and the pool's thread then builds no detail object until someone reads one.
   parentPort?.postMessage(out.map((r) => [r.path, packSymbols(r)]));
 });
 parentPort?.postMessage("ready");
