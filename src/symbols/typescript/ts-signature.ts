@@ -74,7 +74,8 @@ function modifiersFromText(node: SyntaxNode, nameNode: SyntaxNode, out: Set<stri
   while (i < source.length && /\s/.test(source[i] as string)) i++;
   const next = source[i];
   if (next === "/") return false;
-  if (next === "?" || next === "!") found.push(modifierName(next));
+  // Only a token inside the declaration is its own (`x` then a line break then `!` may be two nodes).
+  if ((next === "?" || next === "!") && i < node.endIndex) found.push(modifierName(next));
   for (const m of found) out.add(m);
   return true;
 }
