@@ -7,6 +7,9 @@ import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../typ
 /** Keyword tokens of a declaration that change how callers may use it. */
 const MODIFIER_TOKENS = new Set(["static", "async", "get", "set", "*", "abstract", "readonly", "declare", "override", "?", "!", "const", "accessor"]);
 
+/** What the TypeScript and JavaScript grammars skip as whitespace between tokens (their `extras`, but comments). */
+const GRAMMAR_SPACE = /[\s\p{Zs}\uFEFF\u2028\u2029\u2060\u200B]/u;
+
 /** Whether `node`'s source text in [start, end) matches `pattern` (true when the text is not at hand: ask the tree). */
 function textBetween(node: SyntaxNode, start: number, end: number, pattern: RegExp): boolean {
   const source = sourceOf(node.tree);
@@ -71,7 +74,7 @@ function modifiersFromText(node: SyntaxNode, nameNode: SyntaxNode, out: Set<stri
     else if (!DECLARATION_KEYWORDS.has(token)) return false;
   }
   let i = nameNode.endIndex;
-  while (i < source.length && /\s/.test(source[i] as string)) i++;
+  while (i < source.length && GRAMMAR_SPACE.test(source[i] as string)) i++;
   const next = source[i];
   if (next === "/") return false;
   // Only a token inside the declaration is its own (`x` then a line break then `!` may be two nodes).
@@ -190,7 +193,7 @@ function findDocComment(node: SyntaxNode): string {
   const source = sourceOf(n.tree);
   if (source !== null) {
     let end = n.startIndex;
-    while (end > 0 && /\s/.test(source[end - 1] as string)) end--;
+    while (end > 0 && GRAMMAR_SPACE.test(source[end - 1] as string)) end--;
     if (!source.startsWith("*/", end - 2)) return "";
   }
   const prev = n.previousSibling;

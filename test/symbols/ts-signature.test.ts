@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { LANGUAGES } from "../../src/symbols/languages.js";
 import { indexLexical } from "../../src/symbols/normalize.js";
 import type { SyntaxNode, Tree } from "../../src/symbols/syntax.js";
-import { modifiersOf } from "../../src/symbols/typescript/ts-signature.js";
+import { docComment, modifiersOf } from "../../src/symbols/typescript/ts-signature.js";
 import { loadTreeSitter } from "../../src/tree-sitter/load-native.js";
 
 // The extractor reads a declaration's modifiers from the source text before its name when that text holds only
@@ -52,7 +52,7 @@ function parse(source: string): Tree {
 const maybe = (text: string): fc.Arbitrary<string> => fc.constantFrom("", text);
 const name = fc.constantFrom("foo", "#bar", "'quoted'", "[key]", "get", "static", "async", "readonly", "constructor");
 const decorators = fc.subarray(["@d", "@e()", "@f.g('static')"]);
-const gap = fc.constantFrom(" ", "  ", "\n", " /* c */ ", " // static\n", "\t");
+const gap = fc.constantFrom(" ", "  ", "\n", " /* c */ ", " // static\n", "\t", " \u200B", "\u2060 ", "\u00a0");
 
 /** Joins tokens with arbitrary whitespace or comments between them. */
 const joined = (tokens: readonly string[], gaps: readonly string[]): string => tokens.filter((t) => t !== "").reduce((out, t, i) => (i === 0 ? t : `${out}${gaps[i % gaps.length] ?? " "}${t}`), "");
@@ -118,5 +118,55 @@ describe("TypeScript modifiers read from the text", () => {
     // Invalid combinations parse with errors and are left out; most are compared, many read from the text alone.
     expect(compared).toBeGreaterThan(800);
     expect(fromText).toBeGreaterThan(400);
+  });
+});
+
+/** The doc comment as the tree alone finds it: what `docComment` did before it asked the text first. */
+function docCommentByTree(node: SyntaxNode): string {
+  let n = node;
+  for (let p = n.parent; p !== null && /^(export_statement|ambient_declaration|lexical_declaration|variable_declaration)$/.test(p.type) && p.namedChildren[0]?.id === n.id; p = n.parent) n = p;
+  const list = node.type === "variable_declarator" ? node.parent : null;
+  if (list !== null) {
+    const outer = list.parent;
+    n = outer?.type === "export_statement" ? outer : list;
+  }
+  const prev = n.previousSibling;
+  return prev !== null && prev.type === "comment" && prev.text.startsWith("/**") ? prev.text : "";
+}
+
+const comment = fc.constantFrom("", "/** doc */", "/** @deprecated use g */", "/* block */", "// line\n", "/** a */ /* b */", "/** a */\n// b\n");
+const statement = fc.constantFrom(
+  ["export", "class A {}"],
+  ["export", "default", "class B {}"],
+  ["declare", "function f(): void;"],
+  ["export", "const", "a = 1, b = () => 2;"],
+  ["const", "c = () => 1;"],
+  ["export", "declare", "const", "d: number;"],
+  ["let", "e: string;"],
+  ["export", "interface I { p: string }"],
+  ["@dec", "export", "class E {}"],
+  ["export", "@dec", "class F {}"],
+  ["abstract", "class G {}"],
+  ["export", "enum H { X }"],
+  ["type", "T = string;"],
+);
+
+describe("TypeScript doc comments", () => {
+  it("are what the tree alone finds, wherever comments and whitespace fall", () => {
+    let found = 0;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(comment, statement, comment), { minLength: 1, maxLength: 5 }), fc.array(gap, { minLength: 1, maxLength: 4 }), (parts, gaps) => {
+        // A comment before each statement and one inside it, after its first token.
+        const source = parts.map(([before, [first, ...rest], inside]) => joined([before, first ?? "", inside, ...rest], gaps)).join("\n");
+        const tree = parse(source);
+        walk(tree.rootNode, (n) => {
+          if (!DECLARATIONS.has(n.type) && n.type !== "variable_declarator") return;
+          expect(docComment(n), `${n.type} in:\n${source}`).toBe(docCommentByTree(n));
+          if (docComment(n) !== "") found++;
+        });
+      }),
+      { numRuns: 400 },
+    );
+    expect(found).toBeGreaterThan(100);
   });
 });
