@@ -1,9 +1,9 @@
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
-import { nodeSyncFs, readTextOrNull } from "../fs/sync-fs.js";
+import { nodeSyncFs } from "../fs/sync-fs.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
-import { configBool, configValue, type GitConfigEntry } from "../git/parse-git-config.js";
+import type { GitConfigEntry } from "../git/parse-git-config.js";
 import { parseGitIndex, type GitIndex, type IndexEntry } from "../git/read-git-index.js";
 import type { Repo } from "../workspace/repo.js";
 import { nodeWorktreeFs, type WorktreeFs } from "./content-hasher.js";
@@ -12,8 +12,6 @@ import { ancestorsOf } from "./ancestors-of.js";
 import { startWalkPool, walkParallel } from "./walk-parallel.js";
 import { walkWorktree, type StatEntry, type WalkInput } from "./walk-worktree.js";
 import { storesFilesAsTheyAre } from "./stores-files-as-they-are.js";
-
-export { storesFilesAsTheyAre } from "./stores-files-as-they-are.js";
 
 export interface WorktreeScan {
   /** Every path git can see, unsorted, with stat data. */

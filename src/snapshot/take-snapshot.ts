@@ -148,9 +148,3 @@ function contentHash(
   counts.hashed++;
   return hasher.xxh64File(fs, `${root}/${s.path}`, s.size);
 }
-
-
-
-
-
-
