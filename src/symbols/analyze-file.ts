@@ -6,9 +6,9 @@ import { compareSymbols, type SymbolChange } from "./compare-symbols.js";
 import { languageOf } from "./languages.js";
 import { newReferences } from "./new-references.js";
 import type { HeadHashes } from "./head-hashes.js";
-import type { SymbolCache } from "./symbol-cache.js";
+import { cachedFor, type SymbolCache } from "./symbol-cache.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
-import { cachedFor, extractAndStore } from "./extract-with-cache.js";
+import { extractAndStore } from "./extract-with-cache.js";
 import type { SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId, ReferenceRecord, SymbolRecord } from "./types.js";
 

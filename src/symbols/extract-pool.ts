@@ -4,7 +4,7 @@ import { diagnostic } from "../errors/diagnostic.js";
 import { cachedExtract } from "./extract-with-cache.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { languageOf } from "./languages.js";
-import { createSymbolCache, unpackSymbols, type PackedSymbols } from "./symbol-cache.js";
+import { cachedFor, createSymbolCache, unpackSymbols, type PackedSymbols } from "./symbol-cache.js";
 import type { ParserBackend } from "./symbol-extractor.js";
 import type { FileSymbols } from "./types.js";
 
@@ -73,7 +73,7 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
       const lang = languageOf(job.path)?.id ?? "none";
       const hit =
         job.known ?? (cache === null || hasher === null ? null : ((job.cacheKey === undefined ? null : cache.get(job.cacheKey, lang)) ?? cache.get(hasher.xxh64(jobBytes(job)), lang)));
-      if (hit !== null) results[i] = { path: job.path, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: job.path })) };
+      results[i] = cachedFor(job.path, hit) ?? undefined;
     } catch {
       // unreadable: the extraction below reports it
     }

@@ -1,6 +1,6 @@
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { languageOf } from "./languages.js";
-import type { SymbolCache } from "./symbol-cache.js";
+import { cachedFor, type SymbolCache } from "./symbol-cache.js";
 import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 
@@ -33,7 +33,7 @@ export async function extractWithCache(
   const hasher = await loadContentHasher();
   const hashes = files.map((f) => hasher.xxh64(f.bytes));
   const out: Array<FileSymbols | null> = files.map((f, i) => cachedFor(f.path, options.cache?.get(hashes[i] as string, languageOf(f.path)?.id ?? "none") ?? null));
-  const missing = files.flatMap((f, i) => (out[i] === null ? [i] : []));
+  const missing = out.flatMap((r, i) => (r === null ? [i] : []));
   if (missing.length > 0) {
     const languages = [...new Set(missing.map((i) => languageOf(files[i]?.path ?? "")?.id).filter((l): l is LanguageId => l !== undefined))];
     // Loaded only on a miss: a fully cached call loads no extractor code (nor tree-sitter).
@@ -45,9 +45,4 @@ export async function extractWithCache(
     }
   }
   return out as FileSymbols[];
-}
-
-/** A cache entry as this path's symbols (an entry is shared by every file with the same content). */
-export function cachedFor(repoPath: string, hit: Omit<FileSymbols, "path"> | null): FileSymbols | null {
-  return hit === null ? null : { path: repoPath, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: repoPath })) };
 }

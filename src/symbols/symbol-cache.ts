@@ -125,8 +125,12 @@ export function packSymbols(r: FileSymbols): PackedSymbols {
 
 /** A packed result back as a file's symbols, with lazily decoded details as a cache hit has. */
 export function unpackSymbols(path: string, packed: PackedSymbols): FileSymbols | null {
-  const r = decodeEntry(packed);
-  return r === null ? null : { path, ...r, diagnostics: r.diagnostics.map((d) => ({ ...d, path })) };
+  return cachedFor(path, decodeEntry(packed));
+}
+
+/** A cache entry as this path's symbols (an entry is shared by every file with the same content). */
+export function cachedFor(repoPath: string, hit: Omit<FileSymbols, "path"> | null): FileSymbols | null {
+  return hit === null ? null : { path: repoPath, ...hit, diagnostics: hit.diagnostics.map((d) => ({ ...d, path: repoPath })) };
 }
 
 function encodeEntry(r: FileSymbols): Entry {
