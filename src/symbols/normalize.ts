@@ -40,6 +40,16 @@ export function sourceOf(tree: Tree): string | null {
   return indexes.get(tree)?.source ?? null;
 }
 
+/**
+ * Whether the source of `node`'s file in [start, end) matches `pattern`:
+ * the cheap check before asking the tree what only it can say exactly (true
+ * when the text is not at hand, so the tree is asked).
+ */
+export function textMayMatch(node: SyntaxNode, start: number, end: number, pattern: RegExp): boolean {
+  const source = sourceOf(node.tree);
+  return source === null || pattern.test(source.slice(start, end));
+}
+
 export interface NormalizeOptions {
   /** [start, end) ranges left out, like comments (a container's member symbols, hashed on their own). */
   readonly skip?: ReadonlyArray<readonly [number, number]>;

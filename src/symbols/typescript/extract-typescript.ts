@@ -1,6 +1,6 @@
 import { parentOf } from "../node-memo.js";
 import type { QueryMatch, SyntaxNode, Tree } from "../syntax.js";
-import { normalizedText, sourceOf, typeText } from "../normalize.js";
+import { normalizedText, textMayMatch, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import type { SignatureInfo, SymbolKind } from "../types.js";
@@ -220,8 +220,7 @@ function isPrivateMember(node: SyntaxNode, nameNode: SyntaxNode | null): boolean
     if (node.childForFieldName("name")?.type === "private_property_identifier" || node.childForFieldName("property")?.type === "private_property_identifier") return true;
   } else {
     if (nameNode.text.startsWith("#") && nameNode.type === "private_property_identifier") return true;
-    const source = sourceOf(node.tree);
-    if (source !== null && !/\bprivate\b/.test(source.slice(node.startIndex, nameNode.startIndex))) return false;
+    if (!textMayMatch(node, node.startIndex, nameNode.startIndex, /\bprivate\b/)) return false;
   }
   return node.namedChildren.some((c) => c.type === "accessibility_modifier" && c.text === "private");
 }

@@ -1,6 +1,6 @@
 import { nodeMemo, parentOf } from "../node-memo.js";
 import type { SyntaxNode } from "../syntax.js";
-import { normalizedText, sourceOf, typeText } from "../normalize.js";
+import { normalizedText, sourceOf, textMayMatch, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
 import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../types.js";
 
@@ -9,12 +9,6 @@ const MODIFIER_TOKENS = new Set(["static", "async", "get", "set", "*", "abstract
 
 /** What the TypeScript and JavaScript grammars skip as whitespace between tokens (their `extras`, but comments). */
 const GRAMMAR_SPACE = /[\s\p{Zs}\uFEFF\u2028\u2029\u2060\u200B]/u;
-
-/** Whether `node`'s source text in [start, end) matches `pattern` (true when the text is not at hand: ask the tree). */
-function textBetween(node: SyntaxNode, start: number, end: number, pattern: RegExp): boolean {
-  const source = sourceOf(node.tree);
-  return source === null || pattern.test(source.slice(start, end));
-}
 
 /** A modifier token's name in a signature. */
 function modifierName(token: string): string {
@@ -47,7 +41,7 @@ export function modifiersOf(node: SyntaxNode, nameNode: SyntaxNode | null = null
     if (wrapper === "ambient_declaration") out.add("declare");
     else if (wrapper === "export_statement") {
       // `default` comes before the declaration: the text says whether to ask the tree.
-      if (textBetween(p, p.startIndex, child.startIndex, /\bdefault\b/) && p.children.some((c) => c.type === "default")) out.add("default");
+      if (textMayMatch(p, p.startIndex, child.startIndex, /\bdefault\b/) && p.children.some((c) => c.type === "default")) out.add("default");
     } else break;
   }
   return [...out].sort();
