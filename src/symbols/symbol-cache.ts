@@ -70,21 +70,39 @@ function pruneShard(shard: string, keep: number, justWritten: string): void {
 }
 
 /**
- * A cache entry in positional arrays: a tenth of the size of the objects'
- * JSON (no repeated keys, no rendered signature, which is derived), and as
- * much faster to read back. Each symbol's detail is JSON inside the JSON: one
- * string to read past instead of a dozen arrays to build, and decoded only
- * when someone asks for it.
+ * A cache entry in flat positional arrays: no repeated keys, no rendered
+ * signature (it is derived), and one array per file instead of one per
+ * symbol, which is what reading a warm cache spends its time building and
+ * collecting. Each symbol's detail is JSON inside the JSON: one string to read
+ * past instead of a dozen arrays to build, decoded only when someone asks for
+ * it, and written without what the record already says (its name and kind),
+ * without trailing empty parts, with one-letter parameter kinds.
  */
 type Sig = [string, SymbolKind, string[], Array<[string, string | null, string | null]>, Array<[string, ParamInfo["kind"], 0 | 1, string | null, string | null]> | null, string | null, string[], string | null, string | null];
+/** modifiers, type parameters, parameters (0: none), returns, heritage (null: none), type, value, overloads, name and kind when not the record's; trailing nulls left out. */
+type Detail = [string[], Array<[string, string | null, string | null]>, Array<ShortParam> | 0, (string | null)?, (string[] | null)?, (string | null)?, (string | null)?, (Sig[] | null)?, (string | null)?, (SymbolKind | null)?];
+/** name, one-letter kind, optional, default, type; trailing nulls left out. */
+type ShortParam = [string, string, 0 | 1, (string | null)?, (string | null)?];
+/** Per symbol, 11 slots: name, qualified name (0: the name), kind, exported, range (4 numbers), signature hash, body hash, detail JSON. */
+const SYMBOL_SLOTS = 11;
 type Entry = {
-  v: 3;
+  v: 4;
   l: FileSymbols["language"];
-  /** name, qualified name, kind, exported, range (4 numbers), signature hash, body hash, JSON of [Sig, Sig[]]. */
-  s: Array<[string, string, SymbolKind, 0 | 1, number, number, number, number, string, string, string]>;
-  r: Array<[ReferenceRecord["kind"], string, string | null]>;
+  s: Array<string | number>;
+  /** Per reference, 3 slots: kind, name, module. */
+  r: Array<string | null>;
   d: FileSymbols["diagnostics"];
 };
+
+const PARAM_KIND: Record<ParamInfo["kind"], string> = { positional: "p", positional_only: "o", positional_or_keyword: "k", keyword_only: "w", rest: "r", var_keyword: "v" };
+const PARAM_KIND_OF: Record<string, ParamInfo["kind"]> = Object.fromEntries(Object.entries(PARAM_KIND).map(([k, v]) => [v, k as ParamInfo["kind"]]));
+
+function trimNulls<T extends unknown[]>(a: T, keep: number): T {
+  let n = a.length;
+  while (n > keep && a[n - 1] === null) n--;
+  a.length = n;
+  return a;
+}
 
 function encodeSig(x: SignatureInfo): Sig {
   return [
@@ -115,6 +133,41 @@ function decodeSig(a: Sig, overloads: SignatureInfo[] = []): SignatureInfo {
   };
 }
 
+function encodeDetail(x: SignatureInfo, name: string, kind: SymbolKind): Detail {
+  const params: ShortParam[] | 0 = x.params === null ? 0 : x.params.map((p) => trimNulls<ShortParam>([p.name, PARAM_KIND[p.kind], p.optional ? 1 : 0, p.default, p.type], 3));
+  return trimNulls<Detail>(
+    [
+      [...x.modifiers],
+      x.type_params.map((t) => [t.name, t.constraint, t.default]),
+      params,
+      x.returns,
+      x.heritage.length === 0 ? null : [...x.heritage],
+      x.type,
+      x.value,
+      x.overloads.length === 0 ? null : x.overloads.map(encodeSig),
+      x.name === name ? null : x.name,
+      x.kind === kind ? null : x.kind,
+    ],
+    3,
+  );
+}
+
+function decodeDetail(a: Detail, name: string, kind: SymbolKind): SignatureInfo {
+  const params = a[2];
+  return {
+    name: a[8] ?? name,
+    kind: a[9] ?? kind,
+    modifiers: a[0],
+    type_params: a[1].map(([tname, constraint, def]) => ({ name: tname, constraint, default: def })),
+    params: params === 0 ? null : params.map(([pname, pkind, optional, def, type]) => ({ name: pname, kind: PARAM_KIND_OF[pkind] ?? "positional", optional: optional === 1, default: def ?? null, type: type ?? null })),
+    returns: a[3] ?? null,
+    heritage: a[4] ?? [],
+    type: a[5] ?? null,
+    value: a[6] ?? null,
+    overloads: (a[7] ?? []).map((o) => decodeSig(o)),
+  };
+}
+
 /** A file's symbols in the cache's compact form, e.g. to post from a worker thread (cheaper to clone than records). */
 export type PackedSymbols = Entry;
 
@@ -134,25 +187,15 @@ export function cachedFor(repoPath: string, hit: Omit<FileSymbols, "path"> | nul
 }
 
 function encodeEntry(r: FileSymbols): Entry {
-  return {
-    v: 3,
-    l: r.language,
-    s: r.symbols.map((x) => [
-      x.name,
-      x.qualified_name,
-      x.kind,
-      x.exported ? 1 : 0,
-      x.range.start_line,
-      x.range.start_column,
-      x.range.end_line,
-      x.range.end_column,
-      x.signature_hash,
-      x.body_hash,
-      JSON.stringify([encodeSig(x.detail), x.detail.overloads.map(encodeSig)]),
-    ]),
-    r: r.references.map((x) => [x.kind, x.name, x.module]),
-    d: r.diagnostics,
-  };
+  const s: Entry["s"] = [];
+  for (const x of r.symbols) {
+    const { start_line, start_column, end_line, end_column } = x.range;
+    const qualified = x.qualified_name === x.name ? 0 : x.qualified_name;
+    s.push(x.name, qualified, x.kind, x.exported ? 1 : 0, start_line, start_column, end_line, end_column, x.signature_hash, x.body_hash, JSON.stringify(encodeDetail(x.detail, x.name, x.kind)));
+  }
+  const refs: Entry["r"] = [];
+  for (const x of r.references) refs.push(x.kind, x.name, x.module);
+  return { v: 4, l: r.language, s, r: refs, d: r.diagnostics };
 }
 
 /** Where a cached record keeps its undecoded detail: a non-enumerable own slot, so spreads, JSON and clones skip it. */
@@ -163,8 +206,7 @@ type Lazy = SymbolRecord & { [PENDING]: string | SignatureInfo; [RENDERED]?: str
 function lazyDetail(this: Lazy): SignatureInfo {
   const pending = this[PENDING];
   if (typeof pending !== "string") return pending;
-  const [sig, overloads] = JSON.parse(pending) as [Sig, Sig[]];
-  const detail = decodeSig(sig, overloads.map((o) => decodeSig(o)));
+  const detail = decodeDetail(JSON.parse(pending) as Detail, this.name, this.kind);
   this[PENDING] = detail;
   return detail;
 }
@@ -184,16 +226,30 @@ const DETAIL = { get: lazyDetail, enumerable: true, configurable: true };
 const SIGNATURE = { get: lazySignature, enumerable: true, configurable: true };
 
 function decodeEntry(e: Entry): Omit<FileSymbols, "path"> | null {
-  if (e.v !== 3) return null;
-  const symbols: SymbolRecord[] = e.s.map(([name, qualified_name, kind, exported, sl, sc, el, ec, signature_hash, body_hash, detailJson]) => {
+  const { s, r } = e;
+  if (e.v !== 4 || s.length % SYMBOL_SLOTS !== 0 || r.length % 3 !== 0) return null;
+  const symbols: SymbolRecord[] = [];
+  for (let i = 0; i < s.length; i += SYMBOL_SLOTS) {
+    const name = s[i] as string;
+    const qualified = s[i + 1] as string | 0;
     // The detail and the rendered signature are decoded when first read: most cached symbols never are. They are
     // own, enumerable accessors defined in key order, so JSON, spreads and worker messages see the same record
     // as a fresh extraction; the undecoded detail waits in a non-enumerable slot.
-    const record = { name, qualified_name, kind, exported: exported === 1, range: { start_line: sl, start_column: sc, end_line: el, end_column: ec }, signature_hash, body_hash };
+    const record = {
+      name,
+      qualified_name: qualified === 0 ? name : qualified,
+      kind: s[i + 2] as SymbolKind,
+      exported: s[i + 3] === 1,
+      range: { start_line: s[i + 4] as number, start_column: s[i + 5] as number, end_line: s[i + 6] as number, end_column: s[i + 7] as number },
+      signature_hash: s[i + 8] as string,
+      body_hash: s[i + 9] as string,
+    };
     Object.defineProperty(record, "signature", SIGNATURE);
     Object.defineProperty(record, "detail", DETAIL);
-    Object.defineProperty(record, PENDING, { value: detailJson, writable: true });
-    return record as SymbolRecord;
-  });
-  return { language: e.l, symbols, references: e.r.map(([kind, name, module]) => ({ kind, name, module })), diagnostics: e.d };
+    Object.defineProperty(record, PENDING, { value: s[i + 10], writable: true });
+    symbols.push(record as SymbolRecord);
+  }
+  const references: ReferenceRecord[] = [];
+  for (let i = 0; i < r.length; i += 3) references.push({ kind: r[i] as ReferenceRecord["kind"], name: r[i + 1] as string, module: r[i + 2] ?? null });
+  return { language: e.l, symbols, references, diagnostics: e.d };
 }
