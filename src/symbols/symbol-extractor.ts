@@ -10,6 +10,7 @@ import { finalizeSymbols, type RawSymbol } from "./raw-symbol.js";
 import type { QueryCapture, QueryMatch, SyntaxNode, Tree } from "./syntax.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 import { extractTypeScript } from "./typescript/extract-typescript.js";
+import { initWebTreeSitter } from "../tree-sitter/init-web-tree-sitter.js";
 import { loadTreeSitter } from "../tree-sitter/load-native.js";
 
 /** Files larger than this are skipped with a diagnostic (generated bundles, data). */
@@ -125,7 +126,7 @@ function bareLanguage(grammar: unknown): unknown {
 
 async function loadWasm(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, Loaded>> {
   const { Parser, Language, Query } = await import("web-tree-sitter");
-  await Parser.init();
+  await initWebTreeSitter(Parser);
   const out = new Map<LanguageId, Loaded>();
   for (const spec of specs) {
     const language = await Language.load(fileURLToPath(import.meta.resolve(spec.wasm)));
