@@ -30,7 +30,7 @@ export type ParserBackend = "native" | "wasm";
 /**
  * The backend used when none is asked for: native, whose start-up is shorter
  * (a few files in a short-lived hook or CLI process). The worker pool uses
- * WASM, which runs the engine about 1.4 times faster on many files with less
+ * WASM, which runs the engine about twice as fast on many files with less
  * memory (benchmarks/README.md).
  */
 export const DEFAULT_BACKEND: ParserBackend = "native";
