@@ -118,6 +118,23 @@ describe("symbol cache", () => {
     expect(cache.get("aa00000000000005", "python")?.symbols.map((x) => x.name)).toEqual(["f"]);
   });
 
+  it("reads an entry of an older format, or one whose arrays are cut short, as a miss, and rewrites it", () => {
+    const cache = createSymbolCache(dir);
+    const v1 = Buffer.from("export function f(a: number) {}\n");
+    const fresh = cachedExtract("a.ts", v1, extractor, cache);
+    const [entry] = fs.readdirSync(dir).flatMap((sub) => fs.readdirSync(path.join(dir, sub)).map((f) => path.join(dir, sub, f)));
+    const written = JSON.parse(fs.readFileSync(entry as string, "utf8")) as { v: number; s: unknown[] };
+    // Version 3 kept one array per symbol; a reader of version 4 must not take it for its own.
+    const older = { ...written, v: 3, s: [["f", "f", "function", 1, 1, 0, 1, 31, "0", "0", "[]"]] };
+    const cut = { ...written, s: written.s.slice(0, -1) };
+    for (const stale of [older, cut]) {
+      fs.writeFileSync(entry as string, JSON.stringify(stale));
+      expect(cache.get(extractor.hasher.xxh64(v1), "typescript")).toBeNull();
+      expect(JSON.stringify(cachedExtract("a.ts", v1, extractor, cache))).toBe(JSON.stringify(fresh));
+      expect((JSON.parse(fs.readFileSync(entry as string, "utf8")) as { v: number }).v).toBe(4);
+    }
+  });
+
   it("treats a corrupt entry as a miss", () => {
     const cache = createSymbolCache(dir);
     const v1 = Buffer.from("def f(): pass\n");
