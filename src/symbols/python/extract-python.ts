@@ -107,11 +107,11 @@ interface Found {
  * definition's parents (each a node and a type read through the parser).
  */
 function openScopes(found: readonly Found[]): void {
-  const open: Array<{ readonly scope: OpenScope; readonly start: number }> = [];
+  const open: OpenScope[] = [];
   for (const f of [...found].sort((a, b) => a.start - b.start)) {
-    while (open.length > 0 && (open.at(-1) as { scope: OpenScope }).scope.end <= f.start) open.pop();
-    f.enclosing = open.map((o) => o.scope);
-    if (f.scope !== null) open.push({ scope: f.scope, start: f.start });
+    while (open.length > 0 && (open.at(-1) as OpenScope).end <= f.start) open.pop();
+    f.enclosing = [...open];
+    if (f.scope !== null) open.push(f.scope);
   }
 }
 
