@@ -10,7 +10,8 @@ import { nodeWorktreeFs, type WorktreeFs } from "./content-hasher.js";
 import { configIgnoreCase, excludesFilePath, ignoreLevel, type IgnoreLevel } from "./ignore-rules.js";
 import { ancestorsOf } from "./ancestors-of.js";
 import { startWalkPool, walkParallel } from "./walk-parallel.js";
-import { walkWorktree, type StatEntry, type WalkInput } from "./walk-worktree.js";
+import type { StatEntry } from "./stat-entry.js";
+import { walkWorktree, type WalkInput } from "./walk-worktree.js";
 import { storesFilesAsTheyAre } from "./stores-files-as-they-are.js";
 
 export interface WorktreeScan {

@@ -1,7 +1,8 @@
 import { Worker } from "node:worker_threads";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { decodeWalkResult, type WalkWorkerData, type WireResult, type WireTask, type WorkerMessage } from "./walk-wire.js";
-import { rootTask, walkTask, type StatEntry, type WalkInput, type WalkResult, type WalkTask } from "./walk-worktree.js";
+import type { StatEntry } from "./stat-entry.js";
+import { rootTask, walkTask, type WalkInput, type WalkResult, type WalkTask } from "./walk-worktree.js";
 
 /** Where the compiled worker lives: beside this module in `dist/`, or in `dist/` when running from sources (tests). */
 function workerUrl(): URL {

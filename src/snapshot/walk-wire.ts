@@ -1,6 +1,7 @@
 import type { Diagnostic } from "../errors/diagnostic.js";
 import type { EntryType } from "./snapshot.js";
-import type { StatEntry, WalkResult } from "./walk-worktree.js";
+import type { StatEntry } from "./stat-entry.js";
+import type { WalkResult } from "./walk-worktree.js";
 
 /**
  * What a walk worker starts with. It reads the git index itself, at start,

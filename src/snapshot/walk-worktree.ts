@@ -6,9 +6,6 @@ import { ignoreLevel, isIgnored, type IgnoreLevel } from "./ignore-rules.js";
 import type { EntryType } from "./snapshot.js";
 import { nonUtf8Name, statEntry, type StatEntry } from "./stat-entry.js";
 
-export type { StatEntry } from "./stat-entry.js";
-
-
 export interface WalkInput {
   readonly fs: WorktreeFs;
   /** Absolute root of the work tree. */
