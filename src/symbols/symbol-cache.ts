@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { compareStrings } from "../errors/diagnostic.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { renderSignature } from "./signature.js";
 import type { FileSymbols, ParamInfo, ReferenceRecord, SignatureInfo, SymbolKind, SymbolRecord } from "./types.js";
@@ -65,7 +66,7 @@ function pruneShard(shard: string, keep: number, justWritten: string): void {
       // gone already
     }
   }
-  files.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  files.sort((a, b) => a.mtimeMs - b.mtimeMs || compareStrings(a.file, b.file));
   for (const f of files.slice(0, names.length - keep)) fs.rmSync(f.file, { force: true });
 }
 
@@ -78,15 +79,17 @@ function pruneShard(shard: string, keep: number, justWritten: string): void {
  * it, and written without what the record already says (its name and kind),
  * without trailing empty parts, with one-letter parameter kinds.
  */
-type Sig = [string, SymbolKind, string[], Array<[string, string | null, string | null]>, Array<[string, ParamInfo["kind"], 0 | 1, string | null, string | null]> | null, string | null, string[], string | null, string | null];
-/** modifiers, type parameters, parameters (0: none), returns, heritage (null: none), type, value, overloads, name and kind when not the record's; trailing nulls left out. */
-type Detail = [string[], Array<[string, string | null, string | null]>, Array<ShortParam> | 0, (string | null)?, (string[] | null)?, (string | null)?, (string | null)?, (Sig[] | null)?, (string | null)?, (SymbolKind | null)?];
+/**
+ * modifiers, type parameters, parameters (0: none), returns, heritage (null: none), type, value, overloads (each a
+ * Detail of the same symbol), name and kind when not the record's; trailing nulls left out.
+ */
+type Detail = [string[], Array<[string, string | null, string | null]>, Array<ShortParam> | 0, (string | null)?, (string[] | null)?, (string | null)?, (string | null)?, (Detail[] | null)?, (string | null)?, (SymbolKind | null)?];
 /** name, one-letter kind, optional, default, type; trailing nulls left out. */
 type ShortParam = [string, string, 0 | 1, (string | null)?, (string | null)?];
 /** Per symbol, 11 slots: name, qualified name (0: the name), kind, exported, range (4 numbers), signature hash, body hash, detail JSON. */
 const SYMBOL_SLOTS = 11;
 type Entry = {
-  v: 4;
+  v: 5;
   l: FileSymbols["language"];
   s: Array<string | number>;
   /** Per reference, 3 slots: kind, name, module. */
@@ -104,35 +107,6 @@ function trimNulls<T extends unknown[]>(a: T, keep: number): T {
   return a;
 }
 
-function encodeSig(x: SignatureInfo): Sig {
-  return [
-    x.name,
-    x.kind,
-    [...x.modifiers],
-    x.type_params.map((t) => [t.name, t.constraint, t.default]),
-    x.params === null ? null : x.params.map((p) => [p.name, p.kind, p.optional ? 1 : 0, p.default, p.type]),
-    x.returns,
-    [...x.heritage],
-    x.type,
-    x.value,
-  ];
-}
-
-function decodeSig(a: Sig, overloads: SignatureInfo[] = []): SignatureInfo {
-  return {
-    name: a[0],
-    kind: a[1],
-    modifiers: a[2],
-    type_params: a[3].map(([name, constraint, def]) => ({ name, constraint, default: def })),
-    params: a[4] === null ? null : a[4].map(([name, kind, optional, def, type]) => ({ name, kind, optional: optional === 1, default: def, type })),
-    returns: a[5],
-    heritage: a[6],
-    type: a[7],
-    value: a[8],
-    overloads,
-  };
-}
-
 function encodeDetail(x: SignatureInfo, name: string, kind: SymbolKind): Detail {
   const params: ShortParam[] | 0 = x.params === null ? 0 : x.params.map((p) => trimNulls<ShortParam>([p.name, PARAM_KIND[p.kind], p.optional ? 1 : 0, p.default, p.type], 3));
   return trimNulls<Detail>(
@@ -144,7 +118,7 @@ function encodeDetail(x: SignatureInfo, name: string, kind: SymbolKind): Detail 
       x.heritage.length === 0 ? null : [...x.heritage],
       x.type,
       x.value,
-      x.overloads.length === 0 ? null : x.overloads.map(encodeSig),
+      x.overloads.length === 0 ? null : x.overloads.map((o) => encodeDetail(o, name, kind)),
       x.name === name ? null : x.name,
       x.kind === kind ? null : x.kind,
     ],
@@ -164,7 +138,7 @@ function decodeDetail(a: Detail, name: string, kind: SymbolKind): SignatureInfo 
     heritage: a[4] ?? [],
     type: a[5] ?? null,
     value: a[6] ?? null,
-    overloads: (a[7] ?? []).map((o) => decodeSig(o)),
+    overloads: (a[7] ?? []).map((o) => decodeDetail(o, name, kind)),
   };
 }
 
@@ -195,7 +169,7 @@ function encodeEntry(r: FileSymbols): Entry {
   }
   const refs: Entry["r"] = [];
   for (const x of r.references) refs.push(x.kind, x.name, x.module);
-  return { v: 4, l: r.language, s, r: refs, d: r.diagnostics };
+  return { v: 5, l: r.language, s, r: refs, d: r.diagnostics };
 }
 
 /**
@@ -258,7 +232,7 @@ const SIGNATURE = { get: CachedSymbol.signatureOf, enumerable: true, configurabl
 
 function decodeEntry(e: Entry): Omit<FileSymbols, "path"> | null {
   const { s, r } = e;
-  if (e.v !== 4 || s.length % SYMBOL_SLOTS !== 0 || r.length % 3 !== 0) return null;
+  if (e.v !== 5 || s.length % SYMBOL_SLOTS !== 0 || r.length % 3 !== 0) return null;
   const symbols: SymbolRecord[] = [];
   for (let i = 0; i < s.length; i += SYMBOL_SLOTS) symbols.push(new CachedSymbol(s, i));
   const references: ReferenceRecord[] = [];

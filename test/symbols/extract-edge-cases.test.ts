@@ -124,14 +124,16 @@ describe("symbol cache", () => {
     const fresh = cachedExtract("a.ts", v1, extractor, cache);
     const [entry] = fs.readdirSync(dir).flatMap((sub) => fs.readdirSync(path.join(dir, sub)).map((f) => path.join(dir, sub, f)));
     const written = JSON.parse(fs.readFileSync(entry as string, "utf8")) as { v: number; s: unknown[] };
-    // Version 3 kept one array per symbol; a reader of version 4 must not take it for its own.
+    // Version 3 kept one array per symbol; a reader of version 5 must not take it for its own.
     const older = { ...written, v: 3, s: [["f", "f", "function", 1, 1, 0, 1, 31, "0", "0", "[]"]] };
+    // Version 4 had the same arrays but overloads in another form: its number alone must make it a miss.
+    const previous = { ...written, v: 4 };
     const cut = { ...written, s: written.s.slice(0, -1) };
-    for (const stale of [older, cut]) {
+    for (const stale of [older, previous, cut]) {
       fs.writeFileSync(entry as string, JSON.stringify(stale));
       expect(cache.get(extractor.hasher.xxh64(v1), "typescript")).toBeNull();
       expect(JSON.stringify(cachedExtract("a.ts", v1, extractor, cache))).toBe(JSON.stringify(fresh));
-      expect((JSON.parse(fs.readFileSync(entry as string, "utf8")) as { v: number }).v).toBe(4);
+      expect((JSON.parse(fs.readFileSync(entry as string, "utf8")) as { v: number }).v).toBe(5);
     }
   });
 
