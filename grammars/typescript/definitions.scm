@@ -10,7 +10,7 @@
 ; --- Functions -------------------------------------------------------------
 
 ; (Patterns that share their captures are written as one with alternatives:
-; the query compiles faster, which a one-file process pays for every time.)
+; the query compiles faster, which every process that compiles it pays for.)
 
 ; `function f() {}`, `function* g() {}`, overload signatures
 ; (`function f(a: string): void;`) and `declare function f(): void`

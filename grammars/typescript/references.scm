@@ -4,7 +4,7 @@
 ; (`obj.method` for member calls) and drops declaration names.
 
 ; (Patterns that share a capture are written as one with alternatives: the
-; query compiles faster, which a one-file process pays for every time.)
+; query compiles faster, which every process that compiles it pays for.)
 
 ; Calls: `f()`, `obj.method()`, `a.b.c()`.
 (call_expression function: [(identifier) (member_expression)] @reference.call)

@@ -12,6 +12,8 @@ import type { FileSymbols, LanguageId } from "./types.js";
 import { extractTypeScript } from "./typescript/extract-typescript.js";
 import { initWebTreeSitter } from "../tree-sitter/init-web-tree-sitter.js";
 import { loadTreeSitter } from "../tree-sitter/load-native.js";
+import { matchQuery, type MatchableNode } from "./query/match-query.js";
+import { parseQuery } from "./query/parse-query.js";
 
 /** Files larger than this are skipped with a diagnostic (generated bundles, data). */
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -34,6 +36,14 @@ export type ParserBackend = "native" | "wasm";
  * memory (benchmarks/README.md).
  */
 export const DEFAULT_BACKEND: ParserBackend = "native";
+
+/**
+ * How many files of a language the native backend matches with the engine's
+ * own query matcher before it compiles tree-sitter's query (10-20 ms) for
+ * the rest: the matcher takes about 1 ms a file more than a compiled query
+ * once both are warm (benchmarks/README.md).
+ */
+const MATCHER_FILES = 8;
 
 /** One language, ready: parse a text and run its combined query. */
 interface Loaded {
@@ -101,11 +111,18 @@ async function loadNative(specs: readonly LanguageSpec[]): Promise<Map<LanguageI
     const grammar = bareLanguage(spec.grammar()) as ConstructorParameters<typeof TreeSitter.Query>[0];
     const parser = new TreeSitter();
     parser.setLanguage(grammar);
-    const query = new TreeSitter.Query(grammar, combinedQuery(spec));
+    const source = combinedQuery(spec);
+    const patterns = parseQuery(source);
+    let query: InstanceType<typeof TreeSitter.Query> | null = null;
+    let files = 0;
     out.set(spec.id, {
       run: (text) => {
         const tree = parser.parse(text);
-        return { tree: tree as unknown as Tree, matches: query.matches(tree.rootNode) as unknown as QueryMatch[], dispose: () => undefined };
+        const root = tree.rootNode as unknown as MatchableNode;
+        // The first few files go through the matcher, which needs no compiled query; after them the query
+        // is compiled once and runs the rest, where it is faster.
+        const matches = ++files <= MATCHER_FILES ? matchQuery(patterns, root) : ((query ??= new TreeSitter.Query(grammar, source)).matches(tree.rootNode) as unknown as QueryMatch[]);
+        return { tree: tree as unknown as Tree, matches, dispose: () => undefined };
       },
     });
   }

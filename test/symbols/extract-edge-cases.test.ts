@@ -46,6 +46,23 @@ describe("files that do not parse, binary and over-size files", () => {
   });
 });
 
+describe("the native backend's two ways of matching its queries", () => {
+  it("gives the same result for a file matched by the engine's matcher and by tree-sitter's compiled query", async () => {
+    // A new extractor matches its first files with the engine's own matcher, then compiles tree-sitter's query.
+    const fixtures = path.resolve(import.meta.dirname, "fixtures");
+    for (const file of ["kinds.ts", "kinds.tsx", "kinds.js", "kinds.py"]) {
+      const fresh = await createSymbolExtractor({ backend: "native" });
+      const source = fs.readFileSync(path.join(fixtures, file));
+      const runs = Array.from({ length: 12 }, () => {
+        const r = fresh.extract(file, source);
+        return JSON.stringify([r, r.symbols.map((s) => [s.signature, s.detail])]);
+      });
+      expect(new Set(runs).size, file).toBe(1);
+      expect((JSON.parse(runs[0] as string) as [{ symbols: unknown[] }])[0].symbols.length, file).toBeGreaterThan(5);
+    }
+  });
+});
+
 describe("symbol cache", () => {
   let dir: string;
   beforeEach(() => {
