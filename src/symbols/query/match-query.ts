@@ -20,8 +20,9 @@ export interface MatchableNode extends SyntaxNode {
  * Why not tree-sitter's query: compiling one costs a one-file process
  * 10-20 ms (tree-sitter analyses each pattern against the grammar's whole
  * parse table), more than this matcher takes for a file through the native
- * binding. Matches are in document order of their root node, then pattern
- * order (tree-sitter's order differs; the extractors do not depend on it).
+ * binding, so the native backend uses it for a process's first files.
+ * Matches are in document order of their root node, then pattern order
+ * (tree-sitter's order differs; the extractors do not depend on it).
  */
 export function matchQuery(patterns: readonly QueryPattern[], root: MatchableNode): QueryMatch[] {
   const byType = new Map<string, number[]>();

@@ -65,7 +65,7 @@ describe("parseQuery", () => {
     ["a quantifier", "(identifier)* @x"],
     ["a negated field", "(class_declaration !name) @x"],
     ["a grouped sequence", "((identifier) @a (#eq? @a \"b\"))"],
-    ["an unknown predicate", "(identifier) @a (#not-eq? @a \"b\")"],
+    ["an unknown predicate", "(call (identifier) @a (#not-eq? @a \"b\"))"],
     ["a predicate on a literal", "(call (#eq? \"a\" \"b\"))"],
     ["an unclosed pattern", "(call function: (identifier)"],
     ["an unterminated string", "(call \"x)"],
