@@ -90,6 +90,7 @@ export {
   type SymbolExtractor,
   type ParserBackend,
 } from "./symbols/symbol-extractor.js";
+export { extractSymbols } from "./symbols/extract-symbols.js";
 export { compareSymbols, type SymbolChange, type SymbolChangeKind, type Compatibility } from "./symbols/compare-symbols.js";
 export type { ChangeReason } from "./symbols/change-reason.js";
 export { newReferences } from "./symbols/new-references.js";

@@ -162,3 +162,19 @@ describe("symbol cache", () => {
     expect(cachedExtract("a.py", v1, extractor, cache).symbols.map((s) => s.name)).toEqual(["f"]);
   });
 });
+
+describe("extractSymbols", () => {
+  it("gives what an extractor gives, in any language, and a diagnostic for a file of none", async () => {
+    const { extractSymbols } = await import("../../src/index.js");
+    const fixtures = path.resolve(import.meta.dirname, "fixtures");
+    for (const file of ["kinds.ts", "kinds.py"]) {
+      const source = fs.readFileSync(path.join(fixtures, file));
+      const r = await extractSymbols(file, source);
+      expect(r).toEqual(extractor.extract(file, source));
+      expect(r.symbols.length).toBeGreaterThan(20);
+    }
+    const [a, b] = await Promise.all([extractSymbols("x.ts", "export const a = 1;"), extractSymbols("y.ts", "export function b() {}")]);
+    expect([a?.symbols[0]?.name, b?.symbols[0]?.name]).toEqual(["a", "b"]);
+    expect((await extractSymbols("notes.md", "# hi")).diagnostics.map((d) => d.code)).toEqual(["unsupported_language"]);
+  });
+});
