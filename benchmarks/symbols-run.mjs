@@ -3,7 +3,8 @@
 // grammar loading and workers count, as they do for ctags). Prints one JSON line.
 //   --mode engine   : the engine (extractMany: pool of --jobs workers, cache in --cache or none, --backend wasm|native)
 //   --mode thread   : the engine's extraction on this one thread, no pool, no cache (--backend wasm|native)
-//   --mode native   : bare parse + our two queries, one thread, native tree-sitter
+//   --mode native   : bare parse + our combined query (definitions, references and lexical as one, as the
+//                     engine runs them), one thread, native tree-sitter; no symbol built
 //   --mode wasm     : the same with web-tree-sitter and the grammars' .wasm files
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -40,17 +41,15 @@ if (values.mode === "engine") {
   for (const f of files) symbols += extractor.extract(path.relative(dir, f), fs.readFileSync(f)).symbols.length;
 } else {
   const isPy = files[0]?.endsWith(".py");
-  const queries = (name) => fs.readFileSync(path.join(here, "..", "grammars", isPy ? "python" : "typescript", `${name}.scm`), "utf8");
+  const combined = ["definitions", "references", "lexical"].map((name) => fs.readFileSync(path.join(here, "..", "grammars", isPy ? "python" : "typescript", `${name}.scm`), "utf8")).join("\n");
   let parse;
-  let defs;
-  let refs;
+  let query;
   if (values.mode === "native") {
     const { default: Parser } = await import("tree-sitter");
     const lang = isPy ? (await import("tree-sitter-python")).default : (await import("tree-sitter-typescript")).default.typescript;
     const parser = new Parser();
     parser.setLanguage(lang);
-    defs = new Parser.Query(lang, queries("definitions"));
-    refs = new Parser.Query(lang, queries("references"));
+    query = new Parser.Query(lang, combined);
     parse = (text) => parser.parse(text);
   } else {
     const { Parser, Language, Query } = await import("web-tree-sitter");
@@ -59,14 +58,12 @@ if (values.mode === "engine") {
     const lang = await Language.load(path.join(here, "..", "node_modules", wasm));
     const parser = new Parser();
     parser.setLanguage(lang);
-    defs = new Query(lang, queries("definitions"));
-    refs = new Query(lang, queries("references"));
+    query = new Query(lang, combined);
     parse = (text) => parser.parse(text);
   }
   for (const f of files) {
     const tree = parse(fs.readFileSync(f, "utf8"));
-    symbols += defs.matches(tree.rootNode).length;
-    refs.matches(tree.rootNode);
+    symbols += query.matches(tree.rootNode).length;
     tree.delete?.();
   }
 }
