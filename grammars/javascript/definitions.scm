@@ -17,6 +17,10 @@
 ; Every other binding with a plain name (module level only, in the engine).
 (variable_declarator name: (identifier) @name) @definition.variable
 
+; Destructured bindings: `const { a, b: c, ...rest } = o`, `let [x, [y]] = t`.
+; The engine makes a variable of each name the pattern binds.
+(variable_declarator name: [(object_pattern) (array_pattern)] @name) @definition.variable
+
 ; Classes: JavaScript names them with a plain identifier.
 (class_declaration name: (identifier) @name) @definition.class
 

@@ -35,6 +35,10 @@
 ; specific capture of a node); only module- and namespace-level ones are kept.
 (variable_declarator name: (identifier) @name) @definition.variable
 
+; Destructured bindings: `const { a, b: c, ...rest } = o`, `let [x, [y]] = t`.
+; The engine makes a variable of each name the pattern binds.
+(variable_declarator name: [(object_pattern) (array_pattern)] @name) @definition.variable
+
 ; --- Classes and their members ---------------------------------------------
 
 [

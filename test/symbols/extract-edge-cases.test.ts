@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cachedExtract } from "../../src/symbols/extract-with-cache.js";
 import { createSymbolCache } from "../../src/symbols/symbol-cache.js";
-import { createSymbolExtractor, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
+import { createSymbolExtractor, EXTRACTOR_VERSION, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
 
 let extractor: SymbolExtractor;
 beforeAll(async () => {
@@ -152,6 +152,20 @@ describe("symbol cache", () => {
       expect(JSON.stringify(cachedExtract("a.ts", v1, extractor, cache))).toBe(JSON.stringify(fresh));
       expect((JSON.parse(fs.readFileSync(entry as string, "utf8")) as { v: number }).v).toBe(5);
     }
+  });
+
+  it("does not read what an earlier extractor version stored: its results may miss what this one finds", () => {
+    const cache = createSymbolCache(dir);
+    const source = Buffer.from("export const { a, b } = o;\n");
+    const fresh = cachedExtract("a.ts", source, extractor, cache);
+    expect(fresh.symbols.map((s) => s.name)).toEqual(["a", "b"]);
+    const [entry] = fs.readdirSync(dir).flatMap((sub) => fs.readdirSync(path.join(dir, sub)).map((f) => path.join(dir, sub, f)));
+    expect(path.basename(entry as string)).toMatch(new RegExp(`^v${EXTRACTOR_VERSION}-typescript-`));
+    // The entry under the earlier version's name: this version must not find it.
+    const older = path.join(path.dirname(entry as string), path.basename(entry as string).replace(`v${EXTRACTOR_VERSION}-`, `v${EXTRACTOR_VERSION - 1}-`));
+    fs.renameSync(entry as string, older);
+    expect(cache.get(extractor.hasher.xxh64(source), "typescript")).toBeNull();
+    expect(cachedExtract("a.ts", source, extractor, cache).symbols.map((s) => s.name)).toEqual(["a", "b"]);
   });
 
   it("treats a corrupt entry as a miss", () => {

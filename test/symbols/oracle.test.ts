@@ -89,7 +89,11 @@ function tsOracle(file: string): string[] {
     else if (ts.isModuleDeclaration(st) && ts.isIdentifier(st.name)) add(st.name.text, "namespace", st);
     else if (ts.isVariableStatement(st)) {
       for (const d of st.declarationList.declarations) {
-        if (!ts.isIdentifier(d.name)) continue;
+        if (!ts.isIdentifier(d.name)) {
+          // `const { a, b: c } = o`, `let [x, [y]] = t`: each bound name, exported when its binding element is.
+          for (const [name, element] of boundElements(d.name)) add(name, "variable", element);
+          continue;
+        }
         const init = d.initializer;
         const fn = init !== undefined && (ts.isArrowFunction(init) || ts.isFunctionExpression(init));
         add(d.name.text, fn ? "function" : "variable", d);
@@ -97,6 +101,13 @@ function tsOracle(file: string): string[] {
     }
   }
   return [...out].sort();
+}
+
+function boundElements(pattern: ts.BindingPattern): Array<[string, ts.BindingElement]> {
+  return pattern.elements.flatMap((e): Array<[string, ts.BindingElement]> => {
+    if (ts.isOmittedExpression(e)) return [];
+    return ts.isIdentifier(e.name) ? [[e.name.text, e]] : boundElements(e.name);
+  });
 }
 
 function tsFiles(): string[] {

@@ -74,20 +74,23 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
       ...globals.filter((g) => encloses(g, d)).map((g) => ({ name: "global", node: null, nameNode: null, start: g[0] })),
       ...enclosing.map((c) => ({ name: nameOf(c.nameNode), node: c.node, nameNode: c.nameNode, start: c.start })),
     ].sort((a, b) => a.start - b.start);
-    const name = nameOf(nameNode);
-    const qualified = [...containers.map((c) => c.name), name].join(".");
-    // `@internal` keeps a declaration out of the public API, as API Extractor does.
-    const exported = isExported(node, nameNode, kind, name, containers, localExports, implicitExports, exportedMemo) && !/@internal\b/.test(docComment(node));
-    out.push({
-      name,
-      qualifiedName: qualified,
-      kind,
-      exported,
-      node,
-      signature: signatureOf(node, nameNode, name, kind),
-      body: bodyOf(node, kind, memberRanges),
-      overloadSignature: node.type === "function_signature" || (node.type === "method_signature" && parentOf(node)?.type === "class_body"),
-    });
+    // A destructuring binds several names: each is a variable of its own, with the declaration's range, type and value.
+    for (const bound of PATTERNS.has(nameNode.type) ? boundNames(nameNode) : [nameNode]) {
+      const name = nameOf(bound);
+      const qualified = [...containers.map((c) => c.name), name].join(".");
+      // `@internal` keeps a declaration out of the public API, as API Extractor does.
+      const exported = isExported(node, bound, kind, name, containers, localExports, implicitExports, exportedMemo) && !/@internal\b/.test(docComment(node));
+      out.push({
+        name,
+        qualifiedName: qualified,
+        kind,
+        exported,
+        node,
+        signature: signatureOf(node, bound, name, kind),
+        body: bodyOf(node, kind, memberRanges),
+        overloadSignature: node.type === "function_signature" || (node.type === "method_signature" && parentOf(node)?.type === "class_body"),
+      });
+    }
   }
   out.push(...defaultExports(root), ...reexports(root));
   return out;
@@ -102,6 +105,28 @@ interface Def {
 }
 
 const CONTAINER_KINDS = new Set<SymbolKind>(["class", "interface", "enum", "namespace", "module"]);
+
+const PATTERNS = new Set(["object_pattern", "array_pattern"]);
+
+/** The names a destructuring pattern binds, in order: not its keys (`b` of `{ b: c }`) nor its defaults (`= d`). */
+function boundNames(pattern: SyntaxNode): SyntaxNode[] {
+  switch (pattern.type) {
+    case "identifier":
+    case "shorthand_property_identifier_pattern":
+      return [pattern];
+    case "pair_pattern":
+      return boundNames(pattern.childForFieldName("value") ?? pattern);
+    case "assignment_pattern":
+    case "object_assignment_pattern":
+      return boundNames(pattern.childForFieldName("left") ?? pattern);
+    case "object_pattern":
+    case "array_pattern":
+    case "rest_pattern":
+      return pattern.namedChildren.flatMap(boundNames);
+    default:
+      return [];
+  }
+}
 
 /** Keeps module-, namespace- and class-level declarations; drops object-literal members (locals are dropped by range). */
 function isKept(node: SyntaxNode, kind: SymbolKind): boolean {
