@@ -37,4 +37,4 @@
   (#eq? @_obj @_self))
 
 ; PEP 695 `type X = ...`.
-(type_alias_statement left: (type (identifier) @name)) @definition.type
+(type_alias_statement left: (type [(identifier) @name (generic_type (identifier) @name)])) @definition.type

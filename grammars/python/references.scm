@@ -20,6 +20,27 @@
 (type (generic_type (identifier) @reference.type))
 (type (_ (type (identifier) @reference.type)))
 
+; PEP 695 type parameters (`T` of `def f[T: Bound]`, `class C[T]`, `type A[T] = ...`; `*Ts`, `**P`): not
+; references to anything outside; the engine drops type references that name one. (The grammar also calls
+; a subscript in an annotation, `list[int]`, a type_parameter: only these three places declare.)
+[
+  (function_definition type_parameters: (type_parameter (type [
+    (identifier) @local.type_parameter
+    (constrained_type . (type (identifier) @local.type_parameter))
+    (splat_type (identifier) @local.type_parameter)])))
+  (class_definition type_parameters: (type_parameter (type [
+    (identifier) @local.type_parameter
+    (constrained_type . (type (identifier) @local.type_parameter))
+    (splat_type (identifier) @local.type_parameter)])))
+  (type_alias_statement left: (type (generic_type (type_parameter (type [
+    (identifier) @local.type_parameter
+    (constrained_type . (type (identifier) @local.type_parameter))
+    (splat_type (identifier) @local.type_parameter)])))))
+]
+
+; A type alias's own name (`type Pair[K] = ...`) is a declaration, not a reference.
+(type_alias_statement left: (type [(identifier) @local.declaration (generic_type (identifier) @local.declaration)]))
+
 ; `import a.b`, `import a.b as c`.
 (import_statement name: (dotted_name) @reference.import.module)
 (import_statement name: (aliased_import name: (dotted_name) @reference.import.module))

@@ -122,6 +122,9 @@ const PY: readonly Row[] = [
   { row: "underscore name changed", before: "def _f(a): pass", after: "def _f(): pass", name: "_f", change: "signature_changed", compatibility: "internal" },
   { row: "name not in a defined __all__", before: "__all__ = ['g']\ndef f(a): pass\ndef g(): pass", after: "__all__ = ['g']\ndef f(): pass\ndef g(): pass", name: "f", change: "signature_changed", compatibility: "internal" },
   { row: "removed from __all__", before: "__all__ = ['f', 'g']\ndef f(): pass\ndef g(): pass", after: "__all__ = ['g']\ndef f(): pass\ndef g(): pass", name: "f", change: "signature_changed", compatibility: "breaking", code: "OBJECT_REMOVED" },
+  { row: "type parameter's bound changed (PEP 695, conservative)", before: "def f[T: int](x: T) -> T: pass", after: "def f[T: str](x: T) -> T: pass", name: "f", change: "signature_changed", compatibility: "breaking", code: "TYPE_PARAMETERS_CHANGED", conservative: true },
+  { row: "type parameter added to a generic class (PEP 695, conservative)", before: "class Box[T]: pass", after: "class Box[T, U]: pass", name: "Box", change: "signature_changed", compatibility: "breaking", code: "TYPE_PARAMETERS_CHANGED", conservative: true },
+  { row: "generic type alias's parameters changed (PEP 695)", before: "type Pair[K] = tuple[K, K]", after: "type Pair[K, V] = tuple[K, V]", name: "Pair", change: "signature_changed", compatibility: "breaking", code: "TYPE_PARAMETERS_CHANGED" },
   { row: "body-only edit", before: "def f(a):\n    return a", after: "def f(a):\n    return a + 1", name: "f", change: "body_changed", compatibility: "internal" },
   { row: "docstring edit", before: "def f(a):\n    '''Old.'''\n    return a", after: "def f(a):\n    '''New.'''\n    return a", name: "f", change: "body_changed", compatibility: "internal" },
 ];

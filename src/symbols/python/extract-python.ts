@@ -3,7 +3,7 @@ import type { QueryMatch, SyntaxNode, Tree } from "../syntax.js";
 import { normalizedText, sourceOf, typeText } from "../normalize.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import { emptySignature } from "../signature.js";
-import type { ParamInfo, SignatureInfo, SymbolKind } from "../types.js";
+import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../types.js";
 
 /**
  * Symbols of a Python file from its definitions query: functions and
@@ -164,6 +164,20 @@ function dunderAll(root: SyntaxNode): { names: Set<string>; node: SyntaxNode } |
   return result;
 }
 
+/** PEP 695 type parameters, `[T: Bound, *Ts, **P]`: each name with its bound or constraints. */
+function typeParamsOf(list: SyntaxNode | null): TypeParamInfo[] {
+  if (list === null) return [];
+  return list.namedChildren.flatMap((t): TypeParamInfo[] => {
+    if (t.type !== "type") return [];
+    const inner = t.namedChildren[0] ?? t;
+    if (inner.type === "constrained_type") {
+      const [param, bound] = inner.namedChildren;
+      return [{ name: normalizedText(param ?? null), constraint: bound === undefined ? null : normalizedText(bound), default: null }];
+    }
+    return [{ name: normalizedText(inner), constraint: null, default: null }];
+  });
+}
+
 function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind: SymbolKind): SignatureInfo {
   const wrapper = parentOf(node);
   const decorators = wrapper?.type === "decorated_definition"
@@ -176,16 +190,25 @@ function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind:
     return {
       ...emptySignature(name, kind),
       modifiers: [...decorators, ...(isAsync ? ["async"] : [])].sort(),
+      type_params: typeParamsOf(node.childForFieldName("type_parameters")),
       params: paramsOf(node.childForFieldName("parameters")),
       returns: typeText(node.childForFieldName("return_type")),
     };
   }
   if (node.type === "class_definition") {
     const bases = node.childForFieldName("superclasses");
-    return { ...emptySignature(name, kind), modifiers: decorators.sort(), heritage: bases === null ? [] : bases.namedChildren.map((b) => normalizedText(b)) };
+    return {
+      ...emptySignature(name, kind),
+      modifiers: decorators.sort(),
+      type_params: typeParamsOf(node.childForFieldName("type_parameters")),
+      heritage: bases === null ? [] : bases.namedChildren.map((b) => normalizedText(b)),
+    };
   }
   if (node.type === "type_alias_statement") {
-    return { ...emptySignature(name, kind), type: normalizedText(node.childForFieldName("right")) };
+    // `type Pair[K] = ...`: the parameters are in the left side's subscript.
+    const generic = node.childForFieldName("left")?.namedChildren.find((c) => c.type === "generic_type");
+    const params = generic?.namedChildren.find((c) => c.type === "type_parameter") ?? null;
+    return { ...emptySignature(name, kind), type_params: typeParamsOf(params), type: normalizedText(node.childForFieldName("right")) };
   }
   // Assignments: module variables, class attributes, `self.x`.
   const type = typeText(node.childForFieldName("type"));

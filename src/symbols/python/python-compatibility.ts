@@ -24,6 +24,10 @@ export function pythonReasons(b: SignatureInfo, a: SignatureInfo): ChangeReason[
     return out;
   }
   decoratorReasons(b, a, out);
+  const typeParams = (s: SignatureInfo): string => s.type_params.map((t) => `${t.name}${t.constraint === null ? "" : `: ${t.constraint}`}`).join(", ");
+  if (typeParams(b) !== typeParams(a)) {
+    out.push(reason("TYPE_PARAMETERS_CHANGED", "breaking", `type parameters changed from [${typeParams(b)}] to [${typeParams(a)}]: syntax cannot compare types`, true));
+  }
   if (b.params !== null && a.params !== null) paramReasons(b.params, a.params, out);
   if (b.returns !== a.returns) {
     if (a.returns === null) out.push(reason("RETURN_CHANGED_TYPE", "breaking", "return annotation removed"));
