@@ -67,6 +67,14 @@
     name: [(property_identifier) (string) (number) (computed_property_name)] @name)
 ] @definition.property
 
+; Call and construct signatures of interfaces, `(x: number): string;` and
+; `new (y: string): T;`, and index signatures of interfaces and classes,
+; `[key: string]: T;`: members without a name, named by the engine as the
+; TypeScript compiler names them (`__call`, `__new`, `__index`); several of
+; one kind are overloads of one member.
+[(call_signature) (construct_signature)] @name @definition.method
+(index_signature) @name @definition.property
+
 ; --- Interfaces, type aliases, enums -----------------------------------------
 
 (interface_declaration name: (type_identifier) @name) @definition.interface

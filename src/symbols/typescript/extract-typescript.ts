@@ -128,11 +128,17 @@ function boundNames(pattern: SyntaxNode): SyntaxNode[] {
   }
 }
 
+/** Members that also appear in object types (`type T = { ... }`), where they are part of the alias's type, not symbols. */
+const OBJECT_TYPE_MEMBERS = new Set(["method_signature", "property_signature", "call_signature", "construct_signature", "index_signature"]);
+
+/** Members without a name, named as the TypeScript compiler names them. */
+const UNNAMED_MEMBERS: Readonly<Record<string, string>> = { call_signature: "__call", construct_signature: "__new", index_signature: "__index" };
+
 /** Keeps module-, namespace- and class-level declarations; drops object-literal members (locals are dropped by range). */
 function isKept(node: SyntaxNode, kind: SymbolKind): boolean {
   const parent = parentOf(node);
   if (node.type === "method_definition" && parent?.type !== "class_body") return false;
-  if ((node.type === "method_signature" || node.type === "property_signature") && parent?.type === "object_type") return false;
+  if (OBJECT_TYPE_MEMBERS.has(node.type) && parent?.type === "object_type") return false;
   const classBody = parent?.type === "class_body" ? parent : null;
   const classNode = classBody === null ? null : parentOf(classBody);
   if (classBody !== null && classNode?.type !== "class_declaration" && classNode?.type !== "abstract_class_declaration") return false;
@@ -160,6 +166,8 @@ interface Container {
 
 function nameOf(n: SyntaxNode | null): string {
   if (n === null) return "default";
+  const unnamed = UNNAMED_MEMBERS[n.type];
+  if (unnamed !== undefined) return unnamed;
   if (n.type === "string") return n.text.slice(1, -1);
   if (n.type === "computed_property_name") return `[${normalizedText(n.namedChildren[0] ?? null)}]`;
   return n.text;
@@ -287,6 +295,12 @@ function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind:
     case "internal_module":
     case "module":
       return { ...emptySignature(name, kind), modifiers: modifiersOf(node, nameNode) };
+    case "construct_signature":
+      // `new (y: string): T`: what it constructs is in `type`, not `return_type`.
+      return { ...functionSignature(name, kind, node, node), returns: typeText(node.childForFieldName("type")) };
+    case "index_signature":
+      // `readonly [key: string]: T`: the key and the value type, as written.
+      return { ...emptySignature(name, kind), type: normalizedText(node) };
     default:
       if (node.childForFieldName("parameters") !== null || node.childForFieldName("parameter") !== null) return functionSignature(name, kind, node, node, [], nameNode);
       return { ...emptySignature(name, kind), modifiers: modifiersOf(node, nameNode) };
