@@ -92,7 +92,7 @@ export async function createSymbolExtractor(
         const { definitions, references, lexical } = splitMatches(parsed.matches);
         indexLexical(tree, text, lexical);
         const raw: RawSymbol[] =
-          spec.extractor === "python" ? extractPython(tree, definitions) : extractTypeScript(tree, definitions, { isDeclarationFile: /\.d\.[cm]?ts$/i.test(path) });
+          spec.extractor === "python" ? extractPython(tree, definitions) : extractTypeScript(tree, definitions, { isDeclarationFile: /\.d\.[cm]?ts$/i.test(path), commonJs: spec.id === "javascript" });
         return { path, language: spec.id, symbols: finalizeSymbols(raw, hash), references: extractReferences(references), diagnostics };
       } catch (error) {
         return empty(spec.id, [...diagnostics, diagnostic("extract_failed", "warning", path, `symbol extraction failed: ${error instanceof Error ? error.message : String(error)}`)]);

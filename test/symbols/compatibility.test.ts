@@ -132,6 +132,18 @@ const PY: readonly Row[] = [
   { row: "docstring edit", before: "def f(a):\n    '''Old.'''\n    return a", after: "def f(a):\n    '''New.'''\n    return a", name: "f", change: "body_changed", compatibility: "internal" },
 ];
 
+/** JavaScript's CommonJS exports count as exports: a changed export breaks callers, a changed local does not. */
+const CJS: readonly Row[] = [
+  { row: "exports.f gains a required parameter", before: "exports.parse = function (text) {};", after: "exports.parse = function (text, strict) {};", name: "parse", change: "signature_changed", compatibility: "breaking", code: "PARAMETER_ADDED_REQUIRED" },
+  { row: "a local exported through module.exports = { ... } loses a parameter", before: "function parse(a, b) {}\nmodule.exports = { parse };", after: "function parse(a) {}\nmodule.exports = { parse };", name: "parse", change: "signature_changed", compatibility: "breaking", code: "PARAMETER_REMOVED" },
+  { row: "a method of module.exports removed", before: "module.exports = { run() {}, stop() {} };", after: "module.exports = { run() {} };", name: "stop", change: "removed", compatibility: "breaking", code: "EXPORT_REMOVED" },
+  { row: "a local no export names changes", before: "function helper(a) {}\nmodule.exports = { other: 1 };", after: "function helper() {}\nmodule.exports = { other: 1 };", name: "helper", change: "signature_changed", compatibility: "internal" },
+];
+
+describe("JavaScript CommonJS exports", () => {
+  for (const r of CJS) it(r.row, () => check("mod.cjs", r));
+});
+
 describe("TypeScript compatibility (every row of the reference table)", () => {
   for (const r of TS) it(r.row, () => check("mod.ts", r));
 });

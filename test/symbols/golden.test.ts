@@ -17,7 +17,7 @@ beforeAll(async () => {
  * then read the diff.
  */
 describe("golden symbols per language", () => {
-  for (const name of ["kinds.ts", "kinds.tsx", "kinds.js", "kinds.py"]) {
+  for (const name of ["kinds.ts", "kinds.tsx", "kinds.js", "kinds.cjs", "kinds.py"]) {
     it(name, () => {
       const result = extractor.extract(name, fs.readFileSync(path.join(fixtures, name)));
       const view = {

@@ -4,6 +4,7 @@ import { normalizedText, textMayMatch, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import type { SignatureInfo, SymbolKind } from "../types.js";
+import { commonJsExports } from "./common-js-exports.js";
 import { docComment, functionSignature, heritageOf, modifiersOf, typeParamsOf } from "./ts-signature.js";
 
 const FUNCTION_VALUES = new Set(["arrow_function", "function_expression", "generator_function"]);
@@ -15,10 +16,11 @@ const PRIORITY: Readonly<Partial<Record<SymbolKind, number>>> = { variable: 0 };
  * Symbols of a TypeScript, TSX or JavaScript file from its definitions
  * query: locals dropped, names qualified by their containers, exports
  * resolved (`export`, `export default`, `export { a as b }`, `declare` in a
- * `.d.ts`, members of exported containers unless private), re-exports added
- * as `reexport` symbols.
+ * `.d.ts`, members of exported containers unless private; in JavaScript,
+ * CommonJS's `module.exports` and `exports.x`), re-exports added as
+ * `reexport` symbols.
  */
-export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], options: { isDeclarationFile: boolean }): RawSymbol[] {
+export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], options: { isDeclarationFile: boolean; commonJs?: boolean }): RawSymbol[] {
   const root = tree.rootNode;
   const chosen = new Map<number, Def>();
   const functionScopes: Array<[number, number]> = [];
@@ -45,6 +47,9 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
   const defs = [...chosen.values()].sort((a, b) => a.start - b.start || b.end - a.end);
   const memberRanges = defs.map((d) => outerRange(d.node));
   const localExports = collectLocalExports(root);
+  // JavaScript: `module.exports` and `exports.x` export too.
+  const commonJs = options.commonJs === true ? commonJsExports(root) : null;
+  for (const name of commonJs?.locals ?? []) localExports.add(name);
   // In a .d.ts, top-level declarations are exported implicitly unless the file has export declarations (the checker's rule).
   const implicitExports = options.isDeclarationFile && !hasExportDeclarations(root);
   const encloses = (outer: readonly [number, number], d: Def): boolean => outer[0] <= d.start && d.end <= outer[1] && (outer[0] < d.start || d.end < outer[1]);
@@ -92,7 +97,7 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
       });
     }
   }
-  out.push(...defaultExports(root), ...reexports(root));
+  out.push(...defaultExports(root), ...reexports(root), ...(commonJs?.symbols ?? []));
   return out;
 }
 
