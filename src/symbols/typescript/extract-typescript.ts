@@ -270,7 +270,8 @@ function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind:
       const decl = parentOf(node) ?? node;
       const declKind = decl.childForFieldName("kind")?.text ?? (decl.type === "variable_declaration" ? "var" : "const");
       if (value !== null && FUNCTION_VALUES.has(value.type)) {
-        return functionSignature(name, kind, decl, value, [value.type === "arrow_function" ? "arrow" : "expression", declKind]);
+        // `const f: Handler = (a) => ...`: the declared type is what callers see, beside the function's own.
+        return { ...functionSignature(name, kind, decl, value, [value.type === "arrow_function" ? "arrow" : "expression", declKind]), type: typeText(node.childForFieldName("type")) };
       }
       return { ...emptySignature(name, kind), modifiers: [...new Set([...modifiersOf(decl), declKind])].sort(), type: typeText(node.childForFieldName("type")) };
     }
