@@ -148,18 +148,36 @@ function isPublic(name: string, scopes: readonly Scope[], all: { names: Readonly
   return [...scopes.slice(1).map((s) => s.name), ...(scopes.length > 0 ? [name] : [])].every((n) => !isPrivateName(n));
 }
 
-/** `__all__ = [...]` / `(...)` and `__all__ += [...]` at module level, when every item is a string literal. */
+/**
+ * `__all__ = [...]` / `(...)`, `__all__ += [...]`, `__all__.extend([...])` and
+ * `__all__.append("x")` at module level (griffe's forms), reading the string
+ * literals among the items.
+ */
 function dunderAll(root: SyntaxNode): { names: Set<string>; node: SyntaxNode } | null {
   let result: { names: Set<string>; node: SyntaxNode } | null = null;
+  const stringsOf = (items: SyntaxNode): string[] =>
+    (items.type === "string" ? [items] : items.namedChildren.filter((c) => c.type === "string")).map((c) => c.namedChildren.filter((x) => x.type === "string_content").map((x) => x.text).join(""));
   for (const stmt of root.namedChildren) {
     const a = stmt.type === "expression_statement" ? stmt.namedChildren[0] : undefined;
-    if (a === undefined || (a.type !== "assignment" && a.type !== "augmented_assignment")) continue;
-    if (a.childForFieldName("left")?.text !== "__all__") continue;
-    const right = a.childForFieldName("right");
-    if (right === null || (right.type !== "list" && right.type !== "tuple")) continue;
-    const names = right.namedChildren.filter((c) => c.type === "string").map((c) => c.namedChildren.filter((x) => x.type === "string_content").map((x) => x.text).join(""));
-    if (result === null || a.type === "assignment") result = { names: new Set(), node: stmt };
-    for (const n of names) result.names.add(n);
+    if (a === undefined) continue;
+    let items: SyntaxNode | null = null;
+    let replaces = false;
+    if (a.type === "assignment" || a.type === "augmented_assignment") {
+      if (a.childForFieldName("left")?.text !== "__all__") continue;
+      items = a.childForFieldName("right");
+      if (items === null || (items.type !== "list" && items.type !== "tuple")) continue;
+      replaces = a.type === "assignment";
+    } else if (a.type === "call") {
+      const callee = a.childForFieldName("function");
+      const method = callee?.type === "attribute" && callee.childForFieldName("object")?.text === "__all__" ? callee.childForFieldName("attribute")?.text : undefined;
+      const arg = a.childForFieldName("arguments")?.namedChildren[0];
+      if (arg === undefined || !((method === "extend" && (arg.type === "list" || arg.type === "tuple")) || (method === "append" && arg.type === "string"))) continue;
+      items = arg;
+    } else {
+      continue;
+    }
+    if (result === null || replaces) result = { names: new Set(), node: stmt };
+    for (const n of stringsOf(items)) result.names.add(n);
   }
   return result;
 }
