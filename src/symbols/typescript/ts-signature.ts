@@ -33,6 +33,14 @@ export function modifiersOf(node: SyntaxNode, nameNode: SyntaxNode | null = null
       else if (type === "decorator") out.add(`decorator:${normalizedText(c)}`);
     }
   }
+  // A class member's decorators are children of the class body, before it (`@Input() x;`, `@Get(":id") find() {}`).
+  if (decoratedBefore(node)) {
+    for (let s = node.previousSibling; s !== null; s = s.previousSibling) {
+      const t = s.type;
+      if (t === "decorator") out.add(`decorator:${normalizedText(s)}`);
+      else if (t !== "comment") break;
+    }
+  }
   const type = node.type;
   if (type === "generator_function_declaration" || type === "generator_function") out.add("generator");
   if (/@deprecated\b/.test(docComment(node))) out.add("deprecated");
@@ -42,9 +50,29 @@ export function modifiersOf(node: SyntaxNode, nameNode: SyntaxNode | null = null
     else if (wrapper === "export_statement") {
       // `default` comes before the declaration: the text says whether to ask the tree.
       if (textMayMatch(p, p.startIndex, child.startIndex, /\bdefault\b/) && p.children.some((c) => c.type === "default")) out.add("default");
+      // `@Component({...}) export class A`: the decorators are the export statement's.
+      if (textMayMatch(p, p.startIndex, child.startIndex, /@/)) {
+        for (const c of p.children) if (c.type === "decorator") out.add(`decorator:${normalizedText(c)}`);
+      }
     } else break;
   }
   return [...out].sort();
+}
+
+/**
+ * Whether decorators may stand just before `node` as its siblings: a member
+ * of a class body whose source, before it, ends the way a decorator does
+ * (`)` or a name), not with `;`, `{` or `}` (the text answers for nearly
+ * every member without asking the tree).
+ */
+function decoratedBefore(node: SyntaxNode): boolean {
+  const parent = parentOf(node);
+  if (parent?.type !== "class_body") return false;
+  const source = sourceOf(node.tree);
+  if (source === null) return true;
+  let i = node.startIndex - 1;
+  while (i > parent.startIndex && GRAMMAR_SPACE.test(source[i] as string)) i--;
+  return !/[;{}]/.test(source[i] ?? "");
 }
 
 /** Keywords that may precede a declaration's name without being modifiers. */
