@@ -96,6 +96,15 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
         overloadSignature: node.type === "function_signature" || (node.type === "method_signature" && parentOf(node)?.type === "class_body"),
       });
     }
+    // `constructor(public x: number, readonly y = 1)`: each such parameter also declares a property of the class.
+    if (node.type === "method_definition" && kind === "method" && nameOf(nameNode) === "constructor") {
+      for (const p of parameterProperties(node)) {
+        const name = p.name.text;
+        const exported = isExported(p.param, p.name, "property", name, containers, localExports, implicitExports, exportedMemo);
+        const signature: SignatureInfo = { ...emptySignature(name, "property"), modifiers: modifiersOf(p.param, p.name), type: typeText(p.param.childForFieldName("type")) };
+        out.push({ name, qualifiedName: [...containers.map((c) => c.name), name].join("."), kind: "property", exported, node: p.param, signature, body: "", overloadSignature: false });
+      }
+    }
   }
   out.push(...defaultExports(root), ...reexports(root), ...(commonJs?.symbols ?? []));
   return out;
@@ -112,6 +121,20 @@ interface Def {
 const CONTAINER_KINDS = new Set<SymbolKind>(["class", "interface", "enum", "namespace", "module"]);
 
 const PATTERNS = new Set(["object_pattern", "array_pattern"]);
+
+/** A constructor's parameters that declare properties: those with an accessibility, `readonly` or `override` modifier. */
+function parameterProperties(ctor: SyntaxNode): Array<{ param: SyntaxNode; name: SyntaxNode }> {
+  const params = ctor.childForFieldName("parameters");
+  if (params === null) return [];
+  const out: Array<{ param: SyntaxNode; name: SyntaxNode }> = [];
+  for (const p of params.namedChildren) {
+    const name = p.childForFieldName("pattern");
+    // The modifiers come before the name: without anything there, no children to read.
+    if (name?.type !== "identifier" || name.startIndex === p.startIndex) continue;
+    if (p.children.some((c) => c.type === "accessibility_modifier" || c.type === "override_modifier" || (c.type === "readonly" && !c.isNamed))) out.push({ param: p, name });
+  }
+  return out;
+}
 
 /** The names a destructuring pattern binds, in order: not its keys (`b` of `{ b: c }`) nor its defaults (`= d`). */
 function boundNames(pattern: SyntaxNode): SyntaxNode[] {
