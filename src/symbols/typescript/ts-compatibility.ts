@@ -47,6 +47,10 @@ function modifierReasons(b: SignatureInfo, a: SignatureInfo, parentKind: SymbolK
     out.push(reason("ARROW_TO_FUNCTION", "compatible", "function-valued const became a function declaration"));
   }
   if (flip("static") !== null) out.push(reason("STATIC_CHANGED", "breaking", `member became ${has(a, "static") ? "static" : "an instance member"}`));
+  // `export { A } from` <-> `export type { A } from`: a type-only export has no value to call or construct.
+  const typeOnly = flip("type");
+  if (typeOnly === "added") out.push(reason("EXPORT_BECAME_TYPE_ONLY", "breaking", "now exported as a type only: its value can no longer be used"));
+  if (typeOnly === "removed") out.push(reason("EXPORT_BECAME_VALUE", "compatible", "now exported as a value too"));
   const readonly = flip("readonly");
   if (readonly === "added") out.push(reason("PROPERTY_BECAME_READONLY", "breaking", "property became readonly"));
   if (readonly === "removed") out.push(reason("PROPERTY_BECAME_MUTABLE", "compatible", "property is no longer readonly"));
