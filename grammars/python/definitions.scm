@@ -21,18 +21,28 @@
   (expression_statement
     (assignment left: [(pattern_list (identifier) @name) (tuple_pattern (identifier) @name)]) @definition.variable))
 
-; Class attributes: `x = 1`, `y: str` directly in a class body.
+; Class attributes: `x = 1`, `y: str` and each name of `a, b = 1, 2`
+; directly in a class body.
 (class_definition
-  body: (block (expression_statement (assignment left: (identifier) @name) @definition.property)))
+  body: (block
+    (expression_statement
+      (assignment left: [
+        (identifier) @name
+        (pattern_list (identifier) @name)
+        (tuple_pattern (identifier) @name)]) @definition.property)))
 
-; `self.x = ...` (with or without an annotation) in `__init__`.
+; `self.x = ...` (with or without an annotation) and each attribute of
+; `self.a, self.b = a, b` in `__init__`.
 (function_definition
   name: (identifier) @_init
   parameters: (parameters . (identifier) @_self)
   body: (block
     (expression_statement
       (assignment
-        left: (attribute object: (identifier) @_obj attribute: (identifier) @name)) @definition.property))
+        left: [
+          (attribute object: (identifier) @_obj attribute: (identifier) @name)
+          (pattern_list (attribute object: (identifier) @_obj attribute: (identifier) @name))
+          (tuple_pattern (attribute object: (identifier) @_obj attribute: (identifier) @name))]) @definition.property))
   (#eq? @_init "__init__")
   (#eq? @_obj @_self))
 

@@ -55,7 +55,7 @@ export function extractPython(tree: Tree, matches: readonly QueryMatch[]): RawSy
       exported: isPublic(name, scopes, all),
       node: outerNode(node),
       signature: signatureOf(node, nameNode, name, kind),
-      body: bodyOf(node, kind, memberRanges),
+      body: bodyOf(node, nameNode, kind, memberRanges),
       overloadSignature: false,
     });
   }
@@ -122,7 +122,7 @@ function scopesOf(f: Found): Scope[] {
     // `__init__` is the innermost `def` around it; its class, the scope right outside that `def`.
     const init = chain.findLastIndex((s) => s.kind === "function");
     const cls = init > 0 && chain[init - 1]?.kind === "class" ? init - 1 : -1;
-    if (cls >= 0 && f.node.childForFieldName("left")?.type === "attribute") chain = chain.slice(0, cls + 1);
+    if (cls >= 0 && isSelfAttribute(f.nameNode)) chain = chain.slice(0, cls + 1);
   }
   return chain.map((s) => ({ name: scopeName(s.nameNode), node: s.node, kind: s.kind }));
 }
@@ -231,12 +231,13 @@ function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind:
   // Assignments: module variables, class attributes, `self.x`.
   const type = typeText(node.childForFieldName("type"));
   const left = node.childForFieldName("left");
-  const selfAttribute = left?.type === "attribute";
+  const selfAttribute = isSelfAttribute(nameNode);
   const right = node.childForFieldName("right");
   // For `a, b = 1, 2` each name takes its own value when the sides line up.
   let value: string | null = right === null ? null : normalizedText(right);
   if (left !== null && (left.type === "pattern_list" || left.type === "tuple_pattern") && right !== null && (right.type === "expression_list" || right.type === "tuple")) {
-    const i = left.namedChildren.findIndex((c) => c.id === nameNode.id);
+    // The item holding the name: the name itself, or `self.x` around it.
+    const i = left.namedChildren.findIndex((c) => c.startIndex <= nameNode.startIndex && nameNode.endIndex <= c.endIndex);
     const item = right.namedChildren[i];
     value = item === undefined ? value : normalizedText(item);
   }
@@ -292,9 +293,14 @@ function paramsOf(list: SyntaxNode | null): ParamInfo[] {
   return out;
 }
 
-function bodyOf(node: SyntaxNode, kind: SymbolKind, memberRanges: ReadonlyArray<readonly [number, number]>): string {
+function bodyOf(node: SyntaxNode, nameNode: SyntaxNode, kind: SymbolKind, memberRanges: ReadonlyArray<readonly [number, number]>): string {
   if (kind === "class") return normalizedText(node.childForFieldName("body"), { skip: memberRanges });
   if (node.type === "function_definition") return normalizedText(node.childForFieldName("body"));
-  if (node.type === "assignment" && node.childForFieldName("left")?.type === "attribute") return normalizedText(node.childForFieldName("right"));
+  if (node.type === "assignment" && isSelfAttribute(nameNode)) return normalizedText(node.childForFieldName("right"));
   return "";
+}
+
+/** `self.x = ...` or `self.a, self.b = ...`: the name is an attribute's (of `__init__`'s first parameter, per the query). */
+function isSelfAttribute(nameNode: SyntaxNode): boolean {
+  return parentOf(nameNode)?.type === "attribute";
 }
