@@ -182,6 +182,13 @@ function dunderAll(root: SyntaxNode): { names: Set<string>; node: SyntaxNode } |
   return result;
 }
 
+/** A `def`'s or `class`'s PEP 695 type parameters, asked of the tree only when a `[` follows the name in the text. */
+function typeParamsAfter(node: SyntaxNode, nameNode: SyntaxNode): TypeParamInfo[] {
+  const source = sourceOf(node.tree);
+  if (source !== null && !/^\s*\[/.test(source.slice(nameNode.endIndex, nameNode.endIndex + 64))) return [];
+  return typeParamsOf(node.childForFieldName("type_parameters"));
+}
+
 /** PEP 695 type parameters, `[T: Bound, *Ts, **P]`: each name with its bound or constraints. */
 function typeParamsOf(list: SyntaxNode | null): TypeParamInfo[] {
   if (list === null) return [];
@@ -208,7 +215,7 @@ function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind:
     return {
       ...emptySignature(name, kind),
       modifiers: [...decorators, ...(isAsync ? ["async"] : [])].sort(),
-      type_params: typeParamsOf(node.childForFieldName("type_parameters")),
+      type_params: typeParamsAfter(node, nameNode),
       params: paramsOf(node.childForFieldName("parameters")),
       returns: typeText(node.childForFieldName("return_type")),
     };
@@ -218,7 +225,7 @@ function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind:
     return {
       ...emptySignature(name, kind),
       modifiers: decorators.sort(),
-      type_params: typeParamsOf(node.childForFieldName("type_parameters")),
+      type_params: typeParamsAfter(node, nameNode),
       heritage: bases === null ? [] : bases.namedChildren.map((b) => normalizedText(b)),
     };
   }
