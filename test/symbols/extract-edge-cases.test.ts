@@ -22,6 +22,14 @@ describe("files that do not parse, binary and over-size files", () => {
     expect(py.diagnostics[0]?.code).toBe("parse_error");
   });
 
+  it("binds no empty name in a half-typed destructuring", () => {
+    for (const source of ["export const { a: , b } = o;", "export const { a: } = o;", "export const [x = ] = t;"]) {
+      const r = extractor.extract("half.ts", source);
+      expect(r.diagnostics.map((d) => d.code), source).toEqual(["parse_error"]);
+      expect(r.symbols.every((s) => s.name !== ""), source).toBe(true);
+    }
+  });
+
   it("skips binary and over-size files with a diagnostic", () => {
     expect(extractor.extract("bin.ts", Buffer.from([0x65, 0x78, 0, 0x70])).diagnostics.map((d) => d.code)).toEqual(["binary_file"]);
     const big = Buffer.alloc(2 * 1024 * 1024 + 1, 0x20);

@@ -3,9 +3,7 @@ import type { RawSymbol } from "../raw-symbol.js";
 import { emptySignature } from "../signature.js";
 import type { SyntaxNode } from "../syntax.js";
 import type { SignatureInfo, SymbolKind } from "../types.js";
-import { functionSignature, heritageOf, typeParamsOf } from "./ts-signature.js";
-
-const FUNCTION_VALUES = new Set(["arrow_function", "function_expression", "generator_function"]);
+import { FUNCTION_VALUES, functionSignature, heritageOf, typeParamsOf } from "./ts-signature.js";
 
 /**
  * A JavaScript file's CommonJS exports, from its top-level assignments:

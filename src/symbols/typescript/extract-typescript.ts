@@ -5,9 +5,7 @@ import { emptySignature } from "../signature.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import type { SignatureInfo, SymbolKind } from "../types.js";
 import { commonJsExports } from "./common-js-exports.js";
-import { docComment, functionSignature, heritageOf, modifiersOf, typeParamsOf } from "./ts-signature.js";
-
-const FUNCTION_VALUES = new Set(["arrow_function", "function_expression", "generator_function"]);
+import { docComment, FUNCTION_VALUES, functionSignature, heritageOf, modifiersOf, typeParamsOf } from "./ts-signature.js";
 
 /** Specificity when two patterns capture one node (a function-valued `const` is a function, not a variable). */
 const PRIORITY: Readonly<Partial<Record<SymbolKind, number>>> = { variable: 0 };
@@ -141,12 +139,17 @@ function boundNames(pattern: SyntaxNode): SyntaxNode[] {
   switch (pattern.type) {
     case "identifier":
     case "shorthand_property_identifier_pattern":
-      return [pattern];
-    case "pair_pattern":
-      return boundNames(pattern.childForFieldName("value") ?? pattern);
+      // Half-typed code (`{ a: }`) has a missing, empty name there: nothing is bound yet.
+      return pattern.text === "" ? [] : [pattern];
+    case "pair_pattern": {
+      const value = pattern.childForFieldName("value");
+      return value === null ? [] : boundNames(value);
+    }
     case "assignment_pattern":
-    case "object_assignment_pattern":
-      return boundNames(pattern.childForFieldName("left") ?? pattern);
+    case "object_assignment_pattern": {
+      const left = pattern.childForFieldName("left");
+      return left === null ? [] : boundNames(left);
+    }
     case "object_pattern":
     case "array_pattern":
     case "rest_pattern":

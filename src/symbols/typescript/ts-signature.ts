@@ -4,6 +4,9 @@ import { normalizedText, sourceOf, textMayMatch, typeText } from "../normalize.j
 import { emptySignature } from "../signature.js";
 import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../types.js";
 
+/** Function values a binding or property may hold: called like the functions they are. */
+export const FUNCTION_VALUES: ReadonlySet<string> = new Set(["arrow_function", "function_expression", "generator_function"]);
+
 /** Keyword tokens of a declaration that change how callers may use it. */
 const MODIFIER_TOKENS = new Set(["static", "async", "get", "set", "*", "abstract", "readonly", "declare", "override", "?", "!", "const", "accessor"]);
 
