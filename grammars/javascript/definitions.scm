@@ -24,9 +24,16 @@
 ; Classes: JavaScript names them with a plain identifier.
 (class_declaration name: (identifier) @name) @definition.class
 
-; Methods, getters/setters, static, `#private`, computed names.
-(method_definition
-  name: [(property_identifier) (private_property_identifier) (string) (number) (computed_property_name)] @name) @definition.method
+; Methods, getters/setters, static, `#private`, computed names; and the
+; functions of an object literal bound to a module-level name,
+; `const api = { get(id) {}, post: (b) => {} }` (`api.get`, `api.post`).
+[
+  (method_definition
+    name: [(property_identifier) (private_property_identifier) (string) (number) (computed_property_name)] @name)
+  (pair
+    key: [(property_identifier) (string) (number) (computed_property_name)] @name
+    value: [(arrow_function) (function_expression) (generator_function)])
+] @definition.method
 
 ; Class fields: `x = 1`, `#y`, `handler = () => {}`.
 (field_definition

@@ -48,7 +48,9 @@
 
 ; Methods, including getters/setters, static, `#private` and computed names;
 ; `abstract run(): void;`; interface (and class overload) method signatures,
-; `m(a: T): void;`.
+; `m(a: T): void;`; and the functions of an object literal bound to a
+; module-level name, `const api = { get(id) {}, post: (b) => {} }` (the
+; engine keeps only those: `api.get`, `api.post`).
 [
   (method_definition
     name: [(property_identifier) (private_property_identifier) (string) (number) (computed_property_name)] @name)
@@ -56,6 +58,9 @@
     name: [(property_identifier) (private_property_identifier) (string) (computed_property_name)] @name)
   (method_signature
     name: [(property_identifier) (private_property_identifier) (string) (computed_property_name)] @name)
+  (pair
+    key: [(property_identifier) (string) (number) (computed_property_name)] @name
+    value: [(arrow_function) (function_expression) (generator_function)])
 ] @definition.method
 
 ; Class fields, including arrow-function fields and `#private` ones, and

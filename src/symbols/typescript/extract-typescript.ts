@@ -77,12 +77,18 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
       ...globals.filter((g) => encloses(g, d)).map((g) => ({ name: "global", node: null, nameNode: null, start: g[0] })),
       ...enclosing.map((c) => ({ name: nameOf(c.nameNode), node: c.node, nameNode: c.nameNode, start: c.start })),
     ].sort((a, b) => a.start - b.start);
+    // A function of an object literal bound to a name is a member of that name, exported with it.
+    const owner = parentOf(node)?.type === "object" ? objectOwner(node) : null;
     // A destructuring binds several names: each is a variable of its own, with the declaration's range, type and value.
     for (const bound of PATTERNS.has(nameNode.type) ? boundNames(nameNode) : [nameNode]) {
       const name = nameOf(bound);
-      const qualified = [...containers.map((c) => c.name), name].join(".");
+      const qualified = [...containers.map((c) => c.name), ...(owner === null ? [] : [owner.name.text]), name].join(".");
       // `@internal` keeps a declaration out of the public API, as API Extractor does.
-      const exported = isExported(node, bound, kind, name, containers, localExports, implicitExports, exportedMemo) && !/@internal\b/.test(docComment(node));
+      const exported =
+        (owner === null
+          ? isExported(node, bound, kind, name, containers, localExports, implicitExports, exportedMemo)
+          : isExported(owner.declarator, owner.name, "variable", owner.name.text, containers, localExports, implicitExports, exportedMemo)) &&
+        !/@internal\b/.test(docComment(node));
       out.push({
         name,
         qualifiedName: qualified,
@@ -159,6 +165,16 @@ function boundNames(pattern: SyntaxNode): SyntaxNode[] {
   }
 }
 
+/** The binding whose object literal holds `member` directly (`api` of `const api = { get() {} }`), if it is kept itself. */
+function objectOwner(member: SyntaxNode): { declarator: SyntaxNode; name: SyntaxNode } | null {
+  const object = parentOf(member);
+  const declarator = object === null ? null : parentOf(object);
+  if (object?.type !== "object" || declarator?.type !== "variable_declarator") return null;
+  const name = declarator.childForFieldName("name");
+  if (name?.type !== "identifier" || declarator.childForFieldName("value")?.id !== object.id || !isKept(declarator, "variable")) return null;
+  return { declarator, name };
+}
+
 /** Members that also appear in object types (`type T = { ... }`), where they are part of the alias's type, not symbols. */
 const OBJECT_TYPE_MEMBERS = new Set(["method_signature", "property_signature", "call_signature", "construct_signature", "index_signature"]);
 
@@ -168,7 +184,11 @@ const UNNAMED_MEMBERS: Readonly<Record<string, string>> = { call_signature: "__c
 /** Keeps module-, namespace- and class-level declarations; drops object-literal members (locals are dropped by range). */
 function isKept(node: SyntaxNode, kind: SymbolKind): boolean {
   const parent = parentOf(node);
-  if (node.type === "method_definition" && parent?.type !== "class_body") return false;
+  if (node.type === "method_definition" || node.type === "pair") {
+    // Object-literal members count only as the functions of a module-level binding (`const api = { get() {} }`).
+    if (parent?.type === "object") return objectOwner(node) !== null;
+    if (parent?.type !== "class_body") return false;
+  }
   if (OBJECT_TYPE_MEMBERS.has(node.type) && parent?.type === "object_type") return false;
   const classBody = parent?.type === "class_body" ? parent : null;
   const classNode = classBody === null ? null : parentOf(classBody);
@@ -327,6 +347,12 @@ function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind:
     case "internal_module":
     case "module":
       return { ...emptySignature(name, kind), modifiers: modifiersOf(node, nameNode) };
+    case "pair": {
+      // `post: (b) => {}` in an object literal: the function's signature under its key.
+      const value = node.childForFieldName("value");
+      if (value === null) return emptySignature(name, kind);
+      return functionSignature(name, kind, value, value, [value.type === "arrow_function" ? "arrow" : "expression"]);
+    }
     case "construct_signature":
       // `new (y: string): T`: what it constructs is in `type`, not `return_type`.
       return { ...functionSignature(name, kind, node, node), returns: typeText(node.childForFieldName("type")) };
@@ -354,7 +380,7 @@ function bodyOf(node: SyntaxNode, kind: SymbolKind, memberRanges: ReadonlyArray<
       return normalizedText(node.childForFieldName("value"));
     case "function":
     case "method": {
-      const fn = node.type === "variable_declarator" ? node.childForFieldName("value") : node;
+      const fn = node.type === "variable_declarator" || node.type === "pair" ? node.childForFieldName("value") : node;
       return normalizedText(fn?.childForFieldName("body") ?? null);
     }
     default:
