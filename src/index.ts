@@ -114,8 +114,21 @@ export type { Database, Sql, Dialect } from "./serve/database.js";
 export { openDatabase } from "./serve/open-database.js";
 export { migrate, MIGRATIONS } from "./serve/migrations.js";
 export { createToken, setTeamPolicy, teamPolicy, teamForToken, hashToken, type Team, type TeamPolicy } from "./serve/teams.js";
-export { evaluateEvent, evaluateLockKeys, DEFAULT_LEASE_MS, type EvaluateAnswer, type ConflictRef, type EvaluateOptions } from "./serve/evaluate-event.js";
-export { EVALUATE_REQUEST_SCHEMA, loadRequestValidator, type EvaluateRequest, type RequestProblem } from "./serve/request-schema.js";
+export { evaluateEvent, evaluateLockKeys, DEFAULT_LEASE_MS, type EvaluateOptions } from "./coordination/evaluate-event.js";
+export {
+  EVALUATE_REQUEST_SCHEMA,
+  loadRequestValidator,
+  POLICIES,
+  CONFLICT_KINDS,
+  type EvaluateRequest,
+  type EvaluateAnswer,
+  type ConflictRef,
+  type ConflictKind,
+  type UseRecord,
+  type RequestProblem,
+} from "./coordination/wire.js";
+export { deliversContext } from "./coordination/host-delivery.js";
+export { filesUsing, importNamesModule, resolveRelative, moduleStem } from "./coordination/uses-symbol.js";
 export { listSessions, type ActiveSession } from "./serve/list-sessions.js";
 export { pruneExpired, RETENTION } from "./serve/prune.js";
 export { createCoordinationServer, MAX_BODY_BYTES, type ServerOptions } from "./serve/create-server.js";

@@ -1,4 +1,7 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
+import type { UseRecord } from "../coordination/wire.js";
 import { CLI_VERSION } from "../version.js";
 import type { RepoState } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
@@ -29,6 +32,7 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       surface: "hook",
       // Subagents carry the parent's session id plus an agent_id: the parent is that session.
       parent_external_id: ctx.agentId === null ? null : ctx.sessionId,
+      label: agentLabel(ctx.input.env),
     },
     client: { cli_version: CLI_VERSION, os: process.platform, tool_version: str(payload["version"]) ?? str(payload["cli_version"]), machine_id_hash: machineIdHash() },
     repo: {
@@ -58,9 +62,11 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       break;
     case "pre_edit":
       body["paths"] = paths.slice(0, MAX_PATHS);
+      body["uses"] = await usesBefore(ctx, repo, paths.slice(0, MAX_PATHS));
       break;
     case "pre_shell": {
       body["paths"] = paths.slice(0, MAX_PATHS);
+      body["uses"] = await usesBefore(ctx, repo, paths.slice(0, MAX_PATHS));
       body["shell"] = { command: takeChars(shell?.command ?? "", 4000), paths: paths.slice(0, MAX_PATHS), unresolved: shell?.unresolved ?? 0 };
       await snapshotBefore(ctx, repo);
       break;
@@ -84,6 +90,66 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       break;
   }
   return body;
+}
+
+/** Who runs the session, for the other agents' warnings: `COMITY_AGENT_NAME`, else the machine's host name. */
+export function agentLabel(env: Readonly<Record<string, string | undefined>>): string {
+  const named = (env["COMITY_AGENT_NAME"] ?? "").trim();
+  return takeChars(named !== "" ? named : os.hostname(), 128);
+}
+
+/** Files whose imports are read before an edit: the languages whose symbols Comity compares. */
+const SCANNED = /\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?)$/;
+/** A file larger than this is not scanned before an edit (its imports are learnt after it, from the analysis). */
+const MAX_SCAN_BYTES = 1024 * 1024;
+const MAX_USES = 5000;
+
+/**
+ * What the files about to change import, as they are and as the edit writes them (the tool's new text): a
+ * lexical scan, names and modules only, so that a session about to edit code that uses a symbol another session
+ * broke is told before the edit.
+ */
+async function usesBefore(ctx: Ctx, repo: Repo, paths: readonly string[]): Promise<UseRecord[]> {
+  const files = paths.filter((p) => SCANNED.test(p));
+  if (files.length === 0) return [];
+  const { scanImports } = await import("../symbols/scan-imports.js");
+  const written = newTexts(ctx, repo);
+  const out: UseRecord[] = [];
+  for (const p of files) {
+    const language = /\.pyi?$/.test(p) ? "python" : "typescript";
+    let text = written.get(p) ?? "";
+    try {
+      const abs = path.join(repo.root, p);
+      if (fs.statSync(abs).size <= MAX_SCAN_BYTES) text += `\n${fs.readFileSync(abs, "utf8")}`;
+    } catch {
+      // a new file: only what the edit writes
+    }
+    for (const r of scanImports(text, language)) if (out.length < MAX_USES) out.push({ path: p, name: r.name, module: r.module });
+  }
+  return out;
+}
+
+/** The text an edit tool writes, per repo-relative path (Write's content, Edit's new string, apply_patch's added lines). */
+function newTexts(ctx: Ctx, repo: Repo): Map<string, string> {
+  const out = new Map<string, string>();
+  const rel = (p: string): string => path.relative(repo.root, path.resolve(ctx.cwd, p)).split(path.sep).join("/");
+  const input = ctx.toolInput;
+  const command = typeof input["command"] === "string" ? input["command"] : typeof input["input"] === "string" ? input["input"] : null;
+  if (ctx.tool === "apply_patch" && command !== null) {
+    let current: string | null = null;
+    for (const line of command.split(/\r?\n/)) {
+      const header = /^\*\*\* (?:Add File|Update File|Move to): (.+)$/.exec(line);
+      if (header !== null) current = rel((header[1] ?? "").trim());
+      else if (current !== null && line.startsWith("+")) out.set(current, `${out.get(current) ?? ""}${line.slice(1)}\n`);
+    }
+    return out;
+  }
+  const target = [input["file_path"], input["path"], input["notebook_path"]].find((v): v is string => typeof v === "string" && v !== "");
+  if (target === undefined) return out;
+  const pieces = [input["content"], input["new_string"], input["new_str"], input["file_text"], input["new_source"]].filter((v): v is string => typeof v === "string");
+  if (Array.isArray(input["edits"])) for (const e of input["edits"]) if (typeof e === "object" && e !== null && typeof (e as Record<string, unknown>)["new_string"] === "string") pieces.push((e as Record<string, string>)["new_string"] as string);
+  out.set(rel(target), pieces.join("\n"));
+  return out;
 }
 
 function takeChars(s: string, max: number): string {
@@ -130,6 +196,11 @@ async function changesAfter(ctx: Ctx, repo: Repo): Promise<string[] | null> {
   return r.changes === null ? null : r.changes.map((c) => c.path);
 }
 
+/** The references that say what a file uses from other modules (imports and re-exports), names and modules only. */
+function importsOnly(refs: ReadonlyArray<{ kind: string; name: string; module: string | null }>): Array<{ kind: string; name: string; module: string | null }> {
+  return refs.filter((r) => (r.kind === "import" || r.kind === "export") && r.module !== null).slice(0, 5000);
+}
+
 /** Symbol analysis of the changed files in supported languages (at most 50 a request). */
 async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly string[]): Promise<unknown[]> {
   const { languageOf } = await import("../symbols/languages.js");
@@ -148,7 +219,12 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
   const out: unknown[] = [];
   for (const f of files) {
     const a = await analyzeFile(repo.root, f, { extractor, readHead, cache, headHashes });
-    out.push({ path: a.path, language: a.language, symbols: a.symbols.map(stripLocal), changes: a.changes, new_references: a.new_references });
+    // A file that does not parse has no reliable symbols: none counts as removed or changed until it parses again.
+    if (a.diagnostics.some((d) => d.code === "parse_error")) {
+      out.push({ path: a.path, language: a.language, changes: [], new_references: a.new_references, references: importsOnly(a.references), parse_error: true });
+      continue;
+    }
+    out.push({ path: a.path, language: a.language, symbols: a.symbols.map(stripLocal), changes: a.changes, new_references: a.new_references, references: importsOnly(a.references) });
   }
   return out;
 }

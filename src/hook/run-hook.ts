@@ -175,7 +175,8 @@ async function buildRequests(ctx: Ctx): Promise<RepoRequest[]> {
     const command = shellCommand(ctx.toolInput);
     const { loadShellParser } = await import("../shell/load-shell-parser.js");
     const { shellWritePaths } = await import("../shell/shell-write-paths.js");
-    const written = shellWritePaths(await loadShellParser(), command, { cwd: ctx.cwd, homeDir: ctx.input.env["HOME"] ?? os.homedir() });
+    const { isDirectory, readPatchFile } = await import("../shell/fs-probes.js");
+    const written = shellWritePaths(await loadShellParser(), command, { cwd: ctx.cwd, homeDir: ctx.input.env["HOME"] ?? os.homedir(), isDirectory, readFile: readPatchFile });
     shell = { command, paths: [...written.paths], unresolved: written.unresolved };
     addRepo(ownerOf(ctx.cwd));
     for (const p of written.paths) addPath(p);

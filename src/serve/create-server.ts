@@ -1,9 +1,9 @@
 import * as http from "node:http";
 import { CLI_VERSION } from "../version.js";
 import type { Database } from "./database.js";
-import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys } from "./evaluate-event.js";
+import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys } from "../coordination/evaluate-event.js";
 import { listSessions } from "./list-sessions.js";
-import { loadRequestValidator } from "./request-schema.js";
+import { loadRequestValidator } from "../coordination/wire.js";
 import { teamForToken, type Team } from "./teams.js";
 
 /** How long a token's team (and its policy) is remembered. */

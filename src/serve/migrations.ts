@@ -143,6 +143,44 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX dedupe_by_age ON dedupe (created_at);
   CREATE INDEX symbol_changes_by_age ON symbol_changes (created_at);
   `,
+  // 2: coordination that tells every affected session once (issue "Coordination that catches the collisions that
+  // matter"). Conflicts carry who is told (`role`: the affected session, or the one informed that someone joined),
+  // when they were told, and their text; symbol changes their state (local, committed, reverted); what each
+  // session's files import is kept whole (session_uses), not only what is new. `first_contact` becomes the default
+  // policy: it replaces `advisory`, the only default there was.
+  `
+  ALTER TABLE sessions ADD COLUMN label TEXT;
+  ALTER TABLE sessions ADD COLUMN cwd_path TEXT;
+  ALTER TABLE conflicts ADD COLUMN role TEXT NOT NULL DEFAULT 'affected';
+  ALTER TABLE conflicts ADD COLUMN told_at BIGINT;
+  ALTER TABLE conflicts ADD COLUMN withdrawn_at BIGINT;
+  ALTER TABLE conflicts ADD COLUMN body TEXT NOT NULL DEFAULT '';
+  ALTER TABLE conflicts ADD COLUMN paths TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE conflicts ADD COLUMN change_at BIGINT NOT NULL DEFAULT 0;
+  CREATE INDEX conflicts_untold ON conflicts (session_id, told_at);
+  CREATE INDEX conflicts_by_other ON conflicts (other_session_id, kind);
+  ALTER TABLE symbol_changes ADD COLUMN renamed_from TEXT;
+  ALTER TABLE symbol_changes ADD COLUMN head_sha TEXT;
+  ALTER TABLE symbol_changes ADD COLUMN state TEXT NOT NULL DEFAULT 'local';
+  CREATE INDEX symbol_changes_by_session_path ON symbol_changes (session_id, path);
+  CREATE TABLE session_uses (
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    module TEXT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (session_id, path, name, module)
+  );
+  CREATE INDEX session_uses_by_name ON session_uses (name);
+  CREATE TABLE session_parse_errors (
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    path TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (session_id, path)
+  );
+  CREATE INDEX session_files_by_path ON session_files (path);
+  UPDATE teams SET policy = 'first_contact' WHERE policy = 'advisory'
+  `,
 ];
 
 /** Applies the migrations not yet applied, each in its own transaction; returns the schema version. */

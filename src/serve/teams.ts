@@ -1,8 +1,9 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { ComityError } from "../errors/comity-error.js";
 import { first, type Database, type Sql } from "./database.js";
+import { POLICIES, type TeamPolicy } from "../coordination/wire.js";
 
-export type TeamPolicy = "advisory" | "block";
+export type { TeamPolicy } from "../coordination/wire.js";
 
 export interface Team {
   readonly id: string;
@@ -21,7 +22,7 @@ export async function createToken(db: Database, teamName: string, now: () => num
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) throw new ComityError("INVALID_ARGUMENT", `team name '${teamName}': use 1 to 64 letters, digits, '.', '_' or '-'`);
   const token = `cmt_${randomBytes(32).toString("base64url")}`;
   const team = await db.transaction(`team:${name}`, async (sql) => {
-    await sql.run("INSERT INTO teams (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING", [randomUUID(), name, now()]);
+    await sql.run("INSERT INTO teams (id, name, policy, created_at) VALUES (?, ?, 'first_contact', ?) ON CONFLICT (name) DO NOTHING", [randomUUID(), name, now()]);
     const t = await teamByName(sql, name);
     if (t === undefined) throw new ComityError("INTERNAL", `team ${name} vanished`);
     await sql.run("INSERT INTO tokens (hash, team_id, created_at) VALUES (?, ?, ?)", [hashToken(token), t.id, now()]);
@@ -30,7 +31,11 @@ export async function createToken(db: Database, teamName: string, now: () => num
   return { team, token };
 }
 
-/** Sets a team's policy: `advisory` (warn only, the default) or `block` (a file another session holds is denied). */
+/**
+ * Sets a team's policy: `first_contact` (the default: the first edit that meets a conflict is denied once, with
+ * the warning), `advisory` (warnings as context only) or `block` (also a file another session holds is denied).
+ * The core reads the policy at every request, so a change takes effect at the next one.
+ */
 export async function setTeamPolicy(db: Database, teamName: string, policy: TeamPolicy): Promise<Team> {
   return db.transaction(`team:${teamName}`, async (sql) => {
     const n = await sql.run("UPDATE teams SET policy = ? WHERE name = ?", [policy, teamName]);
@@ -64,5 +69,10 @@ async function teamByName(sql: Sql, name: string): Promise<Team | undefined> {
 }
 
 function toTeam(row: { id: string; name: string; policy: string }): Team {
-  return { id: row.id, name: row.name, policy: row.policy === "block" ? "block" : "advisory" };
+  return { id: row.id, name: row.name, policy: asPolicy(row.policy) };
+}
+
+/** A stored policy as one of the three (anything unknown is the default). */
+export function asPolicy(value: unknown): TeamPolicy {
+  return (POLICIES as readonly unknown[]).includes(value) ? (value as TeamPolicy) : "first_contact";
 }

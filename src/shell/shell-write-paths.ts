@@ -1,5 +1,6 @@
 import * as path from "node:path";
 import type { SyntaxNode } from "tree-sitter";
+import { commandWrites, patchTargets } from "./command-writes.js";
 import type { ShellParser } from "./load-shell-parser.js";
 
 /** The files a shell command visibly writes. */
@@ -20,6 +21,10 @@ export interface ShellWritePathsOptions {
   /** Expands a leading `~`; unresolved without it. */
   readonly homeDir?: string;
   readonly maxPaths?: number;
+  /** Whether an absolute path is a folder (a `cp`/`mv` destination); without it, only a trailing `/` says so. */
+  readonly isDirectory?: (abs: string) => boolean;
+  /** Reads a patch file (`git apply P`, `patch -i P`, `patch < P`) to learn the files it writes; without it, they are unknown. */
+  readonly readFile?: (abs: string) => string | null;
 }
 
 /** Commands that run another command given as their arguments. */
@@ -68,7 +73,7 @@ export function shellWritePaths(parser: ShellParser, command: string, options: S
     found.add(path.resolve(state.cwd ?? "/", text));
   };
 
-  const simpleCommand = (node: SyntaxNode, state: State): void => {
+  const simpleCommand = (node: SyntaxNode, state: State, stdinFile: string | null = null): void => {
     const words = node.namedChildren.filter((c) => c.type !== "variable_assignment" && !c.type.endsWith("_redirect"));
     let i = 0;
     let name = words[0] === undefined ? null : literal(words[0].type === "command_name" ? (words[0].firstNamedChild ?? words[0]) : words[0]);
@@ -103,6 +108,25 @@ export function shellWritePaths(parser: ShellParser, command: string, options: S
       else state.cwd = path.isAbsolute(dest) ? path.normalize(dest) : state.cwd === null ? null : path.resolve(state.cwd, dest);
     } else if (base === "popd") {
       state.cwd = null;
+    } else if (name !== null) {
+      // In-place writers: sed -i, mv, cp, rm, git checkout -- f, prettier --write, …
+      const lits = args.map((a) => literal(a));
+      const here = state.cwd;
+      const w = commandWrites(name, lits, (o) => here !== null && (o.endsWith("/") || (options.isDirectory?.(path.resolve(here, o)) ?? false)));
+      const cwd = w.chdir === null ? here : here === null ? null : path.resolve(here, w.chdir);
+      unresolved += w.unresolved;
+      const add = (t: string): void => {
+        if (t.startsWith("/dev/")) return;
+        if (!path.isAbsolute(t) && cwd === null) unresolved++;
+        else found.add(path.resolve(cwd ?? "/", t));
+      };
+      for (const t of w.targets) add(t);
+      const patches = [...w.patchFiles, ...(w.patchFiles.length === 0 && stdinFile !== null && (base === "patch" || base === "git") ? [stdinFile] : [])];
+      for (const pf of patches) {
+        const text = cwd === null && !path.isAbsolute(pf) ? null : (options.readFile?.(path.resolve(cwd ?? "/", pf)) ?? null);
+        if (text === null) unresolved++;
+        else for (const t of patchTargets(text, w.strip)) add(t);
+      }
     }
     // Arguments and redirects may hold command substitutions: they run in subshells.
     for (const c of node.namedChildren) visit(c, { ...state });
@@ -128,9 +152,12 @@ export function shellWritePaths(parser: ShellParser, command: string, options: S
         redirect(node, state);
         return;
       case "redirected_statement": {
-        // The body first: `cd sub && make > log` writes sub/log.
+        // The body first: `cd sub && make > log` writes sub/log; `patch -p1 < fix.diff` writes what fix.diff names.
         const body = node.childForFieldName("body");
-        if (body !== null) visit(body, state);
+        const input = node.namedChildren.find((c) => c.type === "file_redirect" && c.children.some((x) => !x.isNamed && x.type === "<"));
+        const inputDest = input === undefined ? undefined : (input.childrenForFieldName("destination")[0] ?? input.namedChildren.find((x) => x.type !== "file_descriptor"));
+        if (body !== null && body.type === "command") simpleCommand(body, state, inputDest === undefined ? null : literal(inputDest));
+        else if (body !== null) visit(body, state);
         for (const c of node.namedChildren) if (c !== body && c.id !== body?.id) visit(c, state);
         return;
       }

@@ -19,6 +19,8 @@ export interface FileAnalysis {
   readonly symbols: readonly SymbolRecord[];
   readonly changes: readonly SymbolChange[];
   readonly new_references: readonly ReferenceRecord[];
+  /** Every reference of the file as it is now (none for a deleted file). */
+  readonly references: readonly ReferenceRecord[];
   readonly diagnostics: readonly Diagnostic[];
 }
 
@@ -87,6 +89,7 @@ export async function analyzeFile(
     symbols: after?.symbols ?? [],
     changes: compareSymbols(before?.symbols ?? [], after?.symbols ?? [], compatLanguage),
     new_references: newReferences(before?.references ?? [], after?.references ?? []),
+    references: after?.references ?? [],
     diagnostics,
   };
 }

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "../../src/serve/database.js";
-import { evaluateEvent, evaluateLockKeys, type EvaluateAnswer } from "../../src/serve/evaluate-event.js";
+import { evaluateEvent, evaluateLockKeys } from "../../src/coordination/evaluate-event.js";
 import { listSessions } from "../../src/serve/list-sessions.js";
 import { migrate, MIGRATIONS } from "../../src/serve/migrations.js";
-import type { EvaluateRequest } from "../../src/serve/request-schema.js";
+import type { EvaluateAnswer, EvaluateRequest } from "../../src/coordination/wire.js";
 import { pruneExpired } from "../../src/serve/prune.js";
 import { createToken, hashToken, setTeamPolicy, teamForToken, type Team } from "../../src/serve/teams.js";
 import { FP, STORAGES } from "../helpers/serve-fixture.js";

@@ -6,7 +6,7 @@ import type { CliIo } from "../io.js";
 
 export const SERVE_USAGE = `usage: comity serve [--port N] [--host ADDR] [--db URL] [--lease-seconds S]
        comity serve token create --team NAME [--db URL]
-       comity serve policy --team NAME [advisory|block] [--db URL]
+       comity serve policy --team NAME [first_contact|advisory|block] [--db URL]
 
 Runs the coordination API the hooks talk to (POST /v1/hooks/evaluate,
 GET /v1/sessions, GET /v1/health).
@@ -19,8 +19,11 @@ GET /v1/sessions, GET /v1/health).
 
 token create  prints a new token for the team (created if new) once; it is
               stored hashed. Hooks send it as COMITY_TOKEN.
-policy        shows or sets the team's policy: advisory (warn, the default) or
-              block (deny editing a file another active session holds).
+policy        shows or sets the team's policy, effective at the next request:
+              first_contact (the default: the first edit that meets a conflict
+              is denied once, with the whole warning; the retry is allowed),
+              advisory (warnings as context only), or block (as first_contact,
+              and editing a file another active session holds is denied).
 `;
 
 /** `comity serve`: runs until SIGINT/SIGTERM; exit 0 on a clean stop, 2 on bad arguments or storage. */
@@ -51,7 +54,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   if (sub === "token" || sub === "policy") {
     if (values.team === undefined) return usageError(io, `${sub} needs --team NAME`);
     if (sub === "token" && (action !== "create" || extra.length > 0)) return usageError(io, "the token command is 'token create --team NAME'");
-    if (sub === "policy" && (extra.length > 0 || (action !== undefined && action !== "advisory" && action !== "block"))) return usageError(io, "policy is advisory or block");
+    if (sub === "policy" && (extra.length > 0 || (action !== undefined && action !== "first_contact" && action !== "advisory" && action !== "block"))) return usageError(io, "policy is first_contact, advisory or block");
     const db = await open();
     try {
       if (sub === "token") {
@@ -61,7 +64,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
         io.stdout.write(`${token}\n`);
       } else {
         const { setTeamPolicy, teamPolicy } = await import("../../serve/teams.js");
-        const team = action === undefined ? await teamPolicy(db, values.team) : await setTeamPolicy(db, values.team, action as "advisory" | "block");
+        const team = action === undefined ? await teamPolicy(db, values.team) : await setTeamPolicy(db, values.team, action as "first_contact" | "advisory" | "block");
         io.stdout.write(`${team.name}: ${team.policy}\n`);
       }
       return 0;

@@ -2,6 +2,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { loadShellParser } from "../../shell/load-shell-parser.js";
+import { isDirectory, readPatchFile } from "../../shell/fs-probes.js";
 import { shellWritePaths } from "../../shell/shell-write-paths.js";
 import type { CliIo } from "../io.js";
 
@@ -31,7 +32,7 @@ export async function shellPathsCommand(args: readonly string[], io: CliIo): Pro
   }
   const parser = await loadShellParser();
   const cwd = path.resolve(io.cwd, values.cwd ?? ".");
-  const r = shellWritePaths(parser, positionals[0] ?? "", { cwd, homeDir: io.env["HOME"] ?? os.homedir() });
+  const r = shellWritePaths(parser, positionals[0] ?? "", { cwd, homeDir: io.env["HOME"] ?? os.homedir(), isDirectory, readFile: readPatchFile });
   if (values.json) {
     io.stdout.write(`${JSON.stringify({ paths: r.paths, unresolved: r.unresolved, truncated: r.truncated, parse_error: r.parseError }, null, 2)}\n`);
     return 0;

@@ -1,22 +1,51 @@
 /**
- * The body of `POST /v1/hooks/evaluate` as the hook builds it
- * (`src/hook/build-request.ts`, `../shared/reference/comity-hook-events.md`).
- * Fields the server does not use are accepted and ignored, so a newer hook
+ * The wire format of coordination, defined once: the body of
+ * `POST /v1/hooks/evaluate` as the hook builds it (`src/hook/build-request.ts`,
+ * `../shared/reference/comity-hook-events.md`) and the answer the core gives
+ * (`src/coordination/evaluate-event.ts`), in process or over HTTP.
+ * Fields the core does not use are accepted and ignored, so a newer hook
  * keeps working against an older server; the fields it uses are checked.
  */
 export const EVENTS = ["session_start", "prompt", "plan", "pre_edit", "pre_shell", "post_edit", "stop", "session_end", "pre_push"] as const;
 export type EventName = (typeof EVENTS)[number];
 
+/** The team policies (`../shared/reference/coordination.md`, "Delivery"); `first_contact` is the default. */
+export const POLICIES = ["first_contact", "advisory", "block"] as const;
+export type TeamPolicy = (typeof POLICIES)[number];
+
+/** The collision kinds (`../shared/reference/coordination.md`, "Collisions"). */
+export const CONFLICT_KINDS = ["file_overlap", "symbol_overlap", "breaking_change", "plan_overlap"] as const;
+export type ConflictKind = (typeof CONFLICT_KINDS)[number];
+
+/** A module a file imports a name from (`*` for a namespace or side-effect import): what a session uses. */
+export interface UseRecord {
+  readonly path: string;
+  readonly name: string;
+  readonly module: string | null;
+}
+
 export interface EvaluateRequest {
   readonly event: EventName;
   readonly dedupe_key: string;
-  readonly session: { readonly external_id: string; readonly tool: string; readonly model?: string | null; readonly parent_external_id?: string | null };
+  readonly session: {
+    readonly external_id: string;
+    readonly tool: string;
+    readonly model?: string | null;
+    readonly parent_external_id?: string | null;
+    /** Who runs it, for people: `COMITY_AGENT_NAME`, else the machine's host name. */
+    readonly label?: string | null;
+  };
   readonly repo: {
     readonly remote_fingerprints: readonly string[];
     readonly branch?: string | null;
     readonly head_sha?: string | null;
+    /** The session's folder relative to the repo root (`.` at the root). */
+    readonly cwd_path?: string | null;
   };
   readonly paths?: readonly string[];
+  /** pre_edit / pre_shell: what the files about to change import (as they are, and as the edit writes them). */
+  readonly uses?: readonly UseRecord[];
+  readonly plan_text?: string;
   readonly analysis?: ReadonlyArray<{
     readonly path: string;
     readonly symbols?: ReadonlyArray<{ readonly name: string; readonly qualified_name: string; readonly kind: string; readonly exported: boolean }>;
@@ -30,6 +59,10 @@ export interface EvaluateRequest {
       readonly reasons?: ReadonlyArray<{ readonly code: string; readonly message: string }>;
     }>;
     readonly new_references?: ReadonlyArray<{ readonly kind: string; readonly name: string; readonly module?: string | null }>;
+    /** Every reference of the file as it is now (names and modules only): what the session uses. */
+    readonly references?: ReadonlyArray<{ readonly kind: string; readonly name: string; readonly module?: string | null }>;
+    /** The file does not parse now: no symbol of it counts as removed, and its symbols are not replaced. */
+    readonly parse_error?: boolean;
   }>;
   readonly status?: { readonly excerpt?: string; readonly files?: readonly string[] };
 }
@@ -38,6 +71,11 @@ const text = (max: number) => ({ type: "string", maxLength: max });
 const nullableText = (max: number) => ({ type: ["string", "null"], maxLength: max });
 const repoPath = { type: "string", minLength: 1, maxLength: 4096 };
 const paths = { type: "array", maxItems: 500, items: repoPath };
+const references = {
+  type: "array",
+  maxItems: 5000,
+  items: { type: "object", required: ["kind", "name"], properties: { kind: text(64), name: text(512), module: nullableText(2048) } },
+} as const;
 
 export const EVALUATE_REQUEST_SCHEMA = {
   $id: "https://comity.dev/schema/evaluate-request.json",
@@ -54,6 +92,7 @@ export const EVALUATE_REQUEST_SCHEMA = {
         tool: { type: "string", minLength: 1, maxLength: 64 },
         model: nullableText(256),
         parent_external_id: nullableText(512),
+        label: nullableText(128),
       },
     },
     repo: {
@@ -63,9 +102,11 @@ export const EVALUATE_REQUEST_SCHEMA = {
         remote_fingerprints: { type: "array", minItems: 1, maxItems: 32, items: { type: "string", pattern: "^[0-9a-f]{16,128}$" } },
         branch: nullableText(1024),
         head_sha: { type: ["string", "null"], pattern: "^[0-9a-f]{40,64}$" },
+        cwd_path: nullableText(4096),
       },
     },
     paths,
+    uses: { type: "array", maxItems: 5000, items: { type: "object", required: ["path", "name"], properties: { path: repoPath, name: text(512), module: nullableText(2048) } } },
     prompt_excerpt: text(8000),
     plan_text: text(131072),
     shell: { type: "object", properties: { command: text(16000), paths } },
@@ -103,11 +144,9 @@ export const EVALUATE_REQUEST_SCHEMA = {
               },
             },
           },
-          new_references: {
-            type: "array",
-            maxItems: 5000,
-            items: { type: "object", required: ["kind", "name"], properties: { kind: text(64), name: text(512), module: nullableText(2048) } },
-          },
+          new_references: references,
+          references,
+          parse_error: { type: "boolean" },
         },
       },
     },
@@ -137,4 +176,23 @@ export async function loadRequestValidator(): Promise<(value: unknown) => { ok: 
     const field = `${e.instancePath}${missing}` || "/";
     return { ok: false, problem: { field, message: e.keyword === "required" ? "is required" : (e.message ?? "is invalid") } };
   };
+}
+
+export interface ConflictRef {
+  readonly number: number;
+  readonly ref: string;
+  readonly kind: ConflictKind;
+  readonly severity: "warn" | "block";
+}
+
+/** The answer of `POST /v1/hooks/evaluate` (`comity-hook-events.md`, "Response"). */
+export interface EvaluateAnswer {
+  /** `block`: the tool call is denied, `reason` holding the whole warning; `warn`: context to show. */
+  readonly decision: "allow" | "warn" | "block";
+  readonly reason: string | null;
+  readonly inject_context: string | null;
+  readonly conflicts: readonly ConflictRef[];
+  readonly intent: { readonly number: number; readonly ref: string; readonly status: "active" } | null;
+  readonly session_id: string;
+  readonly index_version: number;
 }

@@ -4,12 +4,33 @@ export interface SessionLabel {
   readonly tool: string;
   readonly external_id: string;
   readonly branch: string | null;
+  /** `COMITY_AGENT_NAME`, else the machine's host name. */
+  readonly label?: string | null;
+  /** The session's folder relative to its repo. */
+  readonly cwd_path?: string | null;
 }
 
-/** "codex session 0192f0c4 (branch `main`)". */
+/** Host ids as people write them. */
+const HOST_NAMES: Readonly<Record<string, string>> = {
+  claude_code: "Claude Code",
+  codex: "Codex",
+  cursor: "Cursor",
+  copilot: "Copilot CLI",
+  omp: "omp",
+  compozy: "CompozyOS",
+};
+
+/**
+ * Enough for a person to find the other agent: host, short session id, label,
+ * branch and folder. `Codex session 0192f0c4 ("alice-laptop", branch `main`, in `packages/api`)`.
+ */
 export function describeSession(s: SessionLabel): string {
   const id = s.external_id.length > 12 ? s.external_id.slice(0, 8) : s.external_id;
-  return `${s.tool} session ${id}${s.branch === null ? "" : ` (branch \`${s.branch}\`)`}`;
+  const parts: string[] = [];
+  if (s.label != null && s.label !== "") parts.push(`"${s.label}"`);
+  if (s.branch !== null) parts.push(`branch \`${s.branch}\``);
+  if (s.cwd_path != null && s.cwd_path !== "") parts.push(s.cwd_path === "." ? "at the repo root" : `in \`${s.cwd_path}\``);
+  return `${HOST_NAMES[s.tool] ?? s.tool} session ${id}${parts.length === 0 ? "" : ` (${parts.join(", ")})`}`;
 }
 
 /** "just now", "4 min ago", "3 h ago", "2 days ago". */

@@ -1,0 +1,85 @@
+import * as path from "node:path";
+
+/** Source extensions an import may name or leave out. */
+const EXTENSIONS = /\.(d\.ts|tsx?|mts|cts|jsx?|mjs|cjs|pyi?)$/;
+
+/** A repo-relative path without its extension, and without a trailing `/index` or `/__init__` (what an import names). */
+export function moduleStem(repoPath: string): string {
+  const bare = repoPath.replace(EXTENSIONS, "");
+  return bare.replace(/\/(index|__init__)$/, "") || bare;
+}
+
+/**
+ * The repo-relative module stem a relative import names from a file
+ * (`./config.js` from `src/main.ts` → `src/config`; Python's `.config` from
+ * `pkg/main.py` → `pkg/config`), or null for a bare specifier (a package,
+ * resolved elsewhere) or one that leaves the repo. Pure.
+ */
+export function resolveRelative(fromPath: string, specifier: string): string | null {
+  const dir = path.posix.dirname(fromPath);
+  let target: string;
+  if (specifier.startsWith("./") || specifier.startsWith("../") || specifier === "." || specifier === "..") {
+    target = path.posix.normalize(path.posix.join(dir, specifier));
+  } else if (/^\.+[A-Za-z_]?/.test(specifier) && !specifier.includes("/")) {
+    // Python: each leading dot is one package up from the file's own.
+    const dots = /^\.+/.exec(specifier)?.[0].length ?? 0;
+    let base = dir;
+    for (let i = 1; i < dots; i++) base = path.posix.dirname(base);
+    const rest = specifier.slice(dots).split(".").filter((p) => p !== "").join("/");
+    target = path.posix.normalize(rest === "" ? base : path.posix.join(base, rest));
+  } else {
+    return null;
+  }
+  if (target === ".." || target.startsWith("../")) return null;
+  return moduleStem(target === "." ? "" : target);
+}
+
+/**
+ * Whether an import of `specifier` in `fromPath` names the module defined by
+ * `definingPath`: a relative import that resolves to it, or an absolute
+ * Python module (`acme.config`) or in-repo path alias (`src/config`) whose
+ * segments end its stem. Bare package specifiers that are not path-like
+ * (`lodash`, `@acme/lib`) never match here. Pure.
+ */
+export function importNamesModule(fromPath: string, specifier: string, definingPath: string): boolean {
+  const stem = moduleStem(definingPath);
+  const relative = resolveRelative(fromPath, specifier);
+  if (relative !== null) return relative === stem;
+  if (specifier.startsWith(".") || specifier.startsWith("@") || specifier.includes(":")) return false;
+  // Python's absolute imports and path-like aliases: dotted or slashed segments that end the defining stem.
+  const segments = specifier.includes("/") ? specifier.replace(EXTENSIONS, "").split("/") : definingPath.endsWith(".py") || definingPath.endsWith(".pyi") ? specifier.split(".") : [];
+  if (segments.length < 2 && !(segments.length === 1 && stem.split("/").length === 1)) return false;
+  const tail = segments.join("/");
+  return stem === tail || stem.endsWith(`/${tail}`);
+}
+
+/** What an import of a file brings in: the top-level names it imports, `*` for everything. */
+export interface ImportOf {
+  readonly path: string;
+  readonly name: string;
+  readonly module: string | null;
+}
+
+/**
+ * The files among `uses` that use the symbol `qualifiedName` (or its old
+ * name) defined in `definingPath`: they import its top-level name, or the
+ * whole module (`*`, `import * as ns`, Python's `import a.b`), from a module
+ * that names the defining file. The defining file itself is never a user.
+ * Sorted, de-duplicated. Pure.
+ */
+export function filesUsing(uses: readonly ImportOf[], definingPath: string, qualifiedNames: readonly string[]): string[] {
+  const tops = new Set(qualifiedNames.map(topName));
+  const out = new Set<string>();
+  for (const u of uses) {
+    if (u.path === definingPath || u.module === null) continue;
+    if (u.name !== "*" && !tops.has(u.name)) continue;
+    if (importNamesModule(u.path, u.module, definingPath)) out.add(u.path);
+  }
+  return [...out].sort();
+}
+
+/** The first segment of a qualified name (`Calc.add` → `Calc`): what another file imports. */
+export function topName(qualified: string): string {
+  const i = qualified.indexOf(".");
+  return i === -1 ? qualified : qualified.slice(0, i);
+}
