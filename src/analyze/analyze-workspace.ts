@@ -177,7 +177,7 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
   });
   const tBriefing = Date.now();
   const briefing = mergeBriefings(
-    repos.filter((r) => r.analysed).map((r) => ({ repo: r.root, markdown: buildLocalBriefing(r), activityMs: -r.active_rank })),
+    repos.filter((r) => r.analysed).map((r) => ({ repo: r.root, markdown: "", facts: buildLocalBriefing(r), activityMs: -r.active_rank })),
     { maxRepos },
   );
   timing("briefing", tBriefing);

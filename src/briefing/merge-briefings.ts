@@ -5,6 +5,8 @@ export interface RepoBriefing {
   /** How the repo is named in its section's heading. */
   readonly repo: string;
   readonly markdown: string;
+  /** Facts of this repo alone (the engine's local briefing), after `markdown`: never lifted as a common notice, even when every repo says the same ("- No uncommitted changes"). */
+  readonly facts?: string;
   /** When the repo was last active (ms since the epoch): the most active come first. */
   readonly activityMs: number;
 }
@@ -63,20 +65,20 @@ export function mergeBriefings(briefings: readonly RepoBriefing[], options: Merg
   const maxRepos = options.maxRepos ?? 8;
   const maxChars = options.maxChars ?? 6000;
   const chosen = briefings
-    .map((b) => ({ ...b, lines: toLines(b.markdown) }))
-    .filter((b) => b.lines.length > 0)
-    .sort((a, b) => b.activityMs - a.activityMs || compareStrings(a.repo, b.repo) || compareStrings(a.markdown, b.markdown))
+    .map((b) => ({ ...b, lines: toLines(b.markdown), own: toLines(b.facts ?? "") }))
+    .filter((b) => b.lines.length > 0 || b.own.length > 0)
+    .sort((a, b) => b.activityMs - a.activityMs || compareStrings(a.repo, b.repo) || compareStrings(a.markdown, b.markdown) || compareStrings(a.facts ?? "", b.facts ?? ""))
     .slice(0, Math.max(0, maxRepos));
   if (chosen.length === 0 || maxChars <= 0) return "";
 
   // Lines that two or more sections share are said once, before the sections.
-  const shared = sharedLines(chosen.map((c) => c.lines));
+  const shared = sharedLines(chosen.map((c) => [...c.lines, ...c.own]), chosen.map((c) => c.lines));
   const sections: Array<{ heading: string | null; lines: string[] }> = [];
   if (shared.length > 0) sections.push({ heading: null, lines: shared });
   const sharedSet = new Set(shared);
   for (const c of chosen) {
-    const lines = c.lines.filter((l) => !sharedSet.has(l.trim()));
-    sections.push({ heading: `## ${oneLine(c.repo)}`, lines: lines.length > 0 ? lines : ["(nothing beyond the notices above)"] });
+    const lines = [...c.lines.filter((l) => !sharedSet.has(l.trim())), ...c.own];
+    sections.push({ heading: `## ${oneLine(c.repo)}`, lines });
   }
 
   // Drop the least active sections while even their headings and first lines cannot fit.
@@ -111,8 +113,17 @@ function oneLine(s: string): string {
  * or more): a common notice. A line only some sections share is a fact about
  * those repos and stays in each.
  */
-function sharedLines(sections: readonly string[][]): string[] {
+function sharedLines(sections: readonly string[][], liftable: readonly string[][]): string[] {
   if (sections.length < 2) return [];
+  const shared = linesInEvery(liftable);
+  // Identical facts of every repo ("- No uncommitted changes") are not a notice: lifting them would leave a section
+  // with nothing of its own. A common notice is lifted only when every section keeps a line of its own.
+  const set = new Set(shared);
+  const emptied = sections.some((lines) => lines.every((l) => l.trim() === "" || set.has(l.trim()) || l.trim().startsWith("#")));
+  return emptied ? [] : shared;
+}
+
+function linesInEvery(sections: readonly string[][]): string[] {
   const count = new Map<string, number>();
   const order: string[] = [];
   for (const lines of sections) {

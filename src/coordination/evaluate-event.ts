@@ -240,6 +240,9 @@ async function recordConflicts(c: Coordination, wanted: readonly Wanted[]): Prom
     const row = known.get(k);
     if (row === undefined) {
       if (!fresh.some((f) => wKey(f) === k)) fresh.push(w);
+    } else if (row.role !== w.role) {
+      // The session that was told someone joined it is not then told it joined them: one conflict, one telling.
+      continue;
     } else if (row.withdrawn_at !== null || row.told_at === null) {
       // Not told yet (or withdrawn and back): the latest facts replace the text.
       const paths = JSON.stringify(uniqueSorted([...(JSON.parse(row.paths) as string[]), ...w.paths]));
@@ -451,7 +454,7 @@ async function beforeEdit(c: Coordination, paths: string[]): Promise<Outcome> {
 
   // What this edit must tell: its new and untold conflicts, and those queued earlier that concern these files.
   const queued = (await untold(c)).filter((r) => r.role === "affected" && (JSON.parse(r.paths) as string[]).some((p) => pathSet.has(p)));
-  const toTell = sortByChange([...rows, ...queued].filter((r) => r.told_at === null && r.withdrawn_at === null));
+  const toTell = sortByChange([...rows, ...queued].filter((r) => r.role === "affected" && r.told_at === null && r.withdrawn_at === null));
   const heldByOther = holders.filter((h) => Number(h.held) === 1);
   const blocked = c.policy === "block" && heldByOther.length > 0;
   if (blocked || (toTell.length > 0 && c.policy === "first_contact") || (toTell.length > 0 && c.policy === "block")) {
@@ -677,12 +680,12 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
     for (const g of myGroups) {
       for (const id of [...bySession.keys()].sort(compareStrings)) {
         const { row, imports } = bySession.get(id) as { row: SessionRow; imports: Array<{ path: string; name: string; module: string | null }> };
-        const using = filesUsing(imports, g.path, namesOf(g));
-        if (using.length === 0) continue;
-        wanted.push(breakingWanted(row.id, { ...g, author: c.session }, using));
+        const callers = filesUsing(imports, g.path, namesOf(g));
+        if (callers.length === 0) continue;
+        wanted.push(breakingWanted(row.id, { ...g, author: c.session }, callers));
         informed.push({
           kind: "breaking_change", role: "informed", sessionId: c.session.id, other: row, subject: `${g.path}#${g.top}`,
-          body: `your change to ${describeGroup(g)} in \`${g.path}\` breaks code of ${describeSession(row)}, which uses it in ${listSome(using, 4)}. It will be told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
+          body: `your change to ${describeGroup(g)} in \`${g.path}\` breaks code of ${describeSession(row)}, which uses it in ${listSome(callers, 4)}. It will be told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
           paths: [g.path], changeAt: g.at,
         });
       }
@@ -791,7 +794,7 @@ async function briefing(c: Coordination): Promise<string | null> {
   if (lines.length > 0) out.push("Other active sessions in this repo:", ...lines);
   if (breaking.length > 0) {
     out.push(`Breaking changes in the last ${BREAKING_HISTORY_MS / 3_600_000} hours:`);
-    for (const g of groupChanges(breaking).reverse().slice(0, 10)) out.push(`- ${describeGroup(g)} in \`${g.path}\` by ${describeSession(g.author)}, ${ago(g.at, c.now)} (${stateOf(g)})`);
+    for (const g of groupChanges(breaking).reverse().slice(0, 10)) out.push(`- ${groupName(g)} in \`${g.path}\` by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`);
   }
   return out.join("\n");
 }

@@ -75,7 +75,10 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       const after = ctx.tool === "Bash" ? await changesAfter(ctx, repo) : paths;
       // In a multi-root workspace, a shell command concerns the roots snapshotted before it, not every root.
       if (after === null && ctx.roots.length > 1) return null;
-      const changed = after ?? [];
+      // A command that moved HEAD (a commit, a reset): the session's changed files are analysed again, so that a
+      // change now in HEAD reads as committed and one undone as reverted.
+      const moved = ctx.tool === "Bash" && state.head_sha !== null && (ctx.state.heads?.[repo.root] ?? state.head_sha) !== state.head_sha;
+      const changed = moved ? [...new Set([...(after ?? []), ...(ctx.state.changed?.[repo.root] ?? [])])].sort() : (after ?? []);
       body["paths"] = changed.slice(0, MAX_PATHS);
       body["analysis"] = await analyses(ctx, repo, state, changed);
       break;

@@ -114,10 +114,20 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   const api = resolveApi(input.env, configDir);
   const apiUrl = api.url;
   let verdict: HookVerdict = { block: null, context: null };
-  if (apiUrl === "") {
-    // No coordination API: at session start the engine briefs from its own analysis.
-    if (event === "session_start") verdict = { block: null, context: await localBriefing(requests.map((r) => r.repo)) };
-  } else if (requests.length > 0) {
+  if (event === "session_start") {
+    // The engine's own briefing of the session's repos, after the API's text when an API answers, alone when
+    // there is none or it fails.
+    const local = localBriefings(ctx, requests.map((r) => r.repo));
+    let remote: Map<string, string> = new Map();
+    if (apiUrl !== "" && requests.length > 0) {
+      try {
+        remote = await evaluateBriefings(ctx, requests, apiUrl, api.token);
+      } catch (error) {
+        logFailOpen(configDir, { time: new Date(), tool: input.tool, event: nativeEvent, reason: `${error instanceof Error ? error.message : String(error)}; the local briefing is given alone` });
+      }
+    }
+    verdict = { block: null, context: await mergeSessionBriefings(ctx, requests.map((r) => r.repo), remote, await local) };
+  } else if (apiUrl !== "" && requests.length > 0) {
     verdict = await evaluate(ctx, requests, apiUrl, api.token);
   }
   const rendered = renderForHost(host, nativeEvent, verdict, state.queued, payload);
@@ -132,7 +142,22 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
       touched[r.repo.root] = [...new Set([...(touched[r.repo.root] ?? []), ...paths])].sort(compareStrings).slice(0, MAX_PATHS);
     }
   }
-  writeSessionState(configDir, stateKey, { queued: event === "session_end" ? [] : queued, touched });
+  // Files with symbol changes (analysed again after a commit moves HEAD) and HEAD as this event saw it.
+  const changed: Record<string, readonly string[]> = { ...(state.changed ?? {}) };
+  const heads: Record<string, string> = { ...(state.heads ?? {}) };
+  for (const r of requests) {
+    if (r.state.head_sha !== null) heads[r.repo.root] = r.state.head_sha;
+    const analysed = (r.body["analysis"] as Array<{ path: string; changes?: unknown[] }> | undefined) ?? [];
+    if (analysed.length === 0) continue;
+    const withChanges = new Set([...(changed[r.repo.root] ?? [])]);
+    for (const a of analysed) {
+      if ((a.changes ?? []).length > 0) withChanges.add(a.path);
+      else withChanges.delete(a.path);
+    }
+    changed[r.repo.root] = [...withChanges].sort(compareStrings).slice(0, 50);
+  }
+  const ended = event === "session_end";
+  writeSessionState(configDir, stateKey, { queued: ended ? [] : queued, touched, changed: ended ? {} : changed, heads: ended ? {} : heads });
   return rendered.stdout;
 }
 
@@ -259,12 +284,6 @@ async function evaluate(ctx: Ctx, requests: readonly RepoRequest[], apiUrl: stri
   if (answers.length === 0) throw new FailOpen(failures[0] ?? "no answer");
   if (failures.length > 0) logFailOpen(ctx.configDir, { time: new Date(), tool: ctx.input.tool, event: ctx.nativeEvent, reason: `${failures.length} of ${requests.length} repos: ${failures[0]}` });
   const blocks = answers.filter((a) => a.answer.decision === "block").map((a) => a.answer.reason ?? "blocked by Comity");
-  if (ctx.event === "session_start") {
-    const { mergeBriefings } = await import("../briefing/merge-briefings.js");
-    const briefings = answers.map((a, i) => ({ repo: a.repo.root === ctx.cwd ? path.basename(a.repo.root) : path.relative(ctx.cwd, a.repo.root) || path.basename(a.repo.root), markdown: a.answer.inject_context ?? "", activityMs: -i }));
-    const merged = mergeBriefings(briefings, { maxRepos: 8, maxChars: 6000 });
-    return { block: null, context: merged === "" ? null : merged };
-  }
   const texts = answers.flatMap((a) => [
     ...(a.answer.decision === "warn" && a.answer.reason !== null && a.answer.inject_context === null ? [a.answer.reason] : []),
     ...(a.answer.inject_context === null ? [] : [a.answer.inject_context]),
@@ -272,18 +291,55 @@ async function evaluate(ctx: Ctx, requests: readonly RepoRequest[], apiUrl: stri
   return { block: blocks.length > 0 ? blocks.join("\n") : null, context: texts.length > 0 ? texts.join("\n\n") : null };
 }
 
-/** Without an API: the engine's own briefing of the session's repos (no symbol analysis, to start fast). */
-async function localBriefing(repos: readonly Repo[]): Promise<string | null> {
-  if (repos.length === 0) return null;
-  const { analyzeWorkspace } = await import("../analyze/analyze-workspace.js");
-  const { buildLocalBriefing } = await import("../briefing/build-local-briefing.js");
+/** How a repo is named in a briefing: its path relative to the session's folder (two `lib` folders stay two), else its folder's name. */
+function repoName(ctx: Ctx, repo: Repo): string {
+  const rel = path.relative(ctx.cwd, repo.root).split(path.sep).join("/");
+  return rel === "" || rel.startsWith("..") ? path.basename(repo.root) : rel;
+}
+
+/** The API's session-start text per repo root; throws when every repo's request failed. */
+async function evaluateBriefings(ctx: Ctx, requests: readonly RepoRequest[], apiUrl: string, token: string): Promise<Map<string, string>> {
+  const settled = await Promise.allSettled(requests.map((r) => sendEvaluate(apiUrl, token, r.body, OTHER_TIMEOUT_MS)));
+  const out = new Map<string, string>();
+  const failures: string[] = [];
+  settled.forEach((s, i) => {
+    const root = (requests[i] as RepoRequest).repo.root;
+    if (s.status === "fulfilled") out.set(root, s.value.inject_context ?? "");
+    else failures.push(s.reason instanceof Error ? s.reason.message : String(s.reason));
+  });
+  if (out.size === 0) throw new Error(failures[0] ?? "no answer");
+  if (failures.length > 0) logFailOpen(ctx.configDir, { time: new Date(), tool: ctx.input.tool, event: ctx.nativeEvent, reason: `${failures.length} of ${requests.length} repos: ${failures[0]}` });
+  return out;
+}
+
+/** One section per repo: the API's text first, then the engine's own briefing of the repo. */
+async function mergeSessionBriefings(ctx: Ctx, repos: readonly Repo[], remote: ReadonlyMap<string, string>, local: ReadonlyMap<string, string>): Promise<string | null> {
   const { mergeBriefings } = await import("../briefing/merge-briefings.js");
-  const briefings = [];
-  for (const [i, repo] of repos.entries()) {
-    const report = await analyzeWorkspace(repo.root, { walkUp: false, maxDepth: 0, symbols: false, maxRepos: 1 });
-    const r = report.repos.find((x) => x.root === ".");
-    if (r?.analysed === true) briefings.push({ repo: path.basename(repo.root), markdown: buildLocalBriefing(r), activityMs: -i });
-  }
+  const briefings = repos.map((repo, i) => ({
+    repo: repoName(ctx, repo),
+    markdown: remote.get(repo.root) ?? "",
+    facts: local.get(repo.root) ?? "",
+    activityMs: -i,
+  }));
   const merged = mergeBriefings(briefings, { maxRepos: 8, maxChars: 6000 });
   return merged === "" ? null : merged;
+}
+
+/** The engine's own briefing of each repo (branch, uncommitted changes, changed symbols breaking first), by root. */
+async function localBriefings(ctx: Ctx, repos: readonly Repo[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (repos.length === 0) return out;
+  const { analyzeWorkspace } = await import("../analyze/analyze-workspace.js");
+  const { buildLocalBriefing } = await import("../briefing/build-local-briefing.js");
+  for (const repo of repos) {
+    try {
+      // Symbols of the changed files come from the per-repo analysis cache when nothing moved since the last one.
+      const report = await analyzeWorkspace(repo.root, { walkUp: false, maxDepth: 0, symbols: true, maxRepos: 1, jobs: 1, symbolCacheDir: path.join(ctx.configDir, "symbols") });
+      const r = report.repos.find((x) => x.root === ".");
+      if (r?.analysed === true) out.set(repo.root, buildLocalBriefing(r));
+    } catch {
+      // one repo's problem is not the session's: the others are still briefed
+    }
+  }
+  return out;
 }

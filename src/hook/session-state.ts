@@ -9,6 +9,10 @@ export interface SessionState {
   readonly queued: readonly string[];
   /** Repo-relative paths touched this turn, per repo root. */
   readonly touched: Readonly<Record<string, readonly string[]>>;
+  /** Files whose analysis showed symbol changes this session, per repo root: analysed again when HEAD moves (a commit). */
+  readonly changed?: Readonly<Record<string, readonly string[]>>;
+  /** HEAD as the session's last event saw it, per repo root. */
+  readonly heads?: Readonly<Record<string, string>>;
 }
 
 const EMPTY: SessionState = { queued: [], touched: {} };
@@ -20,7 +24,8 @@ function fileOf(configDir: string, sessionId: string): string {
 export function readSessionState(configDir: string, sessionId: string): SessionState {
   try {
     const parsed = JSON.parse(fs.readFileSync(fileOf(configDir, sessionId), "utf8")) as Partial<SessionState>;
-    return { queued: Array.isArray(parsed.queued) ? parsed.queued : [], touched: typeof parsed.touched === "object" && parsed.touched !== null ? parsed.touched : {} };
+    const record = <T>(v: unknown): Record<string, T> => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, T>) : {});
+    return { queued: Array.isArray(parsed.queued) ? parsed.queued : [], touched: record(parsed.touched), changed: record(parsed.changed), heads: record(parsed.heads) };
   } catch {
     return EMPTY;
   }
@@ -29,7 +34,7 @@ export function readSessionState(configDir: string, sessionId: string): SessionS
 /** Writes atomically (temp file, then rename); an empty state removes the file. */
 export function writeSessionState(configDir: string, sessionId: string, state: SessionState): void {
   const file = fileOf(configDir, sessionId);
-  if (state.queued.length === 0 && Object.keys(state.touched).length === 0) {
+  if (state.queued.length === 0 && Object.keys(state.touched).length === 0 && Object.keys(state.changed ?? {}).length === 0 && Object.keys(state.heads ?? {}).length === 0) {
     fs.rmSync(file, { force: true });
     return;
   }

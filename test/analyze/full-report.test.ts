@@ -77,7 +77,7 @@ describe("comity analyze: the full report", () => {
 
     const human = runBuiltCli(["analyze"], { cwd: sb.dir, env });
     expect(human.stdout).toContain("breaking    signature_changed function    parseConfig");
-    expect(human.stdout).toMatch(/\nBriefing\n(.+\n)*\n## repo-11\n/);
+    expect(human.stdout).toMatch(/\nBriefing\n(.+\n)*## repo-11\n/);
     expect(human.stdout).not.toContain("\u001b["); // no colour when not a terminal
     expect(human.stderr).toBe(""); // no progress when stderr is not a terminal
   });

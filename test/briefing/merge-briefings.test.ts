@@ -20,6 +20,24 @@ describe("mergeBriefings", () => {
     expect(out).toBe(`${notice}\n\n## a\n- a is busy\n\n## b\n- b is quiet\n`);
   });
 
+  it("keeps a repo's own facts in its section even when every repo says the same, and never empties a section", () => {
+    const notice = "> Comity: 3 sessions active in this workspace";
+    const facts = "- Working on main, even with origin/main\n- No uncommitted changes";
+    const out = mergeBriefings([
+      { repo: "a/lib", markdown: notice, facts, activityMs: 2 },
+      { repo: "b/lib", markdown: notice, facts, activityMs: 1 },
+    ]);
+    expect(out).toBe(`${notice}\n\n## a/lib\n${facts}\n\n## b/lib\n${facts}\n`);
+    // A notice next to lines of each repo's own is said once, and the facts stay in each section.
+    const lifted = mergeBriefings([
+      { repo: "a", markdown: `${notice}\n- a is busy`, facts, activityMs: 2 },
+      { repo: "b", markdown: `${notice}\n- b is quiet`, facts, activityMs: 1 },
+    ]);
+    expect(lifted).toBe(`${notice}\n\n## a\n- a is busy\n${facts}\n\n## b\n- b is quiet\n${facts}\n`);
+    // Identical lines in every section, with nothing else, are not a notice: lifting them would empty the sections.
+    expect(mergeBriefings([b("x", "- No uncommitted changes", 2), b("y", "- No uncommitted changes", 1)])).toBe("## x\n- No uncommitted changes\n\n## y\n- No uncommitted changes\n");
+  });
+
   it("shares the budget fairly: a short section gives its unused share to a long one", () => {
     const long = Array.from({ length: 200 }, (_, i) => `- long line number ${i}`).join("\n");
     const out = mergeBriefings([b("short", "- tiny", 2), b("long", long, 1)], { maxChars: 1000 });

@@ -270,7 +270,8 @@ export async function runScenario(scenario, options = {}) {
         host: spec.host ?? "claude_code",
         id: parent === null ? nextId(`s-${name}`) : parent.id,
         agentId: parent === null ? null : nextId("agent"),
-        cwd: path.join(clones[spec.clone ?? "one"], spec.folder ?? ""),
+        // A session may run in the folder that holds the clones (a workspace of repos) instead of in one of them.
+        cwd: spec.workspace === true ? path.join(dir, "work") : path.join(clones[spec.clone ?? "one"], spec.folder ?? ""),
         env: { ...baseEnv, COMITY_API_URL: serve.url, COMITY_TOKEN: tokens[spec.team ?? "acme"], COMITY_AGENT_NAME: spec.label ?? name },
         turn: nextId("turn"),
         seenRefs: new Set(),
@@ -288,6 +289,11 @@ export async function runScenario(scenario, options = {}) {
 
     const score = { expected: 0, recalled: 0, falseAlarms: 0, misses: [], alarms: [] };
     for (const [i, step] of scenario.steps.entries()) {
+      if (step.do === "api-down") {
+        // An API that no longer answers: a port nothing listens on.
+        for (const x of Object.values(sessions)) x.env = { ...x.env, COMITY_API_URL: "http://127.0.0.1:9" };
+        continue;
+      }
       if (step.do === "policy") {
         const p = await cli(["serve", "policy", "--team", step.team ?? "acme", step.policy, "--db", db], { cwd: dir, env: baseEnv });
         if (p.status !== 0) throw new Error(`policy: ${p.stderr}`);
