@@ -32,9 +32,12 @@ interface SessionRow {
   status_excerpt: string | null;
   label: string | null;
   cwd_path: string | null;
+  /** The agent it belongs to: its parent's external id for a subagent, else its own. */
+  family: string;
 }
 
-const SESSION_COLS = "s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt, s.label, s.cwd_path";
+const SESSION_GROUP = "s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt, s.label, s.cwd_path, s.parent_external_id";
+const SESSION_COLS = `${SESSION_GROUP}, COALESCE(s.parent_external_id, s.external_id) AS family`;
 
 interface Outcome {
   decision: "allow" | "warn" | "block";
@@ -73,12 +76,15 @@ export async function evaluateEvent(sql: Sql, team: TeamRef, request: EvaluateRe
   const policyRow = await first<{ policy: string }>(sql, "SELECT policy FROM teams WHERE id = ?", [team.id]);
   const policy: TeamPolicy = policyRow?.policy === "advisory" || policyRow?.policy === "block" ? policyRow.policy : "first_contact";
   const where = { sql, teamId: team.id, now, leaseMs, repoId: await resolveRepo(sql, team.id, request.repo.remote_fingerprints, now) };
+  const session = await touchSession(where, request);
+  const family = request.session.parent_external_id ?? request.session.external_id;
   const c: Coordination = {
     ...where,
     policy,
     request,
-    family: request.session.parent_external_id ?? request.session.external_id,
-    session: await touchSession(where, request),
+    family,
+    session,
+    familyId: (await familyReps(where, [family])).get(family) ?? session.id,
   };
 
   let outcome: Outcome = QUIET;
@@ -131,6 +137,22 @@ interface Coordination {
   /** The agent this session belongs to: its parent for a subagent, else itself. A family never conflicts with itself. */
   readonly family: string;
   readonly session: SessionRow;
+  /** The session that stands for this agent in conflicts (its parent's, for a subagent): a family is told once. */
+  readonly familyId: string;
+}
+
+/**
+ * The session that stands for each agent of this repo in conflicts: the one whose external id is the family's
+ * (the parent), so that a conflict between two agents is one, whichever of their subagents meets it.
+ */
+async function familyReps(c: { sql: Sql; teamId: string; repoId: string }, families: readonly string[]): Promise<Map<string, string>> {
+  const list = uniqueSorted(families);
+  if (list.length === 0) return new Map();
+  const rows = await c.sql.all<{ id: string; external_id: string }>(
+    `SELECT id, external_id FROM sessions WHERE team_id = ? AND repo_id = ? AND external_id IN (${marks(list)})`,
+    [c.teamId, c.repoId, ...list],
+  );
+  return new Map(rows.map((r) => [r.external_id, r.id]));
 }
 
 /** The team's repo one of these fingerprints already names (the oldest if several do), else a new one; every fingerprint then points at it. */
@@ -165,7 +187,7 @@ async function touchSession(c: { sql: Sql; teamId: string; now: number; leaseMs:
        cwd_path = COALESCE(excluded.cwd_path, sessions.cwd_path), event_count = sessions.event_count + 1,
        started_at = CASE WHEN sessions.ended_at IS NOT NULL OR sessions.last_seen_at < ? THEN excluded.started_at ELSE sessions.started_at END,
        last_seen_at = excluded.last_seen_at, ended_at = excluded.ended_at
-     RETURNING id, external_id, tool, branch, started_at, status_excerpt, label, cwd_path`,
+     RETURNING id, external_id, tool, branch, started_at, status_excerpt, label, cwd_path, COALESCE(parent_external_id, external_id) AS family`,
     [
       randomUUID(), c.teamId, c.repoId, s.external_id, s.tool, s.model ?? null, s.parent_external_id ?? null, request.repo.branch ?? null,
       request.repo.head_sha ?? null, s.label ?? null, request.repo.cwd_path ?? null, c.now, c.now, request.event === "session_end" ? c.now : null, c.now - c.leaseMs,
@@ -190,12 +212,12 @@ async function nextNumber(c: Coordination, counter: "next_intent" | "next_confli
   return Number(row?.n);
 }
 
-/** A collision to record: who is told (`sessionId`), about whom (`other`), what, and which files it concerns. */
+/** A collision to record: who is told (`session`), about whom (`other`), what, and which files it concerns. */
 interface Wanted {
   readonly kind: ConflictKind;
   /** `affected`: the session must be told before its next related edit; `informed`: told as context only. */
   readonly role: "affected" | "informed";
-  readonly sessionId: string;
+  readonly session: SessionRow;
   readonly other: SessionRow;
   readonly subject: string;
   /** The line's text after `- CF-n kind: `. */
@@ -230,8 +252,10 @@ const CONFLICT_COLS = "number, kind, role, session_id, other_session_id, subject
 async function recordConflicts(c: Coordination, wanted: readonly Wanted[]): Promise<ConflictRow[]> {
   if (wanted.length === 0) return [];
   const keyOf = (w: { kind: string; session: string; other: string; subject: string }) => `${w.kind}\u0000${w.session}\u0000${w.other}\u0000${w.subject}`;
-  const wKey = (w: Wanted) => keyOf({ kind: w.kind, session: w.sessionId, other: w.other.id, subject: w.subject });
-  const sessionIds = uniqueSorted(wanted.map((w) => w.sessionId));
+  const reps = await familyReps(c, wanted.flatMap((w) => [w.session.family, w.other.family]));
+  const repOf = (x: SessionRow): string => reps.get(x.family) ?? x.id;
+  const wKey = (w: Wanted) => keyOf({ kind: w.kind, session: repOf(w.session), other: repOf(w.other), subject: w.subject });
+  const sessionIds = uniqueSorted(wanted.map((w) => repOf(w.session)));
   const rows = await c.sql.all<ConflictRow>(`SELECT ${CONFLICT_COLS} FROM conflicts WHERE team_id = ? AND session_id IN (${marks(sessionIds)})`, [c.teamId, ...sessionIds]);
   const known = new Map(rows.map((r) => [keyOf({ kind: r.kind, session: r.session_id, other: r.other_session_id, subject: r.subject }), r]));
   const fresh: Wanted[] = [];
@@ -256,7 +280,7 @@ async function recordConflicts(c: Coordination, wanted: readonly Wanted[]): Prom
     const start = await nextNumber(c, "next_conflict", fresh.length);
     const inserted = fresh.map((w, i) => {
       const row: ConflictRow = {
-        number: start + i, kind: w.kind, role: w.role, session_id: w.sessionId, other_session_id: w.other.id, subject: w.subject,
+        number: start + i, kind: w.kind, role: w.role, session_id: repOf(w.session), other_session_id: repOf(w.other), subject: w.subject,
         body: w.body, paths: JSON.stringify(uniqueSorted(w.paths)), change_at: w.changeAt, told_at: null, withdrawn_at: null,
       };
       known.set(wKey(w), row);
@@ -277,7 +301,7 @@ async function untold(c: Coordination): Promise<ConflictRow[]> {
     `SELECT ${CONFLICT_COLS.split(", ").map((x) => `k.${x}`).join(", ")} FROM conflicts k JOIN sessions s ON s.id = k.other_session_id
      WHERE k.team_id = ? AND k.session_id = ? AND k.told_at IS NULL AND k.withdrawn_at IS NULL AND s.ended_at IS NULL AND s.last_seen_at >= ?
      ORDER BY k.change_at, k.number`,
-    [c.teamId, c.session.id, c.now - c.leaseMs],
+    [c.teamId, c.familyId, c.now - c.leaseMs],
   );
 }
 
@@ -326,7 +350,7 @@ async function holdersOf(c: Coordination, paths: readonly string[]): Promise<Hol
     `SELECT ip.path, MIN(i.created_at) AS since, 1 AS held, ${SESSION_COLS}
      FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number JOIN sessions s ON s.id = i.session_id
      WHERE ip.team_id = ? AND ip.repo_id = ? AND ip.path IN (${marks(paths)}) AND i.released_at IS NULL AND i.created_at >= s.started_at AND ${ACTIVE_OTHER}
-     GROUP BY ip.path, ${SESSION_COLS}`,
+     GROUP BY ip.path, ${SESSION_GROUP}`,
     [c.teamId, c.repoId, ...paths, ...activeOtherParams(c)],
   );
   const changed = await c.sql.all<HolderRow>(
@@ -441,7 +465,7 @@ async function beforeEdit(c: Coordination, paths: string[]): Promise<Outcome> {
   const wanted: Wanted[] = holders.map((h) => ({
     kind: "file_overlap",
     role: "affected",
-    sessionId: c.session.id,
+    session: c.session,
     other: h,
     subject: h.path,
     body: overlapBody(c, h, theirChanges.filter((g) => g.path === h.path && g.author.id === h.id)),
@@ -481,7 +505,7 @@ async function beforeEdit(c: Coordination, paths: string[]): Promise<Outcome> {
     holders.map((h) => ({
       kind: "file_overlap" as const,
       role: "informed" as const,
-      sessionId: h.id,
+      session: h,
       other: c.session,
       subject: h.path,
       body: `${describeSession(c.session)} started editing \`${h.path}\`, which you are also changing. Coordinate before you both change the same code.`,
@@ -517,16 +541,16 @@ async function breakingUsedIn(c: Coordination, paths: readonly string[]): Promis
   for (const g of groups) {
     const users = filesUsing(imports, g.path, namesOf(g));
     if (users.length === 0) continue;
-    out.push(breakingWanted(c.session.id, g, users));
+    out.push(breakingWanted(c.session, g, users));
   }
   return out;
 }
 
-function breakingWanted(userId: string, g: ChangeGroup, users: readonly string[]): Wanted {
+function breakingWanted(user: SessionRow, g: ChangeGroup, users: readonly string[]): Wanted {
   return {
     kind: "breaking_change",
     role: "affected",
-    sessionId: userId,
+    session: user,
     other: g.author,
     subject: `${g.path}#${g.top}`,
     body: `${groupName(g)} in \`${g.path}\` was changed incompatibly by ${describeSession(g.author)}: ${groupWhy(g)} (${stateOf(g)}). Your code uses it in ${listSome(users, 4)}.`,
@@ -542,7 +566,7 @@ async function beforePlan(c: Coordination, text: string): Promise<Outcome> {
     `SELECT ip.path, MIN(i.created_at) AS since, 1 AS held, ${SESSION_COLS}
      FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number JOIN sessions s ON s.id = i.session_id
      WHERE ip.team_id = ? AND ip.repo_id = ? AND i.released_at IS NULL AND i.created_at >= s.started_at AND ${ACTIVE_OTHER}
-     GROUP BY ip.path, ${SESSION_COLS} LIMIT 5000`,
+     GROUP BY ip.path, ${SESSION_GROUP} LIMIT 5000`,
     [c.teamId, c.repoId, ...activeOtherParams(c)],
   );
   const changed = await c.sql.all<HolderRow>(
@@ -556,14 +580,14 @@ async function beforePlan(c: Coordination, text: string): Promise<Outcome> {
     const key = `${h.id}\u0000${h.path}`;
     if (seen.has(key) || !namesFile(text, h.path)) continue;
     seen.add(key);
-    wanted.push({ kind: "plan_overlap", role: "affected", sessionId: c.session.id, other: h, subject: h.path, body: `your plan names \`${h.path}\`, which ${describeSession(h)} is changing.`, paths: [h.path], changeAt: Number(h.since) });
+    wanted.push({ kind: "plan_overlap", role: "affected", session: c.session, other: h, subject: h.path, body: `your plan names \`${h.path}\`, which ${describeSession(h)} is changing.`, paths: [h.path], changeAt: Number(h.since) });
   }
   for (const g of groupChanges((await othersChanges(c, {})).filter((x) => x.compatibility !== "internal"))) {
     const names = namesOf(g);
     if (!names.some((n) => namesWord(text, n)) || wanted.some((w) => w.other.id === g.author.id && w.subject === g.path)) continue;
     const how = g.changes.some((x) => x.compatibility === "breaking") ? "incompatibly" : "compatibly";
     wanted.push({
-      kind: "plan_overlap", role: "affected", sessionId: c.session.id, other: g.author, subject: `${g.path}#${g.top}`,
+      kind: "plan_overlap", role: "affected", session: c.session, other: g.author, subject: `${g.path}#${g.top}`,
       body: `your plan names ${describeGroup(g)} in \`${g.path}\`, which ${describeSession(g.author)} changed ${how} (${stateOf(g)}).`, paths: [g.path], changeAt: g.at,
     });
   }
@@ -635,20 +659,21 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
   // Files this session changed that another active session holds or changed, unforeseen by an intent.
   const existing = await c.sql.all<{ kind: string; other_session_id: string; subject: string }>(
     `SELECT kind, other_session_id, subject FROM conflicts WHERE team_id = ? AND session_id = ? AND kind IN ('file_overlap', 'symbol_overlap')`,
-    [c.teamId, c.session.id],
+    [c.teamId, c.familyId],
   );
+  const holderReps = await familyReps(c, unforeseen.map((h) => h.family));
   const told = new Set(existing.map((e) => `${e.other_session_id}\u0000${e.kind === "file_overlap" ? e.subject : e.subject.slice(0, e.subject.indexOf("#"))}`));
   if (unforeseen.length > 0) {
     const theirChanges = await othersChanges(c, { paths: uniqueSorted(unforeseen.map((u) => u.path)) });
     for (const h of unforeseen) {
-      if (told.has(`${h.id}\u0000${h.path}`)) continue;
+      if (told.has(`${holderReps.get(h.family) ?? h.id}\u0000${h.path}`)) continue;
       const same = theirChanges.filter((x) => x.id === h.id && x.path === h.path && myChanged.some((m) => m.path === h.path && m.qualified_name === x.qualified_name));
       if (same.length > 0) {
         for (const g of groupChanges(same)) {
-          wanted.push({ kind: "symbol_overlap", role: "affected", sessionId: c.session.id, other: h, subject: `${g.path}#${g.top}`, body: `you and ${describeSession(h)} both changed ${describeGroup(g)} in \`${g.path}\`.`, paths: [g.path], changeAt: g.at });
+          wanted.push({ kind: "symbol_overlap", role: "affected", session: c.session, other: h, subject: `${g.path}#${g.top}`, body: `you and ${describeSession(h)} both changed ${describeGroup(g)} in \`${g.path}\`.`, paths: [g.path], changeAt: g.at });
         }
       } else {
-        wanted.push({ kind: "file_overlap", role: "affected", sessionId: c.session.id, other: h, subject: h.path, body: overlapBody(c, h, groupChanges(theirChanges.filter((x) => x.id === h.id && x.path === h.path))), paths: [h.path], changeAt: Number(h.since) });
+        wanted.push({ kind: "file_overlap", role: "affected", session: c.session, other: h, subject: h.path, body: overlapBody(c, h, groupChanges(theirChanges.filter((x) => x.id === h.id && x.path === h.path))), paths: [h.path], changeAt: Number(h.since) });
       }
     }
   }
@@ -682,9 +707,9 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
         const { row, imports } = bySession.get(id) as { row: SessionRow; imports: Array<{ path: string; name: string; module: string | null }> };
         const callers = filesUsing(imports, g.path, namesOf(g));
         if (callers.length === 0) continue;
-        wanted.push(breakingWanted(row.id, { ...g, author: c.session }, callers));
+        wanted.push(breakingWanted(row, { ...g, author: c.session }, callers));
         informed.push({
-          kind: "breaking_change", role: "informed", sessionId: c.session.id, other: row, subject: `${g.path}#${g.top}`,
+          kind: "breaking_change", role: "informed", session: c.session, other: row, subject: `${g.path}#${g.top}`,
           body: `your change to ${describeGroup(g)} in \`${g.path}\` breaks code of ${describeSession(row)}, which uses it in ${listSome(callers, 4)}. It will be told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
           paths: [g.path], changeAt: g.at,
         });
@@ -741,7 +766,7 @@ async function reconcileChanges(c: Coordination, filePath: string, changes: NonN
     if (changes.some((ch) => topName(ch.qualified_name) === top && ch.compatibility === "breaking")) continue;
     await c.sql.run(
       "UPDATE conflicts SET withdrawn_at = ? WHERE team_id = ? AND kind = 'breaking_change' AND subject = ? AND withdrawn_at IS NULL AND told_at IS NULL AND (other_session_id = ? OR session_id = ?)",
-      [c.now, c.teamId, `${filePath}#${top}`, c.session.id, c.session.id],
+      [c.now, c.teamId, `${filePath}#${top}`, c.familyId, c.familyId],
     );
   }
 }

@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
@@ -53,20 +54,45 @@ describe("comity hook: Claude Code and Codex events to requests", () => {
     const [start, prompt, plan, preEdit, postEdit, preShell, postShell, stop] = server.requests.map((q) => q.body) as Array<Record<string, any>>;
     expect(server.requests[0]?.url).toBe("/v1/hooks/evaluate");
     expect(server.requests[0]?.headers["authorization"]).toBe("Bearer tok-123");
-    expect(start?.["session"]).toEqual({ external_id: "sess-1", tool: "claude_code", model: "claude-x", surface: "hook", parent_external_id: null });
+    expect(start?.["session"]).toEqual({ external_id: "sess-1", tool: "claude_code", model: "claude-x", surface: "hook", parent_external_id: null, label: os.hostname() });
     expect(start?.["client"]).toMatchObject({ cli_version: expect.any(String), os: process.platform, machine_id_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(start?.["repo"]).toMatchObject({ remote_fingerprints: [expect.stringMatching(/^[0-9a-f]{64}$/)], branch: "main", head_sha: expect.stringMatching(/^[0-9a-f]{40}$/), cwd_path: ".", worktree_hash: expect.stringMatching(/^[0-9a-f]{64}$/), packages: [] });
     expect(prompt?.["prompt_excerpt"]).toBe("fix the config parser");
     expect(plan?.["plan_text"]).toBe("1. change parseConfig");
     expect(preEdit?.["paths"]).toEqual(["src/config.ts"]);
     expect(postEdit?.["paths"]).toEqual(["src/config.ts"]);
-    expect(postEdit?.["analysis"][0]).toMatchObject({ path: "src/config.ts", language: "typescript", changes: [{ qualified_name: "parseConfig", compatibility: "breaking" }] });
+    expect(postEdit?.["analysis"][0]).toMatchObject({ path: "src/config.ts", language: "typescript", changes: [{ qualified_name: "parseConfig", compatibility: "breaking" }], references: [] });
+    expect(preEdit?.["uses"]).toEqual([]);
     expect(JSON.stringify(postEdit?.["analysis"])).not.toContain("strict: boolean"); // no signature text, no contents
     expect(preShell?.["shell"]).toEqual({ command: "cat <<'EOF' | tee notes.md\nhello\nEOF", paths: ["notes.md"], unresolved: 0 });
     expect(postShell?.["paths"]).toEqual(["notes.md"]);
     expect(stop?.["status"]).toEqual({ excerpt: "Done: parseConfig now takes strict.", files: ["notes.md", "src/config.ts"] });
     for (const q of server.requests) expect(q.body["dedupe_key"]).toMatch(/^[0-9a-f]{32}$/);
     expect(logLines()).toEqual([]);
+  });
+
+  it("sends what an edited file imports before the edit (as it is and as the edit writes it), every import after it, a label, and a parse failure as such", async () => {
+    fs.writeFileSync(path.join(repo, "src/main.ts"), 'import { parseConfig } from "./config.js";\nimport * as fs from "node:fs";\nparseConfig("x");\n');
+    const write = { file_path: path.join(repo, "src/cli.ts"), content: 'import { defaultPath } from "./config";\nexport const p = defaultPath();\n' };
+    await hook("claude_code", "PreToolUse", claude("PreToolUse", { tool_name: "Write", tool_input: write, tool_use_id: "u1" }), { COMITY_AGENT_NAME: "alice-laptop" });
+    await hook("claude_code", "PreToolUse", claude("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/main.ts"), old_string: "x", new_string: "y" }, tool_use_id: "u2" }));
+    await hook("claude_code", "PostToolUse", claude("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/main.ts") }, tool_response: {}, tool_use_id: "u2" }));
+    fs.writeFileSync(path.join(repo, "src/config.ts"), "export function parseConfig(path: string {\n");
+    await hook("claude_code", "PostToolUse", claude("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_response: {}, tool_use_id: "u3" }));
+    const [newFile, edit, after, broken] = server.requests.map((q) => q.body as Record<string, any>);
+    expect(newFile?.["session"]["label"]).toBe("alice-laptop");
+    expect(newFile?.["uses"]).toEqual([{ path: "src/cli.ts", name: "defaultPath", module: "./config" }]);
+    expect(edit?.["uses"]).toEqual([
+      { path: "src/main.ts", name: "*", module: "node:fs" },
+      { path: "src/main.ts", name: "parseConfig", module: "./config.js" },
+    ]);
+    expect(after?.["analysis"][0]["references"]).toEqual([
+      { kind: "import", name: "*", module: "node:fs" },
+      { kind: "import", name: "parseConfig", module: "./config.js" },
+    ]);
+    // A file that no longer parses: no symbol of it counts as removed.
+    expect(broken?.["analysis"][0]).toMatchObject({ path: "src/config.ts", parse_error: true, changes: [] });
+    expect(broken?.["analysis"][0]["symbols"]).toBeUndefined();
   });
 
   it("maps Codex events: apply_patch edits, shell commands, and Stop always answers JSON", async () => {

@@ -95,7 +95,8 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     const sessions = (await api(serve.url, "GET", "/v1/sessions", { token })).json.sessions;
     expect(sessions).toMatchObject([{ external_id: "a", event_count: 1, intents: [{ ref: "INT-1", paths: ["src/a.ts"] }] }]);
     const second = await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("b", "pre_edit", { paths: ["src/a.ts"] }) });
-    expect(second.json).toMatchObject({ decision: "warn", conflicts: [{ ref: "CF-1", kind: "file_overlap" }] });
+    // The default policy, first_contact: the first edit that meets a conflict is denied once, with the warning.
+    expect(second.json).toMatchObject({ decision: "block", conflicts: [{ ref: "CF-1", kind: "file_overlap" }], intent: null });
     await new Promise((r) => setTimeout(r, 1300));
     const late = await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("c", "pre_edit", { paths: ["src/a.ts"] }) });
     expect(late.json).toMatchObject({ decision: "allow", conflicts: [] });
@@ -126,26 +127,34 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     const claude = (session: string) => ({ session_id: session, transcript_path: "/tmp/t.jsonl" });
     const codex = (session: string) => ({ session_id: session, transcript_path: null, model: "gpt-5-codex", turn_id: "turn-1" });
     const context = (stdout: string): string => (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    const denial = (stdout: string): string => {
+      const out = (JSON.parse(stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } }).hookSpecificOutput;
+      expect(out.permissionDecision).toBe("deny");
+      return out.permissionDecisionReason;
+    };
     const file = (rel: string) => path.join(repo, rel);
 
-    it("the second editor of a file gets the first one's warning in its native output", async () => {
-      expect((await hook("claude_code", "SessionStart", { ...claude("claude-a"), source: "startup" })).stdout).toBe("");
+    it("the second editor of a file is denied once, before its edit, with the first one's warning in its native output", async () => {
+      // Nobody else yet: the engine's own briefing of the repo.
+      expect(context((await hook("claude_code", "SessionStart", { ...claude("claude-a"), source: "startup" })).stdout)).toBe("## api\n- Working on main\n- No uncommitted changes\n");
       const pre = await hook("claude_code", "PreToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts"), old_string: "a", new_string: "b" }, tool_use_id: "a1" });
       expect(pre).toMatchObject({ status: 0, stdout: "" });
 
       const start = await hook("codex", "SessionStart", { ...codex("codex-b"), source: "startup" });
-      expect(context(start.stdout)).toContain("claude_code session claude-a (branch `main`), since just now; files `src/config.ts`");
+      expect(context(start.stdout)).toMatch(/Claude Code session claude-a \(".+", branch `main`, at the repo root\), since just now; files `src\/config\.ts`/);
       const patch = "*** Begin Patch\n*** Update File: src/config.ts\n@@\n-a\n+b\n*** End Patch";
       const cx = await hook("codex", "PreToolUse", { ...codex("codex-b"), tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "b1" });
       expect(cx.status).toBe(0);
       expect(JSON.parse(cx.stdout).hookSpecificOutput.hookEventName).toBe("PreToolUse");
-      expect(context(cx.stdout)).toMatch(/CF-\d+ file_overlap: `src\/config\.ts` is also being edited by claude_code session claude-a \(branch `main`\), intent INT-1 since just now/);
+      expect(denial(cx.stdout)).toMatch(/CF-\d+ file_overlap: `src\/config\.ts` is also being changed by Claude Code session claude-a \(".+", branch `main`, at the repo root\), which holds it since just now/);
+      // The retry of the same change is allowed.
+      expect((await hook("codex", "PreToolUse", { ...codex("codex-b"), tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "b2" })).stdout).toBe("");
 
-      // Claude Code cannot take context before a tool runs: the warning waits for its PostToolUse.
+      // Claude Code cannot take context before a tool runs: the news that codex-b joined waits for its PostToolUse.
       const again = await hook("claude_code", "PreToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts"), old_string: "a", new_string: "b" }, tool_use_id: "a2" });
       expect(again.stdout).toBe("");
       const post = await hook("claude_code", "PostToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts") }, tool_response: {}, tool_use_id: "a2" });
-      expect(context(post.stdout)).toContain("is also being edited by codex session codex-b (branch `main`)");
+      expect(context(post.stdout)).toMatch(/Codex session codex-b \(".+", branch `main`, at the repo root\) started editing `src\/config\.ts`/);
     });
 
     it("finds the API through comity login when the host does not pass COMITY_API_URL and COMITY_TOKEN", async () => {
@@ -163,7 +172,7 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
         env: bare,
         input: JSON.stringify({ cwd: repo, hook_event_name: "PreToolUse", ...codex("codex-b"), tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "b1" }),
       });
-      expect(context(cx.stdout)).toContain("is also being edited by claude_code session claude-a");
+      expect(denial(cx.stdout)).toContain("is also being changed by Claude Code session claude-a");
       const doctor = runBuiltCli(["doctor", "--json"], { cwd: repo, env: bare });
       expect((JSON.parse(doctor.stdout) as { checks: Array<{ id: string; detail: string }> }).checks.find((c) => c.id === "api.token")?.detail).toBe("accepted (saved by comity login)");
       expect(runBuiltCli(["login", "--url", "ftp://x", "--token", "t"], { cwd: repo, env })).toMatchObject({ status: 2 });
@@ -179,11 +188,11 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
       fs.writeFileSync(file("src/config.ts"), "export function parseConfig(path: string, strict: boolean): object {\n  return {};\n}\n");
       const changed = await hook("codex", "PostToolUse", { ...codex("codex-a"), tool_name: "apply_patch", tool_input: { command: patch }, tool_response: "ok", tool_use_id: "c1" });
       expect(changed.status).toBe(0);
-      expect(context(changed.stdout)).toMatch(/`parseConfig` in `src\/config\.ts` \(.+\) is used by claude_code session claude-b \(branch `main`\) in `src\/use\.ts`/);
+      expect(context(changed.stdout)).toMatch(/your change to `parseConfig` \(PARAMETER_ADDED_REQUIRED: .+\) in `src\/config\.ts` breaks code of Claude Code session claude-b \(".+", branch `main`, at the repo root\), which uses it in `src\/use\.ts`/);
 
       const prompt = await hook("claude_code", "UserPromptSubmit", { ...claude("claude-b"), prompt: "carry on" });
       expect(JSON.parse(prompt.stdout).hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
-      expect(context(prompt.stdout)).toMatch(/codex session codex-a \(branch `main`\) changed `parseConfig` in `src\/config\.ts` incompatibly \(.+\); your work uses it in `src\/use\.ts`/);
+      expect(context(prompt.stdout)).toMatch(/`parseConfig` in `src\/config\.ts` was changed incompatibly by Codex session codex-a \(".+", branch `main`, at the repo root\): PARAMETER_ADDED_REQUIRED: .+ \(local, not committed\)\. Your code uses it in `src\/use\.ts`\./);
       const next = await hook("claude_code", "UserPromptSubmit", { ...claude("claude-b"), prompt: "and then?" });
       expect(next.stdout).toBe("");
     });

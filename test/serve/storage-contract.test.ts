@@ -55,47 +55,57 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     await expect(createToken(db, "bad name!")).rejects.toThrow(/team name/);
   });
 
-  it("warns the second editor of a file, naming the first session, its host and branch, and keeps conflict numbers stable", async () => {
+  it("denies the second editor of a file once with the whole warning, allows the retry, and tells the first session at its next prompt", async () => {
     const a1 = await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }));
     expect(a1).toMatchObject({ decision: "allow", conflicts: [], intent: { number: 1, ref: "INT-1", status: "active" } });
     clock += 2 * MIN;
-    const b1 = await ev(acme, req("B-0192f0c4-long-id", "pre_edit", { paths: ["src/b.ts", "src/a.ts"] }, "codex", "feature/x"));
-    expect(b1.decision).toBe("warn");
-    expect(b1.conflicts).toEqual([{ number: 1, ref: "CF-1", kind: "file_overlap", severity: "warn" }]);
-    expect(b1.intent?.ref).toBe("INT-2");
-    expect(b1.inject_context).toContain("`src/a.ts` is also being edited by claude_code session A (branch `main`), intent INT-1 since 2 min ago");
-    expect(b1.reason).toMatch(/^1 coordination warning\(s\)/);
-    const b2 = await ev(acme, req("B-0192f0c4-long-id", "pre_edit", { paths: ["src/a.ts"] }, "codex", "feature/x"));
-    expect(b2.conflicts.map((c) => c.ref)).toEqual(["CF-1"]);
-    expect(b2.intent?.ref).toBe("INT-3");
-    // And the first session now hears about the second one, on its own conflict number.
-    const a2 = await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }));
-    expect(a2.inject_context).toContain("codex session B-0192f0 (branch `feature/x`)");
-    expect(a2.conflicts.map((c) => c.ref)).toEqual(["CF-2"]);
+    const b = (paths: string[]) => req("B-0192f0c4-long-id", "pre_edit", { paths, session: { external_id: "B-0192f0c4-long-id", tool: "codex", label: "bob-laptop" } } as Partial<EvaluateRequest>, "codex", "feature/x");
+    const b1 = await ev(acme, b(["src/b.ts", "src/a.ts"]));
+    expect(b1.decision).toBe("block");
+    expect(b1.conflicts).toEqual([{ number: 1, ref: "CF-1", kind: "file_overlap", severity: "block" }]);
+    expect(b1.intent).toBeNull(); // a denied edit holds nothing
+    expect(b1.inject_context).toBeNull();
+    expect(b1.reason).toContain("- CF-1 file_overlap: `src/a.ts` is also being changed by Claude Code session A (branch `main`), which holds it since 2 min ago.");
+    expect(b1.reason).toContain("retry the same change");
+    const b2 = await ev(acme, b(["src/b.ts", "src/a.ts"]));
+    expect(b2).toMatchObject({ decision: "allow", conflicts: [], intent: { ref: "INT-2" } });
+    expect((await ev(acme, b(["src/a.ts"]))).decision).toBe("allow"); // told once
+    // The first session hears, at its next prompt, that the second joined it: host, short id, label, branch.
+    const a2 = await ev(acme, req("A", "prompt"));
+    expect(a2.inject_context).toContain('- CF-2 file_overlap: Codex session B-0192f0 ("bob-laptop", branch `feature/x`) started editing `src/a.ts`');
+    expect((await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }))).decision).toBe("allow");
+    expect((await ev(acme, req("A", "prompt"))).inject_context).toBeNull();
   });
 
-  it("does not set an agent against its own subagents", async () => {
+  it("does not set an agent against its own subagents, and tells one agent once whichever of its subagents meets a conflict", async () => {
     await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }));
     const sub = (external: string, parent: string, tool = "claude_code"): EvaluateRequest => ({ ...req(external, "pre_edit", { paths: ["src/a.ts"] }, tool), session: { external_id: external, tool, parent_external_id: parent } });
-    const child = await ev(acme, sub("A:agent-1", "A"));
-    expect(child.decision).toBe("allow");
-    const sibling = await ev(acme, sub("A:agent-2", "A"));
-    expect(sibling.decision).toBe("allow");
+    expect((await ev(acme, sub("A:agent-1", "A"))).decision).toBe("allow");
+    expect((await ev(acme, sub("A:agent-2", "A"))).decision).toBe("allow");
     const stranger = await ev(acme, req("B", "pre_edit", { paths: ["src/a.ts"] }, "codex"));
-    expect(stranger.conflicts.map((x) => x.kind)).toEqual(["file_overlap", "file_overlap", "file_overlap"]);
+    expect(stranger.decision).toBe("block");
+    expect(stranger.conflicts.map((x) => x.kind)).toEqual(["file_overlap"]); // one agent, one conflict
+    expect((await ev(acme, req("B", "pre_edit", { paths: ["src/a.ts"] }, "codex"))).decision).toBe("allow");
     const strangersChild = await ev(acme, sub("B:agent-1", "B", "codex"));
-    expect(strangersChild.inject_context).toContain("claude_code session A ");
-    expect(strangersChild.inject_context).not.toContain("codex session B ");
+    expect(strangersChild.decision).toBe("allow"); // its parent was told already
   });
 
-  it("blocks only when the team's policy says so", async () => {
+  it("applies the team's policy at the next request: advisory warns, block denies a held file every time", async () => {
+    await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts", "src/b.ts"] }));
+    await setTeamPolicy(db, "acme", "advisory");
+    const advisory = await ev(acme, req("B", "pre_edit", { paths: ["src/a.ts"] }, "codex"));
+    expect(advisory).toMatchObject({ decision: "warn", intent: { ref: "INT-2" } });
+    expect(advisory.inject_context).toContain("CF-1 file_overlap: `src/a.ts`");
     await setTeamPolicy(db, "acme", "block");
-    const blocking = { ...acme, policy: "block" as const };
-    await ev(blocking, req("A", "pre_edit", { paths: ["src/a.ts"] }));
-    const b = await ev(blocking, req("B", "pre_shell", { paths: ["src/a.ts"] }, "codex"));
-    expect(b.decision).toBe("block");
-    expect(b.conflicts[0]).toMatchObject({ kind: "file_overlap", severity: "block" });
-    expect(b.reason).toContain("blocked by the team's policy");
+    for (let i = 0; i < 2; i++) {
+      const b = await ev(acme, req("B", "pre_shell", { paths: ["src/b.ts"] }, "codex"));
+      expect(b.decision).toBe("block");
+      expect(b.conflicts[0]).toMatchObject({ kind: "file_overlap", severity: "block" });
+      expect(b.reason).toContain("policy (block)");
+      expect(b.intent).toBeNull();
+    }
+    // The holder is never locked out of its own file.
+    expect((await ev(acme, req("A", "pre_edit", { paths: ["src/b.ts"] }))).decision).not.toBe("block");
     await expect(setTeamPolicy(db, "nobody", "block")).rejects.toThrow(/no team named/);
   });
 
@@ -114,7 +124,7 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
 
   it("releases intents at stop, ends sessions at session_end, and expires silent sessions after the lease", async () => {
     await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }));
-    await ev(acme, req("A", "stop", { status: { excerpt: "done with a", files: ["src/a.ts"] } }));
+    await ev(acme, req("A", "stop", { status: { excerpt: "done with a", files: [] } }));
     expect((await ev(acme, req("B", "pre_edit", { paths: ["src/a.ts"] }))).decision).toBe("allow");
     await ev(acme, req("A", "session_end"));
     expect((await sessions(acme)).map((s) => s.external_id)).toEqual(["B"]);
@@ -123,7 +133,7 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     clock += 8 * MIN;
     await ev(acme, req("B", "prompt", { prompt_excerpt: "go on" } as Partial<EvaluateRequest>));
     clock += 8 * MIN; // 16 min after the intent, 8 after B's last event: still held
-    expect((await ev(acme, req("C", "pre_edit", { paths: ["src/a.ts"] }))).decision).toBe("warn");
+    expect((await ev(acme, req("C", "pre_edit", { paths: ["src/a.ts"] }))).decision).toBe("block");
     clock += 11 * MIN; // B silent 19 min: gone
     expect((await ev(acme, req("C", "pre_edit", { paths: ["src/a.ts"] }))).decision).toBe("allow");
     expect((await sessions(acme)).map((s) => s.external_id)).toEqual(["C"]);
@@ -131,8 +141,8 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     await ev(acme, req("B", "prompt"));
     expect((await sessions(acme)).find((s) => s.external_id === "B")?.intents).toEqual([]);
     const d = await ev(acme, req("D", "pre_edit", { paths: ["src/a.ts"] }));
-    expect(d.inject_context).toContain("claude_code session C ");
-    expect(d.inject_context).not.toContain("session B ");
+    expect(d.reason).toContain("Claude Code session C ");
+    expect(d.reason).not.toContain("session B ");
   });
 
   it("replays a dedupe key's first answer without applying the event again", async () => {
@@ -147,23 +157,23 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
   });
 
   it("prunes what has outlived its use and keeps the rest", async () => {
-    // B uses f; A holds src/a.ts, breaks f (a notice and a conflict for B), and ends its turn.
-    await ev(acme, req("B", "post_edit", { paths: ["src/b.ts"], analysis: [{ path: "src/b.ts", new_references: [{ kind: "call", name: "f", module: "./a" }] }] }, "codex"));
+    // B imports f from ./a; A holds src/a.ts, breaks f (a conflict for B, and one for A), and ends its turn.
+    await ev(acme, req("B", "post_edit", { paths: ["src/b.ts"], analysis: [{ path: "src/b.ts", references: [{ kind: "import", name: "f", module: "./a" }] }] }, "codex"));
     const r = req("A", "pre_edit", { paths: ["src/a.ts"] });
     await ev(acme, r);
     const broke = await ev(acme, req("A", "post_edit", { analysis: [{ path: "src/a.ts", changes: [{ qualified_name: "f", kind: "function", change: "removed", compatibility: "breaking" }] }] }));
     expect(broke.conflicts.map((x) => x.kind)).toEqual(["breaking_change"]);
     await ev(acme, req("A", "stop"));
-    await ev(acme, req("B", "prompt", {}, "codex")); // the notice is delivered
+    await ev(acme, req("B", "prompt", {}, "codex")); // B is told
     const count = (table: string) => db.read(async (sql) => Number((await sql.all<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))[0]?.n));
-    const tables = ["sessions", "intents", "intent_paths", "session_files", "session_references", "notices", "conflicts", "symbol_changes", "dedupe"];
+    const tables = ["sessions", "intents", "intent_paths", "session_files", "session_uses", "conflicts", "symbol_changes", "dedupe"];
     const counts = async () => Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const)));
     expect(await pruneExpired(db, clock)).toBe(0);
-    expect(await counts()).toEqual({ sessions: 2, intents: 1, intent_paths: 1, session_files: 2, session_references: 1, notices: 1, conflicts: 1, symbol_changes: 1, dedupe: 5 });
+    expect(await counts()).toEqual({ sessions: 2, intents: 1, intent_paths: 1, session_files: 2, session_uses: 1, conflicts: 2, symbol_changes: 1, dedupe: 5 });
     clock += 25 * 60 * MIN;
-    // A day on: the dedupe keys, the delivered notice, and the released intent with its path.
-    expect(await pruneExpired(db, clock)).toBe(5 + 1 + 1 + 1);
-    expect(await counts()).toEqual({ sessions: 2, intents: 0, intent_paths: 0, session_files: 2, session_references: 1, notices: 0, conflicts: 1, symbol_changes: 1, dedupe: 0 });
+    // A day on: the dedupe keys, and the released intent with its path.
+    expect(await pruneExpired(db, clock)).toBe(5 + 1 + 1);
+    expect(await counts()).toEqual({ sessions: 2, intents: 0, intent_paths: 0, session_files: 2, session_uses: 1, conflicts: 2, symbol_changes: 1, dedupe: 0 });
     // A key a day old is applied again: a retry never comes that late.
     expect((await ev(acme, r)).intent?.ref).toBe("INT-2");
     clock += 7 * 24 * 60 * MIN + MIN;
@@ -172,50 +182,50 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     expect(await counts()).toEqual(Object.fromEntries(tables.map((t) => [t, 0])));
   });
 
-  it("tells the sessions that use a symbol about its breaking change at their next prompt, once", async () => {
-    // B newly calls add() from src/use.ts; A then breaks add in src/math.ts.
-    await ev(acme, req("B", "post_edit", {
-      paths: ["src/use.ts"],
-      analysis: [{ path: "src/use.ts", symbols: [], changes: [], new_references: [{ kind: "call", name: "add", module: "./math" }] }],
-    }, "claude_code", "feature/use"));
+  it("tells the sessions whose files import a symbol about its breaking change (both orders), once, and withdraws it when reverted", async () => {
+    const math = (changes: unknown[]) => ({ paths: ["src/math.ts"], analysis: [{ path: "src/math.ts", symbols: [{ name: "add", qualified_name: "add", kind: "function", exported: true }], changes, references: [] }] }) as Partial<EvaluateRequest>;
+    const breakAdd = { qualified_name: "add", kind: "function", change: "signature_changed", renamed_from: null, exported: true, compatibility: "breaking" as const, reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "required parameter c added" }] };
+    // B imports add from ./math in src/use.ts (every import of an edited file counts, not only new ones).
+    await ev(acme, req("B", "post_edit", { paths: ["src/use.ts"], analysis: [{ path: "src/use.ts", symbols: [], changes: [], references: [{ kind: "import", name: "add", module: "./math.js" }, { kind: "call", name: "add", module: null }] }] }, "claude_code", "feature/use"));
     clock += MIN;
-    const a = await ev(acme, req("A", "post_edit", {
-      paths: ["src/math.ts"],
-      analysis: [{
-        path: "src/math.ts",
-        symbols: [{ name: "add", qualified_name: "add", kind: "function", exported: true }],
-        changes: [{ qualified_name: "add", kind: "function", change: "modified", renamed_from: null, exported: true, compatibility: "breaking", reasons: [{ code: "parameter_added_required", message: "required parameter c added" }] }],
-        new_references: [],
-      }],
-    }, "codex", "main"));
+    const a = await ev(acme, req("A", "post_edit", math([breakAdd]), "codex", "main"));
     expect(a.decision).toBe("warn");
-    expect(a.conflicts).toEqual([{ number: 1, ref: "CF-1", kind: "breaking_change", severity: "warn" }]);
-    expect(a.inject_context).toContain("`add` in `src/math.ts` (required parameter c added) is used by claude_code session B (branch `feature/use`) in `src/use.ts`");
+    expect(a.inject_context).toContain("your change to `add` (PARAMETER_ADDED_REQUIRED: required parameter c added) in `src/math.ts` breaks code of Claude Code session B (branch `feature/use`), which uses it in `src/use.ts`");
     const p1 = await ev(acme, req("B", "prompt", {}, "claude_code", "feature/use"));
-    expect(p1.inject_context).toContain("codex session A (branch `main`) changed `add` in `src/math.ts` incompatibly (required parameter c added); your work uses it in `src/use.ts`");
+    expect(p1.inject_context).toContain("breaking_change: `add` in `src/math.ts` was changed incompatibly by Codex session A (branch `main`): PARAMETER_ADDED_REQUIRED: required parameter c added (local, not committed). Your code uses it in `src/use.ts`.");
     expect((await ev(acme, req("B", "prompt", {}, "claude_code", "feature/use"))).inject_context).toBeNull();
-    // A compatible change reaches nobody.
-    const ok = await ev(acme, req("A", "post_edit", {
-      analysis: [{ path: "src/math.ts", changes: [{ qualified_name: "sub", kind: "function", change: "added", compatibility: "compatible" }] }],
-    }, "codex"));
-    expect(ok.decision).toBe("allow");
-    // A newcomer is briefed on both sessions and the breaking change.
+    // The other order: C, on Copilot CLI (which shows no context), is about to edit a file importing add: denied once.
+    const c1 = await ev(acme, req("C", "pre_edit", { paths: ["src/c.ts"], uses: [{ path: "src/c.ts", name: "add", module: "./math" }] }, "copilot"));
+    expect(c1.decision).toBe("block");
+    expect(c1.reason).toContain("breaking_change: `add` in `src/math.ts`");
+    expect((await ev(acme, req("C", "pre_edit", { paths: ["src/c.ts"] }, "copilot"))).decision).toBe("allow");
+    // A file that merely has a local function of the same name, or imports it from elsewhere, is not a user.
+    expect((await ev(acme, req("D", "pre_edit", { paths: ["src/d.ts"], uses: [{ path: "src/d.ts", name: "add", module: "lodash" }] }))).decision).toBe("allow");
+    // E imports it too, but A reverts before E is told: the notice is withdrawn.
+    await ev(acme, req("E", "post_edit", { paths: ["src/e.ts"], analysis: [{ path: "src/e.ts", references: [{ kind: "import", name: "*", module: "./math" }] }] }));
+    await ev(acme, req("A", "post_edit", math([]), "codex", "main"));
+    expect((await ev(acme, req("E", "prompt"))).inject_context).toBeNull();
+    // A newcomer is briefed on who is active; the reverted change is no longer news.
     const brief = await ev(acme, req("N", "session_start"));
-    expect(brief.inject_context).toContain("claude_code session B (branch `feature/use`), since 1 min ago; files `src/use.ts`");
-    expect(brief.inject_context).toContain("codex session A (branch `main`), since just now; files `src/math.ts`; symbols `add`, `sub`");
-    expect(brief.inject_context).toContain("Breaking changes in the last 12 hours:\n- `add` in `src/math.ts` (required parameter c added) by codex session A");
+    expect(brief.inject_context).toContain("Claude Code session B (branch `feature/use`), since 1 min ago; files `src/use.ts`");
+    expect(brief.inject_context).not.toContain("Breaking changes in the last");
   });
 
-  it("warns of symbol overlap: a file whose exported symbols another session changed or newly uses", async () => {
-    await ev(acme, req("A", "post_edit", {
-      analysis: [{ path: "src/math.ts", symbols: [{ name: "add", qualified_name: "add", kind: "function", exported: true }, { name: "sub", qualified_name: "sub", kind: "function", exported: true }], changes: [], new_references: [] }],
-    }));
-    await ev(acme, req("B", "post_edit", { analysis: [{ path: "src/use.ts", new_references: [{ kind: "call", name: "sub", module: "./math" }] }] }, "codex", "b"));
-    await ev(acme, req("A", "stop")); // A's intents are released, but B still uses sub()
-    const c = await ev(acme, req("C", "pre_edit", { paths: ["src/math.ts"] }, "copilot_cli", "c"));
-    expect(c.decision).toBe("warn");
-    expect(c.conflicts.map((x) => x.kind)).toEqual(["symbol_overlap"]);
-    expect(c.inject_context).toContain("codex session B (branch `b`) is working with `sub` from `src/math.ts`");
+  it("says a file that stopped parsing once, and never counts its symbols as removed", async () => {
+    await ev(acme, req("B", "post_edit", { paths: ["src/use.ts"], analysis: [{ path: "src/use.ts", references: [{ kind: "import", name: "add", module: "./math" }] }] }));
+    const broken = { paths: ["src/math.ts"], analysis: [{ path: "src/math.ts", changes: [], parse_error: true }] } as Partial<EvaluateRequest>;
+    const a1 = await ev(acme, req("A", "post_edit", broken));
+    expect(a1.inject_context).toContain("`src/math.ts` does not parse now");
+    expect((await ev(acme, req("A", "post_edit", broken))).inject_context).toBeNull();
+    expect((await ev(acme, req("B", "prompt"))).inject_context).toBeNull();
+  });
+
+  it("tells a session that changes the same symbol another changed, when no intent warned it first", async () => {
+    const change = { qualified_name: "add", kind: "function", change: "body_changed", compatibility: "internal" as const };
+    await ev(acme, req("A", "post_edit", { paths: ["src/math.ts"], analysis: [{ path: "src/math.ts", changes: [change] }] }));
+    const b = await ev(acme, req("B", "post_edit", { paths: ["src/math.ts"], analysis: [{ path: "src/math.ts", changes: [change] }] }, "codex", "b"));
+    expect(b.conflicts.map((x) => x.kind)).toEqual(["symbol_overlap"]);
+    expect(b.inject_context).toContain("you and Claude Code session A (branch `main`) both changed `add`");
   });
 
   it("applies concurrent events of one team one at a time: every intent gets its own number", async () => {
