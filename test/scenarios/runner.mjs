@@ -12,7 +12,8 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-export const BIN = path.resolve(HERE, "../../bin/comity.js");
+/** The CLI under test: this checkout's, or another build's (`COMITY_SCENARIO_BIN`, to score older code side by side). */
+export const BIN = process.env.COMITY_SCENARIO_BIN ?? path.resolve(HERE, "../../bin/comity.js");
 export const CASES_DIR = path.join(HERE, "cases");
 
 /** The code every scenario starts from unless it says otherwise. */

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+// Plain ESM, shared with scripts/scenarios.mjs (`npm run scenarios`); its types are in runner.d.mts.
+import { loadScenarios, runScenario } from "./runner.mjs";
+
+/**
+ * Every scenario in ./cases played through the built CLI against a real `comity serve` on one storage: each
+ * must be told everything it expects, where it expects it, and nothing else. One file per storage, so that
+ * vitest runs them side by side.
+ */
+export function scenarioSuite(name: string, database: () => Promise<{ db?: string; drop: () => Promise<void> }>): void {
+  describe(`coordination scenarios (${name})`, () => {
+    it.each(loadScenarios().map((s) => [s.file, s] as const))("%s", async (_file, scenario) => {
+      const { db, drop } = await database();
+      try {
+        const r = await runScenario(scenario, db === undefined ? {} : { db });
+        expect({ misses: r.misses, falseAlarms: r.alarms }).toEqual({ misses: [], falseAlarms: [] });
+        expect(r.recalled).toBe(r.expected);
+      } finally {
+        await drop();
+      }
+    }, 120_000);
+  });
+}

@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { loadScenarios } from "./runner.mjs";
+import { scenarioSuite } from "./scenario-suite.js";
+
+describe("the scenario suite", () => {
+  it("covers every item of the issue, items 2 and 3 on each host, and the quiet cases", () => {
+    const scenarios = loadScenarios();
+    expect(scenarios.length).toBeGreaterThanOrEqual(25);
+    const items = new Set(scenarios.flatMap((s) => s.items ?? []));
+    for (const item of ["2", "3", "4", "5", "6", "7", "8", "9", "quiet"]) expect(items).toContain(item);
+    for (const item of ["2", "3"]) {
+      const hosts = new Set(scenarios.filter((s) => (s.items ?? []).includes(item)).flatMap((s) => Object.values(s.sessions).map((x) => x.host ?? "claude_code")));
+      for (const host of ["claude_code", "codex", "cursor", "copilot"]) expect(hosts, `item ${item} on ${host}`).toContain(host);
+    }
+  });
+});
+
+// A fresh SQLite file per scenario, made by the runner.
+scenarioSuite("sqlite", async () => ({ drop: async () => undefined }));
