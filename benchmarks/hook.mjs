@@ -17,10 +17,12 @@ const bin = path.join(here, "..", "bin", "comity.js");
 const { values } = parseArgs({ options: { runs: { type: "string", default: "15" } } });
 const runs = Number(values.runs);
 
+let answered = 0;
 const ALLOW = JSON.stringify({ decision: "allow", reason: null, inject_context: "## Comity\n- 1 other session active", session_id: "s", index_version: 1 });
 const server = http.createServer((req, res) => {
   req.resume();
   req.on("end", () => {
+    answered++;
     res.writeHead(200, { "content-type": "application/json" });
     res.end(ALLOW);
   });
@@ -46,21 +48,33 @@ const repo0 = path.join(base, "repo-0");
 fs.writeFileSync(path.join(repo0, "src/config.ts"), "export function parseConfig(path: string, strict: boolean): object {\n  return {};\n}\n".repeat(20));
 const hookEnv = { ...env, COMITY_API_URL: url, COMITY_TOKEN: "t", COMITY_CONFIG_DIR: path.join(base, "config") };
 
+let runEnv = hookEnv;
 const run = (args, input, cwd) =>
-  new Promise((resolve) => {
+  new Promise((resolve, reject) => {
     const t = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { cwd, env: hookEnv, stdio: ["pipe", "ignore", "ignore"] });
-    child.on("close", () => resolve(Number(process.hrtime.bigint() - t) / 1e6));
+    const child = spawn(process.execPath, args, { cwd, env: runEnv, stdio: ["pipe", "ignore", "ignore"] });
+    child.on("close", (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`${args.join(" ")} exited ${code}`))));
     child.stdin.end(input);
   });
-const measure = async (args, input, cwd, before = () => {}) => {
+// Each timed hook must really reach its API: a hook that failed open fast would flatter the figure.
+const hookLog = () => {
+  try {
+    return fs.readFileSync(path.join(hookEnv.COMITY_CONFIG_DIR, "hook.log"), "utf8").split("\n").filter((l) => l !== "").length;
+  } catch {
+    return 0;
+  }
+};
+const measure = async (args, input, cwd, before = () => {}, requestsPerRun = 0) => {
   before();
   await run(args, input, cwd); // warm the page cache
   const xs = [];
+  const [asked, failed] = [answered, hookLog()];
   for (let i = 0; i < runs; i++) {
     before();
     xs.push(await run(args, input, cwd));
   }
+  if (requestsPerRun > 0 && runEnv === hookEnv && answered - asked !== runs * requestsPerRun) throw new Error(`${args.slice(-1)}: ${answered - asked} requests reached the API, ${runs * requestsPerRun} expected`);
+  if (hookLog() !== failed) throw new Error(`${args.slice(-1)}: the hook failed open during the runs (see hook.log)`);
   return median(xs);
 };
 // Each post_edit sees a new version of the file, as after a real edit: its symbols are never cached
@@ -70,29 +84,83 @@ const newEdit = () => fs.writeFileSync(path.join(repo0, "src/config.ts"), `expor
 
 const nodeStart = await measure(["-e", "0"], "", base);
 const payload = (event, extra) => JSON.stringify({ session_id: "bench", transcript_path: "/t", cwd: repo0, hook_event_name: event, ...extra });
-const preEdit = await measure([bin, "hook", "--tool", "claude_code", "--event", "PreToolUse"], payload("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo0, "src/config.ts") }, tool_use_id: "x" }), repo0);
+const preEditArgs = [bin, "hook", "--tool", "claude_code", "--event", "PreToolUse"];
+const preEditInput = payload("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo0, "src/config.ts") }, tool_use_id: "x" });
+const preEdit = await measure(preEditArgs, preEditInput, repo0, () => {}, 1);
 const postEditArgs = [bin, "hook", "--tool", "claude_code", "--event", "PostToolUse"];
 const postEditInput = payload("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo0, "src/config.ts") }, tool_response: {}, tool_use_id: "x" });
-const postEdit = await measure(postEditArgs, postEditInput, repo0, newEdit);
+const postEdit = await measure(postEditArgs, postEditInput, repo0, newEdit, 1);
 // The session's first edit of the file: nothing cached, HEAD's version read with isomorphic-git and parsed too.
 const firstPostEdit = await measure(postEditArgs, postEditInput, repo0, () => {
   newEdit();
   for (const d of ["symbols", "head-hashes"]) fs.rmSync(path.join(hookEnv.COMITY_CONFIG_DIR, d), { recursive: true, force: true });
 });
-const sessionStart = await measure([bin, "hook", "--tool", "claude_code", "--event", "SessionStart"], JSON.stringify({ session_id: "bench", transcript_path: "/t", cwd: base, hook_event_name: "SessionStart", source: "startup" }), base);
+const sessionStart = await measure([bin, "hook", "--tool", "claude_code", "--event", "SessionStart"], JSON.stringify({ session_id: "bench", transcript_path: "/t", cwd: base, hook_event_name: "SessionStart", source: "startup" }), base, () => {}, 8);
 server.close();
+
+// The same pre_edit against a real `comity serve` (SQLite) holding another session's intents, symbol changes and
+// imports: the difference with the instant API is the server's own work per event, HTTP included. The server's
+// Server-Timing of each event kind is read from direct requests.
+const serveDir = path.join(base, "serve");
+fs.mkdirSync(serveDir);
+const serveEnv = { ...env, COMITY_CONFIG_DIR: serveDir };
+const db = path.join(serveDir, "serve.sqlite");
+const token = spawnSync(process.execPath, [bin, "serve", "token", "create", "--team", "bench", "--db", db], { env: serveEnv, encoding: "utf8" }).stdout.trim();
+const serve = spawn(process.execPath, [bin, "serve", "--port", "0", "--db", db], { env: serveEnv, stdio: ["ignore", "pipe", "inherit"] });
+const serveUrl = await new Promise((resolve) => {
+  let out = "";
+  serve.stdout.on("data", (c) => {
+    out += c;
+    const m = /listening on (http:\/\/\S+)/.exec(out);
+    if (m !== null) resolve(m[1]);
+  });
+});
+const evaluate = (body) =>
+  new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const req = http.request(new URL("/v1/hooks/evaluate", serveUrl), { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(text) } }, (res) => {
+      res.resume();
+      res.on("end", () => (res.statusCode === 200 ? resolve(Number(/dur=([\d.]+)/.exec(String(res.headers["server-timing"]))?.[1])) : reject(new Error(`HTTP ${res.statusCode}`))));
+    });
+    req.on("error", reject);
+    req.end(text);
+  });
+const fp = spawnSync(process.execPath, [bin, "analyze", "--json", "--no-symbols", repo0], { env: hookEnv, encoding: "utf8" });
+const fingerprints = JSON.parse(fp.stdout).repos[0].remote_fingerprints;
+const evBody = (session, event, extra) => ({ event, dedupe_key: `${session}-${event}-${Math.random()}`, session: { external_id: session, tool: "codex", label: "bench" }, repo: { remote_fingerprints: fingerprints, branch: "main" }, ...extra });
+// Another session is at work in the repo: 40 files held, a breaking change, and the imports of 40 files.
+const files = Array.from({ length: 40 }, (_, i) => `src/f${i}.ts`);
+await evaluate(evBody("other", "pre_edit", { paths: files }));
+await evaluate(evBody("other", "post_edit", { paths: ["src/lib.ts"], analysis: [{ path: "src/lib.ts", changes: [{ qualified_name: "parseLib", kind: "function", change: "signature_changed", compatibility: "breaking", reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "x" }] }], references: [] }] }));
+await evaluate(evBody("other", "post_edit", { paths: files, analysis: files.map((f) => ({ path: f, references: [{ kind: "import", name: "parseLib", module: "./lib" }] })) }));
+const serverMs = {};
+for (const [event, extra] of [
+  ["pre_edit", { paths: ["src/config.ts"], uses: [{ path: "src/config.ts", name: "parseLib", module: "./other" }] }],
+  ["post_edit", { paths: ["src/config.ts"], analysis: [{ path: "src/config.ts", changes: [{ qualified_name: "parseConfig", kind: "function", change: "signature_changed", compatibility: "breaking" }], references: [{ kind: "import", name: "x", module: "./y" }] }] }],
+  ["prompt", { prompt_excerpt: "go on" }],
+  ["session_start", {}],
+]) {
+  const xs = [];
+  for (let i = 0; i < runs * 4; i++) xs.push(await evaluate(evBody(`me-${i % 3}`, event, extra)));
+  serverMs[event] = median(xs);
+}
+runEnv = { ...hookEnv, COMITY_API_URL: serveUrl, COMITY_TOKEN: token };
+const served = await measure(preEditArgs, preEditInput, repo0);
+serve.kill("SIGTERM");
 fs.rmSync(base, { recursive: true, force: true });
 
-console.log(`machine: ${machine()}; median of ${runs} runs; local API answering at once\n`);
+console.log(`machine: ${machine()}; median of ${runs} runs; local API answering at once; every timed hook reached its API\n`);
 console.log(
   table(
     ["process", "median ms", "over node -e 0", "target"],
     [
       ["node -e 0 (anchor)", nodeStart.toFixed(0), "", ""],
       ["comity hook PreToolUse Edit (pre_edit)", preEdit.toFixed(0), `+${(preEdit - nodeStart).toFixed(0)} ms`, `within 60 ms of node: ${preEdit - nodeStart <= 60 ? "met" : "NOT met"}`],
+      ["same, against comity serve (SQLite, another session at work)", served.toFixed(0), `+${(served - nodeStart).toFixed(0)} ms`, `within 60 ms of node: ${served - nodeStart <= 60 ? "met" : "NOT met"}`],
       ["comity hook PostToolUse Edit, one TS file analysed (post_edit)", postEdit.toFixed(0), `+${(postEdit - nodeStart).toFixed(0)} ms`, `< 250 ms: ${postEdit < 250 ? "met" : "NOT met"}`],
       ["same, the session's first edit of the file (nothing cached)", firstPostEdit.toFixed(0), `+${(firstPostEdit - nodeStart).toFixed(0)} ms`, `< 250 ms: ${firstPostEdit < 250 ? "met" : "NOT met"}`],
       ["comity hook SessionStart, folder of 8 repos (session_start)", sessionStart.toFixed(0), `+${(sessionStart - nodeStart).toFixed(0)} ms`, `< 500 ms: ${sessionStart < 500 ? "met" : "NOT met"}`],
     ],
   ),
 );
+console.log(`\ncomity serve (SQLite), the server's own time per event (Server-Timing, median of ${runs * 4}): ${Object.entries(serverMs).map(([e, ms]) => `${e} ${ms.toFixed(2)} ms`).join(", ")}`);

@@ -2,7 +2,12 @@
 // `npm run scenarios`: plays every coordination scenario (test/scenarios/cases) through the built CLI against a real
 // `comity serve` and prints recall and false alarms per scenario and in total. `--db URL` runs them on PostgreSQL
 // (each scenario in a database of its own is the test suite's job; here one URL is reused, so pass an empty one).
-// `--only PREFIX` runs the scenarios whose file starts with it; `-v` prints what each agent saw where one failed.
+// `--only PREFIX` runs the scenarios whose file starts with it; `-v` prints what each agent saw where one failed;
+// `--write` puts the table into benchmarks/README.md between its scenario markers (the record is never edited by
+// hand). `COMITY_SCENARIO_BIN=/other/bin/comity.js` scores another build.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import { formatTable, loadScenarios, runScenario } from "../test/scenarios/runner.mjs";
 
 const args = process.argv.slice(2);
@@ -12,13 +17,31 @@ const results = [];
 const started = Date.now();
 for (const scenario of loadScenarios()) {
   if (only !== undefined && !scenario.file.startsWith(only)) continue;
-  const r = await runScenario(scenario);
+  let r;
+  try {
+    r = await runScenario(scenario);
+  } catch (error) {
+    // A build that cannot play the scenario (an older CLI without a policy it sets, say) told nobody anything.
+    const expected = scenario.steps.reduce((n, s) => n + (s.expect ?? []).length, 0);
+    r = { name: scenario.name, file: scenario.file, items: scenario.items ?? [], hosts: [], expected, recalled: 0, falseAlarms: 0, misses: [`could not run: ${String(error).split("\n")[0]}`], alarms: [], transcript: [] };
+  }
   results.push(r);
   const ok = r.recalled === r.expected && r.falseAlarms === 0;
   process.stderr.write(`${ok ? "ok  " : "FAIL"} ${scenario.file}\n`);
   for (const line of [...r.misses, ...r.alarms]) process.stderr.write(`     ${line}\n`);
   if (!ok && verbose) for (const t of r.transcript) process.stderr.write(`     ${JSON.stringify(t)}\n`);
 }
-process.stdout.write(`${formatTable(results)}\n`);
-process.stdout.write(`\n${results.length} scenarios in ${((Date.now() - started) / 1000).toFixed(1)} s (node ${process.version}, ${new Date().toISOString()})\n`);
+const table = formatTable(results);
+const footer = `${results.length} scenarios in ${((Date.now() - started) / 1000).toFixed(1)} s, ${process.env.COMITY_SCENARIO_BIN === undefined ? "this checkout" : `build ${process.env.COMITY_SCENARIO_BIN}`} (node ${process.version}, ${new Date().toISOString()})`;
+process.stdout.write(`${table}\n\n${footer}\n`);
+if (args.includes("--write")) {
+  const readme = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "benchmarks", "README.md");
+  const text = fs.readFileSync(readme, "utf8");
+  const [begin, end] = ["<!-- scenarios:begin -->", "<!-- scenarios:end -->"];
+  const i = text.indexOf(begin);
+  const j = text.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`${readme} has no ${begin} … ${end} section`);
+  fs.writeFileSync(readme, `${text.slice(0, i + begin.length)}\n${table}\n\n${footer}\n${text.slice(j)}`);
+  process.stderr.write(`wrote the table into ${readme}\n`);
+}
 process.exitCode = results.every((r) => r.recalled === r.expected && r.falseAlarms === 0) ? 0 : 1;
