@@ -24,7 +24,7 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
   const cwdPath = path.relative(repo.root, ctx.cwd).split(path.sep).join("/");
   const body: Record<string, unknown> = {
     event,
-    dedupe_key: dedupeKey(ctx.host, ctx.nativeEvent, payload, repo.root),
+    dedupe_key: dedupeKey(ctx.host, ctx.nativeEvent, payload, repo.root, ctx.turn),
     session: {
       external_id: ctx.agentId === null ? ctx.sessionId : `${ctx.sessionId}:${ctx.agentId}`,
       tool: ctx.host,

@@ -24,6 +24,10 @@ export interface Ctx {
   readonly configDir: string;
   readonly configEnv: GitConfigEnv;
   readonly state: SessionState;
+  /** The session's turn as this event counts it (part of the dedupe key). */
+  readonly turn: number;
+  /** A hash of the host event (host, native event, payload). */
+  readonly eventHash: string;
 }
 
 export interface RepoRequest {

@@ -32,10 +32,26 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
+/** A hash of one host event as delivered: the same delivery twice gives the same hash. */
+export function eventHash(host: string, nativeEvent: string, payload: unknown): string {
+  return createHash("sha256").update(`${host}\0${nativeEvent}\0${canonicalJson(payload)}`).digest("hex").slice(0, 32);
+}
+
 /**
- * The request's dedupe key: the same native event delivered twice (a host
- * retry) gives the same key, a different event or repo a different one.
+ * The session's turn for this event: a prompt starts a new one, unless it is the very event the session saw last
+ * (the host delivering the same prompt twice); every other event belongs to the current turn.
  */
-export function dedupeKey(host: string, nativeEvent: string, payload: unknown, repoKey: string): string {
-  return createHash("sha256").update(`${host}\0${nativeEvent}\0${repoKey}\0${canonicalJson(payload)}`).digest("hex").slice(0, 32);
+export function turnOf(state: { readonly turn?: number; readonly last?: string }, event: string, hash: string): number {
+  const turn = state.turn ?? 0;
+  return event === "prompt" && state.last !== hash ? turn + 1 : turn;
+}
+
+/**
+ * The request's dedupe key: the whole payload (which carries the host's own ids where it sends them:
+ * `tool_use_id`, `prompt_id`, `turn_id`, `generation_id`, Copilot CLI's `timestamp`), the repo, and the
+ * session's turn. A redelivery of one event gives the same key; the same payload in another turn (a second
+ * `Stop` saying "Done.", a prompt typed again on a Claude Code without `prompt_id`) does not.
+ */
+export function dedupeKey(host: string, nativeEvent: string, payload: unknown, repoKey: string, turn: number): string {
+  return createHash("sha256").update(`${host}\0${nativeEvent}\0${repoKey}\0${turn}\0${canonicalJson(payload)}`).digest("hex").slice(0, 32);
 }

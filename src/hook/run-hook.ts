@@ -17,7 +17,8 @@ import { hostView } from "./host-view.js";
 import { bodyFor, MAX_PATHS } from "./build-request.js";
 import type { Ctx, RepoRequest } from "./hook-context.js";
 import { renderForHost, type HookVerdict } from "./render-output.js";
-import { readSessionState, writeSessionState } from "./session-state.js";
+import { eventHash, turnOf } from "./identity.js";
+import { readSessionState, updateSessionState, type SessionState } from "./session-state.js";
 
 export { MAX_PATHS } from "./build-request.js";
 
@@ -108,7 +109,8 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   const stateKey = agentId === null ? sessionId : `${sessionId}:${agentId}`;
   const configEnv: GitConfigEnv = { env: input.env, homeDir: input.env["HOME"] ?? os.homedir() };
   const state = readSessionState(configDir, stateKey);
-  const ctx: Ctx = { input, payload, host, nativeEvent, event, tool, toolInput, cwd, roots, sessionId, prompt: view.prompt, agentId, configDir, configEnv, state };
+  const hash = eventHash(host, nativeEvent, payload);
+  const ctx: Ctx = { input, payload, host, nativeEvent, event, tool, toolInput, cwd, roots, sessionId, prompt: view.prompt, agentId, configDir, configEnv, state, turn: turnOf(state, event, hash), eventHash: hash };
 
   const requests = await buildRequests(ctx);
   const api = resolveApi(input.env, configDir);
@@ -131,21 +133,37 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
     verdict = await evaluate(ctx, requests, apiUrl, api.token);
   }
   const rendered = renderForHost(host, nativeEvent, verdict, state.queued, payload);
-  const queued = rendered.deliveredQueue ? [] : [...state.queued];
-  if (rendered.queue !== null && rendered.queue.trim() !== "") queued.push(rendered.queue);
-  // This turn's files, for `stop`; a new prompt starts a new turn.
-  let touched: Record<string, readonly string[]> = { ...state.touched };
-  if (event === "prompt" || event === "stop" || event === "session_end") touched = {};
-  for (const r of requests) {
-    const paths = (r.body["paths"] as string[] | undefined) ?? [];
-    if ((event === "pre_edit" || event === "post_edit" || event === "pre_shell") && paths.length > 0) {
-      touched[r.repo.root] = [...new Set([...(touched[r.repo.root] ?? []), ...paths])].sort(compareStrings).slice(0, MAX_PATHS);
+  updateSessionState(configDir, stateKey, (current) => nextState(current, { state, event, rendered, requests, turn: ctx.turn, eventHash: ctx.eventHash }));
+  return rendered.stdout;
+}
+
+/**
+ * What this event changes in the session's state, applied to the state as it is now (another hook of the session
+ * may have changed it since this one read it): the queued context it delivered leaves the queue and what it
+ * could not show joins it; this turn's files grow (a prompt, stop or end starts afresh); files with symbol
+ * changes and HEAD per repo; the turn counter and the last event, for dedupe keys.
+ */
+function nextState(
+  current: SessionState,
+  mine: { state: SessionState; event: string; rendered: { queue: string | null; deliveredQueue: boolean }; requests: readonly RepoRequest[]; turn: number; eventHash: string },
+): SessionState {
+  if (mine.event === "session_end") return { queued: [], touched: {} };
+  const queued = [...current.queued];
+  if (mine.rendered.deliveredQueue) {
+    for (const q of mine.state.queued) {
+      const i = queued.indexOf(q);
+      if (i >= 0) queued.splice(i, 1);
     }
   }
-  // Files with symbol changes (analysed again after a commit moves HEAD) and HEAD as this event saw it.
-  const changed: Record<string, readonly string[]> = { ...(state.changed ?? {}) };
-  const heads: Record<string, string> = { ...(state.heads ?? {}) };
-  for (const r of requests) {
+  if (mine.rendered.queue !== null && mine.rendered.queue.trim() !== "") queued.push(mine.rendered.queue);
+  const touched: Record<string, readonly string[]> = mine.event === "prompt" || mine.event === "stop" ? {} : { ...current.touched };
+  const changed: Record<string, readonly string[]> = { ...(current.changed ?? {}) };
+  const heads: Record<string, string> = { ...(current.heads ?? {}) };
+  for (const r of mine.requests) {
+    const paths = (r.body["paths"] as string[] | undefined) ?? [];
+    if ((mine.event === "pre_edit" || mine.event === "post_edit" || mine.event === "pre_shell") && paths.length > 0) {
+      touched[r.repo.root] = [...new Set([...(touched[r.repo.root] ?? []), ...paths])].sort(compareStrings).slice(0, MAX_PATHS);
+    }
     if (r.state.head_sha !== null) heads[r.repo.root] = r.state.head_sha;
     const analysed = (r.body["analysis"] as Array<{ path: string; changes?: unknown[] }> | undefined) ?? [];
     if (analysed.length === 0) continue;
@@ -156,9 +174,7 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
     }
     changed[r.repo.root] = [...withChanges].sort(compareStrings).slice(0, 50);
   }
-  const ended = event === "session_end";
-  writeSessionState(configDir, stateKey, { queued: ended ? [] : queued, touched, changed: ended ? {} : changed, heads: ended ? {} : heads });
-  return rendered.stdout;
+  return { queued, touched, changed, heads, turn: Math.max(current.turn ?? 0, mine.turn), last: mine.eventHash };
 }
 
 /** One request body per repo that the event concerns and that has a remote. */

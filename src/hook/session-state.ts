@@ -5,7 +5,7 @@ import { writeFileAtomic } from "../fs/write-file-atomic.js";
 
 /** What one session keeps between hook processes: context waiting for a host event that accepts it, and this turn's files. */
 export interface SessionState {
-  /** Context (warnings, briefings) queued for the next event that can show it. */
+  /** Context (warnings, briefings) queued for the next event that can show it, oldest first. */
   readonly queued: readonly string[];
   /** Repo-relative paths touched this turn, per repo root. */
   readonly touched: Readonly<Record<string, readonly string[]>>;
@@ -13,9 +13,20 @@ export interface SessionState {
   readonly changed?: Readonly<Record<string, readonly string[]>>;
   /** HEAD as the session's last event saw it, per repo root. */
   readonly heads?: Readonly<Record<string, string>>;
+  /** The session's turn: one more at each prompt that is not a redelivery of the last event. Part of dedupe keys. */
+  readonly turn?: number;
+  /** A hash of the session's last event, to tell a redelivered prompt from a new one with the same text. */
+  readonly last?: string;
 }
 
-const EMPTY: SessionState = { queued: [], touched: {} };
+export const EMPTY_STATE: SessionState = { queued: [], touched: {} };
+
+/** Context kept queued per session, as many characters as one event delivers: the newest warnings win. */
+export const MAX_QUEUED_CHARS = 6000;
+/** A lock older than this was left by a process that died: it is taken over. */
+const STALE_LOCK_MS = 5_000;
+/** How long a hook waits for another one of its session before it goes on without the lock (it never blocks an agent). */
+const LOCK_WAIT_MS = 2_000;
 
 function fileOf(configDir: string, sessionId: string): string {
   return path.join(configDir, "sessions", `${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}.json`);
@@ -25,18 +36,74 @@ export function readSessionState(configDir: string, sessionId: string): SessionS
   try {
     const parsed = JSON.parse(fs.readFileSync(fileOf(configDir, sessionId), "utf8")) as Partial<SessionState>;
     const record = <T>(v: unknown): Record<string, T> => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, T>) : {});
-    return { queued: Array.isArray(parsed.queued) ? parsed.queued : [], touched: record(parsed.touched), changed: record(parsed.changed), heads: record(parsed.heads) };
+    return {
+      queued: Array.isArray(parsed.queued) ? parsed.queued.filter((q): q is string => typeof q === "string") : [],
+      touched: record(parsed.touched),
+      changed: record(parsed.changed),
+      heads: record(parsed.heads),
+      turn: typeof parsed.turn === "number" ? parsed.turn : 0,
+      ...(typeof parsed.last === "string" ? { last: parsed.last } : {}),
+    };
   } catch {
-    return EMPTY;
+    return EMPTY_STATE;
   }
 }
 
-/** Writes atomically (temp file, then rename); an empty state removes the file. */
-export function writeSessionState(configDir: string, sessionId: string, state: SessionState): void {
+/**
+ * Applies `update` to the session's state as it is on disk now, under a lock file, and writes the result
+ * (atomically: temp file, then rename). Hooks of one session run at once (a host's parallel tool calls):
+ * each says what it changes, never what the whole state is, so none loses another's warnings or files.
+ * A lock left by a dead process is taken over after 5 s; one still held after 2 s is ignored rather than
+ * making an agent wait. The queue keeps at most {@link MAX_QUEUED_CHARS} characters, dropping the oldest.
+ */
+export function updateSessionState(configDir: string, sessionId: string, update: (current: SessionState) => SessionState): SessionState {
   const file = fileOf(configDir, sessionId);
-  if (state.queued.length === 0 && Object.keys(state.touched).length === 0 && Object.keys(state.changed ?? {}).length === 0 && Object.keys(state.heads ?? {}).length === 0) {
-    fs.rmSync(file, { force: true });
-    return;
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const release = acquireLock(`${file}.lock`);
+  try {
+    const next = capQueue(update(readSessionState(configDir, sessionId)));
+    const empty = next.queued.length === 0 && [next.touched, next.changed, next.heads].every((r) => Object.keys(r ?? {}).length === 0) && (next.turn ?? 0) === 0;
+    if (empty) fs.rmSync(file, { force: true });
+    else writeFileAtomic(file, JSON.stringify(next), { mode: 0o600 });
+    return next;
+  } finally {
+    release();
   }
-  writeFileAtomic(file, JSON.stringify(state), { mode: 0o600 });
+}
+
+function capQueue(state: SessionState): SessionState {
+  const kept: string[] = [];
+  let chars = 0;
+  for (let i = state.queued.length - 1; i >= 0; i--) {
+    const q = state.queued[i] as string;
+    if (kept.length > 0 && chars + q.length > MAX_QUEUED_CHARS) break;
+    kept.unshift(q.length > MAX_QUEUED_CHARS ? q.slice(0, MAX_QUEUED_CHARS) : q);
+    chars += q.length;
+  }
+  return kept.length === state.queued.length ? state : { ...state, queued: kept };
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** An exclusive lock file; returns its release. */
+function acquireLock(lock: string): () => void {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      fs.closeSync(fs.openSync(lock, "wx", 0o600));
+      return () => fs.rmSync(lock, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") return () => undefined; // cannot lock here: go on
+    }
+    try {
+      if (Date.now() - fs.statSync(lock).mtimeMs > STALE_LOCK_MS) {
+        fs.rmSync(lock, { force: true });
+        continue;
+      }
+    } catch {
+      continue; // released meanwhile
+    }
+    if (Date.now() > deadline) return () => undefined;
+    Atomics.wait(sleeper, 0, 0, 2);
+  }
 }
