@@ -11,7 +11,11 @@ export interface HttpAnswer {
  * loading and tearing down undici cost about 140 ms per hook process here
  * (benchmarks/README.md).
  */
-export async function httpRequest(url: URL, options: { method: "GET" | "POST"; token?: string | undefined; body?: unknown; timeoutMs: number }): Promise<HttpAnswer> {
+/** An answer larger than this is refused: the hook fails open rather than hold hundreds of megabytes. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+
+export async function httpRequest(url: URL, options: { method: "GET" | "POST"; token?: string | undefined; body?: unknown; timeoutMs: number; maxBytes?: number }): Promise<HttpAnswer> {
+  const max = options.maxBytes ?? MAX_ANSWER_BYTES;
   const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
   const payload = options.body === undefined ? null : JSON.stringify(options.body);
   return new Promise<HttpAnswer>((resolve, reject) => {
@@ -28,7 +32,21 @@ export async function httpRequest(url: URL, options: { method: "GET" | "POST"; t
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
+        let size = 0;
+        if (Number(res.headers["content-length"]) > max) {
+          req.destroy();
+          reject(new Error(`answer over ${max} bytes`));
+          return;
+        }
+        res.on("data", (c: Buffer) => {
+          size += c.length;
+          if (size > max) {
+            req.destroy();
+            reject(new Error(`answer over ${max} bytes`));
+            return;
+          }
+          chunks.push(c);
+        });
         res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
         res.on("error", (e) => reject(new Error(`cannot reach the API (${e.message})`)));
       },

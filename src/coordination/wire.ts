@@ -169,6 +169,9 @@ export async function loadRequestValidator(): Promise<(value: unknown) => { ok: 
   const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
   const validate = ajv.compile(EVALUATE_REQUEST_SCHEMA);
   return (value) => {
+    // PostgreSQL cannot store a NUL in text; no field needs one: refused the same on every storage.
+    const nul = nulAt(value, "");
+    if (nul !== null) return { ok: false, problem: { field: nul || "/", message: "contains a NUL character (\\u0000)" } };
     if (validate(value)) return { ok: true, request: value as unknown as EvaluateRequest };
     const e = validate.errors?.[0];
     if (e === undefined) return { ok: false, problem: { field: "", message: "does not match the request schema" } };
@@ -195,4 +198,25 @@ export interface EvaluateAnswer {
   readonly intent: { readonly number: number; readonly ref: string; readonly status: "active" } | null;
   readonly session_id: string;
   readonly index_version: number;
+}
+
+/** The JSON pointer of the first string (value or key) holding a NUL character, or null. */
+function nulAt(value: unknown, pointer: string): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? pointer : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const at = nulAt(value[i], `${pointer}/${i}`);
+      if (at !== null) return at;
+    }
+    return null;
+  }
+  if (typeof value === "object" && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      const here = `${pointer}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+      if (k.includes("\u0000")) return here;
+      const at = nulAt(v, here);
+      if (at !== null) return at;
+    }
+  }
+  return null;
 }

@@ -165,6 +165,8 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   const api = resolveApi(options.env, options.configDir);
   const base = api.url;
   const token = api.token;
+  const { redactUserinfo } = await import("../api/redact-url.js");
+  const shown = redactUserinfo(base);
   // Where the token comes from, as hooks see it (a variable wins over the file `comity login` writes).
   const tokenName = api.tokenFrom === "env" ? "COMITY_TOKEN" : "the token saved by comity login";
   if (base === "") return [{ id: "api", status: "fail", title: "API", detail: "COMITY_API_URL is not set and comity login was not run: hooks fail open and print nothing" }];
@@ -173,9 +175,9 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   try {
     health = await options.get(apiUrl(base, "/v1/health"), undefined);
   } catch (error) {
-    return [{ id: "api", status: "fail", title: "API", detail: `${base} does not answer: ${(error as Error).message}` }];
+    return [{ id: "api", status: "fail", title: "API", detail: `${shown} does not answer: ${(error as Error).message}` }];
   }
-  if (health.status < 200 || health.status > 299) return [{ id: "api", status: "fail", title: "API", detail: `${base}/v1/health answered HTTP ${health.status}` }];
+  if (health.status < 200 || health.status > 299) return [{ id: "api", status: "fail", title: "API", detail: `${shown}/v1/health answered HTTP ${health.status}` }];
   // A `comity serve` says what it is (`{status, storage, version}`); other APIs need not.
   let what = "";
   try {
@@ -184,7 +186,7 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   } catch {
     // not JSON: still an answer
   }
-  const out: DoctorCheck[] = [{ id: "api", status: "ok", title: "API", detail: `${base} answers${what}` }];
+  const out: DoctorCheck[] = [{ id: "api", status: "ok", title: "API", detail: `${shown} answers${what}` }];
   if (token === undefined || token === "") {
     out.push({ id: "api.token", status: "fail", title: "API token", detail: "COMITY_TOKEN is not set and comity login was not run" });
     return out;
@@ -192,7 +194,7 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   try {
     const r = await options.get(apiUrl(base, "/v1/sessions"), token);
     if (r.status === 401 || r.status === 403) out.push({ id: "api.token", status: "fail", title: "API token", detail: `the API rejects ${tokenName} (HTTP ${r.status})` });
-    else if (r.status < 200 || r.status > 299) out.push({ id: "api.token", status: "fail", title: "API token", detail: `${base}/v1/sessions answered HTTP ${r.status}` });
+    else if (r.status < 200 || r.status > 299) out.push({ id: "api.token", status: "fail", title: "API token", detail: `${shown}/v1/sessions answered HTTP ${r.status}` });
     else out.push({ id: "api.token", status: "ok", title: "API token", detail: api.tokenFrom === "file" ? "accepted (saved by comity login)" : "accepted" });
   } catch (error) {
     out.push({ id: "api.token", status: "fail", title: "API token", detail: `cannot check it: ${(error as Error).message}` });

@@ -79,6 +79,24 @@ describe("comity doctor", () => {
     expect(check(noUrl.report, "api")).toMatchObject({ status: "fail", detail: expect.stringContaining("COMITY_API_URL is not set") });
   });
 
+  it("never prints the user name and password of an API URL", async () => {
+    install();
+    const withUser = server.url.replace("http://", "http://alice:s3cret@");
+    for (const extra of [{ COMITY_API_URL: withUser }, { COMITY_API_URL: "http://alice:s3cret@127.0.0.1:9" }]) {
+      const r = await doctor(extra);
+      expect(r.stdout).toContain("http://***@127.0.0.1:");
+      expect(`${r.stdout}${r.stderr}`).not.toMatch(/alice|s3cret/);
+    }
+    const login = runBuiltCli(["login", "--url", "http://alice:s3cret@127.0.0.1:7373", "--token", "cmt_x"], { cwd: root, env: env() });
+    expect(login.status).toBe(0);
+    expect(login.stdout).toContain("saved http://***@127.0.0.1:7373 ");
+    expect(login.stdout).not.toMatch(/alice|s3cret/);
+    expect(login.stderr).toContain("stays in your shell's history");
+    expect(login.stderr).toContain("--token-stdin");
+    const piped = runBuiltCli(["login", "--url", "http://127.0.0.1:7373", "--token-stdin"], { cwd: root, env: env(), input: "cmt_x\n" });
+    expect(piped.stderr).toBe("");
+  });
+
   it("missing hooks: a host present without Comity's hooks fails; a host absent is skipped", async () => {
     fs.rmSync(path.join(home, ".codex"), { recursive: true });
     const { status, report } = await json();

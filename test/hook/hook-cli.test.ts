@@ -232,6 +232,12 @@ describe("comity hook: fails open", () => {
     await expectFailOpen(r, /no answer within 400 ms/);
     expect(r.ms).toBeLessThan(2500);
   });
+  it("on an answer over 1 MiB, announced or streamed, without reading it all", async () => {
+    const huge = { decision: "warn", reason: "w", inject_context: "x".repeat(2 * 1024 * 1024), conflicts: [], session_id: "s", index_version: 1 };
+    server.reply = () => ({ body: huge });
+    await expectFailOpen(await hook("claude_code", "PreToolUse", edit()), /answer over 1048576 bytes/);
+  });
+
   it("on HTTP 500", async () => {
     server.reply = () => ({ status: 500, body: { error: "boom" } });
     await expectFailOpen(await hook("claude_code", "PreToolUse", edit()), /HTTP 500/);

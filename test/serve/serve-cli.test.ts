@@ -78,6 +78,9 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     const { dedupe_key: _k, ...noKey } = body("a", "prompt");
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: noKey })).toMatchObject({ status: 400, json: { field: "/dedupe_key", message: "/dedupe_key is required" } });
     expect((await api(serve.url, "GET", "/v1/nothing", { token })).status).toBe(404);
+    // A NUL character, which PostgreSQL cannot store, is a 400 naming the field on every storage.
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("a", "prompt", { prompt_excerpt: "a\u0000b" }) })).toMatchObject({ status: 400, json: { error: "invalid_request", field: "/prompt_excerpt" } });
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "pre_edit"), paths: ["ok", "src/\u0000.ts"] } })).toMatchObject({ status: 400, json: { field: "/paths/1" } });
     // Nothing above was applied.
     expect((await api(serve.url, "GET", "/v1/sessions", { token })).json).toEqual({ sessions: [] });
   });

@@ -1,4 +1,5 @@
 import * as os from "node:os";
+import { redactUserinfo } from "../../api/redact-url.js";
 import { parseArgs } from "node:util";
 import { writeApiCredentials } from "../../config/api-credentials.js";
 import { configDir } from "../../config/config-dir.js";
@@ -31,6 +32,9 @@ export async function loginCommand(args: readonly string[], io: CliIo): Promise<
     return 2;
   }
   const file = writeApiCredentials(configDir(io.env, io.env["HOME"] ?? os.homedir()), { url: values.url, token });
-  io.stdout.write(`saved ${values.url} and the token in ${file}\n`);
+  if (values.token !== undefined) {
+    io.stderr.write("comity login: a token given with --token stays in your shell's history; next time pipe it in with --token-stdin:\n  comity serve token create --team me | comity login --url URL --token-stdin\n");
+  }
+  io.stdout.write(`saved ${redactUserinfo(values.url)} and the token in ${file}\n`);
   return 0;
 }
