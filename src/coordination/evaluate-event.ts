@@ -385,12 +385,14 @@ const CHANGE_COLS = `sc.path, sc.qualified_name, sc.renamed_from, sc.change, sc.
 async function othersChanges(c: Coordination, filter: { breaking?: boolean; paths?: readonly string[] }): Promise<ChangeRow[]> {
   const paths = filter.paths ?? null;
   if (paths !== null && paths.length === 0) return [];
+  // From the repo's active sessions to their changes (CROSS JOIN keeps that order in SQLite): never the repo's
+  // week of history.
   return c.sql.all<ChangeRow>(
-    `SELECT ${CHANGE_COLS} FROM symbol_changes sc JOIN sessions s ON s.id = sc.session_id
-     WHERE sc.repo_id = ? AND sc.state <> 'reverted'${filter.breaking === true ? " AND sc.compatibility = 'breaking'" : ""}${paths === null ? "" : ` AND sc.path IN (${marks(paths)})`}
-       AND sc.created_at >= s.started_at AND ${ACTIVE_OTHER}
+    `SELECT ${CHANGE_COLS} FROM sessions s CROSS JOIN symbol_changes sc
+     WHERE ${ACTIVE_OTHER} AND sc.session_id = s.id AND sc.repo_id = ? AND sc.state <> 'reverted'${filter.breaking === true ? " AND sc.compatibility = 'breaking'" : ""}${paths === null ? "" : ` AND sc.path IN (${marks(paths)})`}
+       AND sc.created_at >= s.started_at
      ORDER BY sc.created_at, sc.path, sc.qualified_name`,
-    [c.repoId, ...(paths ?? []), ...activeOtherParams(c)],
+    [...activeOtherParams(c), c.repoId, ...(paths ?? [])],
   );
 }
 
@@ -564,10 +566,10 @@ async function beforePlan(c: Coordination, text: string): Promise<Outcome> {
   if (text.trim() === "") return QUIET;
   const held = await c.sql.all<HolderRow>(
     `SELECT ip.path, MIN(i.created_at) AS since, 1 AS held, ${SESSION_COLS}
-     FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number JOIN sessions s ON s.id = i.session_id
-     WHERE ip.team_id = ? AND ip.repo_id = ? AND i.released_at IS NULL AND i.created_at >= s.started_at AND ${ACTIVE_OTHER}
+     FROM sessions s CROSS JOIN intents i CROSS JOIN intent_paths ip
+     WHERE ${ACTIVE_OTHER} AND i.session_id = s.id AND i.released_at IS NULL AND i.created_at >= s.started_at AND ip.team_id = i.team_id AND ip.intent_number = i.number
      GROUP BY ip.path, ${SESSION_GROUP} LIMIT 5000`,
-    [c.teamId, c.repoId, ...activeOtherParams(c)],
+    activeOtherParams(c),
   );
   const changed = await c.sql.all<HolderRow>(
     `SELECT sf.path, sf.updated_at AS since, 0 AS held, ${SESSION_COLS} FROM session_files sf JOIN sessions s ON s.id = sf.session_id
@@ -764,10 +766,13 @@ async function reconcileChanges(c: Coordination, filePath: string, changes: NonN
   // A type whose members are all reverted is withdrawn; one with a breaking member left is not.
   for (const top of withdrawn) {
     if (changes.some((ch) => topName(ch.qualified_name) === top && ch.compatibility === "breaking")) continue;
-    await c.sql.run(
-      "UPDATE conflicts SET withdrawn_at = ? WHERE team_id = ? AND kind = 'breaking_change' AND subject = ? AND withdrawn_at IS NULL AND told_at IS NULL AND (other_session_id = ? OR session_id = ?)",
-      [c.now, c.teamId, `${filePath}#${top}`, c.familyId, c.familyId],
-    );
+    // Two statements, not an OR: each follows an index (by the author as the other side, and as the one told).
+    for (const side of ["other_session_id", "session_id"]) {
+      await c.sql.run(
+        `UPDATE conflicts SET withdrawn_at = ? WHERE ${side} = ? AND team_id = ? AND kind = 'breaking_change' AND subject = ? AND withdrawn_at IS NULL AND told_at IS NULL`,
+        [c.now, c.familyId, c.teamId, `${filePath}#${top}`],
+      );
+    }
   }
 }
 

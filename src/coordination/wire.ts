@@ -110,6 +110,7 @@ export const EVALUATE_REQUEST_SCHEMA = {
     prompt_excerpt: text(8000),
     plan_text: text(131072),
     shell: { type: "object", properties: { command: text(16000), paths } },
+    analysis_truncated: { type: "boolean" },
     analysis: {
       type: "array",
       maxItems: 50,
@@ -153,6 +154,29 @@ export const EVALUATE_REQUEST_SCHEMA = {
     status: { type: "object", properties: { excerpt: text(2000), files: paths } },
   },
 } as const;
+
+/**
+ * The most work one request may ask for: symbol changes across its analysed files, and the symbols, references
+ * and uses it stores. The hook never sends more (it keeps breaking changes first and says `analysis_truncated`);
+ * the server answers 413 to a request over any of them.
+ */
+export const REQUEST_LIMITS = { changes: 1000, symbols: 20_000, references: 20_000, uses: 5000 } as const;
+
+/** What a schema-valid request asks beyond {@link REQUEST_LIMITS}, or null. */
+export function overLimits(request: EvaluateRequest): string | null {
+  const analysis = request.analysis ?? [];
+  const count = (f: (a: NonNullable<EvaluateRequest["analysis"]>[number]) => number) => analysis.reduce((n, a) => n + f(a), 0);
+  const asked = {
+    changes: count((a) => a.changes?.length ?? 0),
+    symbols: count((a) => a.symbols?.length ?? 0),
+    references: count((a) => (a.references?.length ?? 0) + (a.new_references?.length ?? 0)),
+    uses: request.uses?.length ?? 0,
+  };
+  for (const key of Object.keys(REQUEST_LIMITS) as Array<keyof typeof REQUEST_LIMITS>) {
+    if (asked[key] > REQUEST_LIMITS[key]) return `${asked[key]} ${key} in one request (at most ${REQUEST_LIMITS[key]})`;
+  }
+  return null;
+}
 
 export interface RequestProblem {
   /** JSON pointer of the wrong field (`/session/external_id`). */

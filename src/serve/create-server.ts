@@ -3,7 +3,7 @@ import { CLI_VERSION } from "../version.js";
 import type { Database } from "./database.js";
 import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys } from "../coordination/evaluate-event.js";
 import { listSessions } from "./list-sessions.js";
-import { loadRequestValidator } from "../coordination/wire.js";
+import { loadRequestValidator, overLimits } from "../coordination/wire.js";
 import { teamForToken, type Team } from "./teams.js";
 
 /** How long a token's team (and its policy) is remembered. */
@@ -66,6 +66,8 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     }
     const checked = validate(json);
     if (!checked.ok) return send(400, { error: "invalid_request", field: checked.problem.field, message: `${checked.problem.field} ${checked.problem.message}` });
+    const over = overLimits(checked.request);
+    if (over !== null) return send(413, { error: "too_much_work", message: `${over}: split the request` });
     const answer = await db.transaction(evaluateLockKeys(team, checked.request), (sql) => evaluateEvent(sql, team, checked.request, { now: now(), leaseMs }));
     return send(200, answer);
   };

@@ -179,6 +179,8 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, path)
   );
   CREATE INDEX session_files_by_path ON session_files (path);
+  DROP INDEX sessions_by_repo;
+  CREATE INDEX sessions_active ON sessions (team_id, repo_id, last_seen_at);
   UPDATE teams SET policy = 'first_contact' WHERE policy = 'advisory'
   `,
 ];

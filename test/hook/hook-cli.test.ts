@@ -95,6 +95,20 @@ describe("comity hook: Claude Code and Codex events to requests", () => {
     expect(broken?.["analysis"][0]["symbols"]).toBeUndefined();
   });
 
+  it("sends at most 1,000 symbol changes in one request, breaking ones first, and says it left some out", async () => {
+    const fns = (sig: string) => Array.from({ length: 1001 }, (_, i) => `export function f${i}(${sig}): void {}\n`).join("");
+    fs.writeFileSync(path.join(repo, "src/many.ts"), fns("a: number"));
+    sb.git(repo, "add", "-A");
+    sb.git(repo, "commit", "-qm", "many");
+    fs.writeFileSync(path.join(repo, "src/many.ts"), `${fns("a: number, b: number")}export const added = 1;\n`);
+    await hook("claude_code", "PostToolUse", claude("PostToolUse", { tool_name: "Write", tool_input: { file_path: path.join(repo, "src/many.ts") }, tool_response: {}, tool_use_id: "m1" }));
+    const sent = server.requests[0]?.body as Record<string, any>;
+    expect(sent["analysis_truncated"]).toBe(true);
+    const changes = sent["analysis"][0]["changes"] as Array<{ compatibility: string; qualified_name: string }>;
+    expect(changes).toHaveLength(1000);
+    expect(changes.every((c) => c.compatibility === "breaking")).toBe(true);
+  });
+
   it("maps Codex events: apply_patch edits, shell commands, and Stop always answers JSON", async () => {
     const patch = "*** Begin Patch\n*** Add File: src/new.ts\n+export const n = 1;\n*** Update File: src/config.ts\n*** Move to: src/settings.ts\n@@\n-a\n+b\n*** Delete File: src/old.ts\n*** End Patch";
     await hook("codex", "SessionStart", codex("SessionStart", { source: "startup" }));

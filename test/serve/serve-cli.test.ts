@@ -78,6 +78,10 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     const { dedupe_key: _k, ...noKey } = body("a", "prompt");
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: noKey })).toMatchObject({ status: 400, json: { field: "/dedupe_key", message: "/dedupe_key is required" } });
     expect((await api(serve.url, "GET", "/v1/nothing", { token })).status).toBe(404);
+    // One request asks for at most 1,000 symbol changes: more is a 413 saying so.
+    const changes = (n: number) => Array.from({ length: n }, (_, i) => ({ qualified_name: `f${i}`, kind: "function", change: "removed", compatibility: "breaking" }));
+    const many = { ...body("a", "post_edit"), analysis: [{ path: "a.ts", changes: changes(600) }, { path: "b.ts", changes: changes(401) }] };
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: many })).toMatchObject({ status: 413, json: { error: "too_much_work", message: expect.stringContaining("1001 changes in one request (at most 1000)") } });
     // A NUL character, which PostgreSQL cannot store, is a 400 naming the field on every storage.
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("a", "prompt", { prompt_excerpt: "a\u0000b" }) })).toMatchObject({ status: 400, json: { error: "invalid_request", field: "/prompt_excerpt" } });
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "pre_edit"), paths: ["ok", "src/\u0000.ts"] } })).toMatchObject({ status: 400, json: { field: "/paths/1" } });
