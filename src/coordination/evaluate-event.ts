@@ -3,7 +3,7 @@ import { compareStrings } from "../errors/diagnostic.js";
 import { first, marks, type Sql } from "../serve/database.js";
 import { ago, describeSession, listSome } from "./coordination-text.js";
 import { deliversContext } from "./host-delivery.js";
-import { filesUsing, topName } from "./uses-symbol.js";
+import { filesUsing, importTarget, stemSuffixes, topName } from "./uses-symbol.js";
 import type { ConflictKind, ConflictRef, EvaluateAnswer, EvaluateRequest, TeamPolicy } from "./wire.js";
 
 export type { ConflictRef, EvaluateAnswer } from "./wire.js";
@@ -389,7 +389,7 @@ async function othersChanges(c: Coordination, filter: { breaking?: boolean; path
   // week of history.
   return c.sql.all<ChangeRow>(
     `SELECT ${CHANGE_COLS} FROM sessions s CROSS JOIN symbol_changes sc
-     WHERE ${ACTIVE_OTHER} AND sc.session_id = s.id AND sc.repo_id = ? AND sc.state <> 'reverted'${filter.breaking === true ? " AND sc.compatibility = 'breaking'" : ""}${paths === null ? "" : ` AND sc.path IN (${marks(paths)})`}
+     WHERE ${ACTIVE_OTHER} AND sc.session_id = s.id AND sc.repo_id = ?${filter.breaking === true ? " AND sc.compatibility = 'breaking'" : ""}${paths === null ? "" : ` AND sc.path IN (${marks(paths)})`}
        AND sc.created_at >= s.started_at
      ORDER BY sc.created_at, sc.path, sc.qualified_name`,
     [...activeOtherParams(c), c.repoId, ...(paths ?? [])],
@@ -457,8 +457,8 @@ async function beforeEdit(c: Coordination, paths: string[]): Promise<Outcome> {
   const hints = (c.request.uses ?? []).filter((u) => pathSet.has(u.path));
   await insertRows(
     c.sql,
-    "INSERT INTO session_uses (session_id, path, name, module, updated_at) VALUES",
-    uniqueRows(hints.map((u) => [c.session.id, u.path, u.name, u.module ?? "", c.now])),
+    "INSERT INTO session_uses (session_id, path, name, module, target, updated_at) VALUES",
+    uniqueRows(hints.map((u) => [c.session.id, u.path, u.name, u.module ?? "", importTarget(u.path, u.module ?? ""), c.now])),
     "ON CONFLICT (session_id, path, name, module) DO NOTHING",
   );
 
@@ -635,7 +635,7 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
     if (a.parse_error === true) {
       const n = await c.sql.run("INSERT INTO session_parse_errors (session_id, path, created_at) VALUES (?, ?, ?) ON CONFLICT (session_id, path) DO NOTHING", [c.session.id, a.path, c.now]);
       if (n > 0) selfNotes.push(`- \`${a.path}\` does not parse now: Comity keeps its symbols as they were, and reports no change of it, until it parses again.`);
-      await insertRows(c.sql, "INSERT INTO session_uses (session_id, path, name, module, updated_at) VALUES", usesOf(c, a), "ON CONFLICT (session_id, path, name, module) DO NOTHING");
+      await insertRows(c.sql, "INSERT INTO session_uses (session_id, path, name, module, target, updated_at) VALUES", usesOf(c, a), "ON CONFLICT (session_id, path, name, module) DO NOTHING");
       continue;
     }
     await c.sql.run("DELETE FROM session_parse_errors WHERE session_id = ? AND path = ?", [c.session.id, a.path]);
@@ -651,7 +651,7 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
     if (a.references !== undefined) {
       await c.sql.run("DELETE FROM session_uses WHERE session_id = ? AND path = ?", [c.session.id, a.path]);
     }
-    await insertRows(c.sql, "INSERT INTO session_uses (session_id, path, name, module, updated_at) VALUES", usesOf(c, a), "ON CONFLICT (session_id, path, name, module) DO NOTHING");
+    await insertRows(c.sql, "INSERT INTO session_uses (session_id, path, name, module, target, updated_at) VALUES", usesOf(c, a), "ON CONFLICT (session_id, path, name, module) DO NOTHING");
     await reconcileChanges(c, a.path, a.changes ?? []);
     for (const ch of a.changes ?? []) myChanged.push({ path: a.path, qualified_name: ch.qualified_name });
   }
@@ -685,19 +685,28 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
   const authorLines: string[] = [];
   const mine = await c.sql.all<ChangeRow>(
     `SELECT ${CHANGE_COLS} FROM symbol_changes sc JOIN sessions s ON s.id = sc.session_id
-     WHERE sc.session_id = ? AND sc.compatibility = 'breaking' AND sc.state <> 'reverted' AND sc.path IN (${marks(touched.length === 0 ? [""] : touched)})
+     WHERE sc.session_id = ? AND sc.compatibility = 'breaking' AND sc.path IN (${marks(touched.length === 0 ? [""] : touched)})
      ORDER BY sc.created_at, sc.path, sc.qualified_name`,
     [c.session.id, ...(touched.length === 0 ? [""] : touched)],
   );
   const myGroups = groupChanges(mine);
   const informed: Wanted[] = [];
   if (myGroups.length > 0) {
+    // Only the imports that can name a changed file (their target is one of its stems), through the index; each
+    // is then checked exactly. Never every import of every active session.
     const names = uniqueSorted([...myGroups.flatMap(namesOf), "*"]);
-    const users = await c.sql.all<SessionRow & { path: string; name: string; module: string }>(
-      `SELECT su.path, su.name, su.module, ${SESSION_COLS} FROM session_uses su JOIN sessions s ON s.id = su.session_id
-       WHERE su.name IN (${marks(names)}) AND ${ACTIVE_OTHER}`,
-      [...names, ...activeOtherParams(c)],
-    );
+    const targets = uniqueSorted(myGroups.flatMap((g) => stemSuffixes(g.path)));
+    const users: Array<SessionRow & { path: string; name: string; module: string }> = [];
+    for (let i = 0; i < names.length; i += 200) {
+      const chunk = names.slice(i, i + 200);
+      users.push(
+        ...(await c.sql.all<SessionRow & { path: string; name: string; module: string }>(
+          `SELECT su.path, su.name, su.module, ${SESSION_COLS} FROM session_uses su CROSS JOIN sessions s
+           WHERE su.target IN (${marks(targets)}) AND su.name IN (${marks(chunk)}) AND s.id = su.session_id AND ${ACTIVE_OTHER}`,
+          [...targets, ...chunk, ...activeOtherParams(c)],
+        )),
+      );
+    }
     const bySession = new Map<string, { row: SessionRow; imports: Array<{ path: string; name: string; module: string | null }> }>();
     for (const u of users) {
       const e = bySession.get(u.id) ?? { row: u, imports: [] };
@@ -727,7 +736,7 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
 
 function usesOf(c: Coordination, a: NonNullable<EvaluateRequest["analysis"]>[number]): unknown[][] {
   const refs = [...(a.references ?? []), ...(a.new_references ?? [])].filter((r) => (r.kind === "import" || r.kind === "export") && r.module != null && r.module !== "");
-  return uniqueRows(refs.map((r) => [c.session.id, a.path, r.name, r.module ?? "", c.now]));
+  return uniqueRows(refs.map((r) => [c.session.id, a.path, r.name, r.module ?? "", importTarget(a.path, r.module ?? ""), c.now]));
 }
 
 /**
@@ -737,24 +746,40 @@ function usesOf(c: Coordination, a: NonNullable<EvaluateRequest["analysis"]>[num
  */
 async function reconcileChanges(c: Coordination, filePath: string, changes: NonNullable<NonNullable<EvaluateRequest["analysis"]>[number]["changes"]>): Promise<void> {
   const head = c.request.repo.head_sha ?? null;
-  const before = await c.sql.all<{ qualified_name: string; compatibility: string; head_sha: string | null; state: string }>(
-    "SELECT qualified_name, compatibility, head_sha, state FROM symbol_changes WHERE session_id = ? AND path = ? AND state <> 'reverted'",
+  const before = await c.sql.all<{ qualified_name: string; change: string; compatibility: string; summary: string; renamed_from: string | null; head_sha: string | null; state: string }>(
+    "SELECT qualified_name, change, compatibility, summary, renamed_from, head_sha, state FROM symbol_changes WHERE session_id = ? AND path = ?",
     [c.session.id, filePath],
   );
   const now = new Map(changes.map((ch) => [ch.qualified_name, ch]));
   const withdrawn = new Set<string>();
+  const reverted: string[] = [];
+  const committed: string[] = [];
   for (const b of before) {
     const ch = now.get(b.qualified_name);
     if (ch === undefined) {
       if (b.state === "committed") continue;
-      const state = b.head_sha !== null && head !== null && b.head_sha !== head ? "committed" : "reverted";
-      await c.sql.run("UPDATE symbol_changes SET state = ? WHERE session_id = ? AND path = ? AND qualified_name = ? AND state = 'local'", [state, c.session.id, filePath, b.qualified_name]);
-      if (state === "reverted" && b.compatibility === "breaking") withdrawn.add(topName(b.qualified_name));
-    } else {
-      if (b.compatibility === "breaking" && ch.compatibility !== "breaking") withdrawn.add(topName(b.qualified_name));
-      await c.sql.run("UPDATE symbol_changes SET change = ?, compatibility = ?, summary = ?, renamed_from = ?, head_sha = ?, state = 'local' WHERE session_id = ? AND path = ? AND qualified_name = ? AND state <> 'reverted'", [
-        ch.change, ch.compatibility, summaryOf(ch), ch.renamed_from ?? null, head, c.session.id, filePath, ch.qualified_name,
-      ]);
+      if (b.head_sha !== null && head !== null && b.head_sha !== head) committed.push(b.qualified_name);
+      else {
+        reverted.push(b.qualified_name);
+        if (b.compatibility === "breaking") withdrawn.add(topName(b.qualified_name));
+      }
+      continue;
+    }
+    if (b.compatibility === "breaking" && ch.compatibility !== "breaking") withdrawn.add(topName(b.qualified_name));
+    const same = b.change === ch.change && b.compatibility === ch.compatibility && b.summary === summaryOf(ch) && b.renamed_from === (ch.renamed_from ?? null) && b.head_sha === head && b.state === "local";
+    if (same) continue;
+    await c.sql.run("UPDATE symbol_changes SET change = ?, compatibility = ?, summary = ?, renamed_from = ?, head_sha = ?, state = 'local' WHERE session_id = ? AND path = ? AND qualified_name = ?", [
+      ch.change, ch.compatibility, summaryOf(ch), ch.renamed_from ?? null, head, c.session.id, filePath, ch.qualified_name,
+    ]);
+  }
+  // A reverted change is gone (nothing keeps it); a committed one stays, for briefings.
+  for (const [list, statement] of [
+    [reverted, "DELETE FROM symbol_changes WHERE session_id = ? AND path = ? AND qualified_name IN"],
+    [committed, "UPDATE symbol_changes SET state = 'committed' WHERE session_id = ? AND path = ? AND qualified_name IN"],
+  ] as const) {
+    for (let i = 0; i < list.length; i += ROWS_PER_INSERT) {
+      const chunk = list.slice(i, i + ROWS_PER_INSERT);
+      await c.sql.run(`${statement} (${marks(chunk)})`, [c.session.id, filePath, ...chunk]);
     }
   }
   const known = new Set(before.map((b) => b.qualified_name));
@@ -763,14 +788,15 @@ async function reconcileChanges(c: Coordination, filePath: string, changes: NonN
     "INSERT INTO symbol_changes (team_id, repo_id, session_id, path, qualified_name, change, compatibility, summary, created_at, renamed_from, head_sha, state) VALUES",
     changes.filter((ch) => !known.has(ch.qualified_name)).map((ch) => [c.teamId, c.repoId, c.session.id, filePath, ch.qualified_name, ch.change, ch.compatibility, summaryOf(ch), c.now, ch.renamed_from ?? null, head, "local"]),
   );
-  // A type whose members are all reverted is withdrawn; one with a breaking member left is not.
-  for (const top of withdrawn) {
-    if (changes.some((ch) => topName(ch.qualified_name) === top && ch.compatibility === "breaking")) continue;
-    // Two statements, not an OR: each follows an index (by the author as the other side, and as the one told).
+  // A type whose members are all reverted is withdrawn; one with a breaking member left is not. Two statements,
+  // not an OR: each follows an index (the author as the other side, and as the one told).
+  const subjects = [...withdrawn].filter((top) => !changes.some((ch) => topName(ch.qualified_name) === top && ch.compatibility === "breaking")).map((top) => `${filePath}#${top}`);
+  for (let i = 0; i < subjects.length; i += ROWS_PER_INSERT) {
+    const chunk = subjects.slice(i, i + ROWS_PER_INSERT);
     for (const side of ["other_session_id", "session_id"]) {
       await c.sql.run(
-        `UPDATE conflicts SET withdrawn_at = ? WHERE ${side} = ? AND team_id = ? AND kind = 'breaking_change' AND subject = ? AND withdrawn_at IS NULL AND told_at IS NULL`,
-        [c.now, c.familyId, c.teamId, `${filePath}#${top}`],
+        `UPDATE conflicts SET withdrawn_at = ? WHERE ${side} = ? AND team_id = ? AND kind = 'breaking_change' AND subject IN (${marks(chunk)}) AND withdrawn_at IS NULL AND told_at IS NULL`,
+        [c.now, c.familyId, c.teamId, ...chunk],
       );
     }
   }
@@ -800,7 +826,7 @@ async function briefing(c: Coordination): Promise<string | null> {
       [o.id, o.id, o.started_at],
     );
     const symbols = await c.sql.all<{ q: string; compatibility: string }>(
-      "SELECT qualified_name AS q, MIN(compatibility) AS compatibility FROM symbol_changes WHERE session_id = ? AND state <> 'reverted' GROUP BY qualified_name ORDER BY qualified_name",
+      "SELECT qualified_name AS q, MIN(compatibility) AS compatibility FROM symbol_changes WHERE session_id = ? GROUP BY qualified_name ORDER BY qualified_name",
       [o.id],
     );
     const parts = [`- ${describeSession(o)}, since ${ago(Number(o.started_at), c.now)}`];
@@ -814,7 +840,7 @@ async function briefing(c: Coordination): Promise<string | null> {
   // that ended without committing it is gone with that session.
   const breaking = await c.sql.all<ChangeRow>(
     `SELECT ${CHANGE_COLS} FROM symbol_changes sc JOIN sessions s ON s.id = sc.session_id
-     WHERE sc.repo_id = ? AND sc.compatibility = 'breaking' AND sc.state <> 'reverted' AND sc.created_at >= ? AND sc.session_id <> ?
+     WHERE sc.repo_id = ? AND sc.compatibility = 'breaking' AND sc.created_at >= ? AND sc.session_id <> ?
        AND (sc.state = 'committed' OR (s.ended_at IS NULL AND s.last_seen_at >= ?))
      ORDER BY sc.created_at DESC, sc.path, sc.qualified_name LIMIT 20`,
     [c.repoId, c.now - BREAKING_HISTORY_MS, c.session.id, c.now - c.leaseMs],

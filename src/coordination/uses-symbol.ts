@@ -83,3 +83,24 @@ export function topName(qualified: string): string {
   const i = qualified.indexOf(".");
   return i === -1 ? qualified : qualified.slice(0, i);
 }
+
+/**
+ * What an import in `fromPath` points at, as a repo-relative module stem when it can be said without knowing the
+ * defining file: a relative import resolved (`src/config`), a Python absolute module as a path (`acme/config`), a
+ * path-like alias without its extension; else the specifier itself (a package). Stored with each use so that the
+ * users of a changed file are found through an index ({@link stemSuffixes}), then checked with
+ * {@link importNamesModule}.
+ */
+export function importTarget(fromPath: string, specifier: string): string {
+  const relative = resolveRelative(fromPath, specifier);
+  if (relative !== null) return relative;
+  if (specifier.startsWith(".")) return specifier;
+  if (specifier.includes("/")) return specifier.replace(EXTENSIONS, "");
+  return specifier.replace(/\./g, "/");
+}
+
+/** The stems an import's target may hold for a defining file: its stem and every shorter tail of it (`src/acme/config`, `acme/config`, `config`). */
+export function stemSuffixes(definingPath: string): string[] {
+  const parts = moduleStem(definingPath).split("/");
+  return parts.map((_, i) => parts.slice(i).join("/"));
+}

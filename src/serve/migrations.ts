@@ -145,7 +145,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 2: coordination that tells every affected session once (issue "Coordination that catches the collisions that
   // matter"). Conflicts carry who is told (`role`: the affected session, or the one informed that someone joined),
-  // when they were told, and their text; symbol changes their state (local, committed, reverted); what each
+  // when they were told, and their text; symbol changes their state (local or committed; a reverted one is deleted); what each
   // session's files import is kept whole (session_uses), not only what is new. `first_contact` becomes the default
   // policy: it replaces `advisory`, the only default there was.
   `
@@ -168,10 +168,11 @@ export const MIGRATIONS: readonly string[] = [
     path TEXT NOT NULL,
     name TEXT NOT NULL,
     module TEXT NOT NULL,
+    target TEXT NOT NULL,
     updated_at BIGINT NOT NULL,
     PRIMARY KEY (session_id, path, name, module)
   );
-  CREATE INDEX session_uses_by_name ON session_uses (name);
+  CREATE INDEX session_uses_by_target ON session_uses (target, name);
   CREATE TABLE session_parse_errors (
     session_id TEXT NOT NULL REFERENCES sessions(id),
     path TEXT NOT NULL,

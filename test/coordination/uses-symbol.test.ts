@@ -1,0 +1,81 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { filesUsing, importNamesModule, importTarget, moduleStem, resolveRelative, stemSuffixes } from "../../src/coordination/uses-symbol.js";
+import { scanImports } from "../../src/symbols/scan-imports.js";
+
+describe("which files use a symbol, from their imports", () => {
+  it("resolves relative imports, TypeScript's and Python's, and never a bare or escaping one", () => {
+    expect(resolveRelative("src/main.ts", "./config.js")).toBe("src/config");
+    expect(resolveRelative("src/a/b.ts", "../config")).toBe("src/config");
+    expect(resolveRelative("src/main.ts", "./lib/index.js")).toBe("src/lib");
+    expect(resolveRelative("pkg/sub/main.py", ".config")).toBe("pkg/sub/config");
+    expect(resolveRelative("pkg/sub/main.py", "..config")).toBe("pkg/config");
+    expect(resolveRelative("pkg/sub/main.py", ".")).toBe("pkg/sub");
+    expect(resolveRelative("src/main.ts", "@acme/lib")).toBeNull();
+    expect(resolveRelative("src/main.ts", "lodash")).toBeNull();
+    expect(resolveRelative("main.ts", "../outside")).toBeNull();
+    expect(moduleStem("pkg/__init__.py")).toBe("pkg");
+    expect(moduleStem("src/types.d.ts")).toBe("src/types");
+  });
+
+  it("says whether an import names a defining file", () => {
+    expect(importNamesModule("src/main.ts", "./config.js", "src/config.ts")).toBe(true);
+    expect(importNamesModule("src/main.ts", "./config", "src/config/index.ts")).toBe(true);
+    expect(importNamesModule("src/main.ts", "./other", "src/config.ts")).toBe(false);
+    expect(importNamesModule("app/main.py", "app.config", "app/config.py")).toBe(true);
+    expect(importNamesModule("tests/t.py", "app.config", "src/app/config.py")).toBe(true);
+    expect(importNamesModule("app/main.py", "config", "app/config.py")).toBe(false); // one segment: ambiguous
+    expect(importNamesModule("src/main.ts", "lodash", "src/lodash.ts")).toBe(false);
+    expect(importNamesModule("src/main.ts", "@acme/lib", "src/lib.ts")).toBe(false);
+  });
+
+  it("finds the users of a symbol: its top-level name or the whole module, never the defining file", () => {
+    const uses = [
+      { path: "src/main.ts", name: "parseConfig", module: "./config.js" },
+      { path: "src/ns.ts", name: "*", module: "./config" },
+      { path: "src/other.ts", name: "parseConfig", module: "./elsewhere" },
+      { path: "src/calc-user.ts", name: "Calc", module: "./config" },
+      { path: "src/config.ts", name: "parseConfig", module: "./config" },
+      { path: "src/none.ts", name: "parseConfig", module: null },
+    ];
+    expect(filesUsing(uses, "src/config.ts", ["parseConfig"])).toEqual(["src/main.ts", "src/ns.ts"]);
+    expect(filesUsing(uses, "src/config.ts", ["Calc.add"])).toEqual(["src/calc-user.ts", "src/ns.ts"]);
+    expect(filesUsing(uses, "src/config.ts", ["loadConfig", "parseConfig"])).toEqual(["src/main.ts", "src/ns.ts"]); // a rename: the old name
+  });
+
+  it("indexes each import by a target that is one of the defining file's stem tails whenever the import names it", () => {
+    expect(importTarget("src/main.ts", "./config.js")).toBe("src/config");
+    expect(importTarget("app/main.py", "app.config")).toBe("app/config");
+    expect(importTarget("src/main.ts", "@acme/lib/sub")).toBe("@acme/lib/sub");
+    expect(stemSuffixes("src/app/config.py")).toEqual(["src/app/config", "app/config", "config"]);
+    const seg = fc.constantFrom("src", "app", "lib", "config", "a", "b");
+    fc.assert(
+      fc.property(fc.array(seg, { minLength: 1, maxLength: 4 }), fc.array(seg, { minLength: 1, maxLength: 4 }), fc.constantFrom(".ts", ".py"), fc.nat(3), (from, def, ext, up) => {
+        const fromPath = `${from.join("/")}${ext}`;
+        const definingPath = `${def.join("/")}${ext}`;
+        const spec = ext === ".py" ? `${".".repeat(up + 1)}${def.at(-1)}` : `${up === 0 ? "./" : "../".repeat(up)}${def.at(-1)}.js`;
+        if (importNamesModule(fromPath, spec, definingPath)) expect(stemSuffixes(definingPath)).toContain(importTarget(fromPath, spec));
+        const dotted = def.join(".");
+        if (ext === ".py" && importNamesModule(fromPath, dotted, definingPath)) expect(stemSuffixes(definingPath)).toContain(importTarget(fromPath, dotted));
+      }),
+    );
+  });
+});
+
+describe("scanImports: what a file imports, without a parser", () => {
+  it("reads TypeScript and JavaScript imports, re-exports and requires the way the extractor names them", () => {
+    const ts = 'import D, { a, b as c, type T } from "./m.js";\nimport * as ns from "../n";\nexport { x } from "./x";\nexport * from "./all";\nconst r = require("r");\nawait import("./lazy");\nimport "./side";\n';
+    expect(scanImports(ts, "typescript").map((r) => `${r.name}@${r.module}`)).toEqual(["*@../n", "*@./all", "*@./lazy", "*@./side", "*@r", "T@./m.js", "a@./m.js", "b@./m.js", "default@./m.js", "x@./x"]);
+  });
+
+  it("reads Python's from-imports (also parenthesised) and plain imports", () => {
+    const py = "from .config import parse_config, load as l\nfrom app.util import (\n    clamp,\n    lerp,\n)\nimport os.path, json as j\n";
+    expect(scanImports(py, "python").map((r) => `${r.name}@${r.module}`)).toEqual(["*@json", "*@os.path", "clamp@app.util", "lerp@app.util", "load@.config", "parse_config@.config"]);
+  });
+
+  it("never throws on any text", () => {
+    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 300 }), fc.constantFrom("typescript", "python") as fc.Arbitrary<"typescript" | "python">, (text, lang) => {
+      expect(Array.isArray(scanImports(text, lang))).toBe(true);
+    }));
+  });
+});
