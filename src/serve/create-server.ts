@@ -12,6 +12,14 @@ export const TEAM_CACHE_MS = 5_000;
 /** Bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * The server's limits (README, "comity serve"): a client gets 5 s to send its headers and 10 s for the whole
+ * request, checked every second (Node checks every 30 s by default, so a slow client would hold a socket that
+ * long); an idle keep-alive connection closes after 5 s; at most 1,024 connections at once, beyond which new
+ * ones are closed at once.
+ */
+export const SERVER_LIMITS = { headersTimeoutMs: 5_000, requestTimeoutMs: 10_000, checkEveryMs: 1_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024 } as const;
+
 export interface ServerOptions {
   readonly database: Database;
   /** A session silent for longer no longer holds its intents (default 10 minutes). */
@@ -21,6 +29,8 @@ export interface ServerOptions {
   /** One line per server-side failure (the library never prints; the CLI passes stderr). */
   readonly log?: (line: string) => void;
   readonly maxBodyBytes?: number;
+  /** Overrides of {@link SERVER_LIMITS} (tests). */
+  readonly limits?: Partial<{ -readonly [K in keyof typeof SERVER_LIMITS]: number }>;
 }
 
 /**
@@ -38,7 +48,13 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const arrived = process.hrtime.bigint();
     const send = (status: number, body: unknown, close = false) => sendJson(res, status, body, arrived, close);
-    const url = new URL(req.url ?? "/", "http://localhost");
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://localhost");
+    } catch {
+      req.resume();
+      return send(400, { error: "bad_request_target", message: "the request target is not a path" }, true);
+    }
     const route = `${req.method ?? "GET"} ${url.pathname.replace(/\/+$/, "")}`;
     if (route === "GET /v1/health") return send(200, { status: "ok", storage: db.dialect, version: CLI_VERSION });
     if (route !== "POST /v1/hooks/evaluate" && route !== "GET /v1/sessions") {
@@ -68,8 +84,23 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     if (!checked.ok) return send(400, { error: "invalid_request", field: checked.problem.field, message: `${checked.problem.field} ${checked.problem.message}` });
     const over = overLimits(checked.request);
     if (over !== null) return send(413, { error: "too_much_work", message: `${over}: split the request` });
-    const answer = await db.transaction(evaluateLockKeys(team, checked.request), (sql) => evaluateEvent(sql, team, checked.request, { now: now(), leaseMs }));
+    const answer = await oneAtATime(team.id, () => db.transaction(evaluateLockKeys(team, checked.request), (sql) => evaluateEvent(sql, team, checked.request, { now: now(), leaseMs })));
     return send(200, answer);
+  };
+
+  // Fairness between teams on SQLite, whose one writer takes transactions in arrival order: a team's events are
+  // evaluated one at a time, so a team sending heavy requests back to back never has more than one in the queue,
+  // and another team's event waits behind one of them at most. (PostgreSQL runs other repos side by side already.)
+  const lanes = new Map<string, Promise<unknown>>();
+  const oneAtATime = <T>(teamId: string, fn: () => Promise<T>): Promise<T> => {
+    if (db.dialect !== "sqlite") return fn();
+    const run = (lanes.get(teamId) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    lanes.set(teamId, tail);
+    void tail.then(() => {
+      if (lanes.get(teamId) === tail) lanes.delete(teamId);
+    });
+    return run;
   };
 
   // A token's team, remembered briefly: one storage round trip less per event. A policy change made with
@@ -88,7 +119,8 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     return team;
   };
 
-  const server = http.createServer((req, res) => {
+  const limits = { ...SERVER_LIMITS, ...(options.limits ?? {}) };
+  const server = http.createServer({ connectionsCheckingInterval: limits.checkEveryMs, headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       options.log?.(`comity serve: ${req.method} ${req.url}: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) sendJson(res, 500, { error: "internal", message: "the server could not evaluate this request" }, process.hrtime.bigint());
@@ -96,10 +128,11 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     });
   });
   // A hook gives up after 400 ms to 1.5 s: a client that takes seconds to send a request is not one, and must not
-  // hold a socket (Node's defaults are 60 s for headers and 5 minutes for a request).
-  server.headersTimeout = 5_000;
-  server.requestTimeout = 10_000;
-  server.keepAliveTimeout = 5_000;
+  // hold a socket (Node's defaults are 60 s for headers and 5 minutes for a request, checked every 30 s).
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
   return server;
 }
 
@@ -118,8 +151,8 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, arriv
 
 /**
  * The body, or "too_large" past the limit (announced or streamed). An oversize body is read to its end without
- * being kept, so the client finishes sending and then reads the 413 (answering while it still sends would reset
- * the connection under it); one over 8 times the limit is cut off instead.
+ * being kept, whatever its size, so the client finishes sending and then reads the 413 (answering while it still
+ * sends would reset the connection under it); the request timeout bounds how long that may take.
  */
 function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | "too_large"> {
   return new Promise((resolve, reject) => {
@@ -127,25 +160,13 @@ function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | "too
     let size = 0;
     const announced = Number(req.headers["content-length"]);
     let over = Number.isFinite(announced) && announced > max;
-    if (over && announced > 8 * max) {
-      req.destroy();
-      resolve("too_large");
-      return;
-    }
     req.on("data", (c: Buffer) => {
       size += c.length;
       if (!over && size > max) {
         over = true;
         chunks.length = 0;
       }
-      if (over) {
-        if (size > 8 * max) {
-          req.destroy();
-          resolve("too_large");
-        }
-        return;
-      }
-      chunks.push(c);
+      if (!over) chunks.push(c);
     });
     req.on("end", () => resolve(over ? "too_large" : Buffer.concat(chunks)));
     req.on("error", reject);
