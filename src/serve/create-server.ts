@@ -4,10 +4,15 @@ import type { Database } from "./database.js";
 import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys } from "../coordination/evaluate-event.js";
 import { listSessions } from "./list-sessions.js";
 import { loadRequestValidator, overLimits } from "../coordination/wire.js";
-import { teamForToken, type Team } from "./teams.js";
+import { teamForToken, touchToken, type Team } from "./teams.js";
 
-/** How long a token's team (and its policy) is remembered. */
-export const TEAM_CACHE_MS = 5_000;
+/**
+ * Failed authentications allowed per client address in {@link FAILED_AUTH_WINDOW_MS}; past that, the address gets
+ * 429 with `Retry-After` for what its unknown tokens ask, without a storage lookup (a token that worked from it in
+ * the last minute is still looked up, so a real client on the same address goes on, and a revoked one still fails).
+ */
+export const FAILED_AUTH_LIMIT = 20;
+export const FAILED_AUTH_WINDOW_MS = 10_000;
 
 /** Bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -63,6 +68,11 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       return send(known ? 405 : 404, { error: known ? "method_not_allowed" : "not_found", message: `${route} is not part of the API` });
     }
     const team = await authenticate(req);
+    if (team !== undefined && "retryAfter" in team) {
+      req.resume();
+      res.setHeader("retry-after", String(team.retryAfter));
+      return send(429, { error: "too_many_failed_authentications", message: `too many requests with unknown tokens from this address: retry in ${team.retryAfter} s` }, true);
+    }
     if (team === undefined) {
       req.resume();
       return send(401, { error: "unauthorized", message: "send 'Authorization: Bearer <token>' with a token from 'comity serve token create'" });
@@ -103,19 +113,33 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     return run;
   };
 
-  // A token's team, remembered briefly: one storage round trip less per event. A policy change made with
-  // `comity serve policy` reaches a running server within TEAM_CACHE_MS.
-  const teams = new Map<string, { team: Team | undefined; until: number }>();
-  const authenticate = async (req: http.IncomingMessage): Promise<Team | undefined> => {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
-    if (m === null) return undefined;
-    const token = m[1] as string;
+  // Every request looks its token up (a revoked token fails at the next request, a policy change applies at once);
+  // an address that keeps failing is slowed down instead.
+  const failures = new Map<string, number[]>();
+  const worked = new Map<string, number>();
+  const limitedFor = (address: string, t: number): number => {
+    const recent = (failures.get(address) ?? []).filter((x) => x > t - FAILED_AUTH_WINDOW_MS);
+    if (recent.length === 0) failures.delete(address);
+    else failures.set(address, recent);
+    return recent.length >= FAILED_AUTH_LIMIT ? Math.ceil(((recent[0] as number) + FAILED_AUTH_WINDOW_MS - t) / 1000) : 0;
+  };
+  const authenticate = async (req: http.IncomingMessage): Promise<Team | { retryAfter: number } | undefined> => {
     const t = Date.now();
-    const known = teams.get(token);
-    if (known !== undefined && known.until > t) return known.team;
-    const team = await db.read((sql) => teamForToken(sql, token));
-    if (teams.size >= 10_000) teams.clear();
-    teams.set(token, { team, until: t + TEAM_CACHE_MS });
+    const address = req.socket.remoteAddress ?? "?";
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
+    const token = m === null ? null : (m[1] as string);
+    const wait = limitedFor(address, t);
+    if (wait > 0 && (token === null || (worked.get(token) ?? 0) < t - 60_000)) return { retryAfter: wait };
+    const team = token === null ? undefined : await db.read((sql) => teamForToken(sql, token));
+    if (team === undefined || token === null) {
+      if (failures.size >= 100_000) failures.clear();
+      failures.set(address, [...(failures.get(address) ?? []), t]);
+      return undefined;
+    }
+    if (worked.size >= 10_000) worked.clear();
+    worked.set(token, t);
+    // When it was last used, for `comity serve token list`: written at most once a minute, off the request's path.
+    if (team.tokenLastUsed === null || team.tokenLastUsed < t - 60_000) void touchToken(db, token, t).catch(() => undefined);
     return team;
   };
 

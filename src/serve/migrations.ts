@@ -147,7 +147,9 @@ export const MIGRATIONS: readonly string[] = [
   // matter"). Conflicts carry who is told (`role`: the affected session, or the one informed that someone joined),
   // when they were told, and their text; symbol changes their state (local or committed; a reverted one is deleted); what each
   // session's files import is kept whole (session_uses), not only what is new. `first_contact` becomes the default
-  // policy: it replaces `advisory`, the only default there was.
+  // policy: it replaces `advisory`, the only default there was. Tokens get an id people can name in `token
+  // revoke` (the first 12 hex digits of the hash for those that exist: the hash is not the secret), a name and
+  // when they were last used.
   `
   ALTER TABLE sessions ADD COLUMN label TEXT;
   ALTER TABLE sessions ADD COLUMN cwd_path TEXT;
@@ -182,7 +184,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX session_files_by_path ON session_files (path);
   DROP INDEX sessions_by_repo;
   CREATE INDEX sessions_active ON sessions (team_id, repo_id, last_seen_at);
-  UPDATE teams SET policy = 'first_contact' WHERE policy = 'advisory'
+  UPDATE teams SET policy = 'first_contact' WHERE policy = 'advisory';
+  ALTER TABLE tokens ADD COLUMN id TEXT;
+  ALTER TABLE tokens ADD COLUMN name TEXT;
+  ALTER TABLE tokens ADD COLUMN last_used_at BIGINT;
+  UPDATE tokens SET id = substr(hash, 1, 12) WHERE id IS NULL;
+  CREATE UNIQUE INDEX tokens_by_id ON tokens (id);
+  CREATE INDEX tokens_by_team ON tokens (team_id)
   `,
 ];
 

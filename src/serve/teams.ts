@@ -16,19 +16,21 @@ export function hashToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
 }
 
-/** A new token for the team (created when it does not exist yet). The only time the token is visible. */
-export async function createToken(db: Database, teamName: string, now: () => number = Date.now): Promise<{ team: Team; token: string }> {
+/** A new token for the team (created when it does not exist yet), with an optional name. The only time the token is visible. */
+export async function createToken(db: Database, teamName: string, now: () => number = Date.now, tokenName: string | null = null): Promise<{ team: Team; token: string; id: string }> {
   const name = teamName.trim();
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) throw new ComityError("INVALID_ARGUMENT", `team name '${teamName}': use 1 to 64 letters, digits, '.', '_' or '-'`);
+  if (tokenName !== null && !/^[^\u0000-\u001f]{1,64}$/.test(tokenName)) throw new ComityError("INVALID_ARGUMENT", `token name '${tokenName}': 1 to 64 characters, no control characters`);
   const token = `cmt_${randomBytes(32).toString("base64url")}`;
+  const id = randomBytes(6).toString("hex");
   const team = await db.transaction(`team:${name}`, async (sql) => {
     await sql.run("INSERT INTO teams (id, name, policy, created_at) VALUES (?, ?, 'first_contact', ?) ON CONFLICT (name) DO NOTHING", [randomUUID(), name, now()]);
     const t = await teamByName(sql, name);
     if (t === undefined) throw new ComityError("INTERNAL", `team ${name} vanished`);
-    await sql.run("INSERT INTO tokens (hash, team_id, created_at) VALUES (?, ?, ?)", [hashToken(token), t.id, now()]);
+    await sql.run("INSERT INTO tokens (hash, team_id, created_at, id, name) VALUES (?, ?, ?, ?, ?)", [hashToken(token), t.id, now(), id, tokenName]);
     return t;
   });
-  return { team, token };
+  return { team, token, id };
 }
 
 /**
@@ -53,14 +55,44 @@ export async function teamPolicy(db: Database, teamName: string): Promise<Team> 
   return t;
 }
 
-/** The team a bearer token belongs to, or undefined. */
-export async function teamForToken(sql: Sql, token: string): Promise<Team | undefined> {
-  const row = await first<{ id: string; name: string; policy: string }>(
+/** The team a bearer token belongs to (and when the token was last used), or undefined. */
+export async function teamForToken(sql: Sql, token: string): Promise<(Team & { readonly tokenLastUsed: number | null }) | undefined> {
+  const row = await first<{ id: string; name: string; policy: string; last_used_at: number | null }>(
     sql,
-    "SELECT t.id, t.name, t.policy FROM tokens k JOIN teams t ON t.id = k.team_id WHERE k.hash = ?",
+    "SELECT t.id, t.name, t.policy, k.last_used_at FROM tokens k JOIN teams t ON t.id = k.team_id WHERE k.hash = ?",
     [hashToken(token)],
   );
-  return row === undefined ? undefined : toTeam(row);
+  return row === undefined ? undefined : { ...toTeam(row), tokenLastUsed: row.last_used_at === null ? null : Number(row.last_used_at) };
+}
+
+/** Records that a token was used now (the server does it at most once a minute per token). */
+export async function touchToken(db: Database, token: string, now: number): Promise<void> {
+  const hash = hashToken(token);
+  await db.transaction(`token:${hash}`, (sql) => sql.run("UPDATE tokens SET last_used_at = ? WHERE hash = ?", [now, hash]));
+}
+
+export interface TokenInfo {
+  readonly id: string;
+  readonly name: string | null;
+  readonly created_at: number;
+  readonly last_used_at: number | null;
+}
+
+/** A team's tokens: id, name, created, last used; never the token nor its hash. */
+export async function listTokens(db: Database, teamName: string): Promise<TokenInfo[]> {
+  const team = await teamPolicy(db, teamName);
+  const rows = await db.read((sql) => sql.all<{ id: string; name: string | null; created_at: number; last_used_at: number | null }>("SELECT id, name, created_at, last_used_at FROM tokens WHERE team_id = ? ORDER BY created_at, id", [team.id]));
+  return rows.map((r) => ({ id: r.id, name: r.name, created_at: Number(r.created_at), last_used_at: r.last_used_at === null ? null : Number(r.last_used_at) }));
+}
+
+/** Deletes a token by its id: the next request with it gets 401. Returns the team it belonged to. */
+export async function revokeToken(db: Database, id: string): Promise<{ team: string; name: string | null }> {
+  return db.transaction(`token-id:${id}`, async (sql) => {
+    const row = await first<{ team: string; name: string | null }>(sql, "SELECT t.name AS team, k.name FROM tokens k JOIN teams t ON t.id = k.team_id WHERE k.id = ?", [id]);
+    if (row === undefined) throw new ComityError("INVALID_ARGUMENT", `no token with id '${id}' (see: comity serve token list --team NAME)`);
+    await sql.run("DELETE FROM tokens WHERE id = ?", [id]);
+    return row;
+  });
 }
 
 async function teamByName(sql: Sql, name: string): Promise<Team | undefined> {

@@ -27,7 +27,7 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
   const createToken = (team: string): string => {
     const r = runBuiltCli(["serve", "token", "create", "--team", team, "--db", db.spec], { cwd: sb.dir, env });
     expect(r.status).toBe(0);
-    expect(r.stderr).toContain(`new token for team '${team}'`);
+    expect(r.stderr).toMatch(new RegExp(`new token [0-9a-f]{12} for team '${team}'`));
     return r.stdout.trim();
   };
 
@@ -108,6 +108,51 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     const late = await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("c", "pre_edit", { paths: ["src/a.ts"] }) });
     expect(late.json).toMatchObject({ decision: "allow", conflicts: [] });
     expect((await api(serve.url, "GET", "/v1/sessions", { token })).json.sessions.map((s: { external_id: string }) => s.external_id)).toEqual(["c"]);
+  });
+
+  it("lists a team's tokens without their secrets, and revokes one with effect at the next request", async () => {
+    serve = await startServe(["--db", db.spec], env);
+    const made = runBuiltCli(["serve", "token", "create", "--team", "acme", "--name", "ci machine", "--db", db.spec], { cwd: sb.dir, env });
+    const second = made.stdout.trim();
+    const id = /new token ([0-9a-f]{12}) \(ci machine\)/.exec(made.stderr)?.[1] as string;
+    expect(id).toMatch(/^[0-9a-f]{12}$/);
+    expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { token: second, body: body("a", "prompt") })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200)); // the last-use write is off the request's path
+    const list = runBuiltCli(["serve", "token", "list", "--team", "acme", "--db", db.spec], { cwd: sb.dir, env });
+    expect(list.status).toBe(0);
+    const lines = list.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+CREATED\s+LAST USED$/);
+    expect(lines).toHaveLength(3);
+    expect(list.stdout).toMatch(new RegExp(`${id}\\s+ci machine\\s+\\d{4}-\\d\\d-\\d\\dT[\\d:]+Z\\s+\\d{4}-`));
+    expect(list.stdout).toContain("never"); // the first token was never used
+    expect(list.stdout).not.toContain(second.slice(4, 20));
+    expect(list.stdout).not.toContain(token.slice(4, 20));
+    const revoked = runBuiltCli(["serve", "token", "revoke", id, "--db", db.spec], { cwd: sb.dir, env });
+    expect(revoked).toMatchObject({ status: 0, stdout: expect.stringContaining(`revoked token ${id} (ci machine) of team 'acme'`) });
+    // At the very next request, with no grace period.
+    expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { token: second, body: body("a", "prompt") })).status).toBe(401);
+    expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("a", "prompt") })).status).toBe(200);
+    expect(runBuiltCli(["serve", "token", "revoke", id, "--db", db.spec], { cwd: sb.dir, env })).toMatchObject({ status: 2, stderr: expect.stringContaining(`no token with id '${id}'`) });
+  });
+
+  it("answers 429 with Retry-After to an address that keeps sending unknown tokens, while a real token from it still works", async () => {
+    serve = await startServe(["--db", db.spec], env);
+    expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("b", "prompt") })).status).toBe(200); // a real client at work
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i++) statuses.push((await api(serve.url, "POST", "/v1/hooks/evaluate", { token: `cmt_guess${i}`, body: body("a", "prompt") })).status);
+    expect(statuses.slice(0, 20)).toEqual(Array(20).fill(401));
+    expect(statuses.slice(20)).toEqual(Array(5).fill(429));
+    const limited = await new Promise<{ status: number; retry: string | undefined }>((resolve, reject) => {
+      http.get(new URL("/v1/sessions", serve.url), { headers: { authorization: "Bearer cmt_nope" } }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, retry: res.headers["retry-after"] as string | undefined });
+      }).on("error", reject);
+    });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.retry)).toBeGreaterThan(0);
+    expect(Number(limited.retry)).toBeLessThanOrEqual(10);
+    // The real client's token worked from this address lately: it is still looked up, and still works.
+    expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("b", "prompt") })).status).toBe(200);
   });
 
   it("is what comity doctor checks: the API answers and accepts the token", async () => {

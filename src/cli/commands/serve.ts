@@ -5,7 +5,9 @@ import { ComityError } from "../../errors/comity-error.js";
 import type { CliIo } from "../io.js";
 
 export const SERVE_USAGE = `usage: comity serve [--port N] [--host ADDR] [--db URL] [--lease-seconds S]
-       comity serve token create --team NAME [--db URL]
+       comity serve token create --team NAME [--name LABEL] [--db URL]
+       comity serve token list --team NAME [--db URL]
+       comity serve token revoke ID [--db URL]
        comity serve policy --team NAME [first_contact|advisory|block] [--db URL]
 
 Runs the coordination API the hooks talk to (POST /v1/hooks/evaluate,
@@ -18,7 +20,10 @@ GET /v1/sessions, GET /v1/health).
   --lease-seconds S  a session silent this long releases its files (default 600)
 
 token create  prints a new token for the team (created if new) once; it is
-              stored hashed. Hooks send it as COMITY_TOKEN.
+              stored hashed. Hooks send it as COMITY_TOKEN. --name says whose
+              it is (a person, a machine).
+token list    the team's tokens: id, name, created, last used (never a secret)
+token revoke  deletes a token by its id: its next request gets 401
 policy        shows or sets the team's policy, effective at the next request:
               first_contact (the default: the first edit that meets a conflict
               is denied once, with the whole warning; the retry is allowed),
@@ -36,6 +41,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       host: { type: "string", default: "127.0.0.1" },
       db: { type: "string" },
       team: { type: "string" },
+      name: { type: "string" },
       "lease-seconds": { type: "string", default: "600" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -51,16 +57,35 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   };
   const [sub, action, ...extra] = positionals;
 
+  if (sub === "token" && action === "revoke") {
+    if (extra.length !== 1) return usageError(io, "the command is 'token revoke ID' (ids: comity serve token list --team NAME)");
+    const db = await open();
+    try {
+      const { revokeToken } = await import("../../serve/teams.js");
+      const gone = await revokeToken(db, extra[0] as string);
+      io.stdout.write(`revoked token ${extra[0]}${gone.name === null ? "" : ` (${gone.name})`} of team '${gone.team}': its next request gets 401\n`);
+      return 0;
+    } finally {
+      await db.close();
+    }
+  }
   if (sub === "token" || sub === "policy") {
     if (values.team === undefined) return usageError(io, `${sub} needs --team NAME`);
-    if (sub === "token" && (action !== "create" || extra.length > 0)) return usageError(io, "the token command is 'token create --team NAME'");
+    if (sub === "token" && ((action !== "create" && action !== "list") || extra.length > 0)) return usageError(io, "the token commands are 'token create --team NAME', 'token list --team NAME' and 'token revoke ID'");
     if (sub === "policy" && (extra.length > 0 || (action !== undefined && action !== "first_contact" && action !== "advisory" && action !== "block"))) return usageError(io, "policy is first_contact, advisory or block");
     const db = await open();
     try {
-      if (sub === "token") {
+      if (sub === "token" && action === "list") {
+        const { listTokens } = await import("../../serve/teams.js");
+        const tokens = await listTokens(db, values.team);
+        const when = (ms: number | null): string => (ms === null ? "never" : new Date(ms).toISOString().replace(/\.\d+Z$/, "Z"));
+        const rows = [["ID", "NAME", "CREATED", "LAST USED"], ...tokens.map((t) => [t.id, t.name ?? "-", when(t.created_at), when(t.last_used_at)])];
+        const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
+        for (const r of rows) io.stdout.write(`${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}\n`);
+      } else if (sub === "token") {
         const { createToken } = await import("../../serve/teams.js");
-        const { team, token } = await createToken(db, values.team);
-        io.stderr.write(`comity serve: new token for team '${team.name}' (shown once; stored hashed in ${db.location}):\n`);
+        const { team, token, id } = await createToken(db, values.team, Date.now, values.name ?? null);
+        io.stderr.write(`comity serve: new token ${id}${values.name === undefined ? "" : ` (${values.name})`} for team '${team.name}' (shown once; stored hashed in ${db.location}):\n`);
         io.stdout.write(`${token}\n`);
       } else {
         const { setTeamPolicy, teamPolicy } = await import("../../serve/teams.js");
