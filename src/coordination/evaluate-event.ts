@@ -388,11 +388,12 @@ async function othersChanges(c: Coordination, filter: { breaking?: boolean; path
   // From the repo's active sessions to their changes (CROSS JOIN keeps that order in SQLite): never the repo's
   // week of history.
   return c.sql.all<ChangeRow>(
+    // (The session pins the repo; `+sc.created_at` keeps SQLite from reading the repo's changes by time instead.)
     `SELECT ${CHANGE_COLS} FROM sessions s CROSS JOIN symbol_changes sc
-     WHERE ${ACTIVE_OTHER} AND sc.session_id = s.id AND sc.repo_id = ?${filter.breaking === true ? " AND sc.compatibility = 'breaking'" : ""}${paths === null ? "" : ` AND sc.path IN (${marks(paths)})`}
-       AND sc.created_at >= s.started_at
+     WHERE ${ACTIVE_OTHER} AND sc.session_id = s.id${filter.breaking === true ? " AND sc.compatibility = 'breaking'" : ""}${paths === null ? "" : ` AND sc.path IN (${marks(paths)})`}
+       AND +sc.created_at >= s.started_at
      ORDER BY sc.created_at, sc.path, sc.qualified_name`,
-    [...activeOtherParams(c), c.repoId, ...(paths ?? [])],
+    [...activeOtherParams(c), ...(paths ?? [])],
   );
 }
 
@@ -532,12 +533,14 @@ function overlapBody(c: Coordination, h: HolderRow, groups: readonly ChangeGroup
 
 /** In-flight breaking changes of other sessions that this session's files among `paths` use (by their imports). */
 async function breakingUsedIn(c: Coordination, paths: readonly string[]): Promise<Wanted[]> {
-  const groups = groupChanges(await othersChanges(c, { breaking: true }));
-  if (groups.length === 0 || paths.length === 0) return [];
+  if (paths.length === 0) return [];
   const uses = await c.sql.all<{ path: string; name: string; module: string }>(
     `SELECT path, name, module FROM session_uses WHERE session_id = ? AND path IN (${marks(paths)})`,
     [c.session.id, ...paths],
   );
+  if (uses.length === 0) return []; // files that import nothing use nobody's change
+  const groups = groupChanges(await othersChanges(c, { breaking: true }));
+  if (groups.length === 0) return [];
   const imports = uses.map((u) => ({ path: u.path, name: u.name, module: u.module === "" ? null : u.module }));
   const out: Wanted[] = [];
   for (const g of groups) {
@@ -665,10 +668,10 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
   );
   const holderReps = await familyReps(c, unforeseen.map((h) => h.family));
   const told = new Set(existing.map((e) => `${e.other_session_id}\u0000${e.kind === "file_overlap" ? e.subject : e.subject.slice(0, e.subject.indexOf("#"))}`));
-  if (unforeseen.length > 0) {
-    const theirChanges = await othersChanges(c, { paths: uniqueSorted(unforeseen.map((u) => u.path)) });
-    for (const h of unforeseen) {
-      if (told.has(`${holderReps.get(h.family) ?? h.id}\u0000${h.path}`)) continue;
+  const untoldHolders = unforeseen.filter((h) => !told.has(`${holderReps.get(h.family) ?? h.id}\u0000${h.path}`));
+  if (untoldHolders.length > 0) {
+    const theirChanges = await othersChanges(c, { paths: uniqueSorted(untoldHolders.map((u) => u.path)) });
+    for (const h of untoldHolders) {
       const same = theirChanges.filter((x) => x.id === h.id && x.path === h.path && myChanged.some((m) => m.path === h.path && m.qualified_name === x.qualified_name));
       if (same.length > 0) {
         for (const g of groupChanges(same)) {
