@@ -42,13 +42,5 @@ export function marks(values: readonly unknown[]): string {
   return values.map(() => "?").join(", ");
 }
 
-/** A database URL fit for messages and logs: its password masked. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== "") u.password = "***";
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@");
-  }
-}
+/** A database URL fit for messages and logs: its user name and password masked (`postgres://***@host/db`). */
+export { redactUserinfo as redactUrl } from "../api/redact-url.js";
