@@ -14,10 +14,11 @@ export interface IndexFacts {
   /**
    * Why `git status` cannot be trusted to show every change of this work tree,
    * or null: entries marked assume-unchanged or skip-worktree (status hides
-   * their changes), a split or sparse index, or a tracked `.gitattributes`
-   * (filters and eol conversion make status compare converted content).
+   * their changes), a split or sparse index.
    */
   readonly distrust: string | null;
+  /** Tracked `.gitattributes` files, sorted: what they set decides whether git status can be trusted (`attributesDistrust`). */
+  readonly attributes: readonly string[];
 }
 
 const ATTRIBUTES = Buffer.from(".gitattributes");
@@ -29,6 +30,7 @@ const ATTRIBUTES = Buffer.from(".gitattributes");
  */
 export function scanIndexFacts(buf: Uint8Array): IndexFacts | null {
   const gitlinks: string[] = [];
+  const attributes: string[] = [];
   let files = 0;
   let distrust: string | null = null;
   const walked = walkIndexEntries(buf, (e, data) => {
@@ -48,7 +50,7 @@ export function scanIndexFacts(buf: Uint8Array): IndexFacts | null {
       path.compare(ATTRIBUTES, 0, ATTRIBUTES.length, pathEnd - ATTRIBUTES.length, pathEnd) === 0 &&
       (len === ATTRIBUTES.length || path[pathEnd - ATTRIBUTES.length - 1] === 0x2f)
     ) {
-      distrust ??= "a tracked .gitattributes (filters and eol conversion)";
+      attributes.push(path.toString("utf8", e.pathStart, pathEnd));
     }
   });
   if (walked === null) return null;
@@ -56,7 +58,7 @@ export function scanIndexFacts(buf: Uint8Array): IndexFacts | null {
     if (sig === "link") distrust ??= "a split index";
     if (sig === "sdir") distrust ??= "a sparse index";
   });
-  return { version: walked.version, checksum: indexChecksum(buf), files, gitlinks, distrust };
+  return { version: walked.version, checksum: indexChecksum(buf), files, gitlinks, distrust, attributes: attributes.sort() };
 }
 
 /**

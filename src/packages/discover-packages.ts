@@ -91,8 +91,14 @@ function read<T>(ctx: Ctx, rel: string, parse: (text: string) => T): T | null {
 function readUncached<T>(ctx: Ctx, rel: string, parse: (text: string) => T): T | null {
   let text: string;
   try {
-    text = fs.readFileSync(path.join(ctx.root, rel), "utf8");
+    // A leading UTF-8 byte order mark is read past, as npm and the other tools read their manifests.
+    text = fs.readFileSync(path.join(ctx.root, rel), "utf8").replace(/^\uFEFF/, "");
   } catch {
+    return null;
+  }
+  // An empty manifest (an empty lerna.json, say) says nothing: worth knowing, not a warning.
+  if (text.trim() === "") {
+    ctx.diagnostics.push(diagnostic("empty_manifest", "info", rel, "empty: read as saying nothing"));
     return null;
   }
   try {

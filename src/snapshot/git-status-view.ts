@@ -7,7 +7,7 @@ import { configBool, configValue } from "../git/parse-git-config.js";
 import type { Repo } from "../workspace/repo.js";
 import type { WorktreeFs } from "./content-hasher.js";
 import { parseStatusV2, runGitStatus, runGitStatusAsync, type ParsedStatus, type StatusRecord } from "./git-status.js";
-import { storesFilesAsTheyAre } from "./stores-files-as-they-are.js";
+import { attributesDistrust } from "../git/attributes-distrust.js";
 import { privateStatusIndex, rememberedIndexFacts, rememberIndexFacts, STATUS_INDEX_MIN_ENTRIES, type StatusIndexOptions } from "./status-index.js";
 
 /** One `git status` of a work tree, with the index it was relative to. */
@@ -24,10 +24,13 @@ export interface GitStatusView {
 /**
  * Runs `git status` for a work tree where its view is complete, or says why
  * the caller must walk instead (`{ walk: reason }`): `core.fileMode`, `core.symlinks` or
- * `core.trustCtime` off, `core.checkStat=minimal`, `core.ignoreStat`, eol conversion or attributes (tracked or untracked `.gitattributes`,
- * `info/attributes`, `core.attributesFile`), assume-unchanged or
+ * `core.trustCtime` off, `core.checkStat=minimal`, `core.ignoreStat`, a clean/smudge filter, a
+ * working-tree encoding or `ident` in the attributes (tracked or untracked `.gitattributes`,
+ * `info/attributes`, `core.attributesFile`: see `attributesDistrust`), assume-unchanged or
  * skip-worktree entries, a split or sparse index, SHA-256 objects, no git to
- * run, output it cannot read, or an index rewritten while git ran.
+ * run, output it cannot read, or an index rewritten while git ran. Text and
+ * line-ending attributes and `core.autocrlf` do not make it walk: git's view
+ * is then the one that matters.
  */
 export function readGitStatusView(
   repo: Repo,
@@ -71,6 +74,8 @@ export interface ViewOptions {
 
 /** What is known before git runs: the index as read, its facts, its stamp, and the private copy to run on. */
 interface StatusPlan {
+  readonly root: string;
+  readonly fs: WorktreeFs;
   readonly stamp: () => string;
   readonly before: string;
   readonly index: Uint8Array;
@@ -86,7 +91,14 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
   for (const key of ["fileMode", "symlinks", "trustCtime"]) if (configBool(config, "core", key.toLowerCase()) === false) return { walk: `core.${key} is off` };
   if (configValue(config, "core", "checkstat")?.toLowerCase() === "minimal") return { walk: "core.checkStat is minimal" };
   if (configBool(config, "core", "ignorestat") === true) return { walk: "core.ignoreStat is on" };
-  if (!storesFilesAsTheyAre(config, repo)) return { walk: "eol conversion, attributes or SHA-256 objects" };
+  if ((configValue(config, "extensions", "objectformat") ?? "sha1").toLowerCase() !== "sha1") return { walk: "SHA-256 objects" };
+  const outside = [
+    ...(repo.commonDir === null ? [] : [{ name: "info/attributes", file: path.join(repo.commonDir, "info", "attributes") }]),
+    ...(() => {
+      const f = configValue(config, "core", "attributesfile");
+      return f === undefined ? [] : [{ name: "core.attributesFile", file: f.startsWith("~/") ? path.join(configEnv.homeDir, f.slice(2)) : path.resolve(repo.root, f) }];
+    })(),
+  ];
 
   const indexFile = path.join(repo.gitDir, "index");
   const stamp = (): string => {
@@ -105,8 +117,8 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
   const trailer = before === "none" || statusIndex === null || withIndex ? "" : readIndexTrailer(indexFile);
   const remembered = statusIndex === null || trailer === "" ? null : rememberedIndexFacts<IndexFacts>(statusIndex, repo.gitDir, before, trailer);
   if (before === "none") {
-    facts = { version: 2, checksum: "", files: 0, gitlinks: [], distrust: null };
-  } else if (remembered !== null) {
+    facts = { version: 2, checksum: "", files: 0, gitlinks: [], distrust: null, attributes: [] };
+  } else if (remembered !== null && Array.isArray(remembered.attributes)) {
     facts = remembered;
   } else {
     try {
@@ -118,6 +130,14 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
   }
   if (facts === null) return { walk: "the index is not understood" };
   if (facts.distrust !== null) return { walk: facts.distrust };
+  // Attributes as git reads them: the work tree's .gitattributes files (tracked ones here; an untracked one once
+  // status lists it), info/attributes and core.attributesFile.
+  const attributeFiles = [
+    ...outside.map((o) => ({ name: o.name, text: readText(fs, o.file) })),
+    ...facts.attributes.map((a) => ({ name: a, text: readText(fs, path.join(repo.root, a)) })),
+  ].filter((f): f is { name: string; text: string } => f.text !== null);
+  const distrust = attributesDistrust(attributeFiles);
+  if (distrust !== null) return { walk: distrust };
   const large = statusIndex !== null && facts.files >= (statusIndex.minEntries ?? STATUS_INDEX_MIN_ENTRIES);
   // Remembered for the next view without bytes: the trailer read above, else that of the bytes in hand.
   const identity = trailer !== "" ? trailer : indexTrailer(index);
@@ -130,7 +150,7 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
     return now;
   };
   const privateIndex = large ? privateStatusIndex(statusIndex, repo.gitDir, remembered === null ? index : readNow, checksum) : null;
-  return { stamp, before, index, indexFile, facts, privateIndex };
+  return { root: repo.root, fs, stamp, before, index, indexFile, facts, privateIndex };
 }
 
 function finishView(plan: StatusPlan, status: Listed | null): GitStatusView | { readonly walk: string } {
@@ -138,7 +158,9 @@ function finishView(plan: StatusPlan, status: Listed | null): GitStatusView | { 
   // The user's own git may have rewritten the index meanwhile: then what git listed is not relative to these bytes.
   if (plan.stamp() !== plan.before) return { walk: "the index changed while git status ran" };
   if (!status.complete) return { walk: "git status printed what this version does not read" };
-  if (status.records.some((r) => r.kind === "untracked" && (r.path === ".gitattributes" || r.path.endsWith("/.gitattributes")))) return { walk: "an untracked .gitattributes" };
+  const untrackedAttributes = status.records.filter((r) => r.kind === "untracked" && (r.path === ".gitattributes" || r.path.endsWith("/.gitattributes"))).map((r) => r.path);
+  const distrust = attributesDistrust(untrackedAttributes.map((a) => ({ name: `${a} (untracked)`, text: readText(plan.fs, path.join(plan.root, a)) ?? "" })));
+  if (distrust !== null) return { walk: distrust };
   return { facts: plan.facts, index: plan.index, indexFile: plan.indexFile, records: status.records, nonUtf8: status.nonUtf8 };
 }
 
@@ -174,6 +196,14 @@ function expandCached(root: string, configEnv: GitConfigEnv, privateIndex: strin
     nonUtf8: [...new Set([...first.nonUtf8, ...inside.nonUtf8])],
     complete: inside.complete,
   };
+}
+
+function readText(fs: WorktreeFs, file: string): string | null {
+  try {
+    return fs.readFileSync(file).toString("utf8");
+  } catch {
+    return null;
+  }
 }
 
 /** Why a snapshot or worktree hash walked the tree (slower on a large one) instead of asking git status. */

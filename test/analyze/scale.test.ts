@@ -32,6 +32,23 @@ function fakeIo(tty: boolean) {
 }
 
 describe("analyze at scale", () => {
+  it("asks git status in a folder of three repos that each have `* text=auto`: no snapshot_walked diagnostic", async () => {
+    for (const name of ["one", "two", "three"]) {
+      const r = initRepo(sb, name);
+      commit(sb, r, ".gitattributes", "* text=auto eol=lf\n*.png binary\n");
+      commit(sb, r, "a.ts", "export function f(a: number) {}\n");
+      fs.writeFileSync(path.join(r, "a.ts"), "export function f(a: number, b: number) {}\r\n");
+    }
+    const { io, out } = fakeIo(false);
+    expect(await analyzeCommand(["--json"], io)).toBe(0);
+    const doc = JSON.parse(out.join("")) as { repos: Array<{ root: string; diagnostics: Array<{ code: string }>; changes: Array<{ path: string }> }> };
+    expect(doc.repos.map((r) => r.root).sort()).toEqual(["one", "three", "two"]);
+    for (const r of doc.repos) {
+      expect(r.diagnostics.map((d) => d.code)).not.toContain("snapshot_walked");
+      expect(r.changes.map((c) => c.path)).toEqual(["a.ts"]);
+    }
+  });
+
   it("keeps progress and timings off stdout, and --json free of both", async () => {
     const r = initRepo(sb, "repo");
     commit(sb, r, "a.ts", "export function f() {}\n");

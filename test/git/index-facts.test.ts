@@ -58,12 +58,13 @@ describe("scanIndexFacts", () => {
       sb.write("repo/deep/dir-1/.gitattributes", "*.txt text\n");
       sb.git(root, "add", "-A");
       sb.git(root, "update-index", "--index-version", v);
-      expect(scanIndexFacts(read())?.distrust).toMatch(/gitattributes/);
+      // A tracked .gitattributes is listed, not distrusted: what it sets decides (attributesDistrust).
+      expect(scanIndexFacts(read())).toMatchObject({ distrust: null, attributes: ["deep/dir-1/.gitattributes"] });
     }
     sb.git(root, "rm", "-q", "-f", "deep/dir-1/.gitattributes");
     sb.write("repo/not.gitattributes", "a file whose name only ends like one");
     sb.git(root, "add", "-A");
-    expect(scanIndexFacts(read())?.distrust).toBeNull();
+    expect(scanIndexFacts(read())).toMatchObject({ distrust: null, attributes: [] });
   });
 
   it("lists gitlinks apart from files, and rejects what is not an index", () => {

@@ -39,6 +39,17 @@ describe("discoverPackages", () => {
     expect(view().packages).toEqual(["packages/a npm @x/a@0.1.0", "packages/b npm @x/b"]);
   });
 
+  it("reads a manifest that starts with a UTF-8 byte order mark as npm does, and says an empty lerna.json at info", () => {
+    write({
+      "package.json": `\uFEFF${JSON.stringify({ name: "root", version: "1.0.0", workspaces: ["packages/*"] })}`,
+      "packages/a/package.json": `\uFEFF${JSON.stringify({ name: "@x/a", version: "0.1.0" })}`,
+      "lerna.json": "",
+    });
+    const r = discoverPackages(root);
+    expect(r.packages.map((p) => p.name)).toEqual(["root", "@x/a"]);
+    expect(r.diagnostics.map((d) => [d.code, d.severity, d.path])).toEqual([["empty_manifest", "info", "lerna.json"]]);
+  });
+
   it("pnpm-workspace.yaml with negated globs; the root counts", () => {
     write({
       "package.json": { name: "mono", version: "2.0.0" },

@@ -239,3 +239,123 @@ describe.each(ENGINES)("snapshot diff against git status (oracle, engine %s)", (
     }
   });
 });
+
+// Line-ending attributes (issue: shell-command snapshots at git speed on real repos). Committed text is LF; the
+// ops write LF and CRLF versions of it, other text, and binary bytes.
+const EOL_CONTENTS = ["one\ntwo\n", "one\r\ntwo\r\n", "other\n", "other\r\n", "\u0000bin\r\n"];
+const eolOpArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ op: fc.constant("write" as const), file: fc.constantFrom(...FILES), content: fc.constantFrom(...EOL_CONTENTS) }),
+  fc.record({ op: fc.constant("delete" as const), file: fc.constantFrom(...FILES) }),
+  fc.record({ op: fc.constant("chmod" as const), file: fc.constantFrom(...FILES), exec: fc.boolean() }),
+);
+
+async function setupWithAttributes(sb: Sandbox, attributes: string, config: ReadonlyArray<[string, string]> = []): Promise<string> {
+  const root = initRepo(sb, "repo");
+  for (const [k, v] of config) sb.git(root, "config", k, v);
+  fs.writeFileSync(path.join(root, ".gitignore"), "*.log\nign/\n");
+  fs.writeFileSync(path.join(root, ".gitattributes"), attributes);
+  for (const f of ["a.txt", "dir/c.txt", "tool.sh"]) apply(root, { op: "write", file: f, content: "one\ntwo\n" });
+  sb.git(root, "add", "-A");
+  sb.git(root, "commit", "-q", "-m", "base");
+  initRepo(sb, "repo/nested");
+  return root;
+}
+
+describe.each(ENGINES)("snapshot diff with attributes (oracle, engine %s)", (engine: Engine) => {
+  it("with `* text=auto eol=lf`: equals git's view, where a line-ending-only rewrite of a clean file is no change", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(eolOpArb, { maxLength: 5 }), fc.array(eolOpArb, { minLength: 1, maxLength: 6 }), async (dirtyFirst, ops) => {
+        const sb = createSandbox();
+        try {
+          const root = await setupWithAttributes(sb, "* text=auto eol=lf\n");
+          for (const o of dirtyFirst) apply(root, o);
+          const repo = repoAt(root);
+          const before = await snap(sb, repo, undefined, engine);
+          const statusBefore = status(sb, root);
+          const truthBefore = truth(root);
+          for (const o of ops) apply(root, o);
+          const after = await snap(sb, repo, before, engine);
+          const statusAfter = status(sb, root);
+          const ours = diffSnapshots(before, after);
+          const bytes = expectedChanges(truthBefore, truth(root));
+          if (engine === "walk") {
+            // Forced to walk, the engine compares bytes: the byte model.
+            expect(ours).toEqual(bytes);
+            return;
+          }
+          expect(before.base).toBeDefined(); // git's view, not a walk
+          // The documented rule: git's view. The byte model, less the files git shows clean before and after (their
+          // bytes can then only differ in line endings that git's own normalisation hides).
+          const gitView = bytes.filter((c) => !(c.change === "modified" && !statusBefore.has(c.path) && !statusAfter.has(c.path)));
+          expect(ours).toEqual(gitView);
+          // And every path whose git status changed is there.
+          const ourPaths = new Set(ours.map((c) => c.path));
+          for (const p of new Set([...statusBefore.keys(), ...statusAfter.keys()])) {
+            if (statusBefore.get(p) !== statusAfter.get(p) && !p.endsWith("/")) expect(ourPaths, `git saw ${p} change`).toContain(p);
+          }
+        } finally {
+          sb.cleanup();
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("with a clean/smudge filter: walks, says why, and equals the byte model", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(eolOpArb, { maxLength: 4 }), fc.array(eolOpArb, { minLength: 1, maxLength: 5 }), async (dirtyFirst, ops) => {
+        const sb = createSandbox();
+        try {
+          const root = await setupWithAttributes(sb, "*.txt filter=upper\n", [["filter.upper.clean", "tr a-z A-Z"], ["filter.upper.smudge", "cat"]]);
+          for (const o of dirtyFirst) apply(root, o);
+          const repo = repoAt(root);
+          const before = await snap(sb, repo, undefined, engine);
+          const truthBefore = truth(root);
+          for (const o of ops) apply(root, o);
+          const after = await snap(sb, repo, before, engine);
+          expect(before.base).toBeUndefined();
+          expect(diffSnapshots(before, after)).toEqual(expectedChanges(truthBefore, truth(root)));
+        } finally {
+          sb.cleanup();
+        }
+      }),
+      { numRuns: 15 },
+    );
+    if (engine !== "auto") return;
+    const sb = createSandbox();
+    try {
+      const root = await setupWithAttributes(sb, "*.txt filter=upper\n", [["filter.upper.clean", "tr a-z A-Z"], ["filter.upper.smudge", "cat"]]);
+      const { takeSnapshot } = await import("../../src/snapshot/take-snapshot.js");
+      const r = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv });
+      expect(r.diagnostics.map((d) => d.message)).toContain("walked the work tree instead of asking git status: a clean/smudge filter (filter=upper) in .gitattributes");
+    } finally {
+      sb.cleanup();
+    }
+  });
+});
+
+describe("the line-ending rule, by example", () => {
+  it("under `* text=auto eol=lf` a snapshot diff is what git status shows: a CRLF rewrite of a clean file as git lists it", async () => {
+    const sb = createSandbox();
+    try {
+      const root = await setupWithAttributes(sb, "* text=auto eol=lf\n");
+      const repo = repoAt(root);
+      const before = await snap(sb, repo);
+      apply(root, { op: "write", file: "a.txt", content: "one\r\ntwo\r\n" });
+      apply(root, { op: "write", file: "dir/c.txt", content: "one\r\nTWO\r\n" });
+      const after = await snap(sb, repo, before);
+      // git lists the CRLF rewrite as modified until it touches the file (then it would stage nothing).
+      expect(sb.git(root, "status", "--porcelain", "--", "a.txt", "dir")).toBe(" M a.txt\n M dir/c.txt\n");
+      expect(diffSnapshots(before, after)).toEqual([{ path: "a.txt", change: "modified" }, { path: "dir/c.txt", change: "modified" }]);
+      // Once git has renormalised it (git add), the same bytes are clean to git, and to the next snapshot.
+      sb.git(root, "add", "a.txt");
+      const staged = await snap(sb, repo, after);
+      expect(sb.git(root, "diff", "--cached", "--name-only")).toBe("");
+      expect(diffSnapshots(after, staged)).toEqual([{ path: "a.txt", change: "modified" }]);
+      const again = await snap(sb, repo, staged);
+      expect(diffSnapshots(staged, again)).toEqual([]);
+    } finally {
+      sb.cleanup();
+    }
+  });
+});

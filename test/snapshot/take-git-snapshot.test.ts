@@ -69,10 +69,17 @@ describe("snapshots relative to the git index", () => {
     expect(r.changes).toEqual([{ path: "a.txt", change: "modified" }]);
     sb.git(root, "update-index", "--no-assume-unchanged", "a.txt");
 
+    // Line-ending attributes leave git's view whole (it is the one that matters): no walk.
     writeAged(root, "sub/.gitattributes", "*.txt eol=crlf\n");
     r = await run(() => fs.writeFileSync(path.join(root, "sub/b.txt"), "x\n"));
-    expect(r.viaGit).toBe(false);
+    expect(r.viaGit).toBe(true);
     expect(r.changes).toEqual([{ path: "sub/b.txt", change: "added" }]);
+    // A clean/smudge filter does not: git compares through a program. The diagnostic says which attribute, where.
+    writeAged(root, "sub/.gitattributes", "*.txt eol=crlf\n*.bin filter=lfs diff=lfs merge=lfs -text\n");
+    r = await run(() => fs.writeFileSync(path.join(root, "sub/c.txt"), "y\n"));
+    expect(r.viaGit).toBe(false);
+    expect(r.before.diagnostics.map((d) => d.message)).toEqual(["walked the work tree instead of asking git status: a clean/smudge filter (filter=lfs) in sub/.gitattributes (untracked)"]);
+    expect(r.changes).toEqual([{ path: "sub/c.txt", change: "added" }]);
   });
 
   it("walk when git cannot be run", async () => {

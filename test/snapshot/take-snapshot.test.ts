@@ -194,15 +194,27 @@ describe.each(ENGINES)("takeSnapshot + diffSnapshots (engine %s)", (engine) => {
     ]);
   });
 
-  it("does not trust the index when .gitattributes may filter content", async () => {
-    writeAged(root, ".gitattributes", "*.txt text eol=crlf\n");
+  it("asks git status with text and line-ending attributes, and walks where a filter, an encoding or ident applies", async () => {
+    writeAged(root, ".gitattributes", "* text=auto eol=lf\n*.png binary\n*.md linguist-documentation diff=markdown export-ignore\n");
     writeAged(root, "a.txt", "a\n");
     sb.git(root, "add", "-A");
     sb.git(root, "commit", "-q", "-m", "attrs");
     const r = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, ...engineOptions(sb, engine) });
-    expect(r.counts.fromIndex).toBe(0);
-    // git status would compare converted content: the snapshot walks instead.
-    expect(r.snapshot.base).toBeUndefined();
+    // git's view is the one that matters there (README, Snapshots): the git engine is used.
+    expect(r.snapshot.base === undefined).toBe(engine === "walk");
+    expect(r.diagnostics.filter((d) => d.code === "snapshot_walked")).toEqual([]);
+    for (const [attrs, why] of [
+      ["*.dat filter=crypt\n", "a clean/smudge filter (filter=crypt) in .gitattributes"],
+      ["*.txt working-tree-encoding=UTF-16LE\n", "a working-tree-encoding in .gitattributes"],
+      ["*.c ident\n", "ident (keyword expansion) in .gitattributes"],
+    ] as const) {
+      writeAged(root, ".gitattributes", `* text=auto\n${attrs}`);
+      sb.git(root, "add", "-A");
+      sb.git(root, "commit", "-q", "-m", why);
+      const w = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, ...engineOptions(sb, engine) });
+      expect(w.snapshot.base).toBeUndefined();
+      if (engine !== "walk") expect(w.diagnostics.map((d) => d.message)).toContain(`walked the work tree instead of asking git status: ${why}`);
+    }
   });
 
   it("reads index versions 2, 3 and 4 alike", async () => {
