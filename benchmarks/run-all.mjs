@@ -18,6 +18,8 @@ ensureTool("hyperfine", "hyperfine"); // not required by the scripts; installed 
 const suites = [
   ["discovery", "discovery.mjs", quick ? ["--runs", "3"] : ["--runs", "9"]],
   ["snapshots", "snapshot.mjs", quick ? ["--files", "10000", "--runs", "2"] : ["--files", "100000", "--runs", "7"]],
+  ["snapshots, * text=auto eol=lf", "snapshot.mjs", quick ? ["--files", "10000", "--runs", "2", "--attributes", "text"] : ["--files", "100000", "--runs", "5", "--attributes", "text"]],
+  ["snapshots, a clean/smudge filter", "snapshot.mjs", quick ? ["--files", "10000", "--runs", "2", "--attributes", "filter"] : ["--files", "100000", "--runs", "3", "--attributes", "filter"]],
   ["symbols", "symbols.mjs", quick ? ["--files", "150", "--runs", "1"] : ["--files", "1500", "--runs", "3"]],
   ["hook", "hook.mjs", quick ? ["--runs", "5"] : ["--runs", "15"]],
   ["analyze", "analyze.mjs", quick ? ["--files", "10000", "--changes", "200"] : ["--files", "100000", "--changes", "2000"]],
