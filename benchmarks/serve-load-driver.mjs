@@ -2,6 +2,7 @@
 // (as one agent does), all sessions at once. Every event has its own dedupe key; every fifth is sent twice, and the
 // replay must return the first answer byte for byte. Used by benchmarks/serve-load.mjs (latency) and by
 // test/serve/serve-load.test.ts (nothing lost, nothing applied twice, and the SIGKILL crash test).
+import { spawn, spawnSync } from "node:child_process";
 import * as http from "node:http";
 
 const KINDS = ["pre_edit", "post_edit", "prompt", "pre_shell", "post_edit", "plan"];
@@ -118,4 +119,23 @@ export function quantile(values, q) {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+/**
+ * A team's token (`comity serve token create`), then the built `comity serve --port 0` on that database, once it
+ * says where it listens: `{ url, token, server }`.
+ */
+export async function startServe(bin, db, env, team = "bench") {
+  const token = spawnSync(process.execPath, [bin, "serve", "token", "create", "--team", team, "--db", db], { env, encoding: "utf8" }).stdout.trim();
+  const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--db", db], { env, stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    server.stdout.on("data", (c) => {
+      out += c;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    server.on("exit", (code) => reject(new Error(`comity serve exited with ${code}`)));
+  });
+  return { url, token, server };
 }

@@ -5,7 +5,6 @@
 // same server (HTTP and connection cost, no storage). Bounded: a fixed number of runs, then it stops.
 //   node benchmarks/serve-load.mjs [--runs 5] [--sessions 50] [--events 20] [--profile burst|paced] [--db URL]
 // (`--profile burst --events 200`: a sustained burst, long enough to cross the server's WAL restart threshold.)
-import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as os from "node:os";
@@ -13,7 +12,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { machine, median, table } from "./lib.mjs";
-import { planLoad, quantile, runLoad } from "./serve-load-driver.mjs";
+import { planLoad, quantile, runLoad, startServe } from "./serve-load-driver.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.js");
@@ -25,17 +24,7 @@ const events = Number(values.events);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-serve-bench-"));
 const env = { ...process.env, COMITY_CONFIG_DIR: dir };
 const db = values.db ?? path.join(dir, "serve.sqlite");
-const token = spawnSync(process.execPath, [bin, "serve", "token", "create", "--team", "bench", "--db", db], { env, encoding: "utf8" }).stdout.trim();
-const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--db", db], { env, stdio: ["ignore", "pipe", "inherit"] });
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  server.stdout.on("data", (c) => {
-    out += c;
-    const m = /listening on (http:\/\/\S+)/.exec(out);
-    if (m) resolve(m[1]);
-  });
-  server.on("exit", (code) => reject(new Error(`comity serve exited with ${code}`)));
-});
+const { url, token, server } = await startServe(bin, db, env);
 
 function health() {
   const started = process.hrtime.bigint();

@@ -5,14 +5,14 @@
 // the other team's evaluate p99, beside the same load without the noise in the same run; and the noisy
 // requests' own latency. Bounded: a fixed number of runs, then it stops.
 //   node benchmarks/serve-noisy.mjs [--runs 3] [--rows 100000] [--db URL]
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { machine, median, table } from "./lib.mjs";
-import { fingerprint, planLoad, post, quantile, runLoad } from "./serve-load-driver.mjs";
+import { fingerprint, planLoad, post, quantile, runLoad, startServe } from "./serve-load-driver.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.js");
@@ -23,19 +23,8 @@ const rows = Number(values.rows);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-serve-noisy-"));
 const env = { ...process.env, COMITY_CONFIG_DIR: dir };
 const db = values.db ?? path.join(dir, "serve.sqlite");
-const token = (team) => spawnSync(process.execPath, [bin, "serve", "token", "create", "--team", team, "--db", db], { env, encoding: "utf8" }).stdout.trim();
-const quiet = token(`bench-${Date.now()}`);
-const noisy = token(`noisy-${Date.now()}`);
-const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--db", db], { env, stdio: ["ignore", "pipe", "inherit"] });
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  server.stdout.on("data", (c) => {
-    out += c;
-    const m = /listening on (http:\/\/\S+)/.exec(out);
-    if (m) resolve(m[1]);
-  });
-  server.on("exit", (code) => reject(new Error(`comity serve exited with ${code}`)));
-});
+const { url, token: quiet, server } = await startServe(bin, db, env, `bench-${Date.now()}`);
+const noisy = spawnSync(process.execPath, [bin, "serve", "token", "create", "--team", `noisy-${Date.now()}`, "--db", db], { env, encoding: "utf8" }).stdout.trim();
 
 // The noisy team's history, through the API: 200 sessions of one repo, each with 500 changed files whose imports
 // (one each) name the module the noisy changes break.

@@ -134,10 +134,13 @@ function expectedChanges(before: Map<string, Truth>, after: Map<string, Truth>):
   return out;
 }
 
-async function setup(sb: Sandbox): Promise<string> {
+/** The fixture repo: ignore rules, three committed files, a nested repo; optionally a `.gitattributes` and git config. */
+async function setup(sb: Sandbox, options: { attributes?: string; config?: ReadonlyArray<[string, string]>; content?: string } = {}): Promise<string> {
   const root = initRepo(sb, "repo");
+  for (const [k, v] of options.config ?? []) sb.git(root, "config", k, v);
   fs.writeFileSync(path.join(root, ".gitignore"), "*.log\nign/\n");
-  for (const f of ["a.txt", "dir/c.txt", "tool.sh"]) apply(root, { op: "write", file: f, content: "committed" });
+  if (options.attributes !== undefined) fs.writeFileSync(path.join(root, ".gitattributes"), options.attributes);
+  for (const f of ["a.txt", "dir/c.txt", "tool.sh"]) apply(root, { op: "write", file: f, content: options.content ?? "committed" });
   sb.git(root, "add", "-A");
   sb.git(root, "commit", "-q", "-m", "base");
   initRepo(sb, "repo/nested");
@@ -249,17 +252,7 @@ const eolOpArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant("chmod" as const), file: fc.constantFrom(...FILES), exec: fc.boolean() }),
 );
 
-async function setupWithAttributes(sb: Sandbox, attributes: string, config: ReadonlyArray<[string, string]> = []): Promise<string> {
-  const root = initRepo(sb, "repo");
-  for (const [k, v] of config) sb.git(root, "config", k, v);
-  fs.writeFileSync(path.join(root, ".gitignore"), "*.log\nign/\n");
-  fs.writeFileSync(path.join(root, ".gitattributes"), attributes);
-  for (const f of ["a.txt", "dir/c.txt", "tool.sh"]) apply(root, { op: "write", file: f, content: "one\ntwo\n" });
-  sb.git(root, "add", "-A");
-  sb.git(root, "commit", "-q", "-m", "base");
-  initRepo(sb, "repo/nested");
-  return root;
-}
+const setupWithAttributes = (sb: Sandbox, attributes: string, config: ReadonlyArray<[string, string]> = []): Promise<string> => setup(sb, { attributes, config, content: "one\ntwo\n" });
 
 describe.each(ENGINES)("snapshot diff with attributes (oracle, engine %s)", (engine: Engine) => {
   it("with `* text=auto eol=lf`: equals git's view, where a line-ending-only rewrite of a clean file is no change", async () => {
