@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { REQUEST_LIMITS, type UseRecord } from "../coordination/wire.js";
+import type { UseRecord } from "../coordination/wire.js";
 import { CLI_VERSION } from "../version.js";
 import type { RepoState } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
@@ -80,7 +80,8 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       const moved = ctx.tool === "Bash" && state.head_sha !== null && (ctx.state.heads?.[repo.root] ?? state.head_sha) !== state.head_sha;
       const changed = moved ? [...new Set([...(after ?? []), ...(ctx.state.changed?.[repo.root] ?? [])])].sort() : (after ?? []);
       body["paths"] = changed.slice(0, MAX_PATHS);
-      const analysed = capChanges(await analyses(ctx, repo, state, changed));
+      const { REQUEST_LIMITS } = await import("../coordination/wire.js");
+      const analysed = capChanges(await analyses(ctx, repo, state, changed), REQUEST_LIMITS.changes);
       body["analysis"] = analysed.analysis;
       if (analysed.truncated) body["analysis_truncated"] = true;
       break;
@@ -201,13 +202,13 @@ async function changesAfter(ctx: Ctx, repo: Repo): Promise<string[] | null> {
   return r.changes === null ? null : r.changes.map((c) => c.path);
 }
 
-/** At most {@link REQUEST_LIMITS}`.changes` changes in one request: breaking ones first, then compatible, then internal. */
-function capChanges(analysis: unknown[]): { analysis: unknown[]; truncated: boolean } {
+/** At most `max` changes in one request (`REQUEST_LIMITS.changes`): breaking ones first, then compatible, then internal. */
+function capChanges(analysis: unknown[], max: number): { analysis: unknown[]; truncated: boolean } {
   type Entry = { changes?: Array<{ compatibility: string }> };
   const all = (analysis as Entry[]).flatMap((a, i) => (a.changes ?? []).map((ch) => ({ i, ch })));
-  if (all.length <= REQUEST_LIMITS.changes) return { analysis, truncated: false };
+  if (all.length <= max) return { analysis, truncated: false };
   const rank = (c: string): number => (c === "breaking" ? 0 : c === "compatible" ? 1 : 2);
-  const kept = new Set([...all].sort((a, b) => rank(a.ch.compatibility) - rank(b.ch.compatibility)).slice(0, REQUEST_LIMITS.changes).map((x) => x.ch));
+  const kept = new Set([...all].sort((a, b) => rank(a.ch.compatibility) - rank(b.ch.compatibility)).slice(0, max).map((x) => x.ch));
   return { analysis: (analysis as Entry[]).map((a) => ({ ...a, changes: (a.changes ?? []).filter((ch) => kept.has(ch)) })), truncated: true };
 }
 
