@@ -484,7 +484,8 @@ async function beforeEdit(c: Coordination, paths: string[]): Promise<Outcome> {
   const toTell = sortByChange([...rows, ...queued].filter((r) => r.role === "affected" && r.told_at === null && r.withdrawn_at === null));
   const heldByOther = holders.filter((h) => Number(h.held) === 1);
   const blocked = c.policy === "block" && heldByOther.length > 0;
-  if (blocked || (toTell.length > 0 && c.policy === "first_contact") || (toTell.length > 0 && c.policy === "block")) {
+  // first_contact and block deny once what this session was not told; block also denies a held file every time.
+  if (blocked || (toTell.length > 0 && c.policy !== "advisory")) {
     await markTold(c, toTell);
     const shown = sortByChange(blocked ? [...fileRows.filter((r) => heldByOther.some((h) => h.id === r.other_session_id && h.path === r.subject)), ...toTell] : toTell);
     const advice = blocked
@@ -685,7 +686,6 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
   // What this session's analysed files use that another session broke.
   wanted.push(...(await breakingUsedIn(c, analyses.map((a) => a.path))));
   // This session's breaking changes: every other active session that uses them is told, and so is this one.
-  const authorLines: string[] = [];
   const mine = await c.sql.all<ChangeRow>(
     `SELECT ${CHANGE_COLS} FROM symbol_changes sc JOIN sessions s ON s.id = sc.session_id
      WHERE sc.session_id = ? AND sc.compatibility = 'breaking' AND sc.path IN (${marks(touched.length === 0 ? [""] : touched)})
