@@ -4,7 +4,7 @@ import { first, marks, type Sql } from "../serve/database.js";
 import { ago, describeSession, listSome } from "./coordination-text.js";
 import { deliversContext } from "./host-delivery.js";
 import { filesUsing, importTarget, stemSuffixes, topName } from "./uses-symbol.js";
-import type { ConflictKind, ConflictRef, EvaluateAnswer, EvaluateRequest, TeamPolicy } from "./wire.js";
+import { asPolicy, type ConflictKind, type ConflictRef, type EvaluateAnswer, type EvaluateRequest, type TeamPolicy } from "./wire.js";
 
 export type { ConflictRef, EvaluateAnswer } from "./wire.js";
 
@@ -60,7 +60,7 @@ export function evaluateLockKeys(team: TeamRef, request: EvaluateRequest): strin
 /**
  * The coordination core: applies one hook event of a team inside the caller's transaction (locked on
  * {@link evaluateLockKeys}) and decides the answer, as `../shared/reference/coordination.md` says. The HTTP
- * server and the hook's embedded store both call it.
+ * server calls it; it takes the storage as a parameter so that an embedded store can too.
  *
  * A collision is a conflict row between the session to tell and the other one, told once: to the session it
  * affects as a denial before its next related edit (policy `first_contact`, the default, or `block`) or as
@@ -74,7 +74,7 @@ export async function evaluateEvent(sql: Sql, team: TeamRef, request: EvaluateRe
 
   const { now, leaseMs } = options;
   const policyRow = await first<{ policy: string }>(sql, "SELECT policy FROM teams WHERE id = ?", [team.id]);
-  const policy: TeamPolicy = policyRow?.policy === "advisory" || policyRow?.policy === "block" ? policyRow.policy : "first_contact";
+  const policy = asPolicy(policyRow?.policy);
   const where = { sql, teamId: team.id, now, leaseMs, repoId: await resolveRepo(sql, team.id, request.repo.remote_fingerprints, now) };
   const session = await touchSession(where, request);
   const family = request.session.parent_external_id ?? request.session.external_id;
@@ -343,21 +343,30 @@ interface HolderRow extends SessionRow {
   held: number;
 }
 
-/** Other active families holding (an intent) or having changed (post_edit) these paths. */
-async function holdersOf(c: Coordination, paths: readonly string[]): Promise<HolderRow[]> {
-  if (paths.length === 0) return [];
+/**
+ * Other active families holding (an intent) or having changed (post_edit) these paths, one row per path and
+ * session; with `null`, every path they hold or changed (a plan may name any), at most 5,000 of each.
+ */
+async function holdersOf(c: Coordination, paths: readonly string[] | null): Promise<HolderRow[]> {
+  if (paths !== null && paths.length === 0) return [];
+  // For given paths the path index leads; for all of them, the repo's active sessions do.
   const held = await c.sql.all<HolderRow>(
-    `SELECT ip.path, MIN(i.created_at) AS since, 1 AS held, ${SESSION_COLS}
-     FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number JOIN sessions s ON s.id = i.session_id
-     WHERE ip.team_id = ? AND ip.repo_id = ? AND ip.path IN (${marks(paths)}) AND i.released_at IS NULL AND i.created_at >= s.started_at AND ${ACTIVE_OTHER}
-     GROUP BY ip.path, ${SESSION_GROUP}`,
-    [c.teamId, c.repoId, ...paths, ...activeOtherParams(c)],
+    paths === null
+      ? `SELECT ip.path, MIN(i.created_at) AS since, 1 AS held, ${SESSION_COLS}
+         FROM sessions s CROSS JOIN intents i CROSS JOIN intent_paths ip
+         WHERE ${ACTIVE_OTHER} AND i.session_id = s.id AND i.released_at IS NULL AND i.created_at >= s.started_at AND ip.team_id = i.team_id AND ip.intent_number = i.number
+         GROUP BY ip.path, ${SESSION_GROUP} LIMIT 5000`
+      : `SELECT ip.path, MIN(i.created_at) AS since, 1 AS held, ${SESSION_COLS}
+         FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number JOIN sessions s ON s.id = i.session_id
+         WHERE ip.team_id = ? AND ip.repo_id = ? AND ip.path IN (${marks(paths)}) AND i.released_at IS NULL AND i.created_at >= s.started_at AND ${ACTIVE_OTHER}
+         GROUP BY ip.path, ${SESSION_GROUP}`,
+    paths === null ? activeOtherParams(c) : [c.teamId, c.repoId, ...paths, ...activeOtherParams(c)],
   );
   const changed = await c.sql.all<HolderRow>(
     `SELECT sf.path, sf.updated_at AS since, 0 AS held, ${SESSION_COLS}
      FROM session_files sf JOIN sessions s ON s.id = sf.session_id
-     WHERE sf.path IN (${marks(paths)}) AND sf.updated_at >= s.started_at AND ${ACTIVE_OTHER}`,
-    [...paths, ...activeOtherParams(c)],
+     WHERE ${paths === null ? "" : `sf.path IN (${marks(paths)}) AND `}sf.updated_at >= s.started_at AND ${ACTIVE_OTHER}${paths === null ? " LIMIT 5000" : ""}`,
+    [...(paths ?? []), ...activeOtherParams(c)],
   );
   const byKey = new Map<string, HolderRow>();
   for (const r of [...held, ...changed]) {
@@ -386,9 +395,9 @@ async function othersChanges(c: Coordination, filter: { breaking?: boolean; path
   const paths = filter.paths ?? null;
   if (paths !== null && paths.length === 0) return [];
   // From the repo's active sessions to their changes (CROSS JOIN keeps that order in SQLite): never the repo's
-  // week of history.
+  // week of history. The session pins the repo; `+sc.created_at` keeps SQLite from reading the repo's changes by
+  // time instead.
   return c.sql.all<ChangeRow>(
-    // (The session pins the repo; `+sc.created_at` keeps SQLite from reading the repo's changes by time instead.)
     `SELECT ${CHANGE_COLS} FROM sessions s CROSS JOIN symbol_changes sc
      WHERE ${ACTIVE_OTHER} AND sc.session_id = s.id${filter.breaking === true ? " AND sc.compatibility = 'breaking'" : ""}${paths === null ? "" : ` AND sc.path IN (${marks(paths)})`}
        AND +sc.created_at >= s.started_at
@@ -477,17 +486,17 @@ async function beforeEdit(c: Coordination, paths: string[]): Promise<Outcome> {
   }));
   wanted.push(...(await breakingUsedIn(c, paths)));
   const rows = await recordConflicts(c, wanted);
-  const fileRows = rows.filter((r) => r.kind === "file_overlap");
+  // recordConflicts answers in the order asked: the first rows are the holders' file overlaps, one each.
+  const heldRows = rows.slice(0, holders.length).filter((_, i) => Number(holders[i]?.held) === 1);
 
   // What this edit must tell: its new and untold conflicts, and those queued earlier that concern these files.
   const queued = (await untold(c)).filter((r) => r.role === "affected" && (JSON.parse(r.paths) as string[]).some((p) => pathSet.has(p)));
   const toTell = sortByChange([...rows, ...queued].filter((r) => r.role === "affected" && r.told_at === null && r.withdrawn_at === null));
-  const heldByOther = holders.filter((h) => Number(h.held) === 1);
-  const blocked = c.policy === "block" && heldByOther.length > 0;
+  const blocked = c.policy === "block" && heldRows.length > 0;
   // first_contact and block deny once what this session was not told; block also denies a held file every time.
   if (blocked || (toTell.length > 0 && c.policy !== "advisory")) {
     await markTold(c, toTell);
-    const shown = sortByChange(blocked ? [...fileRows.filter((r) => heldByOther.some((h) => h.id === r.other_session_id && h.path === r.subject)), ...toTell] : toTell);
+    const shown = sortByChange(blocked ? [...heldRows, ...toTell] : toTell);
     const advice = blocked
       ? "Your team's policy (block) denies editing a file another active session holds: coordinate with it, or wait until its turn ends."
       : "Comity denied this edit once so that you read this first. If you still need the change, retry the same change: it will be allowed. Otherwise coordinate with the other session or keep to other files.";
@@ -568,24 +577,9 @@ function breakingWanted(user: SessionRow, g: ChangeGroup, users: readonly string
 /** `plan`: the files and exported symbols it names that other sessions hold or changed. */
 async function beforePlan(c: Coordination, text: string): Promise<Outcome> {
   if (text.trim() === "") return QUIET;
-  const held = await c.sql.all<HolderRow>(
-    `SELECT ip.path, MIN(i.created_at) AS since, 1 AS held, ${SESSION_COLS}
-     FROM sessions s CROSS JOIN intents i CROSS JOIN intent_paths ip
-     WHERE ${ACTIVE_OTHER} AND i.session_id = s.id AND i.released_at IS NULL AND i.created_at >= s.started_at AND ip.team_id = i.team_id AND ip.intent_number = i.number
-     GROUP BY ip.path, ${SESSION_GROUP} LIMIT 5000`,
-    activeOtherParams(c),
-  );
-  const changed = await c.sql.all<HolderRow>(
-    `SELECT sf.path, sf.updated_at AS since, 0 AS held, ${SESSION_COLS} FROM session_files sf JOIN sessions s ON s.id = sf.session_id
-     WHERE sf.updated_at >= s.started_at AND ${ACTIVE_OTHER} LIMIT 5000`,
-    activeOtherParams(c),
-  );
   const wanted: Wanted[] = [];
-  const seen = new Set<string>();
-  for (const h of [...held, ...changed]) {
-    const key = `${h.id}\u0000${h.path}`;
-    if (seen.has(key) || !namesFile(text, h.path)) continue;
-    seen.add(key);
+  for (const h of await holdersOf(c, null)) {
+    if (!namesFile(text, h.path)) continue;
     wanted.push({ kind: "plan_overlap", role: "affected", session: c.session, other: h, subject: h.path, body: `your plan names \`${h.path}\`, which ${describeSession(h)} is changing.`, paths: [h.path], changeAt: Number(h.since) });
   }
   for (const g of groupChanges((await othersChanges(c, {})).filter((x) => x.compatibility !== "internal"))) {
@@ -639,25 +633,23 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
     if (a.parse_error === true) {
       const n = await c.sql.run("INSERT INTO session_parse_errors (session_id, path, created_at) VALUES (?, ?, ?) ON CONFLICT (session_id, path) DO NOTHING", [c.session.id, a.path, c.now]);
       if (n > 0) selfNotes.push(`- \`${a.path}\` does not parse now: Comity keeps its symbols as they were, and reports no change of it, until it parses again.`);
-      await insertRows(c.sql, "INSERT INTO session_uses (session_id, path, name, module, target, updated_at) VALUES", usesOf(c, a), "ON CONFLICT (session_id, path, name, module) DO NOTHING");
-      continue;
-    }
-    await c.sql.run("DELETE FROM session_parse_errors WHERE session_id = ? AND path = ?", [c.session.id, a.path]);
-    if (a.symbols !== undefined) {
-      await c.sql.run("DELETE FROM file_symbols WHERE repo_id = ? AND path = ?", [c.repoId, a.path]);
-      const seen = new Set<string>();
-      for (const s of a.symbols) {
-        if (seen.has(s.qualified_name)) continue;
-        seen.add(s.qualified_name);
-        symbols.push([c.repoId, a.path, s.qualified_name, s.name, s.kind, s.exported ? 1 : 0]);
+    } else {
+      await c.sql.run("DELETE FROM session_parse_errors WHERE session_id = ? AND path = ?", [c.session.id, a.path]);
+      if (a.symbols !== undefined) {
+        await c.sql.run("DELETE FROM file_symbols WHERE repo_id = ? AND path = ?", [c.repoId, a.path]);
+        const seen = new Set<string>();
+        for (const s of a.symbols) {
+          if (seen.has(s.qualified_name)) continue;
+          seen.add(s.qualified_name);
+          symbols.push([c.repoId, a.path, s.qualified_name, s.name, s.kind, s.exported ? 1 : 0]);
+        }
       }
-    }
-    if (a.references !== undefined) {
-      await c.sql.run("DELETE FROM session_uses WHERE session_id = ? AND path = ?", [c.session.id, a.path]);
+      // A file that parses says all it imports (one that does not only adds to what was known).
+      if (a.references !== undefined) await c.sql.run("DELETE FROM session_uses WHERE session_id = ? AND path = ?", [c.session.id, a.path]);
+      await reconcileChanges(c, a.path, a.changes ?? []);
+      for (const ch of a.changes ?? []) myChanged.push({ path: a.path, qualified_name: ch.qualified_name });
     }
     await insertRows(c.sql, "INSERT INTO session_uses (session_id, path, name, module, target, updated_at) VALUES", usesOf(c, a), "ON CONFLICT (session_id, path, name, module) DO NOTHING");
-    await reconcileChanges(c, a.path, a.changes ?? []);
-    for (const ch of a.changes ?? []) myChanged.push({ path: a.path, qualified_name: ch.qualified_name });
   }
   await insertRows(c.sql, "INSERT INTO file_symbols (repo_id, path, qualified_name, name, kind, exported) VALUES", symbols, "ON CONFLICT (repo_id, path, qualified_name) DO NOTHING");
 
@@ -686,12 +678,15 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
   // What this session's analysed files use that another session broke.
   wanted.push(...(await breakingUsedIn(c, analyses.map((a) => a.path))));
   // This session's breaking changes: every other active session that uses them is told, and so is this one.
-  const mine = await c.sql.all<ChangeRow>(
-    `SELECT ${CHANGE_COLS} FROM symbol_changes sc JOIN sessions s ON s.id = sc.session_id
-     WHERE sc.session_id = ? AND sc.compatibility = 'breaking' AND sc.path IN (${marks(touched.length === 0 ? [""] : touched)})
-     ORDER BY sc.created_at, sc.path, sc.qualified_name`,
-    [c.session.id, ...(touched.length === 0 ? [""] : touched)],
-  );
+  const mine =
+    touched.length === 0
+      ? []
+      : await c.sql.all<ChangeRow>(
+          `SELECT ${CHANGE_COLS} FROM symbol_changes sc JOIN sessions s ON s.id = sc.session_id
+           WHERE sc.session_id = ? AND sc.compatibility = 'breaking' AND sc.path IN (${marks(touched)})
+           ORDER BY sc.created_at, sc.path, sc.qualified_name`,
+          [c.session.id, ...touched],
+        );
   const myGroups = groupChanges(mine);
   const informed: Wanted[] = [];
   if (myGroups.length > 0) {

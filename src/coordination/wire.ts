@@ -13,6 +13,11 @@ export type EventName = (typeof EVENTS)[number];
 export const POLICIES = ["first_contact", "advisory", "block"] as const;
 export type TeamPolicy = (typeof POLICIES)[number];
 
+/** A stored or given policy as one of the three (anything unknown is the default, `first_contact`). */
+export function asPolicy(value: unknown): TeamPolicy {
+  return (POLICIES as readonly unknown[]).includes(value) ? (value as TeamPolicy) : "first_contact";
+}
+
 /** The collision kinds (`../shared/reference/coordination.md`, "Collisions"). */
 export const CONFLICT_KINDS = ["file_overlap", "symbol_overlap", "breaking_change", "plan_overlap"] as const;
 export type ConflictKind = (typeof CONFLICT_KINDS)[number];

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { ComityError } from "../errors/comity-error.js";
 import { first, type Database, type Sql } from "./database.js";
-import { POLICIES, type TeamPolicy } from "../coordination/wire.js";
+import { asPolicy, type TeamPolicy } from "../coordination/wire.js";
 
 export type { TeamPolicy } from "../coordination/wire.js";
 
@@ -102,9 +102,4 @@ async function teamByName(sql: Sql, name: string): Promise<Team | undefined> {
 
 function toTeam(row: { id: string; name: string; policy: string }): Team {
   return { id: row.id, name: row.name, policy: asPolicy(row.policy) };
-}
-
-/** A stored policy as one of the three (anything unknown is the default). */
-export function asPolicy(value: unknown): TeamPolicy {
-  return (POLICIES as readonly unknown[]).includes(value) ? (value as TeamPolicy) : "first_contact";
 }

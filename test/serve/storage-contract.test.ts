@@ -104,6 +104,15 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
       expect(b.reason).toContain("policy (block)");
       expect(b.intent).toBeNull();
     }
+    // A file a subagent holds is denied every time too, and each denial names it (its conflict stands for the
+    // subagent's whole family).
+    const sub: EvaluateRequest = { ...req("A:agent-1", "pre_edit", { paths: ["src/c.ts"] }), session: { external_id: "A:agent-1", tool: "claude_code", parent_external_id: "A" } };
+    await ev(acme, sub);
+    for (let i = 0; i < 2; i++) {
+      const b = await ev(acme, req("B", "pre_edit", { paths: ["src/c.ts"] }, "codex"));
+      expect(b.decision).toBe("block");
+      expect(b.reason).toContain("file_overlap: `src/c.ts` is also being changed by Claude Code session A:agent-1");
+    }
     // The holder is never locked out of its own file.
     expect((await ev(acme, req("A", "pre_edit", { paths: ["src/b.ts"] }))).decision).not.toBe("block");
     await expect(setTeamPolicy(db, "nobody", "block")).rejects.toThrow(/no team named/);

@@ -1,6 +1,7 @@
 import * as os from "node:os";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
+import { asPolicy, POLICIES } from "../../coordination/wire.js";
 import { ComityError } from "../../errors/comity-error.js";
 import type { CliIo } from "../io.js";
 
@@ -72,7 +73,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   if (sub === "token" || sub === "policy") {
     if (values.team === undefined) return usageError(io, `${sub} needs --team NAME`);
     if (sub === "token" && ((action !== "create" && action !== "list") || extra.length > 0)) return usageError(io, "the token commands are 'token create --team NAME', 'token list --team NAME' and 'token revoke ID'");
-    if (sub === "policy" && (extra.length > 0 || (action !== undefined && action !== "first_contact" && action !== "advisory" && action !== "block"))) return usageError(io, "policy is first_contact, advisory or block");
+    if (sub === "policy" && (extra.length > 0 || (action !== undefined && !(POLICIES as readonly string[]).includes(action)))) return usageError(io, `policy is ${POLICIES.join(", ")}`);
     const db = await open();
     try {
       if (sub === "token" && action === "list") {
@@ -89,7 +90,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
         io.stdout.write(`${token}\n`);
       } else {
         const { setTeamPolicy, teamPolicy } = await import("../../serve/teams.js");
-        const team = action === undefined ? await teamPolicy(db, values.team) : await setTeamPolicy(db, values.team, action as "first_contact" | "advisory" | "block");
+        const team = action === undefined ? await teamPolicy(db, values.team) : await setTeamPolicy(db, values.team, asPolicy(action));
         io.stdout.write(`${team.name}: ${team.policy}\n`);
       }
       return 0;
