@@ -6,6 +6,7 @@ import { CLI_VERSION } from "../version.js";
 import type { RepoState } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
 import type { Ctx } from "./hook-context.js";
+import { editPaths } from "./collect-paths.js";
 import { dedupeKey, machineIdHash } from "./identity.js";
 
 /** At most this many paths go in one request. */
@@ -24,7 +25,7 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
   const cwdPath = path.relative(repo.root, ctx.cwd).split(path.sep).join("/");
   const body: Record<string, unknown> = {
     event,
-    dedupe_key: dedupeKey(ctx.host, ctx.nativeEvent, payload, repo.root, ctx.turn),
+    dedupe_key: dedupeKey(ctx.eventHash, repo.root, ctx.turn),
     session: {
       external_id: ctx.agentId === null ? ctx.sessionId : `${ctx.sessionId}:${ctx.agentId}`,
       tool: ctx.host,
@@ -150,7 +151,7 @@ function newTexts(ctx: Ctx, repo: Repo): Map<string, string> {
     }
     return out;
   }
-  const target = [input["file_path"], input["path"], input["notebook_path"]].find((v): v is string => typeof v === "string" && v !== "");
+  const target = editPaths(ctx.tool, input, ctx.cwd)[0];
   if (target === undefined) return out;
   const pieces = [input["content"], input["new_string"], input["new_str"], input["file_text"], input["new_source"]].filter((v): v is string => typeof v === "string");
   if (Array.isArray(input["edits"])) for (const e of input["edits"]) if (typeof e === "object" && e !== null && typeof (e as Record<string, unknown>)["new_string"] === "string") pieces.push((e as Record<string, string>)["new_string"] as string);

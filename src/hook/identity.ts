@@ -47,11 +47,12 @@ export function turnOf(state: { readonly turn?: number; readonly last?: string }
 }
 
 /**
- * The request's dedupe key: the whole payload (which carries the host's own ids where it sends them:
- * `tool_use_id`, `prompt_id`, `turn_id`, `generation_id`, Copilot CLI's `timestamp`), the repo, and the
- * session's turn. A redelivery of one event gives the same key; the same payload in another turn (a second
- * `Stop` saying "Done.", a prompt typed again on a Claude Code without `prompt_id`) does not.
+ * The request's dedupe key, from the event's hash ({@link eventHash}: host, native event and the whole payload,
+ * which carries the host's own ids where it sends them: `tool_use_id`, `prompt_id`, `turn_id`, `generation_id`,
+ * Copilot CLI's `timestamp`), the repo, and the session's turn. A redelivery of one event gives the same key;
+ * the same payload in another turn (a second `Stop` saying "Done.", a prompt typed again on a Claude Code
+ * without `prompt_id`) does not.
  */
-export function dedupeKey(host: string, nativeEvent: string, payload: unknown, repoKey: string, turn: number): string {
-  return createHash("sha256").update(`${host}\0${nativeEvent}\0${repoKey}\0${turn}\0${canonicalJson(payload)}`).digest("hex").slice(0, 32);
+export function dedupeKey(eventHashHex: string, repoKey: string, turn: number): string {
+  return createHash("sha256").update(`${eventHashHex}\0${repoKey}\0${turn}`).digest("hex").slice(0, 32);
 }

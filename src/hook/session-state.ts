@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
+import { MAX_CONTEXT_CHARS } from "./render-output.js";
 
 /** What one session keeps between hook processes: context waiting for a host event that accepts it, and this turn's files. */
 export interface SessionState {
@@ -19,10 +20,10 @@ export interface SessionState {
   readonly last?: string;
 }
 
-export const EMPTY_STATE: SessionState = { queued: [], touched: {} };
+const EMPTY_STATE: SessionState = { queued: [], touched: {} };
 
-/** Context kept queued per session, as many characters as one event delivers: the newest warnings win. */
-export const MAX_QUEUED_CHARS = 6000;
+/** Context kept queued per session: as many characters as one event delivers; the newest warnings win. */
+export const MAX_QUEUED_CHARS = MAX_CONTEXT_CHARS;
 /** A lock older than this was left by a process that died: it is taken over. */
 const STALE_LOCK_MS = 5_000;
 /** How long a hook waits for another one of its session before it goes on without the lock (it never blocks an agent). */

@@ -152,9 +152,8 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     });
   });
   // A hook gives up after 400 ms to 1.5 s: a client that takes seconds to send a request is not one, and must not
-  // hold a socket (Node's defaults are 60 s for headers and 5 minutes for a request, checked every 30 s).
-  server.headersTimeout = limits.headersTimeoutMs;
-  server.requestTimeout = limits.requestTimeoutMs;
+  // hold a socket (Node's defaults are 60 s for headers and 5 minutes for a request, checked every 30 s). The
+  // header and request timeouts are given to createServer above, with how often they are checked.
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
   return server;
