@@ -280,3 +280,64 @@ describe("comity hook: fails open", () => {
     await expectFailOpen(await hook("claude_code", "UserPromptSubmit", { ...claude("UserPromptSubmit", { prompt: "hi" }), cwd: lonely }), /no repo with a remote/);
   });
 });
+
+// One session's hooks at once, and dedupe keys across turns (issue: hardening, items 2, 3 and 6).
+const claudeC = (event: string, extra: Record<string, unknown> = {}) => claude(event, { session_id: "sess-c", ...extra });
+const hookC = (event: string, payload: unknown) => hook("claude_code", event, payload);
+const warn = (text: string) => ({ body: { decision: "warn", reason: "w", inject_context: text, conflicts: [], session_id: "s", index_version: 1 } });
+
+describe("comity hook: one session's hooks at once", () => {
+  it("keeps every queued warning and every touched file of 20 concurrent PreToolUse hooks", async () => {
+    server.reply = (req) => (req.body["event"] === "pre_edit" ? warn(`warning for ${(req.body["paths"] as string[])[0]}`) : { body: ALLOW });
+    const files = Array.from({ length: 20 }, (_, i) => `src/f${String(i).padStart(2, "0")}.ts`);
+    const results = await Promise.all(files.map((f, i) => hookC("PreToolUse", claudeC("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, f) }, tool_use_id: `t${i}` }))));
+    expect(results.map((r) => r.stdout)).toEqual(files.map(() => "")); // Claude Code reads PreToolUse context only with the result: queued
+    expect(readHookLog(configDir)).toEqual([]);
+    // The next PostToolUse delivers all 20, and the turn's stop sends all 20 files.
+    const post = await hookC("PostToolUse", claudeC("PostToolUse", { tool_name: "Read", tool_input: {}, tool_use_id: "r" }));
+    const stop = await hookC("Stop", claudeC("Stop", { stop_hook_active: false, last_assistant_message: "done" }));
+    expect(stop.status).toBe(0);
+    const sent = server.requests.find((q) => q.body["event"] === "stop")?.body["status"] as { files: string[] };
+    expect(sent.files).toEqual(files);
+    expect(post.stdout).toBe(""); // a Read is not an edit: nothing to deliver there
+    const post2 = await hookC("PostToolUse", claudeC("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/f00.ts") }, tool_response: {}, tool_use_id: "t0" }));
+    const context = (JSON.parse(post2.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    for (const f of files) expect(context).toContain(`warning for ${f}`);
+  }, 60_000);
+
+  it("queues at most 6,000 characters per session, the newest warnings first", async () => {
+    let n = 0;
+    server.reply = (req) => (req.body["event"] === "pre_edit" ? warn(`${String(++n).padStart(3, "0")} ${"x".repeat(996)}`) : { body: ALLOW });
+    for (let i = 0; i < 9; i++) await hookC("PreToolUse", claudeC("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, `src/g${i}.ts`) }, tool_use_id: `g${i}` }));
+    const state = fs.readdirSync(path.join(configDir, "sessions")).filter((f) => f.endsWith(".json"));
+    expect(state).toHaveLength(1);
+    const queued = (JSON.parse(fs.readFileSync(path.join(configDir, "sessions", state[0] as string), "utf8")) as { queued: string[] }).queued;
+    expect(queued.reduce((c, q) => c + q.length, 0)).toBeLessThanOrEqual(6000);
+    expect(queued.map((q) => q.slice(0, 3))).toEqual(["004", "005", "006", "007", "008", "009"]); // oldest dropped, order kept
+  });
+});
+
+describe("comity hook: dedupe keys", () => {
+  it("gives a redelivered event its first key, and two events with the same payload in different turns two keys", async () => {
+    const stop = claudeC("Stop", { stop_hook_active: false, last_assistant_message: "Done." });
+    const prompt = claudeC("UserPromptSubmit", { prompt: "go on" }); // Claude Code before prompt_id
+    await hookC("UserPromptSubmit", prompt);
+    await hookC("Stop", stop);
+    await hookC("Stop", stop); // the host delivering the same Stop again, at once
+    await hookC("UserPromptSubmit", prompt); // the same prompt typed again: a new turn
+    await hookC("Stop", stop);
+    const keys = server.requests.map((q) => `${String(q.body["event"])}:${String(q.body["dedupe_key"])}`);
+    const [p1, s1, s1again, p2, s2] = keys;
+    expect(s1again).toBe(s1);
+    expect(p2).not.toBe(p1);
+    expect(s2).not.toBe(s1);
+    // Where the host sends its own ids, they decide: one tool call, one key per event, whatever the timing.
+    const pre = (id: string) => claudeC("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "a.ts") }, tool_use_id: id });
+    await hookC("PreToolUse", pre("u1"));
+    await hookC("PreToolUse", pre("u1"));
+    await hookC("PreToolUse", pre("u2"));
+    const [a, b, c] = server.requests.slice(-3).map((q) => q.body["dedupe_key"]);
+    expect(a).toBe(b);
+    expect(c).not.toBe(a);
+  });
+});

@@ -147,6 +147,39 @@ async function setup(sb: Sandbox, options: { attributes?: string; config?: Reado
   return root;
 }
 
+interface Played {
+  readonly sb: Sandbox;
+  readonly root: string;
+  readonly before: Awaited<ReturnType<typeof snap>>;
+  readonly after: Awaited<ReturnType<typeof snap>>;
+  readonly statusBefore: Map<string, string>;
+  readonly statusAfter: Map<string, string>;
+  readonly truthBefore: Map<string, Truth>;
+  readonly truthAfter: Map<string, Truth>;
+}
+
+/**
+ * One run of a property: a fixture repo, `first` applied, a snapshot, then `ops` applied and a second snapshot,
+ * with git status and the bytes on disk at both points; `check` compares them. `withGit`: the ops may stage,
+ * commit and restore. The sandbox is removed whatever happens.
+ */
+async function play(engine: Engine, fixture: Parameters<typeof setup>[1], first: readonly Op[], ops: readonly Op[], withGit: boolean, check: (p: Played) => void): Promise<void> {
+  const sb = createSandbox();
+  try {
+    const root = await setup(sb, fixture);
+    for (const o of first) apply(root, o, withGit ? sb : undefined);
+    const repo = repoAt(root);
+    const before = await snap(sb, repo, undefined, engine);
+    const statusBefore = status(sb, root);
+    const truthBefore = truth(root);
+    for (const o of ops) apply(root, o, withGit ? sb : undefined);
+    const after = await snap(sb, repo, before, engine);
+    check({ sb, root, before, after, statusBefore, statusAfter: status(sb, root), truthBefore, truthAfter: truth(root) });
+  } finally {
+    sb.cleanup();
+  }
+}
+
 describe.each(ENGINES)("snapshot diff against git status (oracle, engine %s)", (engine: Engine) => {
   it("equals the change git status shows, and also sees what status diffing cannot", async () => {
     await fc.assert(
@@ -200,21 +233,11 @@ describe.each(ENGINES)("snapshot diff against git status (oracle, engine %s)", (
 
   it("equals the byte-level model when the command also stages, commits or restores files", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(indexOpArb, { maxLength: 6 }), fc.array(indexOpArb, { minLength: 1, maxLength: 8 }), async (first, ops) => {
-        const sb = createSandbox();
-        try {
-          const root = await setup(sb);
-          for (const o of first) apply(root, o, sb);
-          const repo = repoAt(root);
-          const before = await snap(sb, repo, undefined, engine);
-          const truthBefore = truth(root);
-          for (const o of ops) apply(root, o, sb);
-          const after = await snap(sb, repo, before, engine);
-          expect(diffSnapshots(before, after)).toEqual(expectedChanges(truthBefore, truth(root)));
-        } finally {
-          sb.cleanup();
-        }
-      }),
+      fc.asyncProperty(fc.array(indexOpArb, { maxLength: 6 }), fc.array(indexOpArb, { minLength: 1, maxLength: 8 }), (first, ops) =>
+        play(engine, {}, first, ops, true, ({ before, after, truthBefore, truthAfter }) => {
+          expect(diffSnapshots(before, after)).toEqual(expectedChanges(truthBefore, truthAfter));
+        }),
+      ),
       { numRuns: 40 },
     );
   });
@@ -252,25 +275,17 @@ const eolOpArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant("chmod" as const), file: fc.constantFrom(...FILES), exec: fc.boolean() }),
 );
 
-const setupWithAttributes = (sb: Sandbox, attributes: string, config: ReadonlyArray<[string, string]> = []): Promise<string> => setup(sb, { attributes, config, content: "one\ntwo\n" });
+/** Fixtures whose committed text is LF: with `* text=auto eol=lf`, and with a clean/smudge filter. */
+const TEXT_AUTO = { attributes: "* text=auto eol=lf\n", content: "one\ntwo\n" };
+const FILTERED = { attributes: "*.txt filter=upper\n", config: [["filter.upper.clean", "tr a-z A-Z"], ["filter.upper.smudge", "cat"]] as Array<[string, string]>, content: "one\ntwo\n" };
 
 describe.each(ENGINES)("snapshot diff with attributes (oracle, engine %s)", (engine: Engine) => {
   it("with `* text=auto eol=lf`: equals git's view, where a line-ending-only rewrite of a clean file is no change", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(eolOpArb, { maxLength: 5 }), fc.array(eolOpArb, { minLength: 1, maxLength: 6 }), async (dirtyFirst, ops) => {
-        const sb = createSandbox();
-        try {
-          const root = await setupWithAttributes(sb, "* text=auto eol=lf\n");
-          for (const o of dirtyFirst) apply(root, o);
-          const repo = repoAt(root);
-          const before = await snap(sb, repo, undefined, engine);
-          const statusBefore = status(sb, root);
-          const truthBefore = truth(root);
-          for (const o of ops) apply(root, o);
-          const after = await snap(sb, repo, before, engine);
-          const statusAfter = status(sb, root);
+      fc.asyncProperty(fc.array(eolOpArb, { maxLength: 5 }), fc.array(eolOpArb, { minLength: 1, maxLength: 6 }), (dirtyFirst, ops) =>
+        play(engine, TEXT_AUTO, dirtyFirst, ops, false, ({ before, after, statusBefore, statusAfter, truthBefore, truthAfter }) => {
           const ours = diffSnapshots(before, after);
-          const bytes = expectedChanges(truthBefore, truth(root));
+          const bytes = expectedChanges(truthBefore, truthAfter);
           if (engine === "walk") {
             // Forced to walk, the engine compares bytes: the byte model.
             expect(ours).toEqual(bytes);
@@ -286,38 +301,26 @@ describe.each(ENGINES)("snapshot diff with attributes (oracle, engine %s)", (eng
           for (const p of new Set([...statusBefore.keys(), ...statusAfter.keys()])) {
             if (statusBefore.get(p) !== statusAfter.get(p) && !p.endsWith("/")) expect(ourPaths, `git saw ${p} change`).toContain(p);
           }
-        } finally {
-          sb.cleanup();
-        }
-      }),
+        }),
+      ),
       { numRuns: 40 },
     );
   });
 
   it("with a clean/smudge filter: walks, says why, and equals the byte model", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(eolOpArb, { maxLength: 4 }), fc.array(eolOpArb, { minLength: 1, maxLength: 5 }), async (dirtyFirst, ops) => {
-        const sb = createSandbox();
-        try {
-          const root = await setupWithAttributes(sb, "*.txt filter=upper\n", [["filter.upper.clean", "tr a-z A-Z"], ["filter.upper.smudge", "cat"]]);
-          for (const o of dirtyFirst) apply(root, o);
-          const repo = repoAt(root);
-          const before = await snap(sb, repo, undefined, engine);
-          const truthBefore = truth(root);
-          for (const o of ops) apply(root, o);
-          const after = await snap(sb, repo, before, engine);
+      fc.asyncProperty(fc.array(eolOpArb, { maxLength: 4 }), fc.array(eolOpArb, { minLength: 1, maxLength: 5 }), (dirtyFirst, ops) =>
+        play(engine, FILTERED, dirtyFirst, ops, false, ({ before, after, truthBefore, truthAfter }) => {
           expect(before.base).toBeUndefined();
-          expect(diffSnapshots(before, after)).toEqual(expectedChanges(truthBefore, truth(root)));
-        } finally {
-          sb.cleanup();
-        }
-      }),
+          expect(diffSnapshots(before, after)).toEqual(expectedChanges(truthBefore, truthAfter));
+        }),
+      ),
       { numRuns: 15 },
     );
     if (engine !== "auto") return;
     const sb = createSandbox();
     try {
-      const root = await setupWithAttributes(sb, "*.txt filter=upper\n", [["filter.upper.clean", "tr a-z A-Z"], ["filter.upper.smudge", "cat"]]);
+      const root = await setup(sb, FILTERED);
       const { takeSnapshot } = await import("../../src/snapshot/take-snapshot.js");
       const r = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv });
       expect(r.diagnostics.map((d) => d.message)).toContain("walked the work tree instead of asking git status: a clean/smudge filter (filter=upper) in .gitattributes");
@@ -331,7 +334,7 @@ describe("the line-ending rule, by example", () => {
   it("under `* text=auto eol=lf` a snapshot diff is what git status shows: a CRLF rewrite of a clean file as git lists it", async () => {
     const sb = createSandbox();
     try {
-      const root = await setupWithAttributes(sb, "* text=auto eol=lf\n");
+      const root = await setup(sb, TEXT_AUTO);
       const repo = repoAt(root);
       const before = await snap(sb, repo);
       apply(root, { op: "write", file: "a.txt", content: "one\r\ntwo\r\n" });
