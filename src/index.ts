@@ -110,9 +110,9 @@ export { parseApplyPatch, patchPaths, carriesPatch, type PatchOperation } from "
 export { detectHost, normalizeTool, classifyTool, mapEvent, type HostId, type ComityEvent, type ToolClass } from "./hook/hosts.js";
 export { parseEvaluateResponse, type EvaluateResponse } from "./hook/evaluate-response.js";
 
-export type { Database, Sql, Dialect } from "./serve/database.js";
-export { openDatabase } from "./serve/open-database.js";
-export { migrate, MIGRATIONS } from "./serve/migrations.js";
+export type { Database, Sql, Dialect } from "./store/database.js";
+export { openDatabase } from "./store/open-database.js";
+export { migrate, MIGRATIONS } from "./store/migrations.js";
 export { createToken, setTeamPolicy, teamPolicy, teamForToken, hashToken, type Team, type TeamPolicy } from "./serve/teams.js";
 export { evaluateEvent, evaluateLockKeys, DEFAULT_LEASE_MS, type EvaluateOptions } from "./coordination/evaluate-event.js";
 export {
@@ -129,6 +129,6 @@ export {
 } from "./coordination/wire.js";
 export { deliversContext } from "./coordination/host-delivery.js";
 export { filesUsing, importNamesModule, resolveRelative, moduleStem } from "./coordination/uses-symbol.js";
-export { listSessions, type ActiveSession } from "./serve/list-sessions.js";
-export { pruneExpired, RETENTION } from "./serve/prune.js";
+export { listSessions, type ActiveSession } from "./coordination/list-sessions.js";
+export { pruneExpired, RETENTION } from "./store/prune.js";
 export { createCoordinationServer, MAX_BODY_BYTES, type ServerOptions } from "./serve/create-server.js";

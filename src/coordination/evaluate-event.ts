@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { compareStrings } from "../errors/diagnostic.js";
-import { first, marks, type Sql } from "../serve/database.js";
+import { first, marks, type Sql } from "../store/database.js";
 import { ago, describeSession, listSome } from "./coordination-text.js";
 import { deliversContext } from "./host-delivery.js";
 import { filesUsing, importTarget, stemSuffixes, topName } from "./uses-symbol.js";

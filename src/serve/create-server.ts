@@ -1,8 +1,8 @@
 import * as http from "node:http";
 import { CLI_VERSION } from "../version.js";
-import type { Database } from "./database.js";
+import type { Database } from "../store/database.js";
 import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys } from "../coordination/evaluate-event.js";
-import { listSessions } from "./list-sessions.js";
+import { listSessions } from "../coordination/list-sessions.js";
 import { loadRequestValidator, overLimits } from "../coordination/wire.js";
 import { teamForToken, touchToken, type Team } from "./teams.js";
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { ComityError } from "../errors/comity-error.js";
-import { first, type Database, type Sql } from "./database.js";
+import { first, type Database, type Sql } from "../store/database.js";
 import { asPolicy, type TeamPolicy } from "../coordination/wire.js";
 
 export type { TeamPolicy } from "../coordination/wire.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { redactUserinfo } from "../../src/api/redact-url.js";
-import { redactUrl } from "../../src/serve/database.js";
+import { redactUrl } from "../../src/store/database.js";
 
 describe("URLs fit to print", () => {
   it("mask a user name and password, in API and database URLs alike, and leave the rest", () => {

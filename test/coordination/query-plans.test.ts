@@ -5,8 +5,8 @@ import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { evaluateEvent, evaluateLockKeys } from "../../src/coordination/evaluate-event.js";
 import type { EvaluateRequest } from "../../src/coordination/wire.js";
-import type { Database, Sql } from "../../src/serve/database.js";
-import { openDatabase } from "../../src/serve/open-database.js";
+import type { Database, Sql } from "../../src/store/database.js";
+import { openDatabase } from "../../src/store/open-database.js";
 import { createToken, type Team } from "../../src/serve/teams.js";
 import { FP } from "../helpers/serve-fixture.js";
 

@@ -4,8 +4,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import pg from "pg";
-import { openDatabase } from "../../src/serve/open-database.js";
-import type { Database } from "../../src/serve/database.js";
+import { openDatabase } from "../../src/store/open-database.js";
+import type { Database } from "../../src/store/database.js";
 import { BIN } from "./run-cli.js";
 
 /** The PostgreSQL the contract and end-to-end tests also run against (`.ci/run` starts one and sets it). */

@@ -5,9 +5,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Database } from "../../src/serve/database.js";
+import type { Database } from "../../src/store/database.js";
 import { createCoordinationServer } from "../../src/serve/create-server.js";
-import { openDatabase } from "../../src/serve/open-database.js";
+import { openDatabase } from "../../src/store/open-database.js";
 import { createToken } from "../../src/serve/teams.js";
 
 let dir: string;

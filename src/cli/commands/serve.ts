@@ -53,7 +53,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   }
   const home = io.env["HOME"] ?? os.homedir();
   const open = async () => {
-    const { openDatabase } = await import("../../serve/open-database.js");
+    const { openDatabase } = await import("../../store/open-database.js");
     return openDatabase(values.db ?? io.env["COMITY_SERVE_DB"], { configDir: configDir(io.env, home), cwd: io.cwd });
   };
   const [sub, action, ...extra] = positionals;
@@ -114,7 +114,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     await db.close();
     throw new ComityError("INVALID_ARGUMENT", `cannot listen on ${values.host}:${port}: ${error.code ?? error.message}`);
   });
-  const { pruneExpired, PRUNE_EVERY_MS } = await import("../../serve/prune.js");
+  const { pruneExpired, PRUNE_EVERY_MS } = await import("../../store/prune.js");
   const prune = () => pruneExpired(db, Date.now()).catch((error: Error) => io.stderr.write(`comity serve: pruning failed: ${error.message}\n`));
   await prune();
   const pruning = setInterval(prune, PRUNE_EVERY_MS);

@@ -1,6 +1,6 @@
 import { compareStrings } from "../errors/diagnostic.js";
-import { marks, type Sql } from "./database.js";
-import type { Team } from "./teams.js";
+import { marks, type Sql } from "../store/database.js";
+import type { TeamRef } from "./evaluate-event.js";
 
 export interface ActiveSession {
   readonly session_id: string;
@@ -18,7 +18,7 @@ export interface ActiveSession {
 }
 
 /** `GET /v1/sessions`: the team's active sessions (not ended, heard from within the lease), oldest first. */
-export async function listSessions(sql: Sql, team: Team, options: { now: number; leaseMs: number; fingerprint?: string | undefined }): Promise<ActiveSession[]> {
+export async function listSessions(sql: Sql, team: TeamRef, options: { now: number; leaseMs: number; fingerprint?: string | undefined }): Promise<ActiveSession[]> {
   const filter = options.fingerprint === undefined ? "" : " AND s.repo_id IN (SELECT repo_id FROM repo_fingerprints WHERE team_id = ? AND fingerprint = ?)";
   const sessions = await sql.all<{ id: string; repo_id: string; external_id: string; tool: string; model: string | null; branch: string | null; head_sha: string | null; started_at: number; last_seen_at: number; event_count: number }>(
     `SELECT s.id, s.repo_id, s.external_id, s.tool, s.model, s.branch, s.head_sha, s.started_at, s.last_seen_at, s.event_count FROM sessions s

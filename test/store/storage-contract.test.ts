@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Database } from "../../src/serve/database.js";
+import type { Database } from "../../src/store/database.js";
 import { evaluateEvent, evaluateLockKeys } from "../../src/coordination/evaluate-event.js";
-import { listSessions } from "../../src/serve/list-sessions.js";
-import { migrate, MIGRATIONS } from "../../src/serve/migrations.js";
+import { listSessions } from "../../src/coordination/list-sessions.js";
+import { migrate, MIGRATIONS } from "../../src/store/migrations.js";
 import type { EvaluateAnswer, EvaluateRequest } from "../../src/coordination/wire.js";
-import { pruneExpired } from "../../src/serve/prune.js";
+import { pruneExpired } from "../../src/store/prune.js";
 import { createToken, hashToken, setTeamPolicy, teamForToken, type Team } from "../../src/serve/teams.js";
 import { FP, STORAGES } from "../helpers/serve-fixture.js";
 

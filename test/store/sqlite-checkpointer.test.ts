@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startCheckpointer } from "../../src/serve/sqlite-checkpointer.js";
+import { startCheckpointer } from "../../src/store/sqlite-checkpointer.js";
 
 // The WAL index (`-shm`) of SQLite's WAL format: mxFrame (frames in the WAL) at byte 16 of the header, and
 // nBackfill (frames already copied into the database file) at byte 96, both in the machine's byte order.
