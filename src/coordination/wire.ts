@@ -39,20 +39,33 @@ export interface EvaluateRequest {
     readonly parent_external_id?: string | null;
     /** Who runs it, for people: `COMITY_AGENT_NAME`, else the machine's host name. */
     readonly label?: string | null;
+    readonly surface?: string;
   };
+  /** Who sent it (not used by the core). */
+  readonly client?: { readonly cli_version: string; readonly os: string; readonly tool_version: string | null; readonly machine_id_hash: string };
   readonly repo: {
     readonly remote_fingerprints: readonly string[];
     readonly branch?: string | null;
     readonly head_sha?: string | null;
     /** The session's folder relative to the repo root (`.` at the root). */
     readonly cwd_path?: string | null;
+    readonly base_sha?: string | null;
+    readonly worktree_hash?: string | null;
+    /** session_start: the repo's workspace packages (not used by the core yet). */
+    readonly packages?: readonly unknown[];
+    readonly packages_truncated?: boolean;
   };
+  readonly prompt_excerpt?: string;
+  readonly shell?: { readonly command: string; readonly paths: readonly string[]; readonly unresolved: number };
+  /** Some changes were left out of `analysis` (breaking ones are kept first). */
+  readonly analysis_truncated?: boolean;
   readonly paths?: readonly string[];
   /** pre_edit / pre_shell: what the files about to change import (as they are, and as the edit writes them). */
   readonly uses?: readonly UseRecord[];
   readonly plan_text?: string;
   readonly analysis?: ReadonlyArray<{
     readonly path: string;
+    readonly language?: string | null;
     readonly symbols?: ReadonlyArray<{ readonly name: string; readonly qualified_name: string; readonly kind: string; readonly exported: boolean }>;
     readonly changes?: ReadonlyArray<{
       readonly qualified_name: string;

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { UseRecord } from "../coordination/wire.js";
+import type { EvaluateRequest, UseRecord } from "../coordination/wire.js";
 import { CLI_VERSION } from "../version.js";
 import type { RepoState } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
@@ -19,11 +19,19 @@ export const MAX_PATHS = 500;
  * the events that need it. Null when the event does not concern this repo
  * after all (a shell command in another root of a multi-root workspace).
  */
-export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: string[], shell: { command: string; paths: string[]; unresolved: number } | null): Promise<Record<string, unknown> | null> {
+export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: string[], shell: { command: string; paths: string[]; unresolved: number } | null): Promise<EvaluateRequest | null> {
   const { payload, event } = ctx;
   const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
   const cwdPath = path.relative(repo.root, ctx.cwd).split(path.sep).join("/");
-  const body: Record<string, unknown> = {
+  const repoBody: Mutable<EvaluateRequest["repo"]> = {
+    remote_fingerprints: state.remote_fingerprints,
+    branch: state.branch,
+    head_sha: state.head_sha,
+    base_sha: state.base_sha,
+    worktree_hash: null,
+    cwd_path: cwdPath.startsWith("..") ? null : cwdPath === "" ? "." : cwdPath,
+  };
+  const body: Mutable<EvaluateRequest> = {
     event,
     dedupe_key: dedupeKey(ctx.eventHash, repo.root, ctx.turn),
     session: {
@@ -36,39 +44,31 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       label: agentLabel(ctx.input.env),
     },
     client: { cli_version: CLI_VERSION, os: process.platform, tool_version: str(payload["version"]) ?? str(payload["cli_version"]), machine_id_hash: machineIdHash() },
-    repo: {
-      remote_fingerprints: state.remote_fingerprints,
-      branch: state.branch,
-      head_sha: state.head_sha,
-      base_sha: state.base_sha,
-      worktree_hash: null as string | null,
-      cwd_path: cwdPath.startsWith("..") ? null : cwdPath === "" ? "." : cwdPath,
-    },
+    repo: repoBody,
   };
-  const repoBody = body["repo"] as Record<string, unknown>;
   switch (event) {
     case "session_start": {
       const { discoverPackages } = await import("../packages/discover-packages.js");
       const pk = discoverPackages(repo.root);
-      repoBody["packages"] = pk.packages;
-      repoBody["packages_truncated"] = pk.truncated;
-      repoBody["worktree_hash"] = await worktreeHashOf(repo, ctx);
+      repoBody.packages = pk.packages;
+      repoBody.packages_truncated = pk.truncated;
+      repoBody.worktree_hash = await worktreeHashOf(repo, ctx);
       break;
     }
     case "prompt":
-      body["prompt_excerpt"] = takeChars(ctx.prompt ?? "", 2000);
+      body.prompt_excerpt = takeChars(ctx.prompt ?? "", 2000);
       break;
     case "plan":
-      body["plan_text"] = takeChars(str(ctx.toolInput["plan"]) ?? "", 32768);
+      body.plan_text = takeChars(str(ctx.toolInput["plan"]) ?? "", 32768);
       break;
     case "pre_edit":
-      body["paths"] = paths.slice(0, MAX_PATHS);
-      body["uses"] = await usesBefore(ctx, repo, paths.slice(0, MAX_PATHS));
+      body.paths = paths.slice(0, MAX_PATHS);
+      body.uses = await usesBefore(ctx, repo, paths.slice(0, MAX_PATHS));
       break;
     case "pre_shell": {
-      body["paths"] = paths.slice(0, MAX_PATHS);
-      body["uses"] = await usesBefore(ctx, repo, paths.slice(0, MAX_PATHS));
-      body["shell"] = { command: takeChars(shell?.command ?? "", 4000), paths: paths.slice(0, MAX_PATHS), unresolved: shell?.unresolved ?? 0 };
+      body.paths = paths.slice(0, MAX_PATHS);
+      body.uses = await usesBefore(ctx, repo, paths.slice(0, MAX_PATHS));
+      body.shell = { command: takeChars(shell?.command ?? "", 4000), paths: paths.slice(0, MAX_PATHS), unresolved: shell?.unresolved ?? 0 };
       await snapshotBefore(ctx, repo);
       break;
     }
@@ -80,18 +80,18 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       // change now in HEAD reads as committed and one undone as reverted.
       const moved = ctx.tool === "Bash" && state.head_sha !== null && (ctx.state.heads?.[repo.root] ?? state.head_sha) !== state.head_sha;
       const changed = moved ? [...new Set([...(after ?? []), ...(ctx.state.changed?.[repo.root] ?? [])])].sort() : (after ?? []);
-      body["paths"] = changed.slice(0, MAX_PATHS);
+      body.paths = changed.slice(0, MAX_PATHS);
       const { REQUEST_LIMITS } = await import("../coordination/wire.js");
       const analysed = capChanges(await analyses(ctx, repo, state, changed), REQUEST_LIMITS.changes);
-      body["analysis"] = analysed.analysis;
-      if (analysed.truncated) body["analysis_truncated"] = true;
+      body.analysis = analysed.analysis;
+      if (analysed.truncated) body.analysis_truncated = true;
       break;
     }
     case "stop":
       if ((ctx.input.env["COMITY_SHARE_STATUS"] ?? "1") !== "0") {
-        body["status"] = { excerpt: takeChars(str(payload["last_assistant_message"]) ?? "", 500), files: [...(ctx.state.touched[repo.root] ?? [])] };
+        body.status = { excerpt: takeChars(str(payload["last_assistant_message"]) ?? "", 500), files: [...(ctx.state.touched[repo.root] ?? [])] };
       }
-      repoBody["worktree_hash"] = await worktreeHashOf(repo, ctx);
+      repoBody.worktree_hash = await worktreeHashOf(repo, ctx);
       break;
     case "session_end":
       break;
@@ -203,14 +203,17 @@ async function changesAfter(ctx: Ctx, repo: Repo): Promise<string[] | null> {
   return r.changes === null ? null : r.changes.map((c) => c.path);
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+/** One changed file's analysis, as the request carries it. */
+type FileEntry = NonNullable<EvaluateRequest["analysis"]>[number];
+
 /** At most `max` changes in one request (`REQUEST_LIMITS.changes`): breaking ones first, then compatible, then internal. */
-function capChanges(analysis: unknown[], max: number): { analysis: unknown[]; truncated: boolean } {
-  type Entry = { changes?: Array<{ compatibility: string }> };
-  const all = (analysis as Entry[]).flatMap((a, i) => (a.changes ?? []).map((ch) => ({ i, ch })));
+function capChanges(analysis: FileEntry[], max: number): { analysis: FileEntry[]; truncated: boolean } {
+  const all = analysis.flatMap((a, i) => (a.changes ?? []).map((ch) => ({ i, ch })));
   if (all.length <= max) return { analysis, truncated: false };
   const rank = (c: string): number => (c === "breaking" ? 0 : c === "compatible" ? 1 : 2);
   const kept = new Set([...all].sort((a, b) => rank(a.ch.compatibility) - rank(b.ch.compatibility)).slice(0, max).map((x) => x.ch));
-  return { analysis: (analysis as Entry[]).map((a) => ({ ...a, changes: (a.changes ?? []).filter((ch) => kept.has(ch)) })), truncated: true };
+  return { analysis: analysis.map((a) => ({ ...a, changes: (a.changes ?? []).filter((ch) => kept.has(ch)) })), truncated: true };
 }
 
 /** The references that say what a file uses from other modules (imports and re-exports), names and modules only. */
@@ -219,7 +222,7 @@ function importsOnly(refs: ReadonlyArray<{ kind: string; name: string; module: s
 }
 
 /** Symbol analysis of the changed files in supported languages (at most 50 a request). */
-async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly string[]): Promise<unknown[]> {
+async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly string[]): Promise<FileEntry[]> {
   const { languageOf } = await import("../symbols/languages.js");
   const files = paths.filter((p) => languageOf(p) !== null).slice(0, 50);
   if (files.length === 0) return [];
@@ -233,7 +236,7 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
   const cache = createSymbolCache(path.join(ctx.configDir, "symbols"));
   const readHead = headReader(repo.commonDir ?? "", state.head_sha);
   const headHashes = state.head_sha === null ? null : (await import("../symbols/head-hashes.js")).createHeadHashes(path.join(ctx.configDir, "head-hashes"), state.head_sha);
-  const out: unknown[] = [];
+  const out: FileEntry[] = [];
   for (const f of files) {
     const a = await analyzeFile(repo.root, f, { extractor, readHead, cache, headHashes });
     // A file that does not parse has no reliable symbols: none counts as removed or changed until it parses again.

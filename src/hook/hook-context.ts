@@ -1,3 +1,4 @@
+import type { EvaluateRequest } from "../coordination/wire.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 import type { RepoState } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
@@ -33,6 +34,6 @@ export interface Ctx {
 export interface RepoRequest {
   readonly repo: Repo;
   readonly state: RepoState;
-  readonly body: Record<string, unknown>;
+  readonly body: EvaluateRequest;
 }
 
