@@ -11,7 +11,9 @@ commands:
   hook --tool T --event E           a host's hook event in (stdin), its answer out
   init [--tool T] [--dry-run]       writes Comity's hooks into each host's hook config
   doctor [--json]                   whether hooks, API, config folder and repos are in order
-  serve [--port N] [--db URL]       the coordination API the hooks talk to (SQLite or PostgreSQL)
+  status [DIR] [--json]             the active sessions, their files and changes, open conflicts
+  policy [POLICY]                   this machine's coordination policy (first_contact, advisory, block)
+  serve [--port N] [--db URL]       a team's coordination API, across machines (SQLite or PostgreSQL)
   login --url URL --token T         saves the API and token for hooks (when env vars are not seen)
 
 Run 'comity <command> --help' for a command's options.
@@ -49,6 +51,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "serve": {
         const { serveCommand } = await import("./commands/serve.js");
         return await serveCommand(rest, io);
+      }
+      case "policy": {
+        const { policyCommand } = await import("./commands/policy.js");
+        return await policyCommand(rest, io);
+      }
+      case "status": {
+        const { statusCommand } = await import("./commands/status.js");
+        return await statusCommand(rest, io);
       }
       case "login": {
         const { loginCommand } = await import("./commands/login.js");

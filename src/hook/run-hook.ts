@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { resolveApi } from "../config/api-credentials.js";
 import { configDir as configDirOf } from "../config/config-dir.js";
+import { coordinationMode, type CoordinationMode } from "../config/coordination-mode.js";
+import type { EvaluateRequest } from "../coordination/wire.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 import { readRepoState } from "../state/read-repo-state.js";
@@ -112,25 +113,30 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   const hash = eventHash(host, nativeEvent, payload);
   const ctx: Ctx = { input, payload, host, nativeEvent, event, tool, toolInput, cwd, roots, sessionId, prompt: view.prompt, agentId, configDir, configEnv, state, turn: turnOf(state, event, hash), eventHash: hash };
 
-  const requests = await buildRequests(ctx);
-  const api = resolveApi(input.env, configDir);
-  const apiUrl = api.url;
+  const mode = coordinationMode(input.env, configDir);
+  // With coordination off, only a session start has something to say (the engine's briefing).
+  const { requests, repos } = mode.kind === "off" && event !== "session_start" ? { requests: [], repos: [] } : await buildRequests(ctx, mode);
+  const coordinator = mode.kind === "off" || requests.length === 0 ? null : coordinatorFor(ctx, mode);
   let verdict: HookVerdict = { block: null, context: null };
-  if (event === "session_start") {
-    // The engine's own briefing of the session's repos, after the API's text when an API answers, alone when
-    // there is none or it fails.
-    const local = localBriefings(ctx, requests.map((r) => r.repo));
-    let remote: Map<string, string> = new Map();
-    if (apiUrl !== "" && requests.length > 0) {
-      try {
-        remote = await evaluateBriefings(ctx, requests, apiUrl, api.token);
-      } catch (error) {
-        logFailOpen(configDir, { time: new Date(), tool: input.tool, event: nativeEvent, reason: `${error instanceof Error ? error.message : String(error)}; the local briefing is given alone` });
+  try {
+    if (event === "session_start") {
+      // The engine's own briefing of the session's repos, after the coordinator's text when it answers, alone
+      // when there is none or it fails.
+      const local = localBriefings(ctx, repos);
+      let remote: Map<string, string> = new Map();
+      if (coordinator !== null) {
+        try {
+          remote = await evaluateBriefings(ctx, requests, coordinator);
+        } catch (error) {
+          logFailOpen(configDir, { time: new Date(), tool: input.tool, event: nativeEvent, reason: `${error instanceof Error ? error.message : String(error)}; the local briefing is given alone` });
+        }
       }
+      verdict = { block: null, context: await mergeSessionBriefings(ctx, repos, remote, await local) };
+    } else if (coordinator !== null) {
+      verdict = await evaluate(ctx, requests, coordinator);
     }
-    verdict = { block: null, context: await mergeSessionBriefings(ctx, requests.map((r) => r.repo), remote, await local) };
-  } else if (apiUrl !== "" && requests.length > 0) {
-    verdict = await evaluate(ctx, requests, apiUrl, api.token);
+  } finally {
+    await coordinator?.close();
   }
   const rendered = renderForHost(host, nativeEvent, verdict, state.queued, payload);
   updateSessionState(configDir, stateKey, (current) => nextState(current, { state, event, rendered, requests, turn: ctx.turn, eventHash: ctx.eventHash }));
@@ -160,12 +166,12 @@ function nextState(
   const changed: Record<string, readonly string[]> = { ...(current.changed ?? {}) };
   const heads: Record<string, string> = { ...(current.heads ?? {}) };
   for (const r of mine.requests) {
-    const paths = (r.body["paths"] as string[] | undefined) ?? [];
+    const paths = r.body.paths ?? [];
     if ((mine.event === "pre_edit" || mine.event === "post_edit" || mine.event === "pre_shell") && paths.length > 0) {
       touched[r.repo.root] = [...new Set([...(touched[r.repo.root] ?? []), ...paths])].sort(compareStrings).slice(0, MAX_PATHS);
     }
     if (r.state.head_sha !== null) heads[r.repo.root] = r.state.head_sha;
-    const analysed = (r.body["analysis"] as Array<{ path: string; changes?: unknown[] }> | undefined) ?? [];
+    const analysed = r.body.analysis ?? [];
     if (analysed.length === 0) continue;
     const withChanges = new Set([...(changed[r.repo.root] ?? [])]);
     for (const a of analysed) {
@@ -177,8 +183,11 @@ function nextState(
   return { queued, touched, changed, heads, turn: Math.max(current.turn ?? 0, mine.turn), last: mine.eventHash };
 }
 
-/** One request body per repo that the event concerns and that has a remote. */
-async function buildRequests(ctx: Ctx): Promise<RepoRequest[]> {
+/**
+ * One request body per repo that the event concerns and that has an identity (a remote; on one machine, a root
+ * commit), and every repo it concerns (a session start briefs them all, coordinated or not).
+ */
+async function buildRequests(ctx: Ctx, mode: CoordinationMode): Promise<{ requests: RepoRequest[]; repos: Repo[] }> {
   const { event } = ctx;
   const byRepo = new Map<string, { repo: Repo; paths: Set<string> }>();
   const ownerCache = new Map<string, Repo | null>();
@@ -229,16 +238,25 @@ async function buildRequests(ctx: Ctx): Promise<RepoRequest[]> {
   }
 
   const out: RepoRequest[] = [];
+  const repos = [...byRepo.values()].map((e) => e.repo);
+  // Coordination off: a session start needs only the repos, for its briefing.
+  if (mode.kind === "off") return { requests: [], repos };
   for (const { repo, paths } of byRepo.values()) {
-    const state = await readRepoState(repo, { configEnv: ctx.configEnv });
-    // Hooks run only in repos with at least one remote: a repo without one has no identity to share.
+    let state = await readRepoState(repo, { configEnv: ctx.configEnv });
+    // A repo without a remote has no identity to share with a server; on one machine, its root commit names it
+    // (its worktrees and local clones share it).
+    if (state.remote_fingerprints.length === 0 && mode.kind === "embedded") {
+      const { rootCommitFingerprints } = await import("../remotes/root-commit-fingerprints.js");
+      state = { ...state, remote_fingerprints: await rootCommitFingerprints(repo.root, ctx.input.env) };
+    }
     if (state.remote_fingerprints.length === 0) continue;
     const body = await bodyFor(ctx, repo, state, [...paths].sort(compareStrings), shell);
     if (body !== null) out.push({ repo, state, body });
   }
-  if (out.length === 0 && byRepo.size > 0) throw new FailOpen("no repo with a remote");
-  if (out.length === 0 && event !== "session_start") throw new FailOpen("not in a git repo");
-  return out;
+  if (event === "session_start") return { requests: out, repos };
+  if (out.length === 0 && byRepo.size > 0) throw new FailOpen(mode.kind === "embedded" ? "no repo with a remote or a commit" : "no repo with a remote");
+  if (out.length === 0) throw new FailOpen("not in a git repo");
+  return { requests: out, repos };
 }
 
 /** The folder's own repo, or the 8 most recently active repos under it. */
@@ -287,10 +305,45 @@ function nearestExisting(dir: string): string {
   }
 }
 
+/** Who decides: the API over HTTP under a deadline, or the embedded store in this process. */
+interface Coordinator {
+  evaluate(body: EvaluateRequest, timeoutMs: number): Promise<EvaluateResponse>;
+  close(): Promise<void>;
+}
+
+function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind: "off" }>): Coordinator {
+  if (mode.kind === "served") return { evaluate: (body, timeoutMs) => sendEvaluate(mode.url, mode.token, body, timeoutMs), close: async () => undefined };
+  // Opened at the first request and kept for the others of this event; requests are applied one after another.
+  let store: Promise<import("../coordination/embedded-store.js").EmbeddedStore> | null = null;
+  const open = () =>
+    (store ??= import("../coordination/embedded-store.js").then(({ openEmbeddedStore }) =>
+      openEmbeddedStore(mode.file, {
+        onMovedAside: (reason, movedTo) => logFailOpen(ctx.configDir, { time: new Date(), tool: ctx.input.tool, event: ctx.nativeEvent, reason: `embedded store unusable (${reason}): moved to ${movedTo} and rebuilt` }),
+      }),
+    ));
+  let chain: Promise<unknown> = Promise.resolve();
+  return {
+    evaluate(body) {
+      const next = chain.then(async () => (await open()).evaluate(body, Date.now()));
+      chain = next.catch(() => undefined);
+      return next;
+    },
+    async close() {
+      if (store === null) return;
+      await chain;
+      const s = await store.catch(() => null);
+      if (s === null) return;
+      // Pruned at the quiet moments of a session (its start, each turn's end, its end), as the server does each minute.
+      if (ctx.event === "session_start" || ctx.event === "stop" || ctx.event === "session_end") await s.prune(Date.now()).catch(() => undefined);
+      await s.close().catch(() => undefined);
+    },
+  };
+}
+
 /** Sends every request at once under the event's deadline and merges the answers. */
-async function evaluate(ctx: Ctx, requests: readonly RepoRequest[], apiUrl: string, token: string): Promise<HookVerdict> {
+async function evaluate(ctx: Ctx, requests: readonly RepoRequest[], coordinator: Coordinator): Promise<HookVerdict> {
   const timeout = ctx.event === "pre_edit" || ctx.event === "pre_shell" ? PRE_TIMEOUT_MS : OTHER_TIMEOUT_MS;
-  const settled = await Promise.allSettled(requests.map((r) => sendEvaluate(apiUrl, token, r.body, timeout)));
+  const settled = await Promise.allSettled(requests.map((r) => coordinator.evaluate(r.body, timeout)));
   const answers: Array<{ repo: Repo; answer: EvaluateResponse }> = [];
   const failures: string[] = [];
   settled.forEach((s, i) => {
@@ -313,9 +366,9 @@ function repoName(ctx: Ctx, repo: Repo): string {
   return rel === "" || rel.startsWith("..") ? path.basename(repo.root) : rel;
 }
 
-/** The API's session-start text per repo root; throws when every repo's request failed. */
-async function evaluateBriefings(ctx: Ctx, requests: readonly RepoRequest[], apiUrl: string, token: string): Promise<Map<string, string>> {
-  const settled = await Promise.allSettled(requests.map((r) => sendEvaluate(apiUrl, token, r.body, OTHER_TIMEOUT_MS)));
+/** The coordinator's session-start text per repo root; throws when every repo's request failed. */
+async function evaluateBriefings(ctx: Ctx, requests: readonly RepoRequest[], coordinator: Coordinator): Promise<Map<string, string>> {
+  const settled = await Promise.allSettled(requests.map((r) => coordinator.evaluate(r.body, OTHER_TIMEOUT_MS)));
   const out = new Map<string, string>();
   const failures: string[] = [];
   settled.forEach((s, i) => {

@@ -4,13 +4,23 @@ import type { Statement } from "better-sqlite3";
 import type { Database, Row, Sql } from "./database.js";
 import { startCheckpointer, type Checkpointer } from "./sqlite-checkpointer.js";
 
+export interface SqliteOptions {
+  /** How long a transaction waits for another process's write lock (ms, default 5000). */
+  readonly busyTimeoutMs?: number;
+  /**
+   * Checkpoints in a worker thread (default true): for a long-lived server. A short-lived process (a hook)
+   * leaves checkpoints to SQLite's own, at commit.
+   */
+  readonly checkpointer?: boolean;
+}
+
 /**
  * SQLite through better-sqlite3: one connection in WAL mode, so readers (a
  * `comity serve token create` next to a running server) do not wait on the
  * writer. better-sqlite3 is synchronous, so transactions are serialised by a
  * promise chain: one at a time, in arrival order.
  */
-export async function openSqliteDatabase(file: string): Promise<Database> {
+export async function openSqliteDatabase(file: string, options: SqliteOptions = {}): Promise<Database> {
   const { default: BetterSqlite3 } = await import("better-sqlite3");
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const db = new BetterSqlite3(file);
@@ -22,9 +32,10 @@ export async function openSqliteDatabase(file: string): Promise<Database> {
       // a file system without modes
     }
   }
+  // The busy timeout first: another process may be switching the file to WAL at this very moment.
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  db.pragma("busy_timeout = 5000");
   db.pragma("foreign_keys = ON");
   // Checkpoints happen in a worker thread, off the request path. This connection checkpoints only when the WAL
   // passes 40 MB: by then the worker has copied nearly every frame, so it is quick, and the WAL starts over
@@ -33,7 +44,7 @@ export async function openSqliteDatabase(file: string): Promise<Database> {
   // and is written over from the start: growing it again would allocate blocks on every commit, and on ext4 such a
   // commit waits for the journal (measured: commits of 4-35 ms; paced p99 13-28 -> 7-10 ms, benchmarks/README.md).
   let checkpointer: Checkpointer | null = null;
-  if (file !== ":memory:") {
+  if (file !== ":memory:" && options.checkpointer !== false) {
     db.pragma("wal_autocheckpoint = 10000");
     db.pragma("journal_size_limit = 67108864");
     checkpointer = startCheckpointer(file, () => {

@@ -2,6 +2,8 @@ export interface Scenario {
   readonly file: string;
   readonly name: string;
   readonly items?: readonly string[];
+  /** Why the scenario needs a server (two machines, two teams): skipped in embedded mode. */
+  readonly served_only?: string;
   readonly sessions: Readonly<Record<string, { readonly host?: string }>>;
   readonly steps: readonly unknown[];
 }
@@ -10,6 +12,8 @@ export interface ScenarioResult {
   readonly file: string;
   readonly items: readonly string[];
   readonly hosts: readonly string[];
+  /** Why it did not run in this mode, or null. */
+  readonly skipped: string | null;
   readonly expected: number;
   readonly recalled: number;
   readonly falseAlarms: number;
@@ -20,5 +24,5 @@ export interface ScenarioResult {
 export const BIN: string;
 export const CASES_DIR: string;
 export function loadScenarios(dir?: string): Scenario[];
-export function runScenario(scenario: Scenario, options?: { db?: string; keep?: boolean }): Promise<ScenarioResult>;
+export function runScenario(scenario: Scenario, options?: { mode?: "served" | "embedded"; db?: string; keep?: boolean }): Promise<ScenarioResult>;
 export function formatTable(results: readonly ScenarioResult[]): string;

@@ -210,10 +210,15 @@ function alarmsIn(text) {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * Plays one scenario. `options.db`: a SQLite path or PostgreSQL URL for `comity serve` (a fresh SQLite file in
- * the scenario's folder when absent). Returns the score and a transcript of what each agent saw.
+ * Plays one scenario. `options.mode`: `served` (the default: a real `comity serve`, on `options.db`, a SQLite path
+ * or PostgreSQL URL, a fresh SQLite file in the scenario's folder when absent) or `embedded` (no server, no
+ * `COMITY_API_URL`: the hooks coordinate through the config folder's store, as on one machine out of the box). A
+ * scenario that needs two machines (`served_only`, saying why) is skipped in embedded mode. Returns the score and a
+ * transcript of what each agent saw.
  */
 export async function runScenario(scenario, options = {}) {
+  const embedded = options.mode === "embedded";
+  if (embedded && scenario.served_only !== undefined) return { name: scenario.name, file: scenario.file, items: scenario.items ?? [], hosts: [], skipped: scenario.served_only, expected: 0, recalled: 0, falseAlarms: 0, misses: [], alarms: [], transcript: [] };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-scn-"));
   const home = path.join(dir, "home");
   fs.mkdirSync(home);
@@ -249,19 +254,21 @@ export async function runScenario(scenario, options = {}) {
       }
       clones[folder] = target;
     }
-    // The server, and a token per team.
+    // The server, and a token per team; in embedded mode, the machine's own store and its policy.
     const db = options.db ?? path.join(dir, "serve.sqlite");
-    serve = await startServe(db, baseEnv);
+    const setPolicy = async (team, policy) => {
+      const p = embedded ? await cli(["policy", policy], { cwd: dir, env: baseEnv }) : await cli(["serve", "policy", "--team", team, policy, "--db", db], { cwd: dir, env: baseEnv });
+      if (p.status !== 0) throw new Error(`policy: ${p.stderr}`);
+    };
+    if (!embedded) serve = await startServe(db, baseEnv);
     const tokens = {};
     const teams = [...new Set(Object.values(scenario.sessions).map((s) => s.team ?? "acme"))];
-    for (const team of teams) {
+    if (embedded && scenario.policy !== undefined) await setPolicy("local", scenario.policy);
+    for (const team of embedded ? [] : teams) {
       const r = await cli(["serve", "token", "create", "--team", team, "--db", db], { cwd: dir, env: baseEnv });
       if (r.status !== 0) throw new Error(`token create: ${r.stderr}`);
       tokens[team] = r.stdout.trim();
-      if (scenario.policy !== undefined) {
-        const p = await cli(["serve", "policy", "--team", team, scenario.policy, "--db", db], { cwd: dir, env: baseEnv });
-        if (p.status !== 0) throw new Error(`policy: ${p.stderr}`);
-      }
+      if (scenario.policy !== undefined) await setPolicy(team, scenario.policy);
     }
     const sessions = {};
     for (const [name, spec] of Object.entries(scenario.sessions)) {
@@ -273,7 +280,7 @@ export async function runScenario(scenario, options = {}) {
         agentId: parent === null ? null : nextId("agent"),
         // A session may run in the folder that holds the clones (a workspace of repos) instead of in one of them.
         cwd: spec.workspace === true ? path.join(dir, "work") : path.join(clones[spec.clone ?? "one"], spec.folder ?? ""),
-        env: { ...baseEnv, COMITY_API_URL: serve.url, COMITY_TOKEN: tokens[spec.team ?? "acme"], COMITY_AGENT_NAME: spec.label ?? name },
+        env: embedded ? { ...baseEnv, COMITY_AGENT_NAME: spec.label ?? name } : { ...baseEnv, COMITY_API_URL: serve.url, COMITY_TOKEN: tokens[spec.team ?? "acme"], COMITY_AGENT_NAME: spec.label ?? name },
         turn: nextId("turn"),
         seenRefs: new Set(),
       };
@@ -291,13 +298,12 @@ export async function runScenario(scenario, options = {}) {
     const score = { expected: 0, recalled: 0, falseAlarms: 0, misses: [], alarms: [] };
     for (const [i, step] of scenario.steps.entries()) {
       if (step.do === "api-down") {
-        // An API that no longer answers: a port nothing listens on.
-        for (const x of Object.values(sessions)) x.env = { ...x.env, COMITY_API_URL: "http://127.0.0.1:9" };
+        // An API that no longer answers: a port nothing listens on. In embedded mode, coordination turned off.
+        for (const x of Object.values(sessions)) x.env = { ...x.env, COMITY_API_URL: embedded ? "off" : "http://127.0.0.1:9" };
         continue;
       }
       if (step.do === "policy") {
-        const p = await cli(["serve", "policy", "--team", step.team ?? "acme", step.policy, "--db", db], { cwd: dir, env: baseEnv });
-        if (p.status !== 0) throw new Error(`policy: ${p.stderr}`);
+        await setPolicy(step.team ?? "acme", step.policy);
         continue;
       }
       const s = sessions[step.session];
@@ -420,7 +426,7 @@ export async function runScenario(scenario, options = {}) {
       }
       transcript.push({ step: i, session: step.session, do: step.do, views });
     }
-    return { name: scenario.name, file: scenario.file, items: scenario.items ?? [], hosts: [...new Set(Object.values(sessions).map((s) => s.host))], ...score, transcript };
+    return { name: scenario.name, file: scenario.file, items: scenario.items ?? [], skipped: null, hosts: [...new Set(Object.values(sessions).map((s) => s.host))], ...score, transcript };
   } finally {
     if (serve !== null) await serve.stop();
     if (options.keep !== true) fs.rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,148 @@
+import * as fs from "node:fs";
+import { ComityError } from "../errors/comity-error.js";
+import type { Database } from "../store/database.js";
+import { migrate, MIGRATIONS } from "../store/migrations.js";
+import { pruneExpired } from "../store/prune.js";
+import { openSqliteDatabase } from "../store/sqlite-database.js";
+import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys, type TeamRef } from "./evaluate-event.js";
+import { asPolicy, overLimits, type EvaluateAnswer, type EvaluateRequest, type TeamPolicy } from "./wire.js";
+
+/** The one team of the embedded store: every agent of the machine. */
+export const LOCAL_TEAM: TeamRef = { id: "local" };
+
+/** How long an event waits for another hook's transaction before the hook gives up (and fails open). */
+export const EMBEDDED_BUSY_TIMEOUT_MS = 3000;
+
+export interface EmbeddedStore {
+  readonly file: string;
+  readonly database: Database;
+  /** Applies one event as `comity serve` would, in one transaction, and returns the core's answer. */
+  evaluate(request: EvaluateRequest, now: number): Promise<EvaluateAnswer>;
+  /** Deletes what has outlived its use, as the server does every minute. */
+  prune(now: number): Promise<number>;
+  policy(): Promise<TeamPolicy>;
+  setPolicy(policy: TeamPolicy): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  readonly busyTimeoutMs?: number;
+  readonly leaseMs?: number;
+  /** Told when a corrupt or unreadable store was moved aside (the hook writes it to hook.log). */
+  readonly onMovedAside?: (reason: string, movedTo: string) => void;
+  readonly now?: () => number;
+}
+
+/**
+ * The coordination store of one machine: SQLite at `file` (`<config dir>/coordination.sqlite`), WAL, a busy
+ * timeout, one local team. Many hook processes open it at once; each event is one `BEGIN IMMEDIATE`
+ * transaction through the same core as `comity serve` ({@link evaluateEvent}). A store SQLite cannot read (corrupt,
+ * not a database, unreadable) is moved aside and rebuilt empty: coordination starts over, and no agent is blocked.
+ */
+export async function openEmbeddedStore(file: string, options: EmbeddedOptions = {}): Promise<EmbeddedStore> {
+  const now = options.now ?? Date.now;
+  try {
+    return await openAt(file, options);
+  } catch (error) {
+    if (!isUnusable(error)) throw error;
+    const movedTo = moveAside(file, null, now());
+    options.onMovedAside?.(describe(error), movedTo);
+    return await openAt(file, options);
+  }
+}
+
+async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedStore> {
+  const database = await openSqliteDatabase(file, { checkpointer: false, busyTimeoutMs: options.busyTimeoutMs ?? EMBEDDED_BUSY_TIMEOUT_MS });
+  const inode = inodeOf(file);
+  try {
+    await ensureSchema(database);
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (error) {
+      if (!isUnusable(error)) throw error;
+      // Found broken in use: moved aside now, rebuilt by the next event.
+      await database.close().catch(() => undefined);
+      const movedTo = moveAside(file, inode, (options.now ?? Date.now)());
+      options.onMovedAside?.(describe(error), movedTo);
+      throw new ComityError("INTERNAL", `the embedded store was unusable (${describe(error)}): moved to ${movedTo}`, { cause: error });
+    }
+  };
+  return {
+    file,
+    database,
+    evaluate(request, now) {
+      const over = overLimits(request);
+      if (over !== null) return Promise.reject(new ComityError("INVALID_ARGUMENT", `${over}: split the request`));
+      return guarded(() => database.transaction(evaluateLockKeys(LOCAL_TEAM, request), (sql) => evaluateEvent(sql, LOCAL_TEAM, request, { now, leaseMs })));
+    },
+    prune: (now) => guarded(() => pruneExpired(database, now)),
+    policy: () => guarded(async () => asPolicy((await database.read((sql) => sql.all<{ policy: string }>("SELECT policy FROM teams WHERE id = ?", [LOCAL_TEAM.id])))[0]?.policy)),
+    setPolicy: (policy) => guarded(async () => void (await database.transaction("comity:policy", (sql) => sql.run("UPDATE teams SET policy = ? WHERE id = ?", [policy, LOCAL_TEAM.id])))),
+    close: () => database.close(),
+  };
+}
+
+/**
+ * The schema and the local team, made once: later opens only read the schema version (the common case takes no
+ * write lock). Many processes opening a new store at once each try, and the migrations' own transaction lets
+ * one of them apply them.
+ */
+async function ensureSchema(database: Database): Promise<void> {
+  let ready = false;
+  try {
+    const rows = await database.read((sql) =>
+      sql.all<{ v: number | null; t: number }>("SELECT (SELECT MAX(version) FROM comity_migrations) AS v, (SELECT COUNT(*) FROM teams WHERE id = ?) AS t", [LOCAL_TEAM.id]),
+    );
+    ready = Number(rows[0]?.v ?? 0) >= MIGRATIONS.length && Number(rows[0]?.t ?? 0) > 0;
+  } catch (error) {
+    if (isUnusable(error)) throw error;
+    // no tables yet
+  }
+  if (ready) return;
+  await migrate(database);
+  await database.transaction("comity:team", (sql) =>
+    sql.run("INSERT INTO teams (id, name, policy, created_at) VALUES (?, ?, 'first_contact', ?) ON CONFLICT DO NOTHING", [LOCAL_TEAM.id, LOCAL_TEAM.id, Date.now()]),
+  );
+}
+
+/** SQLite's codes for a store that cannot be used as it is: corrupt, not a database, unreadable, read-only. */
+function isUnusable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^SQLITE_(CORRUPT|NOTADB|CANTOPEN|READONLY|PERM)/.test(code);
+}
+
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return `${typeof code === "string" ? `${code}: ` : ""}${error instanceof Error ? error.message : String(error)}`;
+}
+
+function inodeOf(file: string): number | null {
+  try {
+    return fs.statSync(file).ino;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Renames the store and its WAL files to `<file>.broken-<time>`: kept for whoever wants to look, out of the way.
+ * When `inode` is given, only if the file is still the one found broken (another hook may have rebuilt it since).
+ */
+function moveAside(file: string, inode: number | null, now: number): string {
+  const target = `${file}.broken-${new Date(now).toISOString().replace(/[:.]/g, "-")}-${process.pid}`;
+  if (inode !== null && inodeOf(file) !== inode) return target;
+  for (const suffix of ["", "-wal", "-shm"]) {
+    try {
+      fs.renameSync(`${file}${suffix}`, `${target}${suffix}`);
+    } catch {
+      // not there, or already moved by another hook
+    }
+  }
+  return target;
+}

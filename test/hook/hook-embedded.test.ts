@@ -1,0 +1,158 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { readHookLog } from "../helpers/hook-fixture.js";
+import { runBuiltCliAsync } from "../helpers/run-cli.js";
+
+// Coordination with no server: no COMITY_API_URL, no comity login. Every hook is the built CLI with the command
+// `comity init` writes; what each agent would see is read from its output.
+
+let sb: Sandbox;
+let main: string;
+let wt: string;
+let configDir: string;
+let env: NodeJS.ProcessEnv;
+
+beforeEach(() => {
+  sb = createSandbox();
+  // A repo without a remote, and a worktree of it: its root commit names it, so both meet.
+  main = initRepo(sb, "app");
+  commit(sb, main, "src/config.ts", "export function parseConfig(path: string): object {\n  return { path };\n}\n");
+  commit(sb, main, "src/main.ts", 'import { parseConfig } from "./config.js";\n\nexport const cfg = parseConfig("a.json");\n');
+  wt = path.join(sb.dir, "app-feature");
+  sb.git(main, "worktree", "add", "-q", "-b", "feature", wt);
+  configDir = path.join(sb.dir, "..", "comity-config");
+  env = { ...sb.env, COMITY_CONFIG_DIR: configDir };
+});
+afterEach(() => sb.cleanup());
+
+const store = () => path.join(configDir, "coordination.sqlite");
+
+interface Seen {
+  denied: string | null;
+  context: string | null;
+  raw: string;
+}
+
+/** One Claude Code hook event; what its model sees (a PreToolUse denial's reason, or additional context). */
+async function claude(session: string, cwd: string, event: string, extra: Record<string, unknown> = {}, label = session): Promise<Seen> {
+  const payload = { session_id: session, transcript_path: `/tmp/${session}.jsonl`, cwd, hook_event_name: event, ...extra };
+  const r = await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", event], { cwd, env: { ...env, COMITY_AGENT_NAME: label }, input: JSON.stringify(payload) });
+  expect(r.status).toBe(0);
+  if (r.stdout.trim() === "") return { denied: null, context: null, raw: "" };
+  const out = JSON.parse(r.stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string; additionalContext?: string } };
+  const h = out.hookSpecificOutput ?? {};
+  return { denied: h.permissionDecision === "deny" ? (h.permissionDecisionReason ?? "") : null, context: h.additionalContext ?? null, raw: r.stdout };
+}
+
+const edit = (file: string, toolUseId: string) => ({ tool_name: "Edit", tool_input: { file_path: file, old_string: "x", new_string: "y" }, tool_use_id: toolUseId });
+
+describe("embedded coordination (no server)", () => {
+  it("tells the second editor of a file before its edit, and a session using a symbol another broke, across two worktrees of a repo without a remote", async () => {
+    await claude("A", main, "SessionStart", { source: "startup" }, "alice");
+    await claude("B", wt, "SessionStart", { source: "startup" }, "bob");
+    expect(fs.existsSync(store())).toBe(true);
+
+    // A edits config.ts and breaks parseConfig.
+    const config = path.join(main, "src/config.ts");
+    expect((await claude("A", main, "PreToolUse", edit(config, "a1"), "alice")).denied).toBeNull();
+    fs.writeFileSync(config, "export function parseConfig(path: string, strict: boolean): object {\n  return { path, strict };\n}\n");
+    await claude("A", main, "PostToolUse", { ...edit(config, "a1"), tool_response: {} }, "alice");
+
+    // B, in the worktree, is about to edit main.ts, which calls parseConfig: denied once, with the whole warning.
+    const mainTs = path.join(wt, "src/main.ts");
+    const b1 = await claude("B", wt, "PreToolUse", edit(mainTs, "b1"), "bob");
+    expect(b1.denied).toMatch(/CF-\d+ breaking_change/);
+    expect(b1.denied).toContain("parseConfig");
+    expect(b1.denied).toContain('"alice"');
+    // The retry goes through.
+    expect((await claude("B", wt, "PreToolUse", edit(mainTs, "b2"), "bob")).denied).toBeNull();
+
+    // B then goes for config.ts, which A holds: told before the edit.
+    const b3 = await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b3"), "bob");
+    expect(b3.denied).toMatch(/CF-\d+ file_overlap/);
+    expect(b3.denied).toContain("src/config.ts");
+
+    // bob retries, and so holds it too; A learns at its next prompt that bob joined its file.
+    expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b4"), "bob")).denied).toBeNull();
+    const a2 = await claude("A", main, "UserPromptSubmit", { prompt: "go on" }, "alice");
+    expect(a2.context).toMatch(/CF-\d+ file_overlap/);
+
+    // comity status sees both sessions, what they hold and changed, and the collisions.
+    const st = await runBuiltCliAsync(["status", "--json"], { cwd: main, env });
+    expect(st.status).toBe(0);
+    const report = JSON.parse(st.stdout) as { schema: string; mode: string; sessions: Array<{ label: string; files: string[]; changes: Array<{ qualified_name: string; compatibility: string }>; intents: Array<{ paths: string[] }> }>; conflicts: Array<{ kind: string; told: boolean }> };
+    expect(report).toMatchObject({ schema: "comity.status/1", mode: "embedded" });
+    expect(report.sessions.map((s) => s.label)).toEqual(["alice", "bob"]);
+    expect(report.sessions[0]?.changes).toEqual([expect.objectContaining({ qualified_name: "parseConfig", compatibility: "breaking" })]);
+    expect(report.sessions[1]?.intents.flatMap((i) => i.paths).sort()).toEqual(["src/config.ts", "src/main.ts"]);
+    expect(report.conflicts.map((c) => [c.kind, c.told])).toEqual([["breaking_change", true], ["file_overlap", true]]);
+    const text = await runBuiltCliAsync(["status"], { cwd: wt, env });
+    expect(text.stdout).toContain("2 active sessions");
+    expect(text.stdout).toMatch(/alice A\s+Claude Code\s+main/);
+    expect(text.stdout).toContain("changed parseConfig in src/config.ts");
+    expect(readHookLog(configDir)).toEqual([]);
+  });
+
+  it("loses nothing with 20 hook processes at once: every intent, every warning, every queued notice", async () => {
+    // Advisory, so that every edit goes through and each process's answer is known in advance.
+    expect((await runBuiltCliAsync(["policy", "advisory"], { cwd: main, env })).stdout).toMatch(/^advisory \(/);
+    const config = path.join(main, "src/config.ts");
+    await claude("H", main, "PreToolUse", edit(config, "h1"), "holder");
+    const files = Array.from({ length: 20 }, (_, i) => path.join(wt, `src/f${i}.ts`));
+    const answers = await Promise.all(
+      files.map(async (f, i) => {
+        const own = await claude(`S${i}`, wt, "PreToolUse", edit(f, `own${i}`), `agent${i}`);
+        // Then, in the same breath as the nineteen others, the file the holder holds.
+        return [own, await claude(`S${i}`, wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), `held${i}`), `agent${i}`)] as const;
+      }),
+    );
+    for (const [own, held] of answers) {
+      expect(own.raw).toBe("");
+      // Claude Code shows no context before a tool runs: the warning waits in the session's queue.
+      expect(held.raw).toBe("");
+    }
+    // Each edit's PostToolUse, twenty at once, delivers its queued warning.
+    const after = await Promise.all(files.map((_, i) => claude(`S${i}`, wt, "PostToolUse", { ...edit(path.join(wt, "src/config.ts"), `held${i}`), tool_response: {} }, `agent${i}`)));
+    for (const a of after) expect(a.context).toMatch(/CF-\d+ file_overlap: `src\/config\.ts` is also being changed by Claude Code session H \("holder"/);
+    // The holder is told that each of the twenty joined, once each.
+    const told = await claude("H", main, "UserPromptSubmit", { prompt: "next" }, "holder");
+    expect(new Set(told.context?.match(/CF-\d+ file_overlap/g) ?? []).size).toBe(20);
+    for (let i = 0; i < 20; i++) expect(told.context).toContain(`"agent${i}"`);
+    expect((await claude("H", main, "UserPromptSubmit", { prompt: "again" }, "holder")).context ?? "").not.toMatch(/CF-\d+/);
+    // Every session holds what it asked for: its own file and the held one.
+    const st = JSON.parse((await runBuiltCliAsync(["status", "--json"], { cwd: main, env })).stdout) as { sessions: Array<{ external_id: string; intents: Array<{ paths: string[] }> }> };
+    expect(st.sessions).toHaveLength(21);
+    for (let i = 0; i < 20; i++) {
+      const s = st.sessions.find((x) => x.external_id === `S${i}`);
+      expect(s?.intents.flatMap((x) => x.paths).sort()).toEqual(["src/config.ts", `src/f${i}.ts`]);
+    }
+    expect(readHookLog(configDir)).toEqual([]);
+  }, 120_000);
+
+  it("moves a corrupt store aside with one hook.log line, rebuilds it, and answers as if it were new", async () => {
+    fs.mkdirSync(configDir, { recursive: true });
+    fs.writeFileSync(store(), "this is not a database, it only has its name".repeat(200));
+    const config = path.join(main, "src/config.ts");
+    expect((await claude("A", main, "PreToolUse", edit(config, "a1"))).denied).toBeNull();
+    const log = readHookLog(configDir);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatch(/embedded store unusable \(SQLITE_NOTADB.*moved to .*coordination\.sqlite\.broken-/);
+    expect(fs.readdirSync(configDir).filter((f) => f.startsWith("coordination.sqlite.broken-"))).toHaveLength(1);
+    // The new store works: a second session is told of the first.
+    expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b1"))).denied).toMatch(/file_overlap/);
+  });
+
+  it("COMITY_API_URL=off: no coordination (no store, nothing printed at edits), the session-start briefing still given", async () => {
+    env = { ...env, COMITY_API_URL: "off" };
+    const config = path.join(main, "src/config.ts");
+    expect((await claude("A", main, "PreToolUse", edit(config, "a1"))).raw).toBe("");
+    expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b1"))).raw).toBe("");
+    const start = await claude("C", main, "SessionStart", { source: "startup" });
+    expect(start.context).toContain("Working on main");
+    expect(fs.existsSync(store())).toBe(false);
+    const st = await runBuiltCliAsync(["status"], { cwd: main, env });
+    expect(st.stdout).toContain("Coordination is off");
+  });
+});
