@@ -5,7 +5,13 @@ import type { TeamRef } from "./evaluate-event.js";
 export interface ActiveSession {
   readonly session_id: string;
   readonly external_id: string;
+  /** The parent session's external id, for a subagent. */
+  readonly parent_external_id: string | null;
   readonly tool: string;
+  /** Who runs it (`COMITY_AGENT_NAME`, else the machine's name). */
+  readonly label: string | null;
+  /** Its folder relative to the repo root (`.` at the root). */
+  readonly cwd_path: string | null;
   readonly model: string | null;
   readonly branch: string | null;
   readonly head_sha: string | null;
@@ -15,20 +21,48 @@ export interface ActiveSession {
   readonly event_count: number;
   readonly intents: ReadonlyArray<{ readonly ref: string; readonly paths: readonly string[]; readonly lease_until: string }>;
   readonly files: readonly string[];
+  /** The symbols it changed (the latest change of each, at most 50), breaking first. */
+  readonly changes: ReadonlyArray<{ readonly path: string; readonly qualified_name: string; readonly change: string; readonly compatibility: string; readonly state: string }>;
+  /** Collisions it has not been told of yet: it is told at its next event where its host shows them. */
+  readonly queued: number;
+}
+
+/** An open collision: between two active sessions, not withdrawn; `session_id` is the one it affects. */
+export interface OpenConflict {
+  readonly ref: string;
+  readonly kind: string;
+  readonly subject: string;
+  readonly paths: readonly string[];
+  readonly session_id: string;
+  readonly other_session_id: string;
+  readonly told: boolean;
+  readonly created_at: string;
+}
+
+export interface SessionsFilter {
+  readonly now: number;
+  readonly leaseMs: number;
+  /** Only the sessions of these repos (by remote fingerprint); all of the team's when absent. */
+  readonly fingerprints?: readonly string[] | undefined;
 }
 
 /** `GET /v1/sessions`: the team's active sessions (not ended, heard from within the lease), oldest first. */
-export async function listSessions(sql: Sql, team: TeamRef, options: { now: number; leaseMs: number; fingerprint?: string | undefined }): Promise<ActiveSession[]> {
-  const filter = options.fingerprint === undefined ? "" : " AND s.repo_id IN (SELECT repo_id FROM repo_fingerprints WHERE team_id = ? AND fingerprint = ?)";
-  const sessions = await sql.all<{ id: string; repo_id: string; external_id: string; tool: string; model: string | null; branch: string | null; head_sha: string | null; started_at: number; last_seen_at: number; event_count: number }>(
-    `SELECT s.id, s.repo_id, s.external_id, s.tool, s.model, s.branch, s.head_sha, s.started_at, s.last_seen_at, s.event_count FROM sessions s
+export async function listSessions(sql: Sql, team: TeamRef, options: SessionsFilter): Promise<ActiveSession[]> {
+  const fps = options.fingerprints ?? null;
+  if (fps !== null && fps.length === 0) return [];
+  const filter = fps === null ? "" : ` AND s.repo_id IN (SELECT repo_id FROM repo_fingerprints WHERE team_id = ? AND fingerprint IN (${marks(fps)}))`;
+  const sessions = await sql.all<{
+    id: string; repo_id: string; external_id: string; parent_external_id: string | null; tool: string; label: string | null; cwd_path: string | null; model: string | null;
+    branch: string | null; head_sha: string | null; started_at: number; last_seen_at: number; event_count: number;
+  }>(
+    `SELECT s.id, s.repo_id, s.external_id, s.parent_external_id, s.tool, s.label, s.cwd_path, s.model, s.branch, s.head_sha, s.started_at, s.last_seen_at, s.event_count FROM sessions s
      WHERE s.team_id = ? AND s.ended_at IS NULL AND s.last_seen_at >= ?${filter} ORDER BY s.started_at, s.external_id, s.id`,
-    [team.id, options.now - options.leaseMs, ...(options.fingerprint === undefined ? [] : [team.id, options.fingerprint])],
+    [team.id, options.now - options.leaseMs, ...(fps === null ? [] : [team.id, ...fps])],
   );
   // Three more queries for all the sessions at once, not three per session.
   const repoIds = [...new Set(sessions.map((x) => x.repo_id))];
   const ids = sessions.map((x) => x.id);
-  const fps = await inChunks(repoIds, (chunk) =>
+  const fpRows = await inChunks(repoIds, (chunk) =>
     sql.all<{ repo_id: string; fingerprint: string }>(`SELECT repo_id, fingerprint FROM repo_fingerprints WHERE team_id = ? AND repo_id IN (${marks(chunk)})`, [team.id, ...chunk]),
   );
   const intentRows = await inChunks(ids, (chunk) =>
@@ -39,6 +73,18 @@ export async function listSessions(sql: Sql, team: TeamRef, options: { now: numb
     ),
   );
   const fileRows = await inChunks(ids, (chunk) => sql.all<{ session_id: string; path: string }>(`SELECT session_id, path FROM session_files WHERE session_id IN (${marks(chunk)})`, chunk));
+  const changeRows = await inChunks(ids, (chunk) =>
+    sql.all<{ session_id: string; path: string; qualified_name: string; change: string; compatibility: string; state: string; created_at: number }>(
+      `SELECT session_id, path, qualified_name, change, compatibility, state, created_at FROM symbol_changes WHERE session_id IN (${marks(chunk)})`,
+      chunk,
+    ),
+  );
+  const queuedRows = await inChunks(ids, (chunk) =>
+    sql.all<{ session_id: string; n: number }>(
+      `SELECT session_id, COUNT(*) AS n FROM conflicts WHERE team_id = ? AND session_id IN (${marks(chunk)}) AND told_at IS NULL AND withdrawn_at IS NULL AND other_session_id IN (${ACTIVE}) GROUP BY session_id`,
+      [team.id, ...chunk, team.id, options.now - options.leaseMs],
+    ),
+  );
   const group = <T>(rows: readonly T[], key: (r: T) => string): Map<string, T[]> => {
     const m = new Map<string, T[]>();
     for (const r of rows) {
@@ -48,7 +94,9 @@ export async function listSessions(sql: Sql, team: TeamRef, options: { now: numb
     }
     return m;
   };
-  const fpsByRepo = group(fps, (r) => r.repo_id);
+  const fpsByRepo = group(fpRows, (r) => r.repo_id);
+  const changesBySession = group(changeRows, (r) => r.session_id);
+  const queuedBySession = new Map(queuedRows.map((r) => [r.session_id, Number(r.n)]));
   const intentsBySession = group(intentRows, (r) => r.session_id);
   const filesBySession = group(fileRows, (r) => r.session_id);
   return sessions.map((x) => {
@@ -65,7 +113,10 @@ export async function listSessions(sql: Sql, team: TeamRef, options: { now: numb
     return {
       session_id: x.id,
       external_id: x.external_id,
+      parent_external_id: x.parent_external_id,
       tool: x.tool,
+      label: x.label,
+      cwd_path: x.cwd_path,
       model: x.model,
       branch: x.branch,
       head_sha: x.head_sha,
@@ -75,8 +126,66 @@ export async function listSessions(sql: Sql, team: TeamRef, options: { now: numb
       event_count: Number(x.event_count),
       intents: [...intents].sort((a, b) => a[0] - b[0]).map(([n, paths]) => ({ ref: `INT-${n}`, paths: paths.sort(compareStrings), lease_until: leaseUntil })),
       files: (filesBySession.get(x.id) ?? []).map((f) => f.path).sort(compareStrings),
+      changes: latestChanges(changesBySession.get(x.id) ?? []),
+      queued: queuedBySession.get(x.id) ?? 0,
     };
   });
+}
+
+/** The ids of the team's active sessions, as a subquery taking (team id, oldest last_seen_at). */
+const ACTIVE = "SELECT id FROM sessions WHERE team_id = ? AND ended_at IS NULL AND last_seen_at >= ?";
+
+/**
+ * The team's open collisions between active sessions (not withdrawn), oldest first; with `fingerprints`, those
+ * whose affected session works in one of these repos. Each is one row per session it concerns: the affected
+ * one's (`told` once it was told) and, for file overlaps, the other's, told that someone joined.
+ */
+export async function listConflicts(sql: Sql, team: TeamRef, options: SessionsFilter): Promise<OpenConflict[]> {
+  const fps = options.fingerprints ?? null;
+  if (fps !== null && fps.length === 0) return [];
+  const since = options.now - options.leaseMs;
+  const filter =
+    fps === null ? "" : ` AND k.session_id IN (SELECT id FROM sessions WHERE team_id = ? AND repo_id IN (SELECT repo_id FROM repo_fingerprints WHERE team_id = ? AND fingerprint IN (${marks(fps)})))`;
+  const rows = await sql.all<{ number: number; kind: string; subject: string; paths: string; session_id: string; other_session_id: string; told_at: number | null; created_at: number }>(
+    `SELECT k.number, k.kind, k.subject, k.paths, k.session_id, k.other_session_id, k.told_at, k.created_at FROM conflicts k
+     WHERE k.team_id = ? AND k.role = 'affected' AND k.withdrawn_at IS NULL AND k.session_id IN (${ACTIVE}) AND k.other_session_id IN (${ACTIVE})${filter}
+     ORDER BY k.number`,
+    [team.id, team.id, since, team.id, since, ...(fps === null ? [] : [team.id, team.id, ...fps])],
+  );
+  return rows.map((r) => ({
+    ref: `CF-${Number(r.number)}`,
+    kind: r.kind,
+    subject: r.subject,
+    paths: parsePaths(r.paths),
+    session_id: r.session_id,
+    other_session_id: r.other_session_id,
+    told: r.told_at !== null,
+    created_at: new Date(Number(r.created_at)).toISOString(),
+  }));
+}
+
+function parsePaths(text: string): string[] {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((p): p is string => typeof p === "string").sort(compareStrings) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The latest change of each symbol, breaking first, then by path and name; at most 50. */
+function latestChanges(rows: ReadonlyArray<{ path: string; qualified_name: string; change: string; compatibility: string; state: string; created_at: number }>): ActiveSession["changes"] {
+  const latest = new Map<string, (typeof rows)[number]>();
+  for (const r of rows) {
+    const k = `${r.path}\u0000${r.qualified_name}`;
+    const seen = latest.get(k);
+    if (seen === undefined || Number(r.created_at) >= Number(seen.created_at)) latest.set(k, r);
+  }
+  const rank = (c: string): number => (c === "breaking" ? 0 : c === "compatible" ? 1 : 2);
+  return [...latest.values()]
+    .sort((a, b) => rank(a.compatibility) - rank(b.compatibility) || compareStrings(a.path, b.path) || compareStrings(a.qualified_name, b.qualified_name))
+    .slice(0, 50)
+    .map((r) => ({ path: r.path, qualified_name: r.qualified_name, change: r.change, compatibility: r.compatibility, state: r.state }));
 }
 
 async function inChunks<T, R>(values: readonly T[], query: (chunk: T[]) => Promise<R[]>): Promise<R[]> {

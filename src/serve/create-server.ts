@@ -2,7 +2,7 @@ import * as http from "node:http";
 import { CLI_VERSION } from "../version.js";
 import type { Database } from "../store/database.js";
 import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys } from "../coordination/evaluate-event.js";
-import { listSessions } from "../coordination/list-sessions.js";
+import { listConflicts, listSessions } from "../coordination/list-sessions.js";
 import { loadRequestValidator, overLimits } from "../coordination/wire.js";
 import { teamForToken, touchToken, type Team } from "./teams.js";
 
@@ -78,9 +78,10 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       return send(401, { error: "unauthorized", message: "send 'Authorization: Bearer <token>' with a token from 'comity serve token create'" });
     }
     if (route === "GET /v1/sessions") {
-      const fingerprint = url.searchParams.get("repo") ?? undefined;
-      const sessions = await db.read((sql) => listSessions(sql, team, { now: now(), leaseMs, fingerprint }));
-      return send(200, { sessions });
+      const repos = url.searchParams.getAll("repo");
+      const filter = { now: now(), leaseMs, fingerprints: repos.length === 0 ? undefined : repos };
+      const answer = await db.read(async (sql) => ({ sessions: await listSessions(sql, team, filter), conflicts: await listConflicts(sql, team, filter) }));
+      return send(200, answer);
     }
     const body = await readBody(req, maxBody);
     if (body === "too_large") return send(413, { error: "payload_too_large", message: `bodies are limited to ${maxBody} bytes` }, true);

@@ -86,7 +86,7 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("a", "prompt", { prompt_excerpt: "a\u0000b" }) })).toMatchObject({ status: 400, json: { error: "invalid_request", field: "/prompt_excerpt" } });
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "pre_edit"), paths: ["ok", "src/\u0000.ts"] } })).toMatchObject({ status: 400, json: { field: "/paths/1" } });
     // Nothing above was applied.
-    expect((await api(serve.url, "GET", "/v1/sessions", { token })).json).toEqual({ sessions: [] });
+    expect((await api(serve.url, "GET", "/v1/sessions", { token })).json).toEqual({ sessions: [], conflicts: [] });
   });
 
   it("keeps teams apart, replays a dedupe key, and expires a silent session after the lease", async () => {

@@ -1,0 +1,86 @@
+import { ago, describeSession } from "../coordination/coordination-text.js";
+import type { StatusReport } from "../coordination/read-status.js";
+
+const HOSTS: Readonly<Record<string, string>> = { claude_code: "Claude Code", codex: "Codex", cursor: "Cursor", copilot: "Copilot CLI", omp: "omp", compozy: "CompozyOS" };
+
+/**
+ * `comity status` for a terminal: where coordination happens, a table of the active sessions, what each holds
+ * and changed, then the open collisions. Colour only when `colour` (a TTY without NO_COLOR).
+ */
+export function formatStatus(report: StatusReport, options: { now: number; colour: boolean }): string {
+  const { now } = options;
+  const paint = (code: string, s: string): string => (options.colour ? `\u001b[${code}m${s}\u001b[0m` : s);
+  const bold = (s: string) => paint("1", s);
+  const dim = (s: string) => paint("2", s);
+  const red = (s: string) => paint("31", s);
+  const yellow = (s: string) => paint("33", s);
+  const out: string[] = [];
+  if (report.mode === "off") return "Coordination is off (COMITY_API_URL=off): hooks give session-start briefings only.\n";
+  out.push(`${bold("Coordination")}: ${report.mode === "embedded" ? `this machine (embedded store ${report.source})` : `team API ${report.source}`}`);
+  const untold = report.conflicts.filter((c) => !c.told).length;
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  out.push(`${plural(report.sessions.length, "active session")}, ${plural(report.conflicts.length, "open conflict")}${untold > 0 ? ` (${untold} not told yet)` : ""}${report.repos === null ? "" : `, in ${plural(report.repos.length, "repo")} asked about`}`);
+  if (report.sessions.length === 0) return `${out.join("\n")}\n`;
+
+  const names = new Map(report.sessions.map((s) => [s.session_id, nameOf(s)]));
+  const rows = report.sessions.map((s) => {
+    const breaking = s.changes.filter((c) => c.compatibility === "breaking").length;
+    return [
+      names.get(s.session_id) ?? "?",
+      HOSTS[s.tool] ?? s.tool,
+      s.branch ?? "-",
+      s.cwd_path ?? "-",
+      ago(Date.parse(s.started_at), now),
+      ago(Date.parse(s.last_seen_at), now),
+      String(s.intents.reduce((n, i) => n + i.paths.length, 0) || s.files.length),
+      s.changes.length === 0 ? "-" : `${s.changes.length}${breaking > 0 ? ` (${breaking} breaking)` : ""}`,
+      s.queued === 0 ? "-" : String(s.queued),
+    ];
+  });
+  const head = ["SESSION", "HOST", "BRANCH", "FOLDER", "SINCE", "LAST SEEN", "FILES", "CHANGED", "QUEUED"];
+  out.push("", ...table(head, rows, bold));
+  for (const s of report.sessions) {
+    const held = [...new Set(s.intents.flatMap((i) => i.paths))].sort();
+    const lines: string[] = [];
+    if (held.length > 0) lines.push(`  holds   ${list(held, 8)}`);
+    const other = s.files.filter((f) => !held.includes(f));
+    if (other.length > 0) lines.push(`  touched ${list(other, 8)}`);
+    for (const c of s.changes.slice(0, 8)) {
+      const tag = c.compatibility === "breaking" ? red("breaking") : c.compatibility === "compatible" ? "compatible" : dim("internal");
+      lines.push(`  changed ${c.qualified_name} in ${c.path} (${c.change}, ${tag}${c.state === "committed" ? ", committed" : ""})`);
+    }
+    if (s.changes.length > 8) lines.push(`          and ${s.changes.length - 8} more changes`);
+    if (lines.length > 0) out.push("", `${bold(names.get(s.session_id) ?? "?")} ${dim(describeSession(s))}`, ...lines);
+  }
+  if (report.conflicts.length > 0) {
+    const crows = report.conflicts.map((c) => [
+      c.ref,
+      c.kind,
+      c.subject.length > 60 ? `${c.subject.slice(0, 57)}...` : c.subject,
+      names.get(c.session_id) ?? c.session_id.slice(0, 8),
+      names.get(c.other_session_id) ?? c.other_session_id.slice(0, 8),
+      c.told ? "yes" : yellow("not yet"),
+    ]);
+    out.push("", bold("Open conflicts"), ...table(["REF", "KIND", "SUBJECT", "AFFECTS", "WITH", "TOLD"], crows, bold));
+  }
+  return `${out.join("\n")}\n`;
+}
+
+/** A session's short name: its label and id (`alice 0192f0c4`), a subagent's marked. */
+function nameOf(s: StatusReport["sessions"][number]): string {
+  const id = s.external_id.length > 12 ? s.external_id.slice(0, 8) : s.external_id;
+  const label = s.label !== null && s.label !== "" ? `${s.label} ` : "";
+  return `${label}${id}${s.parent_external_id !== null ? " (subagent)" : ""}`;
+}
+
+function list(items: readonly string[], max: number): string {
+  return items.length > max ? `${items.slice(0, max).join(", ")} and ${items.length - max} more` : items.join(", ");
+}
+
+/** Columns padded to their widest cell (measured without colour codes). */
+function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>, bold: (s: string) => string): string[] {
+  const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, "").length;
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => visible(r[i] ?? ""))));
+  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - visible(c)))).join("  ").trimEnd();
+  return [bold(line(head)), ...rows.map(line)];
+}
