@@ -43,7 +43,8 @@ export interface DoctorOptions {
 
 /**
  * Whether Comity works here: each host's hooks installed and current, the
- * API answering and accepting the token, the config folder writable, the
+ * coordination in use (the embedded store opening, or the API answering and
+ * accepting the token), the config folder writable, the
  * repos in view and their remotes, and recent fail-open lines of hook.log.
  * Never throws: a check that cannot run is a failed check.
  */
@@ -51,9 +52,12 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   const root = findOwningRepo(options.cwd)?.root ?? options.cwd;
   for (const host of INIT_HOSTS) checks.push(hostCheck(host, root, options.home));
-  checks.push(...(await apiChecks(options)));
+  const { coordinationMode } = await import("../config/coordination-mode.js");
+  const mode = coordinationMode(options.env, options.configDir);
   checks.push(configDirCheck(options.configDir));
-  checks.push(...repoChecks(options));
+  if (mode.kind === "served") checks.push(...(await apiChecks(options)));
+  else checks.push(await localCoordinationCheck(mode, options));
+  checks.push(...repoChecks(options, mode.kind));
   checks.push(hookLogCheck(options.configDir, (options.now ?? (() => new Date()))()));
   return { checks, ok: checks.every((c) => c.status !== "fail") };
 }
@@ -160,6 +164,38 @@ function comityCommandIn(doc: unknown): string | null {
   return null;
 }
 
+/**
+ * With no API: the embedded store, opened as a hook opens it (made if new; moved aside and rebuilt if unusable),
+ * with its policy and who is active in it. With `COMITY_API_URL=off`: coordination off, said as a warning.
+ */
+async function localCoordinationCheck(mode: { kind: "off" } | { kind: "embedded"; file: string }, options: DoctorOptions): Promise<DoctorCheck> {
+  const title = "coordination";
+  if (mode.kind === "off") return { id: "coordination", status: "warn", title, detail: "off (COMITY_API_URL=off): hooks give session-start briefings only, no agent is told of another" };
+  const { openEmbeddedStore, LOCAL_TEAM } = await import("../coordination/embedded-store.js");
+  let moved = "";
+  try {
+    const store = await openEmbeddedStore(mode.file, { onMovedAside: (reason, to) => (moved = `; it was unusable (${reason}), moved to ${to} and rebuilt`) });
+    try {
+      const now = (options.now ?? (() => new Date()))().getTime();
+      const { DEFAULT_LEASE_MS } = await import("../coordination/evaluate-event.js");
+      const rows = await store.database.read((sql) =>
+        sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM sessions WHERE team_id = ? AND ended_at IS NULL AND last_seen_at >= ?", [LOCAL_TEAM.id, now - DEFAULT_LEASE_MS]),
+      );
+      const n = Number(rows[0]?.n ?? 0);
+      return {
+        id: "coordination",
+        status: moved === "" ? "ok" : "warn",
+        title,
+        detail: `this machine's agents coordinate through the embedded store ${mode.file} (no server; policy ${await store.policy()}; ${n} active session${n === 1 ? "" : "s"})${moved}. For a team across machines: comity serve, then comity login`,
+      };
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    return { id: "coordination", status: "fail", title, detail: `the embedded store ${mode.file} cannot be opened (${(error as Error).message}): hooks fail open and nobody is told anything` };
+  }
+}
+
 async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   const { resolveApi } = await import("../config/api-credentials.js");
   const api = resolveApi(options.env, options.configDir);
@@ -169,7 +205,7 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   const shown = redactUserinfo(base);
   // Where the token comes from, as hooks see it (a variable wins over the file `comity login` writes).
   const tokenName = api.tokenFrom === "env" ? "COMITY_TOKEN" : "the token saved by comity login";
-  if (base === "") return [{ id: "api", status: "fail", title: "API", detail: "COMITY_API_URL is not set and comity login was not run: hooks fail open and print nothing" }];
+  if (base === "") return [{ id: "api", status: "fail", title: "API", detail: "COMITY_API_URL is not set and comity login was not run" }];
   const { apiUrl } = await import("../api/http-request.js");
   let health: HttpAnswer;
   try {
@@ -186,7 +222,7 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   } catch {
     // not JSON: still an answer
   }
-  const out: DoctorCheck[] = [{ id: "api", status: "ok", title: "API", detail: `${shown} answers${what}` }];
+  const out: DoctorCheck[] = [{ id: "api", status: "ok", title: "API", detail: `hooks coordinate through the team API: ${shown} answers${what}` }];
   if (token === undefined || token === "") {
     out.push({ id: "api.token", status: "fail", title: "API token", detail: "COMITY_TOKEN is not set and comity login was not run" });
     return out;
@@ -214,7 +250,7 @@ function configDirCheck(dir: string): DoctorCheck {
   }
 }
 
-function repoChecks(options: DoctorOptions): DoctorCheck[] {
+function repoChecks(options: DoctorOptions, mode: "off" | "served" | "embedded"): DoctorCheck[] {
   const owner = findOwningRepo(options.cwd);
   let repos = owner === null ? [] : [owner];
   if (owner === null) {
@@ -234,7 +270,9 @@ function repoChecks(options: DoctorOptions): DoctorCheck[] {
       const remotes = readRemotes(config.entries);
       return remotes.length > 0
         ? { id: `repo:${rel}`, status: "ok" as const, title: `repo ${rel}`, detail: `remotes: ${remotes.map((r) => r.name).join(", ")}` }
-        : { id: `repo:${rel}`, status: "warn" as const, title: `repo ${rel}`, detail: "no remote: sessions on other machines cannot recognise this repo" };
+        : mode === "served"
+          ? { id: `repo:${rel}`, status: "warn" as const, title: `repo ${rel}`, detail: "no remote: hooks send nothing for it (sessions on other machines could not recognise it)" }
+          : { id: `repo:${rel}`, status: "ok" as const, title: `repo ${rel}`, detail: "no remote: on this machine its root commit names it, so its worktrees and clones still meet" };
     });
 }
 

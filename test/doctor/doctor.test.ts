@@ -50,9 +50,9 @@ describe("comity doctor", () => {
       ["hooks.copilot", "skip"],
       ["hooks.cursor", "skip"],
       ["hooks.omp", "skip"],
+      ["config_dir", "ok"],
       ["api", "ok"],
       ["api.token", "ok"],
-      ["config_dir", "ok"],
       ["repo:.", "ok"],
       ["hook_log", "ok"],
     ]);
@@ -65,7 +65,18 @@ describe("comity doctor", () => {
     expect(text.stdout).not.toContain("\u001b["); // not a TTY: no colour
   });
 
-  it("API down, token rejected, token missing, URL missing: each a failure with exit 1", async () => {
+  it("no API: the embedded store, made, opened and named; COMITY_API_URL=off: coordination off, said as a warning", async () => {
+    install();
+    const local = await json({ COMITY_API_URL: "", COMITY_TOKEN: "" });
+    expect(check(local.report, "api")).toBeUndefined();
+    expect(check(local.report, "coordination")).toMatchObject({ status: "ok", detail: expect.stringMatching(/embedded store .*coordination\.sqlite \(no server; policy first_contact; 0 active sessions\)/) });
+    expect(local.status).toBe(0);
+    const off = await json({ COMITY_API_URL: "off" });
+    expect(check(off.report, "coordination")).toMatchObject({ status: "warn", detail: expect.stringContaining("COMITY_API_URL=off") });
+    expect(server.requests).toEqual([]);
+  });
+
+  it("API down, token rejected, token missing: each a failure with exit 1", async () => {
     install();
     const down = await json({ COMITY_API_URL: "http://127.0.0.1:9" });
     expect(down.status).toBe(1);
@@ -75,8 +86,6 @@ describe("comity doctor", () => {
     expect(check(bad.report, "api.token")).toMatchObject({ status: "fail", detail: "the API rejects COMITY_TOKEN (HTTP 401)" });
     const noToken = await json({ COMITY_TOKEN: "" });
     expect(check(noToken.report, "api.token")?.status).toBe("fail");
-    const noUrl = await json({ COMITY_API_URL: "" });
-    expect(check(noUrl.report, "api")).toMatchObject({ status: "fail", detail: expect.stringContaining("COMITY_API_URL is not set") });
   });
 
   it("never prints the user name and password of an API URL", async () => {

@@ -9,9 +9,11 @@ import type { CliIo } from "../io.js";
 export const DOCTOR_USAGE = `usage: comity doctor [--json] [DIR]
 
 Checks that Comity works from DIR (default: the current folder): each host's
-hooks installed and current, the API (COMITY_API_URL) answering and accepting
-COMITY_TOKEN, the config folder writable, the repos in view and their
-remotes, and fail-open lines in hook.log over the last 24 hours.
+hooks installed and current, which coordination hooks use and that it works
+(this machine's embedded store, made and opened; or the team API from
+COMITY_API_URL / comity login, answering and accepting the token; or off,
+with COMITY_API_URL=off), the config folder writable, the repos in view and
+their remotes, and fail-open lines in hook.log over the last 24 hours.
 Exit code 1 when something needs fixing.
 `;
 
