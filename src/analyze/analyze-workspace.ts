@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { buildLocalBriefing } from "../briefing/build-local-briefing.js";
+import type { CloneCollision } from "./clone-collisions.js";
 import { loadChangeMemo, type ChangeMemo, type MemoEntry } from "./change-memo.js";
 import { mergeBriefings } from "../briefing/merge-briefings.js";
 import { compareDiagnostics, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
@@ -69,6 +70,11 @@ export interface AnalyzeReport {
   readonly schema: typeof ANALYZE_SCHEMA;
   /** Sorted by root. */
   readonly repos: readonly RepoReport[];
+  /**
+   * Files changed in more than one clone or worktree of one repo (sharing a remote or a git folder), uncommitted
+   * or on their branches since the merge base, with each side's change. The briefing opens with them.
+   */
+  readonly collisions: readonly CloneCollision[];
   /** The merged local briefing of the analysed repos, most active first. */
   readonly briefing: string;
   /** Problems with folders rather than repos (unreadable, too deep). */
@@ -175,13 +181,65 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
       diagnostics: [...repo.diagnostics, ...state.diagnostics, ...(d?.diagnostics ?? [])].map(relDiag).sort(compareDiagnostics),
     };
   });
+  const tCollisions = Date.now();
+  const collisions = await cloneCollisions(discovery.repos, states, deep, options, rel, healthy);
+  timing("collisions", tCollisions);
   const tBriefing = Date.now();
-  const briefing = mergeBriefings(
+  const merged = mergeBriefings(
     repos.filter((r) => r.analysed).map((r) => ({ repo: r.root, markdown: "", facts: buildLocalBriefing(r), activityMs: -r.active_rank })),
     { maxRepos },
   );
+  const opening = collisions.length === 0 ? "" : (await import("./clone-collisions.js")).describeCollisions(collisions);
+  const briefing = [opening, merged].filter((x) => x !== "").join("\n\n");
   timing("briefing", tBriefing);
-  return { schema: ANALYZE_SCHEMA, repos, briefing, diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics) };
+  return { schema: ANALYZE_SCHEMA, repos, collisions, briefing, diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics) };
+}
+
+/**
+ * Collisions between the clones and worktrees of each repo under the folder: each side's changes since the merge
+ * base of their HEADs (its uncommitted changes when HEADs agree, reusing the main analysis), compared by file and
+ * symbol. Loads nothing when no two repos are one.
+ */
+async function cloneCollisions(
+  repos: readonly Repo[],
+  states: readonly RepoState[],
+  deep: ReadonlyArray<Deep | null>,
+  options: AnalyzeOptions,
+  rel: (p: string) => string,
+  healthy: (r: { repo: Repo; state: RepoState }) => boolean,
+): Promise<CloneCollision[]> {
+  if (repos.length < 2) return [];
+  const { findCollisions, groupClones, mergeBaseOf } = await import("./clone-collisions.js");
+  const real = (p: string | null): string | null => {
+    if (p === null) return null;
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const candidates = repos.map((repo, i) => ({ root: repo.root, commonDir: real(repo.commonDir), fingerprints: (states[i] as RepoState).remote_fingerprints }));
+  const groups = groupClones(candidates)
+    .map((g) => g.filter((i) => healthy({ repo: repos[i] as Repo, state: states[i] as RepoState }) && (states[i] as RepoState).head_sha !== null).slice(0, 32))
+    .filter((g) => g.length > 1);
+  const out: CloneCollision[] = [];
+  for (const g of groups) {
+    const heads = [...new Set(g.map((i) => (states[i] as RepoState).head_sha as string))];
+    const sides = await mapLimit(g, 2, async (i) => {
+      const repo = repos[i] as Repo;
+      const state = states[i] as RepoState;
+      const since = options.since ?? (await mergeBaseOf(repo.root, [...heads, ...(state.base_sha === null ? [] : [state.base_sha])])) ?? state.head_sha;
+      let changes = deep[i]?.changes ?? null;
+      // A side whose HEAD is the merge base: its uncommitted changes, as the main analysis already has them.
+      if (changes === null || since !== (options.since ?? state.head_sha)) {
+        const scanned = await scanRepo(repo, state, null, { ...options, since, snapshotStore: null }, null);
+        changes = (await analyzeSymbols([repo], [scanned], options))[0]?.changes ?? [];
+      }
+      return { root: rel(repo.root), branch: state.branch, since, changes };
+    });
+    out.push(...findCollisions(g.map((i) => rel((repos[i] as Repo).root)), sides));
+  }
+  return out;
 }
 
 interface Deep {

@@ -1,0 +1,93 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Ajv } from "ajv";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { groupClones } from "../../src/analyze/clone-collisions.js";
+import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { runBuiltCli } from "../helpers/run-cli.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+let sb: Sandbox;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  sb = createSandbox();
+  env = { ...sb.env, COMITY_CONFIG_DIR: path.join(sb.dir, "..", "config") };
+});
+afterEach(() => sb.cleanup());
+
+const CONFIG = "export function parseConfig(path: string): object {\n  return { path };\n}\n\nexport function defaultPath(): string {\n  return \"comity.json\";\n}\n";
+
+interface Doc {
+  collisions: Array<{ repos: string[]; path: string; symbols: string[]; sides: Array<{ root: string; branch: string | null; since: string | null; change: string; symbols: Array<{ qualified_name: string; change: string; compatibility: string }> | null }> }>;
+  briefing: string;
+}
+
+describe("comity analyze: collisions between clones and worktrees", () => {
+  it("three worktrees of one repo, two editing the same function (one uncommitted, one committed on its branch): the collision with both sides named", () => {
+    const main = initRepo(sb, "app");
+    const base = commit(sb, main, "src/config.ts", CONFIG);
+    sb.git(main, "worktree", "add", "-q", "-b", "feat-a", path.join(sb.dir, "wt-a"));
+    sb.git(main, "worktree", "add", "-q", "-b", "feat-b", path.join(sb.dir, "wt-b"));
+    // wt-a: uncommitted, a required parameter (breaking).
+    fs.writeFileSync(path.join(sb.dir, "wt-a/src/config.ts"), CONFIG.replace("parseConfig(path: string)", "parseConfig(path: string, strict: boolean)"));
+    // wt-b: committed on its branch, an optional parameter (compatible), and an unrelated file.
+    commit(sb, path.join(sb.dir, "wt-b"), "src/config.ts", CONFIG.replace("parseConfig(path: string)", "parseConfig(path: string, strict?: boolean)"));
+    commit(sb, path.join(sb.dir, "wt-b"), "src/other.ts", "export const x = 1;\n");
+    // app (main) changes another function of the same file: the file collides three ways, the function two.
+    fs.writeFileSync(path.join(main, "src/config.ts"), CONFIG.replace('"comity.json"', '"comity.jsonc"'));
+
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout) as Doc;
+    const schema = JSON.parse(fs.readFileSync(path.join(root, "schema/analyze.v2.schema.json"), "utf8")) as object;
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+
+    expect(doc.collisions).toEqual([
+      {
+        repos: ["app", "wt-a", "wt-b"],
+        path: "src/config.ts",
+        symbols: ["parseConfig"],
+        sides: [
+          { root: "app", branch: "main", since: base, change: "modified", symbols: [{ qualified_name: "defaultPath", change: "body_changed", compatibility: "internal" }] },
+          { root: "wt-a", branch: "feat-a", since: base, change: "modified", symbols: [{ qualified_name: "parseConfig", change: "signature_changed", compatibility: "breaking" }] },
+          { root: "wt-b", branch: "feat-b", since: base, change: "modified", symbols: [{ qualified_name: "parseConfig", change: "signature_changed", compatibility: "compatible" }] },
+        ],
+      },
+    ]);
+    // The briefing opens with it, both sides of the function named with their compatibility.
+    expect(doc.briefing.split("\n").slice(0, 2)).toEqual([
+      "Changed in more than one clone or worktree of the same repo:",
+      "- parseConfig in src/config.ts, changed in 3 clones: app (main): modified / wt-a (feat-a): parseConfig signature_changed, breaking / wt-b (feat-b): parseConfig signature_changed, compatible",
+    ]);
+    const human = runBuiltCli(["analyze"], { cwd: sb.dir, env });
+    expect(human.stdout).toContain("Changed in more than one clone or worktree of the same repo:");
+  });
+
+  it("clones of one remote in separate folders collide too; unrelated repos and a lone repo do not", () => {
+    const origin = initRepo(sb, "origin-src");
+    commit(sb, origin, "src/config.ts", CONFIG);
+    for (const name of ["one", "two"]) {
+      sb.git(sb.dir, "clone", "-q", origin, name);
+      sb.git(path.join(sb.dir, name), "remote", "set-url", "origin", "git@github.com:acme/app.git");
+    }
+    const lone = initRepo(sb, "lone");
+    commit(sb, lone, "src/config.ts", CONFIG);
+    for (const name of ["one", "two", "lone"]) fs.writeFileSync(path.join(sb.dir, name, "src/config.ts"), CONFIG.replace("parseConfig(path: string)", `parseConfig(path: string, ${name}: number)`));
+    fs.rmSync(origin, { recursive: true });
+    const doc = JSON.parse(runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env }).stdout) as Doc;
+    expect(doc.collisions.map((c) => [c.repos, c.path, c.symbols, c.sides.map((s) => s.symbols?.[0]?.compatibility)])).toEqual([[["one", "two"], "src/config.ts", ["parseConfig"], ["breaking", "breaking"]]]);
+  });
+
+  it("groups by shared remote fingerprint or git folder, transitively", () => {
+    const groups = groupClones([
+      { root: "/a", commonDir: "/a/.git", fingerprints: ["f1"] },
+      { root: "/b", commonDir: "/b/.git", fingerprints: ["f2"] },
+      { root: "/c", commonDir: "/a/.git", fingerprints: [] },
+      { root: "/d", commonDir: "/d/.git", fingerprints: ["f2", "f1"] },
+      { root: "/e", commonDir: "/e/.git", fingerprints: ["f3"] },
+    ]);
+    expect(groups).toEqual([[0, 1, 2, 3]]);
+  });
+});
