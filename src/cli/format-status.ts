@@ -32,7 +32,7 @@ export function formatStatus(report: StatusReport, options: { now: number; colou
       s.cwd_path ?? "-",
       ago(Date.parse(s.started_at), now),
       ago(Date.parse(s.last_seen_at), now),
-      String(s.intents.reduce((n, i) => n + i.paths.length, 0) || s.files.length),
+      String(new Set([...s.intents.flatMap((i) => i.paths), ...s.files]).size),
       s.changes.length === 0 ? "-" : `${s.changes.length}${breaking > 0 ? ` (${breaking} breaking)` : ""}`,
       s.queued === 0 ? "-" : String(s.queued),
     ];

@@ -144,6 +144,45 @@ describe("embedded coordination (no server)", () => {
     expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b1"))).denied).toMatch(/file_overlap/);
   });
 
+  it("waits for another process's transaction, and fails open (nothing printed, one hook.log line) only past the busy timeout", async () => {
+    const config = path.join(main, "src/config.ts");
+    await claude("A", main, "PreToolUse", edit(config, "a1"));
+    const { default: Sqlite } = await import("better-sqlite3");
+    const other = new Sqlite(store());
+    try {
+      // Held for half a second: the hook waits, then answers as usual.
+      other.exec("BEGIN IMMEDIATE");
+      const waiting = claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b1"));
+      await new Promise((r) => setTimeout(r, 500));
+      other.exec("COMMIT");
+      expect((await waiting).denied).toMatch(/CF-\d+ file_overlap/);
+      expect(readHookLog(configDir)).toEqual([]);
+      // Held past the busy timeout (3 s): the agent sees nothing, the log says why.
+      other.exec("BEGIN IMMEDIATE");
+      const late = await claude("C", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "c1"));
+      other.exec("COMMIT");
+      expect(late.raw).toBe("");
+      expect(readHookLog(configDir)).toEqual([expect.stringMatching(/\tfail-open\tclaude_code\tPreToolUse\t.*database is locked/)]);
+    } finally {
+      other.close();
+    }
+  }, 30_000);
+
+  it("prunes what has outlived its use when a session starts, as the server does", async () => {
+    const { openEmbeddedStore } = await import("../../src/coordination/embedded-store.js");
+    const s = await openEmbeddedStore(store());
+    const week = 8 * 24 * 3600 * 1000;
+    await s.evaluate({ event: "pre_edit", dedupe_key: "old-1", session: { external_id: "old", tool: "codex" }, repo: { remote_fingerprints: ["ab".repeat(32)] }, paths: ["src/x.ts"] }, Date.now() - week);
+    const count = async () => Number((await s.database.read((sql) => sql.all<{ n: number }>("SELECT (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM dedupe) AS n")))[0]?.n);
+    expect(await count()).toBe(2);
+    await s.close();
+    await claude("A", main, "SessionStart", { source: "startup" });
+    const again = await openEmbeddedStore(store());
+    const rows = await again.database.read((sql) => sql.all<{ external_id: string }>("SELECT external_id FROM sessions ORDER BY external_id"));
+    expect(rows.map((r) => r.external_id)).toEqual(["A"]);
+    await again.close();
+  });
+
   it("COMITY_API_URL=off: no coordination (no store, nothing printed at edits), the session-start briefing still given", async () => {
     env = { ...env, COMITY_API_URL: "off" };
     const config = path.join(main, "src/config.ts");

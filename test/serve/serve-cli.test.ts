@@ -207,6 +207,22 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
       expect(again.stdout).toBe("");
       const post = await hook("claude_code", "PostToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts") }, tool_response: {}, tool_use_id: "a2" });
       expect(context(post.stdout)).toMatch(/Codex session codex-b \(".+", branch `main`, at the repo root\) started editing `src\/config\.ts`/);
+
+      // comity status reads the same from the server: both sessions holding the file, and the conflict, told.
+      const st = await runBuiltCliAsync(["status", "--json"], { cwd: repo, env: hookEnv });
+      expect(st.status).toBe(0);
+      const report = JSON.parse(st.stdout) as { mode: string; source: string; repos: string[]; sessions: Array<{ external_id: string; tool: string; intents: Array<{ paths: string[] }> }>; conflicts: Array<{ ref: string; kind: string; told: boolean }> };
+      expect(report).toMatchObject({ mode: "served", source: serve.url, repos: [expect.stringMatching(/^[0-9a-f]{64}$/)] });
+      expect(report.sessions.map((x) => [x.external_id, x.tool, [...new Set(x.intents.flatMap((i) => i.paths))]])).toEqual([
+        ["claude-a", "claude_code", ["src/config.ts"]],
+        ["codex-b", "codex", ["src/config.ts"]],
+      ]);
+      expect(report.conflicts).toEqual([expect.objectContaining({ kind: "file_overlap", told: true })]);
+      const text = await runBuiltCliAsync(["status"], { cwd: repo, env: hookEnv });
+      expect(text.stdout).toContain(`Coordination: team API ${serve.url}`);
+      expect(text.stdout).toMatch(/\nCF-\d+ +file_overlap +src\/config\.ts +\S+ codex-b +\S+ claude-a +yes\n/);
+      const refused = await runBuiltCliAsync(["status"], { cwd: repo, env: { ...hookEnv, COMITY_TOKEN: "cmt_wrong" } });
+      expect(refused).toMatchObject({ status: 2, stderr: expect.stringContaining("rejects the token (HTTP 401)") });
     });
 
     it("finds the API through comity login when the host does not pass COMITY_API_URL and COMITY_TOKEN", async () => {
