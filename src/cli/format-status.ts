@@ -1,7 +1,5 @@
-import { ago, describeSession } from "../coordination/coordination-text.js";
+import { ago, describeSession, HOST_NAMES } from "../coordination/coordination-text.js";
 import type { StatusReport } from "../coordination/read-status.js";
-
-const HOSTS: Readonly<Record<string, string>> = { claude_code: "Claude Code", codex: "Codex", cursor: "Cursor", copilot: "Copilot CLI", omp: "omp", compozy: "CompozyOS" };
 
 /**
  * `comity status` for a terminal: where coordination happens, a table of the active sessions, what each holds
@@ -27,7 +25,7 @@ export function formatStatus(report: StatusReport, options: { now: number; colou
     const breaking = s.changes.filter((c) => c.compatibility === "breaking").length;
     return [
       names.get(s.session_id) ?? "?",
-      HOSTS[s.tool] ?? s.tool,
+      HOST_NAMES[s.tool] ?? s.tool,
       s.branch ?? "-",
       s.cwd_path ?? "-",
       ago(Date.parse(s.started_at), now),

@@ -11,7 +11,7 @@ export interface SessionLabel {
 }
 
 /** Host ids as people write them. */
-const HOST_NAMES: Readonly<Record<string, string>> = {
+export const HOST_NAMES: Readonly<Record<string, string>> = {
   claude_code: "Claude Code",
   codex: "Codex",
   cursor: "Cursor",

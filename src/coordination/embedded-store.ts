@@ -55,7 +55,7 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
   const database = await openSqliteDatabase(file, { checkpointer: false, busyTimeoutMs: options.busyTimeoutMs ?? EMBEDDED_BUSY_TIMEOUT_MS });
   const inode = inodeOf(file);
   try {
-    await ensureSchema(database);
+    await ensureSchema(database, options.now ?? Date.now);
   } catch (error) {
     await database.close().catch(() => undefined);
     throw error;
@@ -93,7 +93,7 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
  * write lock). Many processes opening a new store at once each try, and the migrations' own transaction lets
  * one of them apply them.
  */
-async function ensureSchema(database: Database): Promise<void> {
+async function ensureSchema(database: Database, now: () => number): Promise<void> {
   let ready = false;
   try {
     const rows = await database.read((sql) =>
@@ -107,7 +107,7 @@ async function ensureSchema(database: Database): Promise<void> {
   if (ready) return;
   await migrate(database);
   await database.transaction("comity:team", (sql) =>
-    sql.run("INSERT INTO teams (id, name, policy, created_at) VALUES (?, ?, 'first_contact', ?) ON CONFLICT DO NOTHING", [LOCAL_TEAM.id, LOCAL_TEAM.id, Date.now()]),
+    sql.run("INSERT INTO teams (id, name, policy, created_at) VALUES (?, ?, 'first_contact', ?) ON CONFLICT DO NOTHING", [LOCAL_TEAM.id, LOCAL_TEAM.id, now()]),
   );
 }
 
