@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { buildLocalBriefing } from "../briefing/build-local-briefing.js";
 import type { CloneCollision } from "./clone-collisions.js";
+import type { CrossRepoImpact } from "./cross-repo-impacts.js";
 import { loadChangeMemo, type ChangeMemo, type MemoEntry } from "./change-memo.js";
 import { mergeBriefings } from "../briefing/merge-briefings.js";
 import { compareDiagnostics, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
@@ -75,6 +76,11 @@ export interface AnalyzeReport {
    * or on their branches since the merge base, with each side's change. The briefing opens with them.
    */
   readonly collisions: readonly CloneCollision[];
+  /**
+   * Breaking changes in one repo's package that another repo under the folder depends on and imports: the
+   * publisher, the symbol and its public name, the change, and the consumer's files that import it.
+   */
+  readonly cross_repo: readonly CrossRepoImpact[];
   /** The merged local briefing of the analysed repos, most active first. */
   readonly briefing: string;
   /** Problems with folders rather than repos (unreadable, too deep). */
@@ -184,15 +190,25 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
   const tCollisions = Date.now();
   const collisions = await cloneCollisions(discovery.repos, states, deep, options, rel, healthy);
   timing("collisions", tCollisions);
+  const tImpacts = Date.now();
+  const withBreaking = repos.filter((r) => r.changes.some((c) => (c.symbols ?? []).some((x) => x.compatibility === "breaking")));
+  const impacts =
+    withBreaking.length === 0 || repos.length < 2
+      ? []
+      : await (await import("./cross-repo-impacts.js")).crossRepoImpacts(
+          repos.map((r, i) => ({ root: r.root, abs: (discovery.repos[i] as Repo).root, packages: r.packages, changes: r.changes })).filter((_, i) => (discovery.repos[i] as Repo).gitDir !== null),
+        );
+  timing("cross-repo", tImpacts);
   const tBriefing = Date.now();
   const merged = mergeBriefings(
     repos.filter((r) => r.analysed).map((r) => ({ repo: r.root, markdown: "", facts: buildLocalBriefing(r), activityMs: -r.active_rank })),
     { maxRepos },
   );
   const opening = collisions.length === 0 ? "" : (await import("./clone-collisions.js")).describeCollisions(collisions);
-  const briefing = [opening, merged].filter((x) => x !== "").join("\n\n");
+  const across = impacts.length === 0 ? "" : (await import("./cross-repo-impacts.js")).describeImpacts(impacts);
+  const briefing = [opening, across, merged].filter((x) => x !== "").join("\n\n");
   timing("briefing", tBriefing);
-  return { schema: ANALYZE_SCHEMA, repos, collisions, briefing, diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics) };
+  return { schema: ANALYZE_SCHEMA, repos, collisions, cross_repo: impacts, briefing, diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { compareStrings } from "../errors/diagnostic.js";
 import { first, marks, type Sql } from "../store/database.js";
 import { ago, describeSession, listSome } from "./coordination-text.js";
 import { deliversContext } from "./host-delivery.js";
+import { packageKey, packageLabel, packageOfImport } from "../packages/package-of-import.js";
 import { filesUsing, importTarget, stemSuffixes, topName } from "./uses-symbol.js";
 import { asPolicy, type ConflictKind, type ConflictRef, type EvaluateAnswer, type EvaluateRequest, type TeamPolicy } from "./wire.js";
 
@@ -34,9 +35,10 @@ interface SessionRow {
   cwd_path: string | null;
   /** The agent it belongs to: its parent's external id for a subagent, else its own. */
   family: string;
+  repo_id: string;
 }
 
-const SESSION_GROUP = "s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt, s.label, s.cwd_path, s.parent_external_id";
+const SESSION_GROUP = "s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt, s.label, s.cwd_path, s.parent_external_id, s.repo_id";
 const SESSION_COLS = `${SESSION_GROUP}, COALESCE(s.parent_external_id, s.external_id) AS family`;
 
 interface Outcome {
@@ -187,7 +189,7 @@ async function touchSession(c: { sql: Sql; teamId: string; now: number; leaseMs:
        cwd_path = COALESCE(excluded.cwd_path, sessions.cwd_path), event_count = sessions.event_count + 1,
        started_at = CASE WHEN sessions.ended_at IS NOT NULL OR sessions.last_seen_at < ? THEN excluded.started_at ELSE sessions.started_at END,
        last_seen_at = excluded.last_seen_at, ended_at = excluded.ended_at
-     RETURNING id, external_id, tool, branch, started_at, status_excerpt, label, cwd_path, COALESCE(parent_external_id, external_id) AS family`,
+     RETURNING id, external_id, tool, branch, started_at, status_excerpt, label, cwd_path, COALESCE(parent_external_id, external_id) AS family, repo_id`,
     [
       randomUUID(), c.teamId, c.repoId, s.external_id, s.tool, s.model ?? null, s.parent_external_id ?? null, request.repo.branch ?? null,
       request.repo.head_sha ?? null, s.label ?? null, request.repo.cwd_path ?? null, c.now, c.now, request.event === "session_end" ? c.now : null, c.now - c.leaseMs,
@@ -253,7 +255,8 @@ async function recordConflicts(c: Coordination, wanted: readonly Wanted[]): Prom
   if (wanted.length === 0) return [];
   const keyOf = (w: { kind: string; session: string; other: string; subject: string }) => `${w.kind}\u0000${w.session}\u0000${w.other}\u0000${w.subject}`;
   const reps = await familyReps(c, wanted.flatMap((w) => [w.session.family, w.other.family]));
-  const repOf = (x: SessionRow): string => reps.get(x.family) ?? x.id;
+  // A family is one per repo: a session of another repo (across packages) stands for itself.
+  const repOf = (x: SessionRow): string => (x.repo_id === c.repoId ? (reps.get(x.family) ?? x.id) : x.id);
   const wKey = (w: Wanted) => keyOf({ kind: w.kind, session: repOf(w.session), other: repOf(w.other), subject: w.subject });
   const sessionIds = uniqueSorted(wanted.map((w) => repOf(w.session)));
   const rows = await c.sql.all<ConflictRow>(`SELECT ${CONFLICT_COLS} FROM conflicts WHERE team_id = ? AND session_id IN (${marks(sessionIds)})`, [c.teamId, ...sessionIds]);
@@ -386,9 +389,12 @@ interface ChangeRow extends SessionRow {
   summary: string;
   state: string;
   at: number;
+  /** The package the changed file belongs to (`npm:@acme/lib`), and the names it is imported under from it (JSON). */
+  package: string | null;
+  public_names: string | null;
 }
 
-const CHANGE_COLS = `sc.path, sc.qualified_name, sc.renamed_from, sc.change, sc.compatibility, sc.summary, sc.state, sc.created_at AS at, ${SESSION_COLS}`;
+const CHANGE_COLS = `sc.path, sc.qualified_name, sc.renamed_from, sc.change, sc.compatibility, sc.summary, sc.state, sc.created_at AS at, sc.package, sc.public_names, ${SESSION_COLS}`;
 
 /** Changes other active families made, not reverted; optionally only breaking ones, or only in these paths. */
 async function othersChanges(c: Coordination, filter: { breaking?: boolean; paths?: readonly string[] }): Promise<ChangeRow[]> {
@@ -410,17 +416,19 @@ async function othersChanges(c: Coordination, filter: { breaking?: boolean; path
 interface ChangeGroup {
   readonly path: string;
   readonly top: string;
+  /** The package of the changed file, when the hook said (`npm:@acme/lib`). */
+  readonly package: string | null;
   readonly author: SessionRow;
   readonly changes: readonly ChangeRow[];
   readonly at: number;
 }
 
 function groupChanges(rows: readonly ChangeRow[]): ChangeGroup[] {
-  const groups = new Map<string, { path: string; top: string; author: SessionRow; changes: ChangeRow[]; at: number }>();
+  const groups = new Map<string, { path: string; top: string; package: string | null; author: SessionRow; changes: ChangeRow[]; at: number }>();
   for (const r of rows) {
     const top = topName(r.qualified_name);
     const key = `${r.id}\u0000${r.path}\u0000${top}`;
-    const g = groups.get(key) ?? { path: r.path, top, author: r, changes: [], at: Number(r.at) };
+    const g = groups.get(key) ?? { path: r.path, top, package: r.package, author: r, changes: [], at: Number(r.at) };
     g.changes.push(r);
     g.at = Math.min(g.at, Number(r.at));
     groups.set(key, g);
@@ -467,8 +475,8 @@ async function beforeEdit(c: Coordination, paths: string[]): Promise<Outcome> {
   const hints = (c.request.uses ?? []).filter((u) => pathSet.has(u.path));
   await insertRows(
     c.sql,
-    "INSERT INTO session_uses (session_id, path, name, module, target, updated_at) VALUES",
-    uniqueRows(hints.map((u) => [c.session.id, u.path, u.name, u.module ?? "", importTarget(u.path, u.module ?? ""), c.now])),
+    "INSERT INTO session_uses (session_id, path, name, module, target, updated_at, package) VALUES",
+    uniqueRows(hints.map((u) => [c.session.id, u.path, u.name, u.module ?? "", importTarget(u.path, u.module ?? ""), c.now, packageOfImport(u.path, u.module ?? "")])),
     "ON CONFLICT (session_id, path, name, module) DO NOTHING",
   );
 
@@ -544,21 +552,63 @@ function overlapBody(c: Coordination, h: HolderRow, groups: readonly ChangeGroup
 /** In-flight breaking changes of other sessions that this session's files among `paths` use (by their imports). */
 async function breakingUsedIn(c: Coordination, paths: readonly string[]): Promise<Wanted[]> {
   if (paths.length === 0) return [];
-  const uses = await c.sql.all<{ path: string; name: string; module: string }>(
-    `SELECT path, name, module FROM session_uses WHERE session_id = ? AND path IN (${marks(paths)})`,
+  const uses = await c.sql.all<{ path: string; name: string; module: string; package: string | null }>(
+    `SELECT path, name, module, package FROM session_uses WHERE session_id = ? AND path IN (${marks(paths)})`,
     [c.session.id, ...paths],
   );
   if (uses.length === 0) return []; // files that import nothing use nobody's change
-  const groups = groupChanges(await othersChanges(c, { breaking: true }));
-  if (groups.length === 0) return [];
-  const imports = uses.map((u) => ({ path: u.path, name: u.name, module: u.module === "" ? null : u.module }));
   const out: Wanted[] = [];
+  // Across packages: breaking changes, in any repo of the team, to what these files import from a package.
+  for (const g of groupChanges(await packageChanges(c, uniqueSorted(uses.flatMap((u) => (u.package === null ? [] : [u.package])))))) {
+    for (const name of publicNamesOfGroup(g)) {
+      const users = uniqueSorted(uses.filter((u) => u.package === g.package && (u.name === name || u.name === "*")).map((u) => u.path));
+      if (users.length > 0) out.push(crossRepoWanted(c.session, g, name, users));
+    }
+  }
+  const groups = groupChanges(await othersChanges(c, { breaking: true }));
+  if (groups.length === 0) return out;
+  const imports = uses.map((u) => ({ path: u.path, name: u.name, module: u.module === "" ? null : u.module }));
   for (const g of groups) {
     const users = filesUsing(imports, g.path, namesOf(g));
     if (users.length === 0) continue;
     out.push(breakingWanted(c.session, g, users));
   }
   return out;
+}
+
+/**
+ * Breaking changes of other active families, in any repo of the team, to files of these packages, oldest first:
+ * what the radar across repos compares with what a session imports from them.
+ */
+async function packageChanges(c: Coordination, packages: readonly string[]): Promise<ChangeRow[]> {
+  if (packages.length === 0) return [];
+  return c.sql.all<ChangeRow>(
+    `SELECT ${CHANGE_COLS} FROM symbol_changes sc JOIN sessions s ON s.id = sc.session_id
+     WHERE sc.team_id = ? AND sc.package IN (${marks(packages)}) AND sc.compatibility = 'breaking' AND +sc.created_at >= s.started_at
+       AND s.ended_at IS NULL AND s.last_seen_at >= ? AND COALESCE(s.parent_external_id, s.external_id) <> ?
+     ORDER BY sc.created_at, sc.path, sc.qualified_name`,
+    [c.teamId, ...packages, c.now - c.leaseMs, c.family],
+  );
+}
+
+/** The names other code imports a group under from its package: its changes' public names (its top-level name when the hook did not say). */
+function publicNamesOfGroup(g: ChangeGroup): string[] {
+  return uniqueSorted(g.changes.flatMap((x) => (x.public_names === null ? [g.top] : (JSON.parse(x.public_names) as string[]))));
+}
+
+/** A session whose code imports `name` from the package of a group another session broke: told before its next edit of that code. */
+function crossRepoWanted(user: SessionRow, g: ChangeGroup, name: string, users: readonly string[]): Wanted {
+  const where = user.repo_id === g.author.repo_id ? `\`${g.path}\`` : `\`${g.path}\` of the repo that publishes it`;
+  return {
+    kind: "cross_repo_breaking",
+    role: "affected",
+    session: user,
+    other: g.author,
+    subject: `${g.package}#${name}`,
+    body: `\`${name}\` of package \`${packageLabel(g.package ?? "")}\` (${where}) was changed incompatibly by ${describeSession(g.author)}: ${groupWhy(g)} (${stateOf(g)}). Your code imports it in ${listSome(users, 4)}.`,
+    paths: [...users],
+    changeAt: g.at,
+  };
 }
 
 function breakingWanted(user: SessionRow, g: ChangeGroup, users: readonly string[]): Wanted {
@@ -646,10 +696,10 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
       }
       // A file that parses says all it imports (one that does not only adds to what was known).
       if (a.references !== undefined) await c.sql.run("DELETE FROM session_uses WHERE session_id = ? AND path = ?", [c.session.id, a.path]);
-      await reconcileChanges(c, a.path, a.changes ?? []);
+      await reconcileChanges(c, a.path, a.changes ?? [], a.package == null ? null : packageKey(a.package.ecosystem, a.package.name));
       for (const ch of a.changes ?? []) myChanged.push({ path: a.path, qualified_name: ch.qualified_name });
     }
-    await insertRows(c.sql, "INSERT INTO session_uses (session_id, path, name, module, target, updated_at) VALUES", usesOf(c, a), "ON CONFLICT (session_id, path, name, module) DO NOTHING");
+    await insertRows(c.sql, "INSERT INTO session_uses (session_id, path, name, module, target, updated_at, package) VALUES", usesOf(c, a), "ON CONFLICT (session_id, path, name, module) DO NOTHING");
   }
   await insertRows(c.sql, "INSERT INTO file_symbols (repo_id, path, qualified_name, name, kind, exported) VALUES", symbols, "ON CONFLICT (repo_id, path, qualified_name) DO NOTHING");
 
@@ -725,6 +775,31 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
       }
     }
   }
+  // Across packages: every other active session of the team whose code imports a public name of these changes.
+  for (const g of myGroups) {
+    const names = g.package === null ? [] : publicNamesOfGroup(g);
+    if (names.length === 0) continue;
+    const rows = await c.sql.all<SessionRow & { path: string; name: string }>(
+      `SELECT su.path, su.name, ${SESSION_COLS} FROM session_uses su JOIN sessions s ON s.id = su.session_id
+       WHERE su.package = ? AND su.name IN (${marks([...names, "*"])}) AND s.team_id = ? AND s.ended_at IS NULL AND s.last_seen_at >= ? AND COALESCE(s.parent_external_id, s.external_id) <> ?`,
+      [g.package, ...names, "*", c.teamId, c.now - c.leaseMs, c.family],
+    );
+    const bySession = new Map<string, { row: SessionRow; uses: Array<{ path: string; name: string }> }>();
+    for (const r of rows) bySession.set(r.id, { row: r, uses: [...(bySession.get(r.id)?.uses ?? []), { path: r.path, name: r.name }] });
+    for (const id of [...bySession.keys()].sort(compareStrings)) {
+      const { row, uses } = bySession.get(id) as { row: SessionRow; uses: Array<{ path: string; name: string }> };
+      for (const name of names) {
+        const files = uniqueSorted(uses.filter((u) => u.name === name || u.name === "*").map((u) => u.path));
+        if (files.length === 0) continue;
+        wanted.push(crossRepoWanted(row, { ...g, author: c.session }, name, files));
+        informed.push({
+          kind: "cross_repo_breaking", role: "informed", session: c.session, other: row, subject: `${g.package}#${name}`,
+          body: `your change to ${describeGroup(g)} in \`${g.path}\` breaks code that imports \`${name}\` from package \`${packageLabel(g.package ?? "")}\`: ${describeSession(row)}${row.repo_id === c.repoId ? "" : ", in another repo,"} uses it in ${listSome(files, 4)}. It will be told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
+          paths: [g.path], changeAt: g.at,
+        });
+      }
+    }
+  }
   await recordConflicts(c, [...wanted, ...informed]);
   const delivered = await deliverQueued(c, "## Comity — coordination warning");
   if (selfNotes.length === 0) return delivered;
@@ -734,7 +809,7 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
 
 function usesOf(c: Coordination, a: NonNullable<EvaluateRequest["analysis"]>[number]): unknown[][] {
   const refs = [...(a.references ?? []), ...(a.new_references ?? [])].filter((r) => (r.kind === "import" || r.kind === "export") && r.module != null && r.module !== "");
-  return uniqueRows(refs.map((r) => [c.session.id, a.path, r.name, r.module ?? "", importTarget(a.path, r.module ?? ""), c.now]));
+  return uniqueRows(refs.map((r) => [c.session.id, a.path, r.name, r.module ?? "", importTarget(a.path, r.module ?? ""), c.now, packageOfImport(a.path, r.module ?? "")]));
 }
 
 /**
@@ -742,10 +817,10 @@ function usesOf(c: Coordination, a: NonNullable<EvaluateRequest["analysis"]>[num
  * longer shows was reverted (HEAD has not moved: the notices it queued and not yet told are withdrawn) or
  * committed (HEAD moved); the others are updated, keeping when they were first made.
  */
-async function reconcileChanges(c: Coordination, filePath: string, changes: NonNullable<NonNullable<EvaluateRequest["analysis"]>[number]["changes"]>): Promise<void> {
+async function reconcileChanges(c: Coordination, filePath: string, changes: NonNullable<NonNullable<EvaluateRequest["analysis"]>[number]["changes"]>, pkg: string | null): Promise<void> {
   const head = c.request.repo.head_sha ?? null;
-  const before = await c.sql.all<{ qualified_name: string; change: string; compatibility: string; summary: string; renamed_from: string | null; head_sha: string | null; state: string }>(
-    "SELECT qualified_name, change, compatibility, summary, renamed_from, head_sha, state FROM symbol_changes WHERE session_id = ? AND path = ?",
+  const before = await c.sql.all<{ qualified_name: string; change: string; compatibility: string; summary: string; renamed_from: string | null; head_sha: string | null; state: string; package: string | null; public_names: string | null }>(
+    "SELECT qualified_name, change, compatibility, summary, renamed_from, head_sha, state, package, public_names FROM symbol_changes WHERE session_id = ? AND path = ?",
     [c.session.id, filePath],
   );
   const now = new Map(changes.map((ch) => [ch.qualified_name, ch]));
@@ -764,10 +839,12 @@ async function reconcileChanges(c: Coordination, filePath: string, changes: NonN
       continue;
     }
     if (b.compatibility === "breaking" && ch.compatibility !== "breaking") withdrawn.add(topName(b.qualified_name));
-    const same = b.change === ch.change && b.compatibility === ch.compatibility && b.summary === summaryOf(ch) && b.renamed_from === (ch.renamed_from ?? null) && b.head_sha === head && b.state === "local";
+    const same =
+      b.change === ch.change && b.compatibility === ch.compatibility && b.summary === summaryOf(ch) && b.renamed_from === (ch.renamed_from ?? null) && b.head_sha === head && b.state === "local" &&
+      b.package === pkg && b.public_names === publicNamesOf(ch);
     if (same) continue;
-    await c.sql.run("UPDATE symbol_changes SET change = ?, compatibility = ?, summary = ?, renamed_from = ?, head_sha = ?, state = 'local' WHERE session_id = ? AND path = ? AND qualified_name = ?", [
-      ch.change, ch.compatibility, summaryOf(ch), ch.renamed_from ?? null, head, c.session.id, filePath, ch.qualified_name,
+    await c.sql.run("UPDATE symbol_changes SET change = ?, compatibility = ?, summary = ?, renamed_from = ?, head_sha = ?, state = 'local', package = ?, public_names = ? WHERE session_id = ? AND path = ? AND qualified_name = ?", [
+      ch.change, ch.compatibility, summaryOf(ch), ch.renamed_from ?? null, head, pkg, publicNamesOf(ch), c.session.id, filePath, ch.qualified_name,
     ]);
   }
   // A reverted change is gone (nothing keeps it); a committed one stays, for briefings.
@@ -783,21 +860,36 @@ async function reconcileChanges(c: Coordination, filePath: string, changes: NonN
   const known = new Set(before.map((b) => b.qualified_name));
   await insertRows(
     c.sql,
-    "INSERT INTO symbol_changes (team_id, repo_id, session_id, path, qualified_name, change, compatibility, summary, created_at, renamed_from, head_sha, state) VALUES",
-    changes.filter((ch) => !known.has(ch.qualified_name)).map((ch) => [c.teamId, c.repoId, c.session.id, filePath, ch.qualified_name, ch.change, ch.compatibility, summaryOf(ch), c.now, ch.renamed_from ?? null, head, "local"]),
+    "INSERT INTO symbol_changes (team_id, repo_id, session_id, path, qualified_name, change, compatibility, summary, created_at, renamed_from, head_sha, state, package, public_names) VALUES",
+    changes
+      .filter((ch) => !known.has(ch.qualified_name))
+      .map((ch) => [c.teamId, c.repoId, c.session.id, filePath, ch.qualified_name, ch.change, ch.compatibility, summaryOf(ch), c.now, ch.renamed_from ?? null, head, "local", pkg, publicNamesOf(ch)]),
   );
   // A type whose members are all reverted is withdrawn; one with a breaking member left is not. Two statements,
-  // not an OR: each follows an index (the author as the other side, and as the one told).
-  const subjects = [...withdrawn].filter((top) => !changes.some((ch) => topName(ch.qualified_name) === top && ch.compatibility === "breaking")).map((top) => `${filePath}#${top}`);
+  // not an OR: each follows an index (the author as the other side, and as the one told). Across packages, the
+  // subject is the package's public name.
+  const gone = [...withdrawn].filter((top) => !changes.some((ch) => topName(ch.qualified_name) === top && ch.compatibility === "breaking"));
+  const publicOf = (top: string): string[] => {
+    const b = before.find((x) => topName(x.qualified_name) === top && x.public_names !== null);
+    return pkg === null ? [] : (b === undefined ? [top] : (JSON.parse(b.public_names as string) as string[])).map((n) => `${pkg}#${n}`);
+  };
+  const subjects = [...gone.map((top) => `${filePath}#${top}`), ...gone.flatMap(publicOf)];
   for (let i = 0; i < subjects.length; i += ROWS_PER_INSERT) {
     const chunk = subjects.slice(i, i + ROWS_PER_INSERT);
     for (const side of ["other_session_id", "session_id"]) {
-      await c.sql.run(
-        `UPDATE conflicts SET withdrawn_at = ? WHERE ${side} = ? AND team_id = ? AND kind = 'breaking_change' AND subject IN (${marks(chunk)}) AND withdrawn_at IS NULL AND told_at IS NULL`,
-        [c.now, c.familyId, c.teamId, ...chunk],
-      );
+      for (const kind of ["breaking_change", "cross_repo_breaking"]) {
+        await c.sql.run(
+          `UPDATE conflicts SET withdrawn_at = ? WHERE ${side} = ? AND team_id = ? AND kind = ? AND subject IN (${marks(chunk)}) AND withdrawn_at IS NULL AND told_at IS NULL`,
+          [c.now, c.familyId, c.teamId, kind, ...chunk],
+        );
+      }
     }
   }
+}
+
+/** The public names a change carries, as stored (JSON), or null when the hook did not say. */
+function publicNamesOf(ch: { public_names?: readonly string[] | null | undefined }): string | null {
+  return ch.public_names == null ? null : JSON.stringify([...ch.public_names].sort(compareStrings));
 }
 
 function summaryOf(ch: { change: string; reasons?: ReadonlyArray<{ code: string; message: string }> | undefined }): string {
@@ -807,13 +899,14 @@ function summaryOf(ch: { change: string; reasons?: ReadonlyArray<{ code: string;
 
 /** `session_start`: who else is active in this repo and on what, the recent breaking changes, and queued notices. */
 async function atSessionStart(c: Coordination): Promise<Outcome> {
-  const brief = await briefing(c);
+  // The packages the repo depends on, as its manifests say now: in-flight breaking changes to them are news.
+  const brief = await briefing(c, uniqueSorted(c.request.repo.dependencies ?? []));
   const queued = await deliverQueued(c, "## Comity update — system-generated");
   const text = [brief, queued.inject_context].filter((t): t is string => t !== null).join("\n\n");
   return { ...queued, inject_context: text === "" ? null : text };
 }
 
-async function briefing(c: Coordination): Promise<string | null> {
+async function briefing(c: Coordination, dependencies: readonly string[]): Promise<string | null> {
   const others = await c.sql.all<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions s WHERE ${ACTIVE_OTHER} ORDER BY s.started_at, s.external_id, s.id LIMIT 10`, activeOtherParams(c));
   const lines: string[] = [];
   for (const o of others) {
@@ -843,12 +936,20 @@ async function briefing(c: Coordination): Promise<string | null> {
      ORDER BY sc.created_at DESC, sc.path, sc.qualified_name LIMIT 20`,
     [c.repoId, c.now - BREAKING_HISTORY_MS, c.session.id, c.now - c.leaseMs],
   );
-  if (lines.length === 0 && breaking.length === 0) return null;
+  // Across packages: in-flight breaking changes, made in other repos, to packages this repo depends on.
+  const upstream = groupChanges((await packageChanges(c, dependencies)).filter((x) => x.repo_id !== c.repoId)).filter((g) => publicNamesOfGroup(g).length > 0);
+  if (lines.length === 0 && breaking.length === 0 && upstream.length === 0) return null;
   const out = ["## Comity briefing — system-generated"];
   if (lines.length > 0) out.push("Other active sessions in this repo:", ...lines);
   if (breaking.length > 0) {
     out.push(`Breaking changes in the last ${BREAKING_HISTORY_MS / 3_600_000} hours:`);
     for (const g of groupChanges(breaking).reverse().slice(0, 10)) out.push(`- ${groupName(g)} in \`${g.path}\` by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`);
+  }
+  if (upstream.length > 0) {
+    out.push("Breaking changes in progress in packages this repo depends on:");
+    for (const g of upstream.reverse().slice(0, 10)) {
+      out.push(`- ${listSome(publicNamesOfGroup(g), 4)} of \`${packageLabel(g.package ?? "")}\` (\`${g.path}\`) by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`);
+    }
   }
   return out.join("\n");
 }

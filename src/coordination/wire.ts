@@ -19,7 +19,7 @@ export function asPolicy(value: unknown): TeamPolicy {
 }
 
 /** The collision kinds (`../shared/reference/coordination.md`, "Collisions"). */
-export const CONFLICT_KINDS = ["file_overlap", "symbol_overlap", "breaking_change", "plan_overlap"] as const;
+export const CONFLICT_KINDS = ["file_overlap", "symbol_overlap", "breaking_change", "cross_repo_breaking", "plan_overlap"] as const;
 export type ConflictKind = (typeof CONFLICT_KINDS)[number];
 
 /** A module a file imports a name from (`*` for a namespace or side-effect import): what a session uses. */
@@ -51,9 +51,11 @@ export interface EvaluateRequest {
     readonly cwd_path?: string | null;
     readonly base_sha?: string | null;
     readonly worktree_hash?: string | null;
-    /** session_start: the repo's workspace packages (not used by the core yet). */
-    readonly packages?: readonly unknown[];
+    /** session_start: the repo's workspace packages. */
+    readonly packages?: ReadonlyArray<{ readonly name: string; readonly path: string; readonly ecosystem: string; readonly version?: string | null }>;
     readonly packages_truncated?: boolean;
+    /** session_start: the packages its manifests depend on, as package keys (`npm:@acme/lib`, `python:acme-lib`). */
+    readonly dependencies?: readonly string[];
   };
   readonly prompt_excerpt?: string;
   readonly shell?: { readonly command: string; readonly paths: readonly string[]; readonly unresolved: number };
@@ -66,6 +68,8 @@ export interface EvaluateRequest {
   readonly analysis?: ReadonlyArray<{
     readonly path: string;
     readonly language?: string | null;
+    /** The workspace package the file belongs to (its innermost manifest), when one does. */
+    readonly package?: { readonly name: string; readonly ecosystem: string; readonly path: string } | null;
     readonly symbols?: ReadonlyArray<{ readonly name: string; readonly qualified_name: string; readonly kind: string; readonly exported: boolean }>;
     readonly changes?: ReadonlyArray<{
       readonly qualified_name: string;
@@ -75,6 +79,8 @@ export interface EvaluateRequest {
       readonly exported?: boolean;
       readonly compatibility: "breaking" | "compatible" | "internal";
       readonly reasons?: ReadonlyArray<{ readonly code: string; readonly message: string }>;
+      /** The names it can be imported under from its package's entry (`[]`: not reachable from it). */
+      readonly public_names?: readonly string[] | null;
     }>;
     readonly new_references?: ReadonlyArray<{ readonly kind: string; readonly name: string; readonly module?: string | null }>;
     /** Every reference of the file as it is now (names and modules only): what the session uses. */
@@ -121,6 +127,8 @@ export const EVALUATE_REQUEST_SCHEMA = {
         branch: nullableText(1024),
         head_sha: { type: ["string", "null"], pattern: "^[0-9a-f]{40,64}$" },
         cwd_path: nullableText(4096),
+        packages: { type: "array", maxItems: 200, items: { type: "object", required: ["name", "path", "ecosystem"], properties: { name: text(512), path: text(4096), ecosystem: text(32) } } },
+        dependencies: { type: "array", maxItems: 500, items: text(600) },
       },
     },
     paths,
@@ -137,6 +145,7 @@ export const EVALUATE_REQUEST_SCHEMA = {
         required: ["path"],
         properties: {
           path: repoPath,
+          package: { type: ["object", "null"], required: ["name", "ecosystem", "path"], properties: { name: text(512), ecosystem: text(32), path: text(4096) } },
           symbols: {
             type: "array",
             maxItems: 5000,
@@ -160,6 +169,7 @@ export const EVALUATE_REQUEST_SCHEMA = {
                 exported: { type: "boolean" },
                 compatibility: { enum: ["breaking", "compatible", "internal"] },
                 reasons: { type: "array", maxItems: 64, items: { type: "object", required: ["code", "message"], properties: { code: text(128), message: text(1024) } } },
+                public_names: { type: ["array", "null"], maxItems: 64, items: text(2048) },
               },
             },
           },

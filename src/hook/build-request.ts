@@ -52,6 +52,8 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       const pk = discoverPackages(repo.root);
       repoBody.packages = pk.packages;
       repoBody.packages_truncated = pk.truncated;
+      const { declaredDependencies } = await import("../packages/declared-dependencies.js");
+      repoBody.dependencies = declaredDependencies(repo.root, pk.packages);
       repoBody.worktree_hash = await worktreeHashOf(repo, ctx);
       break;
     }
@@ -244,7 +246,17 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
       out.push({ path: a.path, language: a.language, changes: [], new_references: a.new_references, references: importsOnly(a.references), parse_error: true });
       continue;
     }
-    out.push({ path: a.path, language: a.language, symbols: a.symbols.map(stripLocal), changes: a.changes, new_references: a.new_references, references: importsOnly(a.references) });
+    // Which package the file belongs to, and the public names of what changed in it: what other repos import.
+    let pkg: FileEntry["package"] = null;
+    let changes: NonNullable<FileEntry["changes"]> = a.changes;
+    if (a.changes.length > 0) {
+      const { packageExposure } = await import("../packages/public-names.js");
+      const top = (q: string): string => q.split(".")[0] ?? q;
+      const exposure = packageExposure(repo.root, a.path, [...new Set(a.changes.map((ch) => top(ch.qualified_name)))]);
+      pkg = exposure.package;
+      if (pkg !== null) changes = a.changes.map((ch) => ({ ...ch, public_names: ch.exported ? (exposure.names.get(top(ch.qualified_name)) ?? null) : [] }));
+    }
+    out.push({ path: a.path, language: a.language, package: pkg, symbols: a.symbols.map(stripLocal), changes, new_references: a.new_references, references: importsOnly(a.references) });
   }
   return out;
 }

@@ -192,6 +192,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX tokens_by_id ON tokens (id);
   CREATE INDEX tokens_by_team ON tokens (team_id)
   `,
+  // 3: across repos (issue "Across repos"). A symbol change knows its package (`npm:@acme/lib`, `python:acme-lib`)
+  // and the names it can be imported under from the package's entry; a use knows the package its module names.
+  `
+  ALTER TABLE symbol_changes ADD COLUMN package TEXT;
+  ALTER TABLE symbol_changes ADD COLUMN public_names TEXT;
+  CREATE INDEX symbol_changes_by_package ON symbol_changes (team_id, package, created_at);
+  ALTER TABLE session_uses ADD COLUMN package TEXT;
+  CREATE INDEX session_uses_by_package ON session_uses (package, name)
+  `,
 ];
 
 /** Applies the migrations not yet applied, each in its own transaction; returns the schema version. */

@@ -69,6 +69,13 @@ describe("the coordination core's queries (EXPLAIN QUERY PLAN)", () => {
     await ev("A", "stop", { status: { excerpt: "done", files: ["src/calc.ts"] } });
     await ev("B", "session_end");
     await ev("E", "session_start");
+    // Across packages: a change with its package and public names, a use of the package, a dependent's briefing.
+    const lib = { name: "@acme/lib", ecosystem: "npm", path: "packages/lib" };
+    await ev("F", "post_edit", { paths: ["src/app.ts"], analysis: [{ path: "src/app.ts", references: [{ kind: "import", name: "parseConfig", module: "@acme/lib" }], changes: [] }] });
+    await ev("G", "post_edit", { paths: ["packages/lib/src/config.ts"], analysis: [{ path: "packages/lib/src/config.ts", package: lib, changes: [{ ...breaking, qualified_name: "parseConfig", kind: "function", renamed_from: null, public_names: ["parseConfig"] }], references: [] }] });
+    await ev("F", "pre_edit", { paths: ["src/app.ts"], uses: [{ path: "src/app.ts", name: "parseConfig", module: "@acme/lib" }] });
+    await ev("H", "session_start", { repo: { remote_fingerprints: [FP("acme/api")], branch: "main", dependencies: ["npm:@acme/lib"] } });
+    await ev("G", "post_edit", { paths: ["packages/lib/src/config.ts"], analysis: [{ path: "packages/lib/src/config.ts", package: lib, changes: [], references: [] }] });
     expect(seen.size).toBeGreaterThan(30);
 
     await db.close();

@@ -27,6 +27,29 @@ export const FIXTURES = {
     "src/util.ts": "export function clamp(x: number, lo: number, hi: number): number {\n  return Math.min(hi, Math.max(lo, x));\n}\n",
     "README.md": "# app\n",
   },
+  // A TypeScript library published as @acme/lib: its entry re-exports two of config.ts's three exports.
+  "ts-lib": {
+    "package.json": '{\n  "name": "@acme/lib",\n  "version": "1.0.0",\n  "type": "module",\n  "exports": { ".": { "types": "./dist/index.d.ts", "import": "./dist/index.js" } }\n}\n',
+    "src/index.ts": 'export { parseConfig, formatConfig } from "./config.js";\n',
+    "src/config.ts": "export function parseConfig(path: string): object {\n  return { path };\n}\n\nexport function formatConfig(c: object): string {\n  return JSON.stringify(c);\n}\n\nexport function internalHelper(x: number): number {\n  return x;\n}\n",
+  },
+  // An app that depends on @acme/lib and calls parseConfig from it.
+  "ts-consumer": {
+    "package.json": '{\n  "name": "app",\n  "version": "1.0.0",\n  "type": "module",\n  "dependencies": { "@acme/lib": "^1.0.0" }\n}\n',
+    "src/main.ts": 'import { parseConfig } from "@acme/lib";\n\nexport function main(): void {\n  console.log(parseConfig("a.json"));\n}\n',
+    "src/util.ts": "export function clamp(x: number, lo: number, hi: number): number {\n  return Math.min(hi, Math.max(lo, x));\n}\n",
+  },
+  // A Python library published as acme-lib (import name acme_lib), and an app that imports from it.
+  "py-lib": {
+    "pyproject.toml": '[project]\nname = "acme-lib"\nversion = "0.1.0"\n',
+    "acme_lib/__init__.py": "from .config import parse_config\n",
+    "acme_lib/config.py": "def parse_config(path):\n    return {\"path\": path}\n\n\ndef _private_helper(x):\n    return x\n",
+  },
+  "py-consumer": {
+    "pyproject.toml": '[project]\nname = "app"\nversion = "0.1.0"\ndependencies = ["acme-lib>=0.1"]\n',
+    "app/__init__.py": "",
+    "app/main.py": "from acme_lib.config import parse_config\n\n\ndef main():\n    return parse_config(\"a.toml\")\n",
+  },
   "py-app": {
     "pyproject.toml": '[project]\nname = "app"\nversion = "0.1.0"\n',
     "app/__init__.py": "",
@@ -36,7 +59,7 @@ export const FIXTURES = {
   },
 };
 
-const KINDS = ["file_overlap", "symbol_overlap", "breaking_change", "plan_overlap"];
+const KINDS = ["file_overlap", "symbol_overlap", "breaking_change", "cross_repo_breaking", "plan_overlap"];
 
 /** Every scenario in ./cases, sorted by file name. */
 export function loadScenarios(dir = CASES_DIR) {
@@ -201,7 +224,7 @@ function alarmsIn(text) {
   const out = [];
   if (text === null) return out;
   for (const line of text.split("\n")) {
-    const m = /CF-(\d+) (file_overlap|symbol_overlap|breaking_change|plan_overlap)\b/.exec(line);
+    const m = /CF-(\d+) (file_overlap|symbol_overlap|breaking_change|cross_repo_breaking|plan_overlap)\b/.exec(line);
     if (m !== null) out.push({ ref: `CF-${m[1]}`, kind: m[2], line });
   }
   return out;

@@ -1,0 +1,124 @@
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { compareStrings } from "../errors/diagnostic.js";
+import { declaredDependencies } from "../packages/declared-dependencies.js";
+import { packageOfImport } from "../packages/package-of-import.js";
+import { packageExposure } from "../packages/public-names.js";
+import type { SymbolChange } from "../symbols/compare-symbols.js";
+import { scanImports } from "../symbols/scan-imports.js";
+
+/** A breaking change in one repo's package that another repo under the folder imports. */
+export interface CrossRepoImpact {
+  /** The repo that publishes the package, relative to the analysed folder. */
+  readonly publisher: string;
+  /** The package as its manifest names it (`@acme/lib`, `acme-lib`), and its ecosystem. */
+  readonly package: string;
+  readonly ecosystem: "npm" | "python";
+  /** The changed file, relative to the publisher's root. */
+  readonly path: string;
+  readonly qualified_name: string;
+  /** The name the consumer imports it under from the package. */
+  readonly public_name: string;
+  readonly change: string;
+  readonly reasons: readonly string[];
+  /** The repo that depends on the package and imports the symbol. */
+  readonly consumer: string;
+  /** The consumer's files that import it, relative to its root. */
+  readonly files: readonly string[];
+}
+
+export interface ImpactRepo {
+  /** Relative to the analysed folder. */
+  readonly root: string;
+  readonly abs: string;
+  readonly packages: ReadonlyArray<{ path: string; ecosystem: string }>;
+  readonly changes: ReadonlyArray<{ path: string; symbols: readonly SymbolChange[] | null }>;
+}
+
+/**
+ * The breaking changes of each repo's packages that other repos under the folder use: for every breaking,
+ * exported symbol change, its package and public names (through the package's entry), then every other repo that
+ * declares a dependency on that package and has files importing one of those names from it (found with `git grep`
+ * for the package's name, then confirmed by an import scan of each file). Sorted by publisher, path, name,
+ * consumer.
+ */
+export async function crossRepoImpacts(repos: readonly ImpactRepo[]): Promise<CrossRepoImpact[]> {
+  type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python"; path: string; change: SymbolChange; publicNames: string[] };
+  const broken: Broken[] = [];
+  for (const r of repos) {
+    for (const c of r.changes) {
+      const breaking = (c.symbols ?? []).filter((s) => s.compatibility === "breaking" && s.exported);
+      if (breaking.length === 0) continue;
+      const tops = [...new Set(breaking.map((s) => s.qualified_name.split(".")[0] ?? s.qualified_name))];
+      const exposure = packageExposure(r.abs, c.path, tops);
+      if (exposure.package === null) continue;
+      const key = exposure.package.ecosystem === "npm" ? `npm:${exposure.package.name}` : `python:${exposure.package.name.toLowerCase().replace(/[-_.]+/g, "-")}`;
+      for (const s of breaking) {
+        const names = exposure.names.get(s.qualified_name.split(".")[0] ?? s.qualified_name) ?? [];
+        if (names.length > 0) broken.push({ publisher: r, key, name: exposure.package.name, ecosystem: exposure.package.ecosystem, path: c.path, change: s, publicNames: names });
+      }
+    }
+  }
+  if (broken.length === 0) return [];
+  const out: CrossRepoImpact[] = [];
+  const depsOf = new Map<string, Set<string>>();
+  const importsOf = new Map<string, Map<string, Array<{ name: string; key: string | null }>>>();
+  for (const consumer of repos) {
+    const wanted = broken.filter((b) => b.publisher !== consumer);
+    if (wanted.length === 0) continue;
+    const deps = depsOf.get(consumer.root) ?? new Set(declaredDependencies(consumer.abs, consumer.packages));
+    depsOf.set(consumer.root, deps);
+    const relevant = wanted.filter((b) => deps.has(b.key));
+    if (relevant.length === 0) continue;
+    // The consumer's files that name one of these packages, then what each imports from them.
+    const needles = [...new Set(relevant.map((b) => (b.ecosystem === "npm" ? b.name : b.name.toLowerCase().replace(/[-.]+/g, "_"))))];
+    let files = importsOf.get(consumer.root);
+    if (files === undefined) {
+      files = new Map();
+      for (const f of await gitGrepFiles(consumer.abs, needles)) {
+        if (!/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?)$/.test(f)) continue;
+        let text: string;
+        try {
+          text = fs.readFileSync(path.join(consumer.abs, f), "utf8");
+        } catch {
+          continue;
+        }
+        const refs = scanImports(text, /\.pyi?$/.test(f) ? "python" : "typescript");
+        files.set(f, refs.map((r) => ({ name: r.name, key: packageOfImport(f, r.module ?? "") })));
+      }
+      importsOf.set(consumer.root, files);
+    }
+    for (const b of relevant) {
+      for (const publicName of b.publicNames) {
+        const users = [...files].filter(([, refs]) => refs.some((r) => r.key === b.key && (r.name === publicName || r.name === "*"))).map(([f]) => f).sort(compareStrings);
+        if (users.length === 0) continue;
+        out.push({
+          publisher: b.publisher.root, package: b.name, ecosystem: b.ecosystem, path: b.path, qualified_name: b.change.qualified_name, public_name: publicName,
+          change: b.change.change, reasons: b.change.reasons.map((x) => x.code), consumer: consumer.root, files: users,
+        });
+      }
+    }
+  }
+  return out.sort((a, b) => compareStrings(a.publisher, b.publisher) || compareStrings(a.path, b.path) || compareStrings(a.qualified_name, b.qualified_name) || compareStrings(a.consumer, b.consumer));
+}
+
+/** The briefing's lines for the impacts: what broke where, and who uses it. */
+export function describeImpacts(impacts: readonly CrossRepoImpact[], max = 12): string {
+  if (impacts.length === 0) return "";
+  const lines = impacts.slice(0, max).map((i) => `- \`${i.public_name}\` of \`${i.package}\` (${i.publisher}: \`${i.path}\`, ${i.change}${i.reasons.length > 0 ? `: ${i.reasons.join(", ")}` : ""}) breaks ${i.consumer}, which imports it in ${i.files.slice(0, 4).map((f) => `\`${f}\``).join(", ")}${i.files.length > 4 ? ` and ${i.files.length - 4} more` : ""}`);
+  if (impacts.length > max) lines.push(`- and ${impacts.length - max} more`);
+  return `Breaking changes in one repo's package that another repo here imports:\n${lines.join("\n")}`;
+}
+
+/** Tracked and untracked (not ignored) files of a repo that contain one of the strings, by `git grep`. */
+function gitGrepFiles(root: string, needles: readonly string[]): Promise<string[]> {
+  return new Promise((resolve) => {
+    const args = ["grep", "-l", "-z", "-F", "--untracked", ...needles.flatMap((n) => ["-e", n]), "--", "."];
+    execFile("git", args, { cwd: root, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" }, maxBuffer: 64 << 20, timeout: 20_000 }, (error, stdout) => {
+      // git grep exits 1 when nothing matches.
+      if (error !== null && (error as { code?: unknown }).code !== 1) return resolve([]);
+      resolve(stdout.split("\0").filter((f) => f !== "").sort(compareStrings));
+    });
+  });
+}

@@ -1,0 +1,67 @@
+import * as path from "node:path";
+import { createRequire } from "node:module";
+import { compareStrings } from "../errors/diagnostic.js";
+import { packageKey } from "./package-of-import.js";
+import { nodeTextReader, type TextReader } from "./public-names.js";
+
+/** At most this many dependencies are sent for a repo. */
+export const MAX_DEPENDENCIES = 500;
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The packages a repo's manifests declare they depend on, as package keys (`npm:@acme/lib`, `python:acme-lib`):
+ * package.json `dependencies`, `devDependencies`, `peerDependencies`, `optionalDependencies`; pyproject's
+ * `[project] dependencies`, optional dependencies, `[tool.uv.sources]` and Poetry's dependencies. Names only, never
+ * versions or paths. A manifest that does not parse is skipped. Sorted, at most {@link MAX_DEPENDENCIES}.
+ */
+export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{ path: string; ecosystem: string }>, reader: TextReader = nodeTextReader): string[] {
+  const out = new Set<string>();
+  const add = (ecosystem: string, name: string): void => {
+    const key = packageKey(ecosystem, name.trim());
+    if (key !== null && name.trim() !== "") out.add(key);
+  };
+  const dirs = new Map<string, Set<string>>();
+  for (const p of [{ path: ".", ecosystem: "npm" }, { path: ".", ecosystem: "python" }, ...packages]) dirs.set(p.path, new Set([...(dirs.get(p.path) ?? []), p.ecosystem]));
+  for (const [dir, ecosystems] of dirs) {
+    if (ecosystems.has("npm")) {
+      const text = reader.read(path.join(repoRoot, dir, "package.json"));
+      if (text !== null) {
+        try {
+          const m = JSON.parse(text) as Record<string, unknown>;
+          for (const field of ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"]) {
+            const deps = m[field];
+            if (typeof deps === "object" && deps !== null) for (const name of Object.keys(deps)) add("npm", name);
+          }
+        } catch {
+          // not JSON: nothing declared that can be read
+        }
+      }
+    }
+    if (ecosystems.has("python")) {
+      const text = reader.read(path.join(repoRoot, dir, "pyproject.toml"));
+      if (text !== null) {
+        try {
+          const doc = (require("smol-toml") as typeof import("smol-toml")).parse(text) as Record<string, any>;
+          const requirement = (r: unknown) => (typeof r === "string" ? /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(r)?.[1] : undefined);
+          const project = doc["project"] ?? {};
+          for (const r of Array.isArray(project["dependencies"]) ? project["dependencies"] : []) {
+            const n = requirement(r);
+            if (n !== undefined) add("python", n);
+          }
+          for (const group of Object.values(project["optional-dependencies"] ?? {})) {
+            for (const r of Array.isArray(group) ? group : []) {
+              const n = requirement(r);
+              if (n !== undefined) add("python", n);
+            }
+          }
+          for (const n of Object.keys(doc["tool"]?.["uv"]?.["sources"] ?? {})) add("python", n);
+          for (const n of Object.keys(doc["tool"]?.["poetry"]?.["dependencies"] ?? {})) if (n.toLowerCase() !== "python") add("python", n);
+        } catch {
+          // not TOML: nothing declared that can be read
+        }
+      }
+    }
+  }
+  return [...out].sort(compareStrings).slice(0, MAX_DEPENDENCIES);
+}

@@ -1,0 +1,63 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Ajv } from "ajv";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
+import { runBuiltCli } from "../helpers/run-cli.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+let sb: Sandbox;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  sb = createSandbox();
+  env = { ...sb.env, COMITY_CONFIG_DIR: path.join(sb.dir, "..", "config") };
+});
+afterEach(() => sb.cleanup());
+
+/** A repo with these files, committed. */
+function repo(name: string, files: Record<string, string>): string {
+  const dir = path.join(sb.dir, name);
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+  sb.git(dir, "init", "-q");
+  sb.git(dir, "add", "-A");
+  sb.git(dir, "commit", "-q", "-m", "init");
+  return dir;
+}
+
+describe("comity analyze: breaking changes across repos", () => {
+  it("lists the publisher's breaking changes that the consumer imports, with its files; not what the entry hides or nobody imports", () => {
+    const lib = repo("lib", {
+      "package.json": JSON.stringify({ name: "@acme/lib", exports: { ".": { types: "./dist/index.d.ts", import: "./dist/index.js" } } }),
+      "src/index.ts": 'export { parseConfig, formatConfig } from "./config.js";\n',
+      "src/config.ts": "export function parseConfig(path: string): object {\n  return {};\n}\nexport function formatConfig(c: object): string {\n  return '';\n}\nexport function internalHelper(x: number): number {\n  return x;\n}\n",
+    });
+    repo("app", {
+      "package.json": JSON.stringify({ name: "app", dependencies: { "@acme/lib": "^1.0.0" } }),
+      "src/main.ts": 'import { parseConfig } from "@acme/lib";\nexport const c = parseConfig("a");\n',
+      "src/other.ts": 'import * as lib from "@acme/lib";\nexport const l = lib;\n',
+      "src/unrelated.ts": "export const x = 1;\n",
+    });
+    repo("tool", { "package.json": JSON.stringify({ name: "tool" }), "src/t.ts": 'import { parseConfig } from "@acme/lib";\n' }); // imports it without declaring it
+    const pyLib = repo("pylib", { "pyproject.toml": '[project]\nname = "acme-lib"\n', "acme_lib/__init__.py": "", "acme_lib/config.py": "def parse_config(path):\n    return path\n" });
+    repo("pyapp", { "pyproject.toml": '[project]\nname = "pyapp"\ndependencies = ["acme-lib"]\n', "pyapp/main.py": "from acme_lib.config import parse_config\n" });
+    fs.writeFileSync(path.join(lib, "src/config.ts"), fs.readFileSync(path.join(lib, "src/config.ts"), "utf8").replace("parseConfig(path: string)", "parseConfig(path: string, strict: boolean)").replace("formatConfig(c: object)", "formatConfig(c: object, pretty: boolean)").replace("internalHelper(x: number)", "internalHelper(x: number, y: number)"));
+    fs.writeFileSync(path.join(pyLib, "acme_lib/config.py"), "def parse_config(path, strict):\n    return path\n");
+
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout) as { cross_repo: unknown[]; briefing: string };
+    const schema = JSON.parse(fs.readFileSync(path.join(root, "schema/analyze.v2.schema.json"), "utf8")) as object;
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+    expect(doc.cross_repo).toEqual([
+      { publisher: "lib", package: "@acme/lib", ecosystem: "npm", path: "src/config.ts", qualified_name: "formatConfig", public_name: "formatConfig", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], consumer: "app", files: ["src/other.ts"] },
+      { publisher: "lib", package: "@acme/lib", ecosystem: "npm", path: "src/config.ts", qualified_name: "parseConfig", public_name: "parseConfig", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], consumer: "app", files: ["src/main.ts", "src/other.ts"] },
+      { publisher: "pylib", package: "acme-lib", ecosystem: "python", path: "acme_lib/config.py", qualified_name: "parse_config", public_name: "parse_config", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], consumer: "pyapp", files: ["pyapp/main.py"] },
+    ]);
+    expect(doc.briefing).toContain("Breaking changes in one repo's package that another repo here imports:\n- `formatConfig` of `@acme/lib` (lib: `src/config.ts`, signature_changed: PARAMETER_ADDED_REQUIRED) breaks app, which imports it in `src/other.ts`");
+  });
+});
