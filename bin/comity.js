@@ -31,6 +31,7 @@ const code = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
   cwd: process.cwd(),
   env: process.env,
+  stdinIsTTY: process.stdin.isTTY === true,
   readStdin,
 });
 // Exit as soon as the output is flushed: an idle keep-alive socket or worker must not hold the process

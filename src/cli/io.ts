@@ -4,6 +4,8 @@ export interface CliIo {
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether stdin is a terminal (a person, not a host, is running the command). */
+  readonly stdinIsTTY?: boolean;
   /** Reads all of stdin (bounded); absent where a command takes none. */
   readonly readStdin?: () => Promise<string>;
 }

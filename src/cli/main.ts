@@ -89,6 +89,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return 2;
     }
   } catch (error) {
+    const option = optionError(error);
+    if (option !== null && command !== undefined) {
+      // In Comity's voice, with the command's usage: never Node's parseArgs text.
+      io.stderr.write(`comity ${command}: ${option}\n${await usageOf(command)}`);
+      return 2;
+    }
     io.stderr.write(`comity: ${describe(error)}\n`);
     return 2;
   }
@@ -96,7 +102,47 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 function describe(error: unknown): string {
   if (error instanceof ComityError) return error.message;
-  if (error instanceof Error && (error as { code?: unknown }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return error.message;
-  if (error instanceof TypeError && /parseArgs|option/i.test(error.message)) return error.message;
   return error instanceof Error ? `internal error: ${error.message}` : String(error);
+}
+
+/** What was wrong with the options, said briefly (`unknown option --jsno`), or null for another error. */
+export function optionError(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !code.startsWith("ERR_PARSE_ARGS_")) return null;
+  const message = error instanceof Error ? error.message : "";
+  const named = /'(-[^']*)'/.exec(message)?.[1] ?? "";
+  const tokens = named.split(/[ ,]+/).filter((t) => t.startsWith("-"));
+  const option = tokens.find((t) => t.startsWith("--")) ?? tokens[0] ?? named;
+  switch (code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown option ${option}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return /argument missing/.test(message) ? `option ${option} needs a value` : `option ${option} takes no value`;
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return `unexpected argument ${/'([^']*)'/.exec(message)?.[1] ?? ""}`.trimEnd();
+    default:
+      return "bad options";
+  }
+}
+
+/** The usage text of a command, from its module. */
+async function usageOf(command: string): Promise<string> {
+  const modules: Record<string, () => Promise<Record<string, unknown>>> = {
+    analyze: () => import("./commands/analyze.js"),
+    snapshot: () => import("./commands/snapshot.js"),
+    doctor: () => import("./commands/doctor.js"),
+    init: () => import("./commands/init.js"),
+    serve: () => import("./commands/serve.js"),
+    login: () => import("./commands/login.js"),
+    symbols: () => import("./commands/symbols.js"),
+    "shell-paths": () => import("./commands/shell-paths.js"),
+    status: () => import("./commands/status.js"),
+    policy: () => import("./commands/policy.js"),
+    hook: () => import("./commands/hook.js"),
+  };
+  const load = modules[command];
+  if (load === undefined) return USAGE;
+  const mod = await load();
+  const usage = Object.entries(mod).find(([k, v]) => k.endsWith("_USAGE") && typeof v === "string")?.[1];
+  return typeof usage === "string" ? usage : USAGE;
 }

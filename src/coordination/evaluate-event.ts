@@ -4,7 +4,7 @@ import { first, marks, type Sql } from "../store/database.js";
 import { ago, describeSession, listSome } from "./coordination-text.js";
 import { deliversContext } from "./host-delivery.js";
 import { packageKey, packageLabel, packageOfImport } from "../packages/package-of-import.js";
-import { filesUsing, importTarget, stemSuffixes, topName } from "./uses-symbol.js";
+import { filesUsing, importNamesModule, importTarget, stemSuffixes, topName } from "./uses-symbol.js";
 import { asPolicy, type ConflictKind, type ConflictRef, type EvaluateAnswer, type EvaluateRequest, type TeamPolicy } from "./wire.js";
 
 export type { ConflictRef, EvaluateAnswer } from "./wire.js";
@@ -561,7 +561,7 @@ async function breakingUsedIn(c: Coordination, paths: readonly string[]): Promis
   // Across packages: breaking changes, in any repo of the team, to what these files import from a package.
   for (const g of groupChanges(await packageChanges(c, uniqueSorted(uses.flatMap((u) => (u.package === null ? [] : [u.package])))))) {
     for (const name of publicNamesOfGroup(g)) {
-      const users = uniqueSorted(uses.filter((u) => u.package === g.package && (u.name === name || u.name === "*")).map((u) => u.path));
+      const users = uniqueSorted(uses.filter((u) => u.package === g.package && (u.name === name || u.name === "*") && !coveredInRepo(c.session, g, u)).map((u) => u.path));
       if (users.length > 0) out.push(crossRepoWanted(c.session, g, name, users));
     }
   }
@@ -589,6 +589,14 @@ async function packageChanges(c: Coordination, packages: readonly string[]): Pro
      ORDER BY sc.created_at, sc.path, sc.qualified_name`,
     [c.teamId, ...packages, c.now - c.leaseMs, c.family],
   );
+}
+
+/**
+ * Whether a use of a package in the author's own repo is one the in-repo check already sees (a Python absolute
+ * import of the defining module, `app.config`): told once, as `breaking_change`, not again across packages.
+ */
+function coveredInRepo(user: SessionRow, g: ChangeGroup, use: { path: string; module: string }): boolean {
+  return user.repo_id === g.author.repo_id && importNamesModule(use.path, use.module, g.path);
 }
 
 /** The names other code imports a group under from its package: its changes' public names (its top-level name when the hook did not say). */
@@ -779,15 +787,17 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
   for (const g of myGroups) {
     const names = g.package === null ? [] : publicNamesOfGroup(g);
     if (names.length === 0) continue;
-    const rows = await c.sql.all<SessionRow & { path: string; name: string }>(
-      `SELECT su.path, su.name, ${SESSION_COLS} FROM session_uses su JOIN sessions s ON s.id = su.session_id
+    const rows = await c.sql.all<SessionRow & { path: string; name: string; module: string }>(
+      `SELECT su.path, su.name, su.module, ${SESSION_COLS} FROM session_uses su JOIN sessions s ON s.id = su.session_id
        WHERE su.package = ? AND su.name IN (${marks([...names, "*"])}) AND s.team_id = ? AND s.ended_at IS NULL AND s.last_seen_at >= ? AND COALESCE(s.parent_external_id, s.external_id) <> ?`,
       [g.package, ...names, "*", c.teamId, c.now - c.leaseMs, c.family],
     );
-    const bySession = new Map<string, { row: SessionRow; uses: Array<{ path: string; name: string }> }>();
-    for (const r of rows) bySession.set(r.id, { row: r, uses: [...(bySession.get(r.id)?.uses ?? []), { path: r.path, name: r.name }] });
+    const bySession = new Map<string, { row: SessionRow; uses: Array<{ path: string; name: string; module: string }> }>();
+    for (const r of rows) {
+      if (!coveredInRepo(r, { ...g, author: c.session }, r)) bySession.set(r.id, { row: r, uses: [...(bySession.get(r.id)?.uses ?? []), { path: r.path, name: r.name, module: r.module }] });
+    }
     for (const id of [...bySession.keys()].sort(compareStrings)) {
-      const { row, uses } = bySession.get(id) as { row: SessionRow; uses: Array<{ path: string; name: string }> };
+      const { row, uses } = bySession.get(id) as { row: SessionRow; uses: Array<{ path: string; name: string; module: string }> };
       for (const name of names) {
         const files = uniqueSorted(uses.filter((u) => u.name === name || u.name === "*").map((u) => u.path));
         if (files.length === 0) continue;

@@ -5,6 +5,7 @@ import { nodeSyncFs } from "../fs/sync-fs.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
 import { comityHooks, entryCommand, INIT_HOSTS, isComityHookCommand, type InitHost } from "../init/host-configs.js";
 import { hooksAreCurrent } from "../init/merge-hooks.js";
+import { HOOK_TOOLS, isKnownTool } from "../hook/hosts.js";
 import { ompExtensionSource } from "../init/omp-extension.js";
 import { COMPOZY_BEGIN, COMPOZY_END, compozyBlock } from "../init/compozy-declarations.js";
 import { hostConfigFile } from "../init/plan-init.js";
@@ -77,12 +78,21 @@ function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
     }
     const command = comityCommandIn(doc);
     if (command === null) continue;
+    const unknown = unknownTools(JSON.stringify(doc));
+    if (unknown.length > 0) return { id: `hooks.${host}`, status: "fail", title, detail: `${file} runs comity hook with an unknown --tool ${unknown.map((t) => `'${t}'`).join(", ")} (known: ${HOOK_TOOLS.join(", ")}): those hooks do nothing (run comity init${user ? " --user" : ""})` };
     if (hooksAreCurrent(doc, comityHooks(host, command))) return { id: `hooks.${host}`, status: "ok", title, detail: `installed and current in ${file}` };
     return { id: `hooks.${host}`, status: "fail", title, detail: `update available: ${file} holds hooks of another Comity version (run comity init${user ? " --user" : ""})` };
   }
   const dirs = [root, home].map((d) => path.dirname(hostConfigFile(host, { root: d, home: d })));
   // A settings file without Comity's hooks lies in one of these folders, so they tell whether the host is here.
   return notInstalled(host, dirs.some((d) => fs.existsSync(d)), "comity init");
+}
+
+/** The `--tool` values of `comity hook` commands in a config's text that `comity hook` does not know. */
+function unknownTools(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/comity(?:\.js|\.cmd|\.mjs)?\\?["']?\s+hook\s[^"]*?--tool[\s=]+([^\s"\\]+)/g)) if (!isKnownTool(m[1] ?? "")) out.add(m[1] ?? "");
+  return [...out].sort();
 }
 
 /** A host without Comity's hooks: a failure when the host is here (its folder exists), else nothing to check. */
@@ -287,17 +297,22 @@ function hookLogCheck(dir: string, now: Date): DoctorCheck {
     }
   }
   const since = now.getTime() - 24 * 3600 * 1000;
-  const reasons = new Map<string, number>();
+  // Grouped by reason with its numbers set aside (`HTTP 502` and `HTTP 503` are one kind), each shown by its
+  // latest line as written: the counts add up to the total, and no placeholder is printed.
+  const reasons = new Map<string, { n: number; latest: string }>();
   let last = "";
   for (const line of text.split("\n")) {
     const [time, kind, tool, event, reason] = line.split("\t");
     if (kind !== "fail-open" || time === undefined || !(Date.parse(time) >= since)) continue;
-    const key = (reason ?? "").replace(/\d+/g, "N");
-    reasons.set(key, (reasons.get(key) ?? 0) + 1);
+    const key = (reason ?? "").replace(/\d+/g, "#");
+    reasons.set(key, { n: (reasons.get(key)?.n ?? 0) + 1, latest: reason ?? "" });
     last = `${time} ${tool ?? ""} ${event ?? ""}: ${reason ?? ""}`;
   }
-  const total = [...reasons.values()].reduce((a, b) => a + b, 0);
+  const total = [...reasons.values()].reduce((a, b) => a + b.n, 0);
   if (total === 0) return { id: "hook_log", status: "ok", title: "hook.log", detail: "no fail-open in the last 24 hours" };
-  const top = [...reasons].sort((a, b) => b[1] - a[1] || compareStrings(a[0], b[0])).slice(0, 3).map(([r, n]) => `${n}x ${r}`);
-  return { id: "hook_log", status: "warn", title: "hook.log", detail: `${total} fail-open in the last 24 hours (${top.join("; ")}); last: ${last}` };
+  const ranked = [...reasons].sort((a, b) => b[1].n - a[1].n || compareStrings(a[0], b[0]));
+  const shown = ranked.slice(0, 4).map(([, r]) => `${r.n}x ${r.latest}`);
+  const rest = ranked.slice(4);
+  if (rest.length > 0) shown.push(`${rest.reduce((a, [, r]) => a + r.n, 0)}x for ${rest.length} other reason${rest.length === 1 ? "" : "s"}`);
+  return { id: "hook_log", status: "warn", title: "hook.log", detail: `${total} fail-open in the last 24 hours (${shown.join("; ")}); last: ${last}` };
 }

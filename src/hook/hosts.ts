@@ -1,6 +1,15 @@
 /** The agents Comity speaks to. */
 export type HostId = "claude_code" | "codex" | "cursor" | "copilot" | "omp" | "compozy";
 
+/** The `--tool` names `comity hook` accepts (any case, `-` for `_`); `copilot_cli` and `compozyos` are aliases. */
+export const HOOK_TOOLS: readonly HostId[] = ["claude_code", "codex", "cursor", "copilot", "omp", "compozy"];
+
+/** Whether `comity hook --tool NAME` names a host Comity knows (an empty name lets the payload decide). */
+export function isKnownTool(name: string): boolean {
+  const t = name.toLowerCase().replace(/-/g, "_");
+  return t === "" || (HOOK_TOOLS as readonly string[]).includes(t) || t === "copilot_cli" || t === "compozyos";
+}
+
 /** The neutral events the coordination API understands. */
 export type ComityEvent = "session_start" | "prompt" | "plan" | "pre_edit" | "pre_shell" | "post_edit" | "stop" | "session_end";
 

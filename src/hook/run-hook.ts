@@ -13,7 +13,7 @@ import { carriesPatch, parseApplyPatch, patchPaths } from "./apply-patch.js";
 import { editPaths, shellCommand } from "./collect-paths.js";
 import { sendEvaluate, type EvaluateResponse } from "./evaluate-response.js";
 import { logFailOpen } from "./hook-log.js";
-import { classifyTool, detectHost, mapEvent, normalizeTool } from "./hosts.js";
+import { classifyTool, detectHost, HOOK_TOOLS, isKnownTool, mapEvent, normalizeTool } from "./hosts.js";
 import { hostView } from "./host-view.js";
 import { bodyFor, MAX_PATHS } from "./build-request.js";
 import type { Ctx, RepoRequest } from "./hook-context.js";
@@ -76,6 +76,7 @@ export async function runHook(input: HookInput): Promise<HookOutput> {
 }
 
 async function pipeline(input: HookInput, configDir: string): Promise<string> {
+  if (!isKnownTool(input.tool)) throw new FailOpen(`unknown --tool '${input.tool}' (known: ${HOOK_TOOLS.join(", ")}): fix the hook's command, or run comity init again`);
   if (Buffer.byteLength(input.stdin) > MAX_STDIN_BYTES) throw new FailOpen(`stdin over ${MAX_STDIN_BYTES} bytes`);
   let payload: Record<string, unknown>;
   try {
@@ -231,7 +232,18 @@ async function buildRequests(ctx: Ctx, mode: CoordinationMode): Promise<{ reques
     addRepo(ownerOf(ctx.cwd));
     for (const p of written.paths) addPath(p);
   } else if (event === "session_start") {
-    for (const root of ctx.roots) for (const repo of await sessionRepos(root)) addRepo(repo);
+    for (const root of ctx.roots) {
+      // A root of a multi-root workspace that is gone or unreadable is skipped, with a line in hook.log: the
+      // other roots are still briefed.
+      let found: Repo[];
+      try {
+        found = await sessionRepos(root);
+      } catch (error) {
+        logFailOpen(ctx.configDir, { time: new Date(), tool: ctx.input.tool, event: ctx.nativeEvent, reason: `workspace root ${root} skipped: ${error instanceof Error ? error.message : String(error)}` });
+        continue;
+      }
+      for (const repo of found) addRepo(repo);
+    }
   } else {
     for (const root of ctx.roots) addRepo(ownerOf(root));
     if (byRepo.size === 0) for (const root of Object.keys(ctx.state.touched)) addRepo(ownerOf(root));

@@ -137,7 +137,13 @@ describe("comity doctor", () => {
     const outside = await runBuiltCliAsync(["doctor", "--json", "."], { cwd: path.join(root, "vendor/local"), env: env() });
     const rep = JSON.parse(outside.stdout) as Report;
     expect(check(rep, "repo:.")).toMatchObject({ status: "warn", detail: expect.stringContaining("no remote") });
-    expect(check(rep, "hook_log")).toMatchObject({ status: "warn", detail: expect.stringContaining("2 fail-open in the last 24 hours (2x no answer within N ms)") });
+    expect(check(rep, "hook_log")).toMatchObject({ status: "warn", detail: expect.stringContaining("2 fail-open in the last 24 hours (2x no answer within 1500 ms); last: ") });
+    // Every line is counted, each reason shown as written: the parts add up to the total.
+    const more = ["HTTP 502", "HTTP 503", "stdin is not a JSON object", "empty stdin", "unknown --tool 'x'", "not in a git repo", "no repo with a remote"];
+    fs.appendFileSync(path.join(cfg, "hook.log"), more.map((r) => `${now}\tfail-open\tclaude_code\tStop\t${r}\n`).join(""));
+    const many = check(JSON.parse((await runBuiltCliAsync(["doctor", "--json", "."], { cwd: path.join(root, "vendor/local"), env: env() })).stdout) as Report, "hook_log")?.detail ?? "";
+    expect(many).toMatch(/^9 fail-open in the last 24 hours \(2x HTTP 503; 2x no answer within 1500 ms; 1x empty stdin; 1x no repo with a remote; 3x for 3 other reasons\); last: /);
+    expect(many).not.toMatch(/\bN\b/);
     expect(outside.status).toBe(0); // warnings alone need no fixing
     // A config folder that cannot be created (under a file: even root cannot).
     const ro = await json({ COMITY_CONFIG_DIR: path.join(cfg, "hook.log", "sub") });
