@@ -84,6 +84,16 @@ function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
     return { id: `hooks.${host}`, status: "fail", title, detail: `update available: ${file} holds hooks of another Comity version (run comity init${user ? " --user" : ""})` };
   }
   const dirs = [root, home].map((d) => path.dirname(hostConfigFile(host, { root: d, home: d })));
+  // Hooks in a parent folder (a folder of repos `comity init` was run in): the host does not load them here.
+  for (let up = path.dirname(root); up !== path.dirname(up) && up !== home; up = path.dirname(up)) {
+    const file = hostConfigFile(host, { root: up, home });
+    try {
+      if (comityCommandIn(JSON.parse(fs.readFileSync(file, "utf8"))) === null) continue;
+    } catch {
+      continue;
+    }
+    return { id: `hooks.${host}`, status: "fail", title, detail: `not installed: Comity's hooks are in ${file}, which ${host} does not load for ${root} (it reads the folder it is opened in, and ~): run comity init in ${root}, or comity init --user` };
+  }
   // A settings file without Comity's hooks lies in one of these folders, so they tell whether the host is here.
   return notInstalled(host, dirs.some((d) => fs.existsSync(d)), "comity init");
 }

@@ -65,7 +65,7 @@ describe("comity init: Claude Code and Codex", () => {
     fs.writeFileSync(file, JSON.stringify(mine, null, 4));
     const r = init(root, "--tool", "claude_code");
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/backup in \.claude\/settings\.json\.comity-\d{8}T\d{6}Z\.bak/);
+    expect(r.stdout).toMatch(/backup in \/\S+\/\.claude\/settings\.json\.comity-\d{8}T\d{6}Z\.bak/);
     const backups = fs.readdirSync(path.dirname(file)).filter((n) => n.endsWith(".bak"));
     expect(backups).toHaveLength(1);
     expect(fs.readFileSync(path.join(path.dirname(file), backups[0] as string), "utf8")).toBe(JSON.stringify(mine, null, 4));
@@ -195,8 +195,8 @@ describe("comity init: Claude Code and Codex", () => {
     const root = initRepo(sb, "proj");
     const r = init(root, "--tool", "claude_code", "--tool", "codex", "--dry-run");
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain("+++ .claude/settings.json");
-    expect(r.stdout).toContain("+++ .codex/hooks.json");
+    expect(r.stdout).toMatch(/\+\+\+ \/\S+\/\.claude\/settings\.json/);
+    expect(r.stdout).toMatch(/\+\+\+ \/\S+\/\.codex\/hooks\.json/);
     expect(r.stdout).toContain('+        "matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash|ExitPlanMode"');
     expect(fs.existsSync(path.join(root, ".claude"))).toBe(false);
     expect(fs.existsSync(path.join(root, ".codex"))).toBe(false);
@@ -208,7 +208,7 @@ describe("comity init: Claude Code and Codex", () => {
     fs.mkdirSync(path.join(home, ".codex"));
     const r = init(root, "--user");
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain("~/.codex/hooks.json: hooks written");
+    expect(r.stdout).toContain(`${path.join(home, ".codex/hooks.json")}: hooks written`);
     expect(r.stdout).toContain("not on PATH"); // no comity binary in this PATH
     expect(readJson(path.join(home, ".codex/hooks.json")).hooks["PreToolUse"]?.[0]?.matcher).toBe(CODEX_MATCHER);
     expect(fs.existsSync(path.join(home, ".claude"))).toBe(false);
@@ -259,5 +259,31 @@ describe("mergeHooks (pure)", () => {
   it("recognises Comity's hook commands and nothing else", () => {
     for (const c of ["comity hook --tool codex --event Stop", "npx comity hook", "/opt/bin/comity hook --x", '"C:\\bin\\comity.cmd" hook --tool codex']) expect(isComityHookCommand(c)).toBe(true);
     for (const c of ["./comity-hook.sh", "echo comity", "comity analyze", "mycomity hook", 3, null]) expect(isComityHookCommand(c)).toBe(false);
+  });
+});
+
+describe("comity init in a folder that holds repos but is not one", () => {
+  it("asks where (each repo, the user, or this folder), writes there with full paths, and doctor in a repo says where hooks were found that its host does not load", () => {
+    const work = path.join(sb.dir, "work");
+    const a = initRepo(sb, "work/a");
+    const b = initRepo(sb, "work/b");
+    fakeBinary("comity");
+    const asked = init(work, "--tool", "claude_code");
+    expect(asked.status).toBe(2);
+    expect(asked.stderr).toContain(`comity init: ${work} is not a git repo; it holds 2 (a, b)`);
+    expect(asked.stderr).toContain("comity init --each");
+    expect(fs.existsSync(path.join(work, ".claude"))).toBe(false);
+
+    const here = init(work, "--tool", "claude_code", "--here");
+    expect(here.stdout).toBe(`${path.join(work, ".claude/settings.json")}: hooks written (new file)\n`);
+    const doctor = JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: a, env: env() }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> };
+    expect(doctor.checks.find((c) => c.id === "hooks.claude_code")).toMatchObject({ status: "fail", detail: expect.stringContaining(`Comity's hooks are in ${path.join(work, ".claude/settings.json")}, which claude_code does not load for ${a}`) });
+
+    const each = init(work, "--tool", "claude_code", "--each");
+    expect(each.status).toBe(0);
+    expect(each.stdout.trim().split("\n")).toEqual([`${path.join(a, ".claude/settings.json")}: hooks written (new file)`, `${path.join(b, ".claude/settings.json")}: hooks written (new file)`]);
+    const after = JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: path.join(b), env: env() }).stdout) as { checks: Array<{ id: string; status: string }> };
+    expect(after.checks.find((c) => c.id === "hooks.claude_code")?.status).toBe("ok");
+    expect(init(work, "--user", "--each").status).toBe(2);
   });
 });

@@ -7,14 +7,20 @@ import { planInit } from "../../init/plan-init.js";
 import { findOwningRepo } from "../../workspace/discover-repos.js";
 import type { CliIo } from "../io.js";
 
-export const INIT_USAGE = `usage: comity init [--tool T ...] [--dry-run] [--user] [--command CMD] [DIR]
+export const INIT_USAGE = `usage: comity init [--tool T ...] [--dry-run] [--user | --each | --here] [--command CMD] [DIR]
 
 Writes Comity's hooks into each host's hook config, merged with the hooks
-already there: the project's .claude/settings.json, .codex/hooks.json and
-.cursor/hooks.json (the project is the git repo holding DIR, default the
-current folder), or with --user the same files under ~. Without --tool, the
-hosts found (config folders, binaries on PATH). A changed file is backed up
-beside itself; a second run changes nothing. --dry-run prints the diff.
+already there: the project's .claude/settings.json, .codex/hooks.json,
+.cursor/hooks.json, .github/hooks/comity.json (the project is the git repo
+holding DIR, default the current folder). A host loads a project's hooks
+from the folder it was opened in, and the user's from ~; so in a folder that
+holds repos but is not one, say which:
+  --each   write each repo's own config (for agents opened in a repo)
+  --user   write the user-level files under ~ (every project of this user)
+  --here   write this folder's (for agents opened in this folder itself)
+Without --tool, the hosts found (config folders, binaries on PATH). Prints
+the full path of every file; a changed file is backed up beside itself; a
+second run changes nothing. --dry-run prints the diff.
 Hosts in this version: ${INIT_HOSTS.join(", ")}.
 `;
 
@@ -27,6 +33,8 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
       tool: { type: "string", multiple: true },
       "dry-run": { type: "boolean", default: false },
       user: { type: "boolean", default: false },
+      each: { type: "boolean", default: false },
+      here: { type: "boolean", default: false },
       command: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -45,35 +53,62 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
     io.stderr.write(`comity init: one folder at most\n${INIT_USAGE}`);
     return 2;
   }
+  if ([values.user, values.each, values.here].filter(Boolean).length > 1) {
+    io.stderr.write(`comity init: --user, --each and --here are three different places: choose one\n${INIT_USAGE}`);
+    return 2;
+  }
   const dir = path.resolve(io.cwd, positionals[0] ?? ".");
-  const root = findOwningRepo(dir)?.root ?? dir;
   const home = io.env["HOME"] ?? os.homedir();
-  const plan = planInit({
-    root,
-    home,
-    user: values.user,
-    pathEnv: io.env["PATH"] ?? "",
-    ...(tools === undefined ? {} : { tools: tools as InitHost[] }),
-    ...(values.command === undefined ? {} : { command: values.command }),
-  });
-  for (const d of plan.diagnostics) io.stderr.write(`comity init: ${d.message}\n`);
-  if (plan.hosts.length === 0) {
+  const owner = findOwningRepo(dir);
+  let roots = [owner?.root ?? dir];
+  if (owner === null && !values.user && !values.here) {
+    const { discoverRepos } = await import("../../workspace/discover-repos.js");
+    const repos = discoverRepos(dir, { maxDepth: 4, walkUp: false }).repos.filter((r) => r.gitDir !== null && r.kind !== "submodule").map((r) => r.root).sort();
+    if (repos.length > 0 && !values.each) {
+      const names = repos.slice(0, 5).map((r) => path.relative(dir, r)).join(", ") + (repos.length > 5 ? ` and ${repos.length - 5} more` : "");
+      io.stderr.write(
+        `comity init: ${dir} is not a git repo; it holds ${repos.length} (${names}). A host loads a project's hooks from the folder it is opened in, and yours from ~. Choose:\n` +
+          `  comity init --each   each repo's own config (agents opened in a repo)\n` +
+          `  comity init --user   the user-level files under ~ (every project)\n` +
+          `  comity init --here   this folder's (agents opened in this folder itself)\n`,
+      );
+      return 2;
+    }
+    if (values.each) roots = repos.length > 0 ? repos : [dir];
+  }
+  let status = 0;
+  let wrote = false;
+  for (const root of values.user ? [dir] : roots) {
+    const plan = planInit({
+      root,
+      home,
+      user: values.user,
+      pathEnv: io.env["PATH"] ?? "",
+      ...(tools === undefined ? {} : { tools: tools as InitHost[] }),
+      ...(values.command === undefined ? {} : { command: values.command }),
+    });
+    for (const d of plan.diagnostics) io.stderr.write(`comity init: ${d.message}\n`);
+    if (plan.diagnostics.length > 0) status = 1;
+    if (plan.hosts.length === 0) continue;
+    wrote = true;
+    // Full paths: which file each host will load is the whole point.
+    if (values["dry-run"]) {
+      const { createTwoFilesPatch } = await import("diff");
+      for (const f of plan.files) {
+        if (!f.changed) io.stdout.write(`${f.file}: up to date\n`);
+        else io.stdout.write(createTwoFilesPatch(f.file, f.file, f.before ?? "", f.after, f.before === null ? "(new file)" : "", "(with Comity's hooks)"));
+      }
+    } else {
+      for (const a of applyInit(plan)) {
+        if (!a.written) io.stdout.write(`${a.file}: up to date\n`);
+        else io.stdout.write(`${a.file}: hooks written${a.backup === null ? " (new file)" : `, backup in ${a.backup}`}\n`);
+      }
+    }
+    for (const n of plan.notes) io.stdout.write(`note: ${n}\n`);
+  }
+  if (!wrote) {
     io.stderr.write(`comity init: no host found (no .claude/, .codex/ or .cursor/ here or in your home, no claude, codex or cursor on PATH); pass --tool ${INIT_HOSTS.join(" or --tool ")}\n`);
     return 1;
   }
-  const shown = (f: string) => (values.user ? f.replace(home, "~") : path.relative(io.cwd, f) || f);
-  if (values["dry-run"]) {
-    const { createTwoFilesPatch } = await import("diff");
-    for (const f of plan.files) {
-      if (!f.changed) io.stdout.write(`${shown(f.file)}: up to date\n`);
-      else io.stdout.write(createTwoFilesPatch(shown(f.file), shown(f.file), f.before ?? "", f.after, f.before === null ? "(new file)" : "", "(with Comity's hooks)"));
-    }
-  } else {
-    for (const a of applyInit(plan)) {
-      if (!a.written) io.stdout.write(`${shown(a.file)}: up to date\n`);
-      else io.stdout.write(`${shown(a.file)}: hooks written${a.backup === null ? " (new file)" : `, backup in ${shown(a.backup)}`}\n`);
-    }
-  }
-  for (const n of plan.notes) io.stdout.write(`note: ${n}\n`);
-  return plan.diagnostics.length > 0 ? 1 : 0;
+  return status;
 }
