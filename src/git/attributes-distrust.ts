@@ -27,3 +27,38 @@ export function attributesDistrust(files: ReadonlyArray<{ readonly name: string;
   }
   return null;
 }
+
+/** Attributes under which git status cannot be trusted for what a command changed, and the files they cover. */
+export interface DistrustedAttributes {
+  /** The first reason, for people (`a clean/smudge filter (filter=lfs) in .gitattributes`). */
+  readonly reason: string;
+  /** One attribute pathspec per distrusted attribute (`:(attr:filter=lfs)`), for `git ls-files`. */
+  readonly pathspecs: readonly string[];
+}
+
+/**
+ * Every attribute {@link attributesDistrust} distrusts in these files, as pathspecs that name the paths carrying
+ * it (`:(attr:filter=lfs)`, `:(attr:working-tree-encoding=UTF-16)`, `:(attr:ident)`): git status is trusted for
+ * every other path, and those are looked at one by one. Null when nothing is distrusted; `"walk"` when a value
+ * cannot be said as a pathspec. Pure.
+ */
+export function distrustedAttributes(files: ReadonlyArray<{ readonly name: string; readonly text: string }>): DistrustedAttributes | "walk" | null {
+  const reason = attributesDistrust(files);
+  if (reason === null) return null;
+  const specs = new Set<string>();
+  for (const { text } of files) {
+    for (const raw of text.split(/\r?\n/)) {
+      const line = raw.trim();
+      if (line === "" || line.startsWith("#")) continue;
+      const attrs = line.startsWith('"') ? line.replace(/^"(?:[^"\\]|\\.)*"/, "").trim().split(/\s+/) : line.split(/\s+/).slice(1);
+      for (const a of attrs) {
+        const valued = /^(filter|working-tree-encoding)=(.+)$/.exec(a);
+        if (valued !== null) {
+          if (!/^[A-Za-z0-9._-]+$/.test(valued[2] ?? "")) return "walk";
+          specs.add(`:(attr:${valued[1]}=${valued[2]})`);
+        } else if (a === "ident") specs.add(":(attr:ident)");
+      }
+    }
+  }
+  return { reason, pathspecs: [...specs].sort() };
+}

@@ -7,7 +7,7 @@ import { configBool, configValue } from "../git/parse-git-config.js";
 import type { Repo } from "../workspace/repo.js";
 import type { WorktreeFs } from "./content-hasher.js";
 import { parseStatusV2, runGitStatus, runGitStatusAsync, type ParsedStatus, type StatusRecord } from "./git-status.js";
-import { attributesDistrust } from "../git/attributes-distrust.js";
+import { attributesDistrust, distrustedAttributes, type DistrustedAttributes } from "../git/attributes-distrust.js";
 import { privateStatusIndex, rememberedIndexFacts, rememberIndexFacts, STATUS_INDEX_MIN_ENTRIES, type StatusIndexOptions } from "./status-index.js";
 
 /** One `git status` of a work tree, with the index it was relative to. */
@@ -19,14 +19,21 @@ export interface GitStatusView {
   readonly records: readonly StatusRecord[];
   /** Listed paths that are not valid UTF-8. */
   readonly nonUtf8: readonly string[];
+  /**
+   * Attributes (a clean/smudge filter, a working-tree encoding, `ident`) under which git status is git's view of
+   * content but may not show what a command wrote: a snapshot looks at the paths carrying them itself. Null when
+   * there are none.
+   */
+  readonly distrusted: DistrustedAttributes | null;
 }
 
 /**
  * Runs `git status` for a work tree where its view is complete, or says why
  * the caller must walk instead (`{ walk: reason }`): `core.fileMode`, `core.symlinks` or
  * `core.trustCtime` off, `core.checkStat=minimal`, `core.ignoreStat`, a clean/smudge filter, a
- * working-tree encoding or `ident` in the attributes (tracked or untracked `.gitattributes`,
- * `info/attributes`, `core.attributesFile`: see `attributesDistrust`), assume-unchanged or
+ * working-tree encoding or `ident` in an untracked `.gitattributes` (in a tracked one,
+ * `info/attributes` or `core.attributesFile`, the view says which attributes git's view may
+ * hide a write under: `distrusted`, see `distrustedAttributes`), assume-unchanged or
  * skip-worktree entries, a split or sparse index, SHA-256 objects, no git to
  * run, output it cannot read, or an index rewritten while git ran. Text and
  * line-ending attributes and `core.autocrlf` do not make it walk: git's view
@@ -82,6 +89,7 @@ interface StatusPlan {
   readonly indexFile: string;
   readonly facts: IndexFacts;
   readonly privateIndex: string | null;
+  readonly distrusted: DistrustedAttributes | null;
 }
 
 function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusIndex: StatusIndexOptions | null, withIndex: boolean): StatusPlan | { readonly walk: string } {
@@ -136,8 +144,8 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
     ...outside.map((o) => ({ name: o.name, text: readText(fs, o.file) })),
     ...facts.attributes.map((a) => ({ name: a, text: readText(fs, path.join(repo.root, a)) })),
   ].filter((f): f is { name: string; text: string } => f.text !== null);
-  const distrust = attributesDistrust(attributeFiles);
-  if (distrust !== null) return { walk: distrust };
+  const distrusted = distrustedAttributes(attributeFiles);
+  if (distrusted === "walk") return { walk: attributesDistrust(attributeFiles) ?? "attributes" };
   const large = statusIndex !== null && facts.files >= (statusIndex.minEntries ?? STATUS_INDEX_MIN_ENTRIES);
   // Remembered for the next view without bytes: the trailer read above, else that of the bytes in hand.
   const identity = trailer !== "" ? trailer : indexTrailer(index);
@@ -150,7 +158,7 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
     return now;
   };
   const privateIndex = large ? privateStatusIndex(statusIndex, repo.gitDir, remembered === null ? index : readNow, checksum) : null;
-  return { root: repo.root, fs, stamp, before, index, indexFile, facts, privateIndex };
+  return { root: repo.root, fs, stamp, before, index, indexFile, facts, privateIndex, distrusted };
 }
 
 function finishView(plan: StatusPlan, status: Listed | null): GitStatusView | { readonly walk: string } {
@@ -161,7 +169,7 @@ function finishView(plan: StatusPlan, status: Listed | null): GitStatusView | { 
   const untrackedAttributes = status.records.filter((r) => r.kind === "untracked" && (r.path === ".gitattributes" || r.path.endsWith("/.gitattributes"))).map((r) => r.path);
   const distrust = attributesDistrust(untrackedAttributes.map((a) => ({ name: `${a} (untracked)`, text: readText(plan.fs, path.join(plan.root, a)) ?? "" })));
   if (distrust !== null) return { walk: distrust };
-  return { facts: plan.facts, index: plan.index, indexFile: plan.indexFile, records: status.records, nonUtf8: status.nonUtf8 };
+  return { facts: plan.facts, index: plan.index, indexFile: plan.indexFile, records: status.records, nonUtf8: status.nonUtf8, distrusted: plan.distrusted };
 }
 
 type Listed = ParsedStatus & { readonly complete: boolean };

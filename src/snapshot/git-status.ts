@@ -138,11 +138,34 @@ export function runGitStatusAsync(root: string, where: GitConfigEnv, run: GitSta
   });
 }
 
-function gitStatusCommand(where: GitConfigEnv, run: GitStatusRun): { args: string[]; env: Record<string, string> } {
+/**
+ * The tracked paths that carry one of these attributes (`:(attr:filter=lfs)` pathspecs), with their index mode
+ * and blob id, from `git ls-files -s`: git evaluates the attributes (every file that sets them, macros included).
+ * Stage 0 only. Null when git cannot be run or fails.
+ */
+export function listAttributed(root: string, where: GitConfigEnv, pathspecs: readonly string[]): Array<{ path: string; mode: number; oid: string }> | null {
+  const env = gitEnv(where);
+  env["GIT_OPTIONAL_LOCKS"] = "0";
+  const r = spawnSync("git", ["--no-optional-locks", "-c", "core.quotePath=false", "ls-files", "-s", "-z", "--", ...pathspecs], { cwd: root, env, maxBuffer: 1024 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] });
+  if (r.status !== 0 || r.stdout === null) return null;
+  const out: Array<{ path: string; mode: number; oid: string }> = [];
+  for (const rec of r.stdout.toString("utf8").split("\0")) {
+    const m = /^([0-7]+) ([0-9a-f]{40,64}) (\d)\t(.+)$/s.exec(rec);
+    if (m !== null && m[3] === "0") out.push({ path: m[4] as string, mode: parseInt(m[1] as string, 8), oid: m[2] as string });
+  }
+  return out;
+}
+
+function gitEnv(where: GitConfigEnv): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(where.env)) if (v !== undefined && !REPO_SELECTING.has(k)) env[k] = v;
   env["HOME"] = where.homeDir;
   env["PATH"] ??= process.env["PATH"] ?? "/usr/bin:/bin";
+  return env;
+}
+
+function gitStatusCommand(where: GitConfigEnv, run: GitStatusRun): { args: string[]; env: Record<string, string> } {
+  const env = gitEnv(where);
   const writesCopy = run.privateIndex !== undefined && run.expand === undefined;
   if (run.privateIndex !== undefined) env["GIT_INDEX_FILE"] = run.privateIndex;
   if (!writesCopy) env["GIT_OPTIONAL_LOCKS"] = "0";

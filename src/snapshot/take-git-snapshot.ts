@@ -4,6 +4,7 @@ import type { GitConfigEnv } from "../git/load-git-config.js";
 import type { Repo } from "../workspace/repo.js";
 import { gitBlobId, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { readGitStatusView } from "./git-status-view.js";
+import { listAttributed, type StatusRecord } from "./git-status.js";
 import type { StatusIndexOptions } from "./status-index.js";
 import type { IndexedPath, Snapshot, SnapshotEntry } from "./snapshot.js";
 import { entryAt, vouchedBlobId } from "./stat-cache.js";
@@ -41,7 +42,18 @@ export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): SnapshotRe
   const nested: string[] = [];
   const counts = { hashed: 0, fromPrevious: 0, fromIndex: 0 };
   const prev = ctx.previous?.root === repo.root ? ctx.previous.entries : [];
-  for (const r of view.records) {
+  // Paths under a clean/smudge filter, a working-tree encoding or `ident`: git status compares them through a
+  // program or a conversion, so a write it would not show is possible there. Each is looked at here, as a listed
+  // path, whatever git says (its stat vouching for the previous snapshot's hash, as for any listed file).
+  let records: readonly StatusRecord[] = view.records;
+  if (view.distrusted !== null) {
+    const attributed = listAttributed(repo.root, ctx.configEnv, view.distrusted.pathspecs);
+    if (attributed === null) return { walk: `${view.distrusted.reason}, and git ls-files could not list the paths it covers` };
+    const listed = new Set(view.records.map((r) => r.path));
+    records = [...view.records, ...attributed.filter((a) => !listed.has(a.path)).map((a): StatusRecord => ({ kind: "changed", path: a.path, worktree: "M", indexMode: a.mode, indexOid: a.oid, headMode: 0, headOid: "" }))];
+    diagnostics.push(diagnostic("snapshot_attributed_paths", "info", null, `asked git status, and looked at the ${attributed.length} path(s) under ${view.distrusted.reason.replace(/ in .*$/, "")} itself (git's view of them may hide a write)`));
+  }
+  for (const r of records) {
     if (bad.has(r.path)) continue;
     if (r.kind === "untracked" && r.path.endsWith("/")) {
       // git shows a nested repo as an untracked folder and does not enter it.
