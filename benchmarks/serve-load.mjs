@@ -3,7 +3,9 @@
 // each, all at once, one connection per request (as hook processes do), over loopback. Runs the built CLI with a
 // fresh SQLite database (or `--db postgres://…`). Anchor, in the same run and the same pattern: GET /v1/health of the
 // same server (HTTP and connection cost, no storage). Bounded: a fixed number of runs, then it stops.
-//   node benchmarks/serve-load.mjs [--runs 5] [--sessions 50] [--events 20] [--profile burst|paced] [--db URL]
+//   node benchmarks/serve-load.mjs [--runs 5] [--sessions 50] [--events 20] [--profile burst|paced] [--db URL] [--dashboards N]
+// (`--dashboards 50`: 50 people signed in to the dashboard, each with its live event stream open, during the load;
+// every stream must receive updates.)
 // (`--profile burst --events 200`: a sustained burst, long enough to cross the server's WAL restart threshold.)
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -16,7 +18,7 @@ import { planLoad, quantile, runLoad, startServe } from "./serve-load-driver.mjs
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.js");
-const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, sessions: { type: "string", default: "50" }, events: { type: "string", default: "20" }, profile: { type: "string" }, db: { type: "string" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, sessions: { type: "string", default: "50" }, events: { type: "string", default: "20" }, profile: { type: "string" }, db: { type: "string" }, dashboards: { type: "string", default: "0" } } });
 const runs = Number(values.runs);
 const sessions = Number(values.sessions);
 const events = Number(values.events);
@@ -25,6 +27,33 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-serve-bench-"));
 const env = { ...process.env, COMITY_CONFIG_DIR: dir };
 const db = values.db ?? path.join(dir, "serve.sqlite");
 const { url, token, server } = await startServe(bin, db, env);
+
+// Open dashboards: each signs in with the team's token (its own cookie) and keeps /events open.
+const dashboards = Number(values.dashboards);
+const streams = [];
+for (let i = 0; i < dashboards; i++) {
+  const cookie = await new Promise((resolve, reject) => {
+    const body = `token=${encodeURIComponent(token)}`;
+    const req = http.request(new URL("/signin", url), { method: "POST", agent: false, headers: { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      const c = String(res.headers["set-cookie"] ?? "").split(";")[0];
+      res.statusCode === 303 && c.startsWith("comity_dashboard=") ? resolve(c) : reject(new Error(`sign-in: HTTP ${res.statusCode}`));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+  const stream = { changes: 0, req: null };
+  await new Promise((resolve, reject) => {
+    stream.req = http.get(new URL("/events", url), { agent: false, headers: { cookie } }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`events: HTTP ${res.statusCode}`));
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => (stream.changes += (chunk.match(/event: change/g) ?? []).length));
+      resolve();
+    });
+    stream.req.on("error", () => undefined);
+  });
+  streams.push(stream);
+}
 
 function health() {
   const started = process.hrtime.bigint();
@@ -73,6 +102,9 @@ for (let run = 0; run < runs; run++) {
     rows.push([`${profile}, run ${run + 1}`, r.latencies.length, `${wall} ms`, quantile(r.latencies, 0.5).toFixed(1), quantile(r.latencies, 0.99).toFixed(1), quantile(r.serverLatencies, 0.99).toFixed(1), quantile(anchor, 0.5).toFixed(1), quantile(anchor, 0.99).toFixed(1)]);
   }
 }
+const quiet = streams.filter((st) => st.changes === 0).length;
+for (const st of streams) st.req.destroy();
+if (quiet > 0) throw new Error(`${quiet} of ${dashboards} open dashboards received no update during the load`);
 server.kill("SIGTERM");
 fs.rmSync(dir, { recursive: true, force: true });
 
@@ -83,9 +115,9 @@ for (const [profile] of PROFILES) {
   // The figure: the median over runs of each run's p99 (one run's p99 is its 12th slowest answer).
   const p99 = median(perRunP99.get(profile).map((x) => x.evaluate));
   const anchorP99 = median(perRunP99.get(profile).map((x) => x.health));
-  verdicts.push([`evaluate p99 < 50 ms, ${profile} (median of ${runs} runs)`, `${p99.toFixed(1)} ms`, `${(p99 / anchorP99).toFixed(1)}x health p99`, p99 < 50 ? "met" : "NOT met"]);
+  verdicts.push([`evaluate p99 < 50 ms, ${profile}${dashboards > 0 ? `, ${dashboards} dashboards open` : ""} (median of ${runs} runs)`, `${p99.toFixed(1)} ms`, `${(p99 / anchorP99).toFixed(1)}x health p99`, p99 < 50 ? "met" : "NOT met"]);
 }
-console.log(`machine: ${machine()}; storage: ${values.db ? "postgres" : "sqlite"}; ${sessions} sessions x ${events} events (+1 replay in 5), concurrent\n`);
+console.log(`machine: ${machine()}; storage: ${values.db ? "postgres" : "sqlite"}; ${sessions} sessions x ${events} events (+1 replay in 5), concurrent${dashboards > 0 ? `; ${dashboards} dashboards signed in with their event streams open, each updated during the load (fewest updates one got: ${Math.min(...streams.map((st) => st.changes))})` : ""}\n`);
 console.log(table(["", "requests", "wall", "evaluate p50 ms", "evaluate p99 ms", "server-side p99 ms", "health p50 ms", "health p99 ms"], rows));
 console.log("");
 console.log(table(["target", "figure", "anchor ratio", "verdict"], verdicts));

@@ -125,6 +125,14 @@ export async function evaluateEvent(sql: Sql, team: TeamRef, request: EvaluateRe
     index_version: Number(version?.v ?? 0),
   };
   await sql.run("INSERT INTO dedupe (team_id, key, response, created_at) VALUES (?, ?, ?, ?)", [team.id, request.dedupe_key, JSON.stringify(answer), now]);
+  // The session's history, for people (the dashboard): what happened, and what it was told.
+  await sql.run("INSERT INTO session_events (team_id, session_id, at, event, decision, refs, paths) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+    team.id, c.session.id, now, request.event, answer.decision, JSON.stringify(answer.conflicts.map((x) => x.ref)), JSON.stringify((request.paths ?? []).slice(0, 20)),
+  ]);
+  if (request.event === "session_start") {
+    const rootPackage = (request.repo.packages ?? []).find((p) => p.path === ".") ?? (request.repo.packages ?? [])[0];
+    if (rootPackage !== undefined) await sql.run("UPDATE repos SET label = ? WHERE id = ? AND (label IS NULL OR label <> ?)", [rootPackage.name.slice(0, 200), c.repoId, rootPackage.name.slice(0, 200)]);
+  }
   return answer;
 }
 

@@ -4,7 +4,8 @@ import type { Database } from "../store/database.js";
 import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys } from "../coordination/evaluate-event.js";
 import { listConflicts, listSessions } from "../coordination/list-sessions.js";
 import { loadRequestValidator, overLimits } from "../coordination/wire.js";
-import { teamForToken, touchToken, type Team } from "./teams.js";
+import { setTeamPolicyById, teamForToken, touchToken, type Team } from "./teams.js";
+import { createDashboard } from "../dashboard/create-dashboard.js";
 
 /**
  * Failed authentications allowed per client address in {@link FAILED_AUTH_WINDOW_MS}; past that, the address gets
@@ -36,6 +37,8 @@ export interface ServerOptions {
   readonly maxBodyBytes?: number;
   /** Overrides of {@link SERVER_LIMITS} (tests). */
   readonly limits?: Partial<{ -readonly [K in keyof typeof SERVER_LIMITS]: number }>;
+  /** Mark the dashboard's cookie Secure (the server is reached over TLS, through a proxy). */
+  readonly secureCookies?: boolean;
 }
 
 /**
@@ -49,6 +52,18 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const db = options.database;
+  // The dashboard (every path but /v1/): pages for people, signed in with a team token.
+  const dashboard = createDashboard({
+    read: (fn) => db.read(fn),
+    teamForToken: async (token) => {
+      const t = await db.read((sql) => teamForToken(sql, token));
+      return t === undefined ? undefined : { id: t.id, name: t.name, readOnly: t.readOnly };
+    },
+    setPolicy: (teamId, policy) => setTeamPolicyById(db, teamId, policy),
+    leaseMs,
+    now,
+    ...(options.secureCookies === undefined ? {} : { secureCookies: options.secureCookies }),
+  });
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const arrived = process.hrtime.bigint();
@@ -60,6 +75,7 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       req.resume();
       return send(400, { error: "bad_request_target", message: "the request target is not a path" }, true);
     }
+    if (!url.pathname.startsWith("/v1/") && (await dashboard.handle(req, res, url))) return;
     const route = `${req.method ?? "GET"} ${url.pathname.replace(/\/+$/, "")}`;
     if (route === "GET /v1/health") return send(200, { status: "ok", storage: db.dialect, version: CLI_VERSION });
     if (route !== "POST /v1/hooks/evaluate" && route !== "GET /v1/sessions") {
@@ -83,6 +99,10 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       const answer = await db.read(async (sql) => ({ sessions: await listSessions(sql, team, filter), conflicts: await listConflicts(sql, team, filter) }));
       return send(200, answer);
     }
+    if (team.readOnly) {
+      req.resume();
+      return send(403, { error: "read_only_token", message: "this token is read-only (the dashboard's): hooks need a token from 'comity serve token create' without --read-only" }, true);
+    }
     const body = await readBody(req, maxBody);
     if (body === "too_large") return send(413, { error: "payload_too_large", message: `bodies are limited to ${maxBody} bytes` }, true);
     let json: unknown;
@@ -96,6 +116,7 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     const over = overLimits(checked.request);
     if (over !== null) return send(413, { error: "too_much_work", message: `${over}: split the request` });
     const answer = await oneAtATime(team.id, () => db.transaction(evaluateLockKeys(team, checked.request), (sql) => evaluateEvent(sql, team, checked.request, { now: now(), leaseMs })));
+    dashboard.notify(team.id);
     return send(200, answer);
   };
 
@@ -124,7 +145,7 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     else failures.set(address, recent);
     return recent.length >= FAILED_AUTH_LIMIT ? Math.ceil(((recent[0] as number) + FAILED_AUTH_WINDOW_MS - t) / 1000) : 0;
   };
-  const authenticate = async (req: http.IncomingMessage): Promise<Team | { retryAfter: number } | undefined> => {
+  const authenticate = async (req: http.IncomingMessage): Promise<(Team & { readonly readOnly: boolean; readonly tokenLastUsed: number | null }) | { retryAfter: number } | undefined> => {
     const t = Date.now();
     const address = req.socket.remoteAddress ?? "?";
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
@@ -157,6 +178,12 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
   // header and request timeouts are given to createServer above, with how often they are checked.
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
+  // Open event streams end when the server closes, so that close() does not wait on them.
+  const close = server.close.bind(server);
+  server.close = ((callback?: (error?: Error) => void) => {
+    dashboard.close();
+    return close(callback);
+  }) as typeof server.close;
   return server;
 }
 

@@ -17,7 +17,7 @@ export function hashToken(token: string): string {
 }
 
 /** A new token for the team (created when it does not exist yet), with an optional name. The only time the token is visible. */
-export async function createToken(db: Database, teamName: string, now: () => number = Date.now, tokenName: string | null = null): Promise<{ team: Team; token: string; id: string }> {
+export async function createToken(db: Database, teamName: string, now: () => number = Date.now, tokenName: string | null = null, readOnly = false): Promise<{ team: Team; token: string; id: string }> {
   const name = teamName.trim();
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) throw new ComityError("INVALID_ARGUMENT", `team name '${teamName}': use 1 to 64 letters, digits, '.', '_' or '-'`);
   if (tokenName !== null && !/^[^\u0000-\u001f]{1,64}$/.test(tokenName)) throw new ComityError("INVALID_ARGUMENT", `token name '${tokenName}': 1 to 64 characters, no control characters`);
@@ -27,7 +27,7 @@ export async function createToken(db: Database, teamName: string, now: () => num
     await sql.run("INSERT INTO teams (id, name, policy, created_at) VALUES (?, ?, 'first_contact', ?) ON CONFLICT (name) DO NOTHING", [randomUUID(), name, now()]);
     const t = await teamByName(sql, name);
     if (t === undefined) throw new ComityError("INTERNAL", `team ${name} vanished`);
-    await sql.run("INSERT INTO tokens (hash, team_id, created_at, id, name) VALUES (?, ?, ?, ?, ?)", [hashToken(token), t.id, now(), id, tokenName]);
+    await sql.run("INSERT INTO tokens (hash, team_id, created_at, id, name, read_only) VALUES (?, ?, ?, ?, ?, ?)", [hashToken(token), t.id, now(), id, tokenName, readOnly ? 1 : 0]);
     return t;
   });
   return { team, token, id };
@@ -56,13 +56,18 @@ export async function teamPolicy(db: Database, teamName: string): Promise<Team> 
 }
 
 /** The team a bearer token belongs to (and when the token was last used), or undefined. */
-export async function teamForToken(sql: Sql, token: string): Promise<(Team & { readonly tokenLastUsed: number | null }) | undefined> {
-  const row = await first<{ id: string; name: string; policy: string; last_used_at: number | null }>(
+export async function teamForToken(sql: Sql, token: string): Promise<(Team & { readonly tokenLastUsed: number | null; readonly readOnly: boolean }) | undefined> {
+  const row = await first<{ id: string; name: string; policy: string; last_used_at: number | null; read_only: number }>(
     sql,
-    "SELECT t.id, t.name, t.policy, k.last_used_at FROM tokens k JOIN teams t ON t.id = k.team_id WHERE k.hash = ?",
+    "SELECT t.id, t.name, t.policy, k.last_used_at, k.read_only FROM tokens k JOIN teams t ON t.id = k.team_id WHERE k.hash = ?",
     [hashToken(token)],
   );
-  return row === undefined ? undefined : { ...toTeam(row), tokenLastUsed: row.last_used_at === null ? null : Number(row.last_used_at) };
+  return row === undefined ? undefined : { ...toTeam(row), tokenLastUsed: row.last_used_at === null ? null : Number(row.last_used_at), readOnly: Number(row.read_only) === 1 };
+}
+
+/** Sets a team's policy by its id (the dashboard's switch). */
+export async function setTeamPolicyById(db: Database, teamId: string, policy: TeamPolicy): Promise<void> {
+  await db.transaction(`team-id:${teamId}`, (sql) => sql.run("UPDATE teams SET policy = ? WHERE id = ?", [policy, teamId]));
 }
 
 /** Records that a token was used now (the server does it at most once a minute per token). */

@@ -201,6 +201,24 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE session_uses ADD COLUMN package TEXT;
   CREATE INDEX session_uses_by_package ON session_uses (package, name)
   `,
+  // 4: the dashboard (issue "A live dashboard"). Each applied event is kept with what the session was told (a
+  // session page shows them in order); a repo has a label people can read (its root package's name, when it has
+  // one: the server never sees its folder or remote); a token may be read-only (the dashboard's, not the hooks').
+  `
+  CREATE TABLE session_events (
+    team_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    at BIGINT NOT NULL,
+    event TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    refs TEXT NOT NULL DEFAULT '[]',
+    paths TEXT NOT NULL DEFAULT '[]'
+  );
+  CREATE INDEX session_events_by_session ON session_events (session_id, at);
+  CREATE INDEX session_events_by_age ON session_events (at);
+  ALTER TABLE repos ADD COLUMN label TEXT;
+  ALTER TABLE tokens ADD COLUMN read_only BIGINT NOT NULL DEFAULT 0
+  `,
 ];
 
 /** Applies the migrations not yet applied, each in its own transaction; returns the schema version. */

@@ -40,7 +40,8 @@ export async function pruneExpired(db: Database, now: number): Promise<number> {
     const gone = "SELECT id FROM sessions WHERE last_seen_at < ?";
     const sessionCutoff = [now - RETENTION.sessionsMs];
     n += await sql.run(`DELETE FROM intent_paths WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intent_paths.team_id AND i.number = intent_paths.intent_number AND i.session_id IN (${gone}))`, sessionCutoff);
-    for (const table of ["intents", "session_files", "session_references", "session_uses", "session_parse_errors", "notices", "symbol_changes"]) {
+    n += await sql.run("DELETE FROM session_events WHERE at < ?", [now - RETENTION.sessionsMs]);
+    for (const table of ["intents", "session_files", "session_references", "session_uses", "session_parse_errors", "session_events", "notices", "symbol_changes"]) {
       n += await sql.run(`DELETE FROM ${table} WHERE session_id IN (${gone})`, sessionCutoff);
     }
     n += await sql.run(`DELETE FROM conflicts WHERE session_id IN (${gone}) OR other_session_id IN (${gone})`, [...sessionCutoff, ...sessionCutoff]);

@@ -6,19 +6,22 @@ import { ComityError } from "../../errors/comity-error.js";
 import type { CliIo } from "../io.js";
 
 export const SERVE_USAGE = `usage: comity serve [--port N] [--host ADDR] [--db URL] [--lease-seconds S]
-       comity serve token create --team NAME [--name LABEL] [--db URL]
+       comity serve token create --team NAME [--name LABEL] [--read-only] [--db URL]
        comity serve token list --team NAME [--db URL]
        comity serve token revoke ID [--db URL]
        comity serve policy --team NAME [first_contact|advisory|block] [--db URL]
 
 Runs the coordination API the hooks talk to (POST /v1/hooks/evaluate,
-GET /v1/sessions, GET /v1/health).
+GET /v1/sessions, GET /v1/health), and the team's live dashboard at / (sign
+in with a team token; a --read-only token can look but not change the policy,
+and cannot be used by hooks).
 
   --port N           port to listen on (default 7373; 0 picks a free one)
   --host ADDR        address to listen on (default 127.0.0.1; 0.0.0.0 for a team)
   --db URL           postgres://user:pass@host/db for a team; a SQLite file path
                      otherwise (default: serve.sqlite in the config folder)
   --lease-seconds S  a session silent this long releases its files (default 600)
+  --secure-cookies   mark the dashboard's sign-in cookie Secure (behind TLS)
 
 token create  prints a new token for the team (created if new) once; it is
               stored hashed. Hooks send it as COMITY_TOKEN. --name says whose
@@ -43,6 +46,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       db: { type: "string" },
       team: { type: "string" },
       name: { type: "string" },
+      "read-only": { type: "boolean", default: false },
+      "secure-cookies": { type: "boolean", default: false },
       "lease-seconds": { type: "string", default: "600" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -85,8 +90,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
         for (const r of rows) io.stdout.write(`${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}\n`);
       } else if (sub === "token") {
         const { createToken } = await import("../../serve/teams.js");
-        const { team, token, id } = await createToken(db, values.team, Date.now, values.name ?? null);
-        io.stderr.write(`comity serve: new token ${id}${values.name === undefined ? "" : ` (${values.name})`} for team '${team.name}' (shown once; stored hashed in ${db.location}):\n`);
+        const { team, token, id } = await createToken(db, values.team, Date.now, values.name ?? null, values["read-only"]);
+        io.stderr.write(`comity serve: new ${values["read-only"] ? "read-only (dashboard) " : ""}token ${id}${values.name === undefined ? "" : ` (${values.name})`} for team '${team.name}' (shown once; stored hashed in ${db.location}):\n`);
         io.stdout.write(`${token}\n`);
       } else {
         const { setTeamPolicy, teamPolicy } = await import("../../serve/teams.js");
@@ -106,7 +111,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   if (!(lease > 0)) return usageError(io, `--lease-seconds: '${values["lease-seconds"]}' is not a positive number`);
   const db = await open();
   const { createCoordinationServer } = await import("../../serve/create-server.js");
-  const server = await createCoordinationServer({ database: db, leaseMs: Math.round(lease * 1000), log: (line) => io.stderr.write(`${line}\n`) });
+  const server = await createCoordinationServer({ database: db, leaseMs: Math.round(lease * 1000), log: (line) => io.stderr.write(`${line}\n`), secureCookies: values["secure-cookies"] });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, values.host, () => resolve());

@@ -1,0 +1,68 @@
+import { spawn } from "node:child_process";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { BIN, runBuiltCliAsync } from "../helpers/run-cli.js";
+
+// `comity status --web`: the dashboard over this machine's embedded store, signed in by a one-time link.
+
+let sb: Sandbox;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  sb = createSandbox();
+  env = { ...sb.env, COMITY_CONFIG_DIR: path.join(sb.dir, "..", "cfg") };
+});
+afterEach(() => sb.cleanup());
+
+describe("comity status --web", () => {
+  it("prints a one-time link that signs in once, shows the local sessions, and updates when a hook process writes the store", async () => {
+    const repo = initRepo(sb, "app");
+    const hook = (session: string) =>
+      runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "PreToolUse"], {
+        cwd: repo,
+        env: { ...env, COMITY_AGENT_NAME: session },
+        input: JSON.stringify({ session_id: session, cwd: repo, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: path.join(repo, "README.md") }, tool_use_id: `t-${session}` }),
+      });
+    await hook("alice");
+    const child = spawn(process.execPath, [BIN, "status", "--web"], { cwd: repo, env, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const link = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (c: Buffer) => {
+          out += c.toString();
+          const m = /Open once to sign in: (http:\/\/127\.0\.0\.1:\d+\/signin\?once=\S+)/.exec(out);
+          if (m?.[1] !== undefined) resolve(m[1]);
+        });
+        child.on("exit", (code) => reject(new Error(`exited ${code}`)));
+      });
+      const base = new URL(link).origin;
+      expect((await fetch(`${base}/`, { redirect: "manual" })).status).toBe(303);
+      const first = await fetch(link, { redirect: "manual" });
+      expect(first.status).toBe(303);
+      const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      expect(cookie).toMatch(/^comity_dashboard=/);
+      expect(first.headers.get("set-cookie")).toMatch(/HttpOnly; SameSite=Strict/);
+      // The link works once.
+      expect((await fetch(link, { redirect: "manual" })).headers.get("set-cookie")).toBeNull();
+      const page = await (await fetch(`${base}/`, { headers: { cookie } })).text();
+      expect(page).toContain("team <strong>this machine</strong>");
+      expect(page).toMatch(/1 active session/);
+      // Another hook process writes the store: the stream says so within about a second.
+      const stream = await fetch(`${base}/events`, { headers: { cookie } });
+      const reader = stream.body?.getReader();
+      await hook("bob");
+      let seen = "";
+      const deadline = Date.now() + 5000;
+      while (!seen.includes("event: change") && Date.now() < deadline) {
+        const chunk = await reader?.read();
+        if (chunk === undefined || chunk.done) break;
+        seen += new TextDecoder().decode(chunk.value);
+      }
+      expect(seen).toContain("event: change");
+      await reader?.cancel();
+      expect(await (await fetch(`${base}/?fragment=1`, { headers: { cookie } })).text()).toMatch(/2 active sessions, 1 open conflict/);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 30_000);
+});
