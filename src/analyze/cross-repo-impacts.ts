@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
 import { declaredDependencies } from "../packages/declared-dependencies.js";
-import { packageOfImport } from "../packages/package-of-import.js";
+import { normalizePythonName, packageKey, packageOfImport } from "../packages/package-of-import.js";
 import { packageExposure } from "../packages/public-names.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import { scanImports } from "../symbols/scan-imports.js";
@@ -53,7 +53,8 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[]): Promise<Cr
       const tops = [...new Set(breaking.map((s) => s.qualified_name.split(".")[0] ?? s.qualified_name))];
       const exposure = packageExposure(r.abs, c.path, tops);
       if (exposure.package === null) continue;
-      const key = exposure.package.ecosystem === "npm" ? `npm:${exposure.package.name}` : `python:${exposure.package.name.toLowerCase().replace(/[-_.]+/g, "-")}`;
+      const key = packageKey(exposure.package.ecosystem, exposure.package.name);
+      if (key === null) continue;
       for (const s of breaking) {
         const names = exposure.names.get(s.qualified_name.split(".")[0] ?? s.qualified_name) ?? [];
         if (names.length > 0) broken.push({ publisher: r, key, name: exposure.package.name, ecosystem: exposure.package.ecosystem, path: c.path, change: s, publicNames: names });
@@ -72,7 +73,8 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[]): Promise<Cr
     const relevant = wanted.filter((b) => deps.has(b.key));
     if (relevant.length === 0) continue;
     // The consumer's files that name one of these packages, then what each imports from them.
-    const needles = [...new Set(relevant.map((b) => (b.ecosystem === "npm" ? b.name : b.name.toLowerCase().replace(/[-.]+/g, "_"))))];
+    // Python code imports a distribution by its normalised name with `_` (`acme-lib` → `acme_lib`).
+    const needles = [...new Set(relevant.map((b) => (b.ecosystem === "npm" ? b.name : normalizePythonName(b.name).replace(/-/g, "_"))))];
     let files = importsOf.get(consumer.root);
     if (files === undefined) {
       files = new Map();

@@ -25,6 +25,9 @@ export function jobBytes(job: ExtractJob): Buffer {
   return readFileSync(job.abs ?? "");
 }
 
+/** Below this many files a pool is not worth its start-up. */
+export const DEFAULT_MIN_FILES_FOR_POOL = 32;
+
 export interface ExtractManyOptions {
   /** Worker threads; one per core is the caller's usual choice. 0 or 1 runs here. */
   readonly workers: number;
@@ -80,7 +83,7 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
   });
   const todo = results.flatMap((r, i) => (r === undefined ? [i] : []));
   if (todo.length === 0) return results as FileSymbols[];
-  if (options.workers <= 1 || todo.length < (options.minFilesForPool ?? 32)) {
+  if (options.workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL)) {
     const done = await local(todo.map((i) => jobs[i] as ExtractJob));
     todo.forEach((i, k) => (results[i] = done[k]));
     return results as FileSymbols[];

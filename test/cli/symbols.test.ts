@@ -43,6 +43,31 @@ describe("comity symbols", () => {
     expect(json.changes.map((c) => c.compatibility)).toEqual(["compatible", "breaking"]);
   });
 
+  it("reads many files on a worker thread per core, with the same output as on one thread, cached or not", () => {
+    const files: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      files.push(path.relative(sb.dir, sb.write(`src/m${i}.ts`, `import { x } from "./m${(i + 1) % 40}";
+export function f${i}(a: number, b = ${i}): number {
+  return a + b;
+}
+export class C${i} { m(): void {} }
+`)));
+      files.push(path.relative(sb.dir, sb.write(`py/p${i}.py`, `from .q import y
+
+def g${i}(x, *, k=${i}):
+    return x
+`)));
+    }
+    const one = runBuiltCli(["symbols", "--json", "--no-cache", "--jobs", "1", ...files], { cwd: sb.dir, env });
+    const two = runBuiltCli(["symbols", "--json", "--no-cache", "--jobs", "2", ...files], { cwd: sb.dir, env });
+    const cold = runBuiltCli(["symbols", "--json", ...files], { cwd: sb.dir, env });
+    const warm = runBuiltCli(["symbols", "--json", ...files], { cwd: sb.dir, env });
+    expect(one.status).toBe(0);
+    expect(JSON.parse(one.stdout).files).toHaveLength(80);
+    for (const r of [two, cold, warm]) expect(r.stdout).toBe(one.stdout);
+    expect(runBuiltCli(["symbols", "--jobs", "0", ...files], { cwd: sb.dir, env }).status).toBe(2);
+  });
+
   it("fails clearly on a missing file", () => {
     const r = runBuiltCli(["symbols", "nope.ts"], { cwd: sb.dir, env });
     expect(r).toMatchObject({ status: 2, stdout: "", stderr: "comity: nope.ts: no such file\n" });

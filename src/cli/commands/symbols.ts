@@ -9,13 +9,14 @@ import { createSymbolCache } from "../../symbols/symbol-cache.js";
 import type { FileSymbols, SymbolRecord } from "../../symbols/types.js";
 import type { CliIo } from "../io.js";
 
-export const SYMBOLS_USAGE = `usage: comity symbols FILE... [--json] [--no-cache]
+export const SYMBOLS_USAGE = `usage: comity symbols FILE... [--json] [--no-cache] [--jobs N]
        comity symbols --diff BEFORE AFTER [--json]
 
 Prints each file's symbols (TypeScript, TSX, JavaScript, Python), or with
 --diff, what changed from BEFORE to AFTER: added, removed, renamed, signature
 or body changed, each with its compatibility for callers, and the new
-references AFTER makes.
+references AFTER makes. Many files are read on a worker thread per core
+(--jobs N to choose; 1 reads them in this process).
 `;
 
 export async function symbolsCommand(args: readonly string[], io: CliIo): Promise<number> {
@@ -26,6 +27,7 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
       json: { type: "boolean", default: false },
       diff: { type: "boolean", default: false },
       "no-cache": { type: "boolean", default: false },
+      jobs: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -43,7 +45,7 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     io.stderr.write(missing.map((f) => `comity: ${f.given}: no such file\n`).join(""));
     return 2;
   }
-  const cache = values["no-cache"] ? null : createSymbolCache(path.join(configDir(io.env, io.env["HOME"] ?? os.homedir()), "symbols"));
+  const cache = values["no-cache"] ? null : createSymbolCache(cacheDirOf(io));
   // Grammars load only for files the cache cannot answer: start-up is most of a one-file run.
   const read = (f: { given: string; abs: string }, as = f.given): { path: string; bytes: Buffer } => ({ path: as, bytes: fs.readFileSync(f.abs) });
 
@@ -64,7 +66,17 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     return 0;
   }
 
-  const results = await extractWithCache(files.map((f) => read(f)), { cache });
+  const jobs = values.jobs === undefined ? os.availableParallelism() : Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 256) {
+    io.stderr.write(`comity symbols: --jobs: '${values.jobs}' is not a number of threads\n${SYMBOLS_USAGE}`);
+    return 2;
+  }
+  // Many files: a pool of worker threads, one per core (the same as comity analyze); a few: this process.
+  const { extractMany, DEFAULT_MIN_FILES_FOR_POOL } = await import("../../symbols/extract-pool.js");
+  const results =
+    jobs > 1 && files.length >= DEFAULT_MIN_FILES_FOR_POOL
+      ? await extractMany(files.map((f) => ({ path: f.given, abs: f.abs })), { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io) })
+      : await extractWithCache(files.map((f) => read(f)), { cache });
   if (values.json) {
     const shown = results.map((r) => ({ ...r, symbols: r.symbols.map(({ detail: _d, ...s }) => s) }));
     io.stdout.write(`${JSON.stringify({ schema: "comity.symbols/1", files: shown }, null, 2)}\n`);
@@ -72,6 +84,10 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     io.stdout.write(results.map(formatFile).join("\n"));
   }
   return 0;
+}
+
+function cacheDirOf(io: CliIo): string {
+  return path.join(configDir(io.env, io.env["HOME"] ?? os.homedir()), "symbols");
 }
 
 function isFile(p: string): boolean {

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// Symbols on real code, as whole processes, against a native tree-sitter tool parsing the same files with the same
+// threads (issue "Symbols at tree-sitter speed on real code"). Corpora, offline once fetched: the TypeScript
+// sources that `effect` and `rxjs` ship in their npm packages (pinned, `npm pack`), and the standard library of
+// this machine's python3. Anchors in the same run: ast-grep (`@ast-grep/cli`, a dev dependency) with a pattern
+// that matches every function, at 1 and 2 threads; universal-ctags. Every figure is a whole process, Node's or the
+// tool's start-up included; Comity's is `comity symbols --json --no-cache --jobs N` over the corpus's files.
+// Usage: node benchmarks/symbols-real.mjs [--runs 3]
+import { execFileSync, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { ensureTool, machine, median, table } from "./lib.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bin = path.join(here, "..", "bin", "comity.js");
+const astGrep = path.join(here, "..", "node_modules", ".bin", "ast-grep");
+const { values } = parseArgs({ options: { runs: { type: "string", default: "3" } } });
+const runs = Number(values.runs);
+const PACKAGES = ["effect@3.18.4", "rxjs@7.8.2"];
+const base = path.join(os.tmpdir(), "comity-bench", "real-code");
+
+/** The TypeScript corpus: each package's `src/`, unpacked from `npm pack` once. */
+function tsCorpus() {
+  const dir = path.join(base, "ts");
+  if (!fs.existsSync(path.join(dir, ".done"))) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    for (const spec of PACKAGES) {
+      const name = spec.split("@")[0];
+      const out = execFileSync("npm", ["pack", spec, "--silent", "--pack-destination", dir], { encoding: "utf8" }).trim().split("\n").pop();
+      const target = path.join(dir, name);
+      fs.mkdirSync(target);
+      execFileSync("tar", ["xzf", path.join(dir, out), "-C", target, "--strip-components=1", "package/src"]);
+      fs.rmSync(path.join(dir, out));
+    }
+    fs.writeFileSync(path.join(dir, ".done"), PACKAGES.join("\n"));
+  }
+  return { dir, files: listFiles(dir, /\.tsx?$/, /\.d\.ts$/) };
+}
+
+/** The Python corpus: this machine's standard library (its .py files, without site-packages), copied once so that every tool reads exactly the same files. */
+function pyCorpus() {
+  const dir = path.join(base, "py");
+  if (!fs.existsSync(path.join(dir, ".done"))) {
+    const stdlib = execFileSync("python3", ["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: "utf8" }).trim();
+    fs.rmSync(dir, { recursive: true, force: true });
+    for (const f of listFiles(stdlib, /\.py$/, /(^|\/)site-packages\//)) {
+      const to = path.join(dir, path.relative(stdlib, f));
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.copyFileSync(f, to);
+    }
+    fs.writeFileSync(path.join(dir, ".done"), stdlib);
+  }
+  return { dir, files: listFiles(dir, /\.py$/, /^$/) };
+}
+
+function listFiles(root, keep, skip) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (skip.test(p)) continue;
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && keep.test(e.name)) out.push(p);
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+
+const time = (cmd, args, opts = {}) => {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { stdio: ["ignore", "ignore", "pipe"], maxBuffer: 1 << 30, ...opts });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.status !== 0 && !(cmd === astGrep && r.status === 1)) throw new Error(`${path.basename(cmd)} ${args.slice(0, 4).join(" ")}: exit ${r.status}: ${String(r.stderr).slice(0, 300)}`);
+  return ms;
+};
+const med = (fn) => median(Array.from({ length: runs }, fn));
+const haveCtags = ensureTool("ctags", "universal-ctags");
+if (!fs.existsSync(astGrep)) throw new Error("ast-grep is missing: npm ci installs @ast-grep/cli");
+
+const rows = [];
+const verdicts = [];
+for (const [lang, corpus, pattern, sgLang] of [["TypeScript", tsCorpus(), "function $F($$$A) { $$$B }", "ts"], ["Python", pyCorpus(), "def $F($$$A): $$$B", "py"]]) {
+  const bytes = corpus.files.reduce((n, f) => n + fs.statSync(f).size, 0);
+  const mbps = (ms) => (bytes / 1e6 / (ms / 1000)).toFixed(2);
+  const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-symbols-"));
+  const env = { ...process.env, COMITY_CONFIG_DIR: configDir };
+  const sg = {};
+  const ours = {};
+  for (const threads of [1, 2]) {
+    sg[threads] = med(() => time(astGrep, ["run", "--pattern", pattern, "--lang", sgLang, "--json=stream", "--threads", String(threads), corpus.dir]));
+    ours[threads] = med(() => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", String(threads), ...corpus.files], { env }));
+  }
+  const ctags = haveCtags ? med(() => time("ctags", ["-R", "--fields=+S", "--output-format=json", "-f", "-", corpus.dir])) : null;
+  // The cache: a cold run fills it, the warm one reads it (both whole processes, the default threads).
+  fs.rmSync(path.join(configDir, "symbols"), { recursive: true, force: true });
+  const cold = time(process.execPath, [bin, "symbols", "--json", ...corpus.files], { env });
+  const warm = med(() => time(process.execPath, [bin, "symbols", "--json", ...corpus.files], { env }));
+  fs.rmSync(configDir, { recursive: true, force: true });
+  const label = `${lang}: ${corpus.files.length} files, ${(bytes / 1e6).toFixed(1)} MB`;
+  rows.push([`${label}; ast-grep, 1 thread (anchor)`, sg[1].toFixed(0), mbps(sg[1]), "1.00"]);
+  rows.push([`${label}; comity symbols --jobs 1`, ours[1].toFixed(0), mbps(ours[1]), (sg[1] / ours[1]).toFixed(2)]);
+  rows.push([`${label}; ast-grep, 2 threads (anchor)`, sg[2].toFixed(0), mbps(sg[2]), "1.00"]);
+  rows.push([`${label}; comity symbols --jobs 2`, ours[2].toFixed(0), mbps(ours[2]), (sg[2] / ours[2]).toFixed(2)]);
+  if (ctags !== null) rows.push([`${label}; ctags`, ctags.toFixed(0), mbps(ctags), `${(sg[2] / ctags).toFixed(2)} (of ast-grep 2 threads)`]);
+  rows.push([`${label}; comity symbols, cache cold then warm`, `${cold.toFixed(0)} / ${warm.toFixed(0)}`, "", `${(cold / warm).toFixed(1)}x faster warm`]);
+  for (const t of [1, 2]) verdicts.push([`${lang}, ${t} thread${t === 1 ? "" : "s"}: comity ÷ ast-grep throughput ≥ 0.5`, (sg[t] / ours[t]).toFixed(2), sg[t] / ours[t] >= 0.5 ? "met" : "NOT met"]);
+  verdicts.push([`${lang}: warm re-run ≥ 20x faster than cold`, `${(cold / warm).toFixed(1)}x`, cold / warm >= 20 ? "met" : "NOT met"]);
+}
+console.log(`machine: ${machine()}; corpora: ${PACKAGES.join(", ")} (src/), python3 ${execFileSync("python3", ["-c", "import sys; print(sys.version.split()[0])"], { encoding: "utf8" }).trim()} stdlib; median of ${runs} runs; whole processes\n`);
+console.log(table(["process", "median ms", "MB/s", "throughput ÷ ast-grep (same threads)"], rows));
+console.log("");
+console.log(table(["target", "figure", "verdict"], verdicts));
