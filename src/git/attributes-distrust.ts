@@ -12,12 +12,8 @@
  */
 export function attributesDistrust(files: ReadonlyArray<{ readonly name: string; readonly text: string }>): string | null {
   for (const { name, text } of files) {
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.trim();
-      if (line === "" || line.startsWith("#")) continue;
-      // The pattern (possibly quoted), then the attributes.
-      const attrs = line.startsWith('"') ? line.replace(/^"(?:[^"\\]|\\.)*"/, "").trim().split(/\s+/) : line.split(/\s+/).slice(1);
-      for (const a of attrs) {
+    for (const a of attributeTokens(text)) {
+      {
         const filter = /^filter=(.+)$/.exec(a);
         if (filter !== null) return `a clean/smudge filter (filter=${filter[1]}) in ${name}`;
         if (/^working-tree-encoding=/.test(a)) return `a working-tree-encoding in ${name}`;
@@ -47,18 +43,22 @@ export function distrustedAttributes(files: ReadonlyArray<{ readonly name: strin
   if (reason === null) return null;
   const specs = new Set<string>();
   for (const { text } of files) {
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.trim();
-      if (line === "" || line.startsWith("#")) continue;
-      const attrs = line.startsWith('"') ? line.replace(/^"(?:[^"\\]|\\.)*"/, "").trim().split(/\s+/) : line.split(/\s+/).slice(1);
-      for (const a of attrs) {
-        const valued = /^(filter|working-tree-encoding)=(.+)$/.exec(a);
-        if (valued !== null) {
-          if (!/^[A-Za-z0-9._-]+$/.test(valued[2] ?? "")) return "walk";
-          specs.add(`:(attr:${valued[1]}=${valued[2]})`);
-        } else if (a === "ident") specs.add(":(attr:ident)");
-      }
+    for (const a of attributeTokens(text)) {
+      const valued = /^(filter|working-tree-encoding)=(.+)$/.exec(a);
+      if (valued !== null) {
+        if (!/^[A-Za-z0-9._-]+$/.test(valued[2] ?? "")) return "walk";
+        specs.add(`:(attr:${valued[1]}=${valued[2]})`);
+      } else if (a === "ident") specs.add(":(attr:ident)");
     }
   }
   return { reason, pathspecs: [...specs].sort() };
+}
+
+/** Every attribute token of a gitattributes text, line by line: after each line's pattern (possibly quoted), comments and blank lines skipped. */
+function* attributeTokens(text: string): Generator<string> {
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    yield* line.startsWith('"') ? line.replace(/^"(?:[^"\\]|\\.)*"/, "").trim().split(/\s+/) : line.split(/\s+/).slice(1);
+  }
 }
