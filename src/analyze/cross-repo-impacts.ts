@@ -7,6 +7,7 @@ import { normalizePythonName, packageKey, packageOfImport } from "../packages/pa
 import { packageExposure } from "../packages/public-names.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import { scanImports } from "../symbols/scan-imports.js";
+import { topName } from "../coordination/uses-symbol.js";
 
 /** A breaking change in one repo's package that another repo under the folder imports. */
 export interface CrossRepoImpact {
@@ -50,13 +51,13 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[]): Promise<Cr
     for (const c of r.changes) {
       const breaking = (c.symbols ?? []).filter((s) => s.compatibility === "breaking" && s.exported);
       if (breaking.length === 0) continue;
-      const tops = [...new Set(breaking.map((s) => s.qualified_name.split(".")[0] ?? s.qualified_name))];
+      const tops = [...new Set(breaking.map((s) => topName(s.qualified_name)))];
       const exposure = packageExposure(r.abs, c.path, tops);
       if (exposure.package === null) continue;
       const key = packageKey(exposure.package.ecosystem, exposure.package.name);
       if (key === null) continue;
       for (const s of breaking) {
-        const names = exposure.names.get(s.qualified_name.split(".")[0] ?? s.qualified_name) ?? [];
+        const names = exposure.names.get(topName(s.qualified_name)) ?? [];
         if (names.length > 0) broken.push({ publisher: r, key, name: exposure.package.name, ecosystem: exposure.package.ecosystem, path: c.path, change: s, publicNames: names });
       }
     }

@@ -1,4 +1,4 @@
-import { ago, describeSession, HOST_NAMES } from "../coordination/coordination-text.js";
+import { ago, describeSession, HOST_NAMES, shortSessionId } from "../coordination/coordination-text.js";
 import type { StatusReport } from "../coordination/read-status.js";
 
 /**
@@ -66,7 +66,7 @@ export function formatStatus(report: StatusReport, options: { now: number; colou
 
 /** A session's short name: its label and id (`alice 0192f0c4`), a subagent's marked. */
 function nameOf(s: StatusReport["sessions"][number]): string {
-  const id = s.external_id.length > 12 ? s.external_id.slice(0, 8) : s.external_id;
+  const id = shortSessionId(s.external_id);
   const label = s.label !== null && s.label !== "" ? `${s.label} ` : "";
   return `${label}${id}${s.parent_external_id !== null ? " (subagent)" : ""}`;
 }

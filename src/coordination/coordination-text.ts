@@ -25,12 +25,17 @@ export const HOST_NAMES: Readonly<Record<string, string>> = {
  * branch and folder. `Codex session 0192f0c4 ("alice-laptop", branch `main`, in `packages/api`)`.
  */
 export function describeSession(s: SessionLabel): string {
-  const id = s.external_id.length > 12 ? s.external_id.slice(0, 8) : s.external_id;
+  const id = shortSessionId(s.external_id);
   const parts: string[] = [];
   if (s.label != null && s.label !== "") parts.push(`"${s.label}"`);
   if (s.branch !== null) parts.push(`branch \`${s.branch}\``);
   if (s.cwd_path != null && s.cwd_path !== "") parts.push(s.cwd_path === "." ? "at the repo root" : `in \`${s.cwd_path}\``);
   return `${HOST_NAMES[s.tool] ?? s.tool} session ${id}${parts.length === 0 ? "" : ` (${parts.join(", ")})`}`;
+}
+
+/** A session id as people are shown it: a long one (a UUID) by its first 8 characters, a short one whole. */
+export function shortSessionId(externalId: string): string {
+  return externalId.length > 12 ? externalId.slice(0, 8) : externalId;
 }
 
 /** "just now", "4 min ago", "3 h ago", "2 days ago". */

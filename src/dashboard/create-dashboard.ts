@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import type * as http from "node:http";
 import type { Sql } from "../store/database.js";
 import { POLICIES, type TeamPolicy } from "../coordination/wire.js";
+import { shortSessionId } from "../coordination/coordination-text.js";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
 import { readOverview, readRepoPage, readSessionPage } from "./dashboard-data.js";
 import { esc, renderOverview, renderPage, renderRepo, renderSession, renderSignIn, type ViewContext } from "./render-dashboard.js";
@@ -101,7 +102,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   };
 
   const signedIn = (req: http.IncomingMessage): SignedIn | null => {
-    const id = /(?:^|;\s*)comity_dashboard=([A-Za-z0-9_-]{20,})/.exec(req.headers.cookie ?? "")?.[1];
+    const id = sessionIdOf(req);
     const s = id === undefined ? undefined : sessions.get(id);
     if (s === undefined || id === undefined) return null;
     if (s.expires < now()) {
@@ -177,7 +178,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         return true;
       }
       if (p === "/signout") {
-        const id = /(?:^|;\s*)comity_dashboard=([A-Za-z0-9_-]{20,})/.exec(req.headers.cookie ?? "")?.[1];
+        const id = sessionIdOf(req);
         if (id !== undefined) sessions.delete(id);
         res.setHeader("set-cookie", cookie("", 0));
         return redirect(res, "/signin");
@@ -223,7 +224,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       [title, main] = [r?.repo.label ?? "Not found", r === null ? null : renderRepo(r, ctx)];
     } else if (session !== null) {
       const s = await options.read((sql) => readSessionPage(sql, where, session[1] as string));
-      [title, main] = [s === null ? "Not found" : `${s.session.label ?? "?"} ${s.session.external_id.slice(0, 8)}`, s === null ? null : renderSession(s, ctx)];
+      [title, main] = [s === null ? "Not found" : `${s.session.label ?? "?"} ${shortSessionId(s.session.external_id)}`, s === null ? null : renderSession(s, ctx)];
     } else {
       [title, main] = ["Not found", null];
     }
@@ -244,6 +245,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       streams.clear();
     },
   };
+}
+
+/** The sign-in's id from the request's cookie, if it carries one. */
+function sessionIdOf(req: http.IncomingMessage): string | undefined {
+  return new RegExp(`(?:^|;\\s*)${COOKIE}=([A-Za-z0-9_-]{20,})`).exec(req.headers.cookie ?? "")?.[1];
 }
 
 function send(res: http.ServerResponse, status: number, body: string, type = "text/html", cache = "no-store"): void {

@@ -2,6 +2,7 @@ import { compareStrings } from "../errors/diagnostic.js";
 import { marks, type Sql } from "../store/database.js";
 import { listConflicts, listSessions, type ActiveSession, type OpenConflict } from "../coordination/list-sessions.js";
 import { asPolicy, type TeamPolicy } from "../coordination/wire.js";
+import { shortSessionId } from "../coordination/coordination-text.js";
 
 /** How far back the dashboard shows breaking changes and conflicts. */
 export const DASHBOARD_HISTORY_MS = 12 * 60 * 60 * 1000;
@@ -70,7 +71,7 @@ interface Where {
 }
 
 const label = (r: { label: string | null; fp: string | null }): string => r.label ?? (r.fp === null ? "repo" : `repo ${r.fp.slice(0, 8)}`);
-const who = (s: { label: string | null; external_id: string }): string => `${s.label ?? "?"} ${s.external_id.length > 12 ? s.external_id.slice(0, 8) : s.external_id}`;
+const who = (s: { label: string | null; external_id: string }): string => `${s.label ?? "?"} ${shortSessionId(s.external_id)}`;
 
 /** The team's repos with activity, its recent breaking changes and open conflicts, and its policy. */
 export async function readOverview(sql: Sql, where: Where): Promise<Overview> {
@@ -128,10 +129,9 @@ export async function readRepoPage(sql: Sql, where: Where, repoId: string): Prom
 /** One session: its events in order, with what it was told, and its conflicts. Null when it is not the team's. */
 export async function readSessionPage(sql: Sql, where: Where, sessionId: string): Promise<SessionPage | null> {
   const row = (
-    await sql.all<SessionPage["session"] & { fp: string | null; rlabel: string | null }>(
-      `SELECT s.id, s.external_id, s.tool, s.label, s.branch, s.cwd_path, s.started_at, s.last_seen_at, s.ended_at, s.repo_id, s.status_excerpt, r.label AS rlabel,
-         (SELECT MIN(f.fingerprint) FROM repo_fingerprints f WHERE f.repo_id = s.repo_id) AS fp
-       FROM sessions s JOIN repos r ON r.id = s.repo_id WHERE s.id = ? AND s.team_id = ?`,
+    await sql.all<Omit<SessionPage["session"], "repo">>(
+      `SELECT s.id, s.external_id, s.tool, s.label, s.branch, s.cwd_path, s.started_at, s.last_seen_at, s.ended_at, s.repo_id, s.status_excerpt
+       FROM sessions s WHERE s.id = ? AND s.team_id = ?`,
       [sessionId, where.teamId],
     )
   )[0];
@@ -149,7 +149,7 @@ export async function readSessionPage(sql: Sql, where: Where, sessionId: string)
     }
   };
   return {
-    session: { ...row, started_at: Number(row.started_at), last_seen_at: Number(row.last_seen_at), ended_at: row.ended_at === null ? null : Number(row.ended_at), repo: label({ label: row.rlabel, fp: row.fp }) },
+    session: { ...row, started_at: Number(row.started_at), last_seen_at: Number(row.last_seen_at), ended_at: row.ended_at === null ? null : Number(row.ended_at), repo: (await repoLabels(sql, [row.repo_id])).get(row.repo_id) ?? "repo" },
     events: events.reverse().map((e) => ({ at: Number(e.at), event: e.event, decision: e.decision, refs: parse(e.refs), paths: parse(e.paths) })),
     conflicts: await conflictTimeline(sql, where, "(k.session_id = ? OR k.other_session_id = ?)", [sessionId, sessionId]),
   };

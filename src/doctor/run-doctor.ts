@@ -10,7 +10,7 @@ import { ompExtensionSource } from "../init/omp-extension.js";
 import { COMPOZY_BEGIN, COMPOZY_END, compozyBlock } from "../init/compozy-declarations.js";
 import { hostConfigFile } from "../init/plan-init.js";
 import { readRemotes } from "../remotes/read-remotes.js";
-import { discoverRepos, findOwningRepo } from "../workspace/discover-repos.js";
+import { findOwningRepo, reposAtOrUnder } from "../workspace/discover-repos.js";
 import type { HttpAnswer } from "../api/http-request.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
@@ -271,14 +271,11 @@ function configDirCheck(dir: string): DoctorCheck {
 }
 
 function repoChecks(options: DoctorOptions, mode: "off" | "served" | "embedded"): DoctorCheck[] {
-  const owner = findOwningRepo(options.cwd);
-  let repos = owner === null ? [] : [owner];
-  if (owner === null) {
-    try {
-      repos = discoverRepos(options.cwd, { maxDepth: 4, walkUp: false }).repos.filter((r) => r.gitDir !== null);
-    } catch (error) {
-      return [{ id: "repos", status: "fail", title: "repos", detail: `cannot look for repos: ${(error as Error).message}` }];
-    }
+  let repos;
+  try {
+    repos = reposAtOrUnder(options.cwd);
+  } catch (error) {
+    return [{ id: "repos", status: "fail", title: "repos", detail: `cannot look for repos: ${(error as Error).message}` }];
   }
   if (repos.length === 0) return [{ id: "repos", status: "warn", title: "repos", detail: `no git repo at or under ${options.cwd}: hooks here send nothing` }];
   const where: GitConfigEnv = { env: options.env, homeDir: options.home };

@@ -20,9 +20,36 @@ export interface PatchOperation {
  */
 export function parseApplyPatch(text: string): PatchOperation[] {
   const ops: PatchOperation[] = [];
-  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  for (const { header } of patchLines(text)) {
+    if (header === null) continue;
+    if (header.kind === "move") {
+      const last = ops[ops.length - 1];
+      if (last?.kind === "update" && last.moveTo === null) ops[ops.length - 1] = { ...last, moveTo: header.path };
+      continue;
+    }
+    ops.push({ kind: header.kind, path: header.path, moveTo: null });
+  }
+  return ops;
+}
+
+/**
+ * The lines an envelope adds (its `+` lines), per path as written: an added file's content, an update's new
+ * lines (under its `*** Move to:` path when it moves). What the edit writes, for an import scan before it runs.
+ */
+export function patchAddedText(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let current: string | null = null;
+  for (const { header, line } of patchLines(text)) {
+    if (header !== null) current = header.kind === "delete" ? null : header.path;
+    else if (current !== null && line.startsWith("+")) out.set(current, `${out.get(current) ?? ""}${line.slice(1)}\n`);
+  }
+  return out;
+}
+
+/** Each line inside the envelope (`*** Begin Patch` … `*** End Patch`), with its header when it is one. */
+function* patchLines(text: string): Generator<{ header: { kind: PatchOperation["kind"] | "move"; path: string } | null; line: string }> {
   let inside = false;
-  for (const raw of lines) {
+  for (const raw of text.replace(/\r\n?/g, "\n").split("\n")) {
     const line = raw.trimEnd();
     if (/^\s*\*\*\* Begin Patch\s*$/.test(line)) {
       inside = true;
@@ -34,17 +61,14 @@ export function parseApplyPatch(text: string): PatchOperation[] {
       continue;
     }
     const header = /^\*\*\* (Add File|Update File|Delete File|Move to): (.+)$/.exec(line);
-    if (header === null) continue;
-    const p = header[2]?.trim() ?? "";
-    if (p === "") continue;
-    if (header[1] === "Move to") {
-      const last = ops[ops.length - 1];
-      if (last?.kind === "update" && last.moveTo === null) ops[ops.length - 1] = { ...last, moveTo: p };
+    const p = header?.[2]?.trim() ?? "";
+    if (header === null || p === "") {
+      if (header === null) yield { header: null, line: raw };
       continue;
     }
-    ops.push({ kind: header[1] === "Add File" ? "add" : header[1] === "Delete File" ? "delete" : "update", path: p, moveTo: null });
+    const kind = header[1] === "Move to" ? "move" : header[1] === "Add File" ? "add" : header[1] === "Delete File" ? "delete" : "update";
+    yield { header: { kind, path: p }, line };
   }
-  return ops;
 }
 
 /** Every path an envelope touches: added, updated, deleted, and moved-to paths. */

@@ -6,6 +6,7 @@ import { CLI_VERSION } from "../version.js";
 import type { RepoState } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
 import type { Ctx } from "./hook-context.js";
+import { patchAddedText } from "./apply-patch.js";
 import { editPaths } from "./collect-paths.js";
 import { dedupeKey, machineIdHash } from "./identity.js";
 
@@ -145,12 +146,7 @@ function newTexts(ctx: Ctx, repo: Repo): Map<string, string> {
   const input = ctx.toolInput;
   const command = typeof input["command"] === "string" ? input["command"] : typeof input["input"] === "string" ? input["input"] : null;
   if (ctx.tool === "apply_patch" && command !== null) {
-    let current: string | null = null;
-    for (const line of command.split(/\r?\n/)) {
-      const header = /^\*\*\* (?:Add File|Update File|Move to): (.+)$/.exec(line);
-      if (header !== null) current = rel((header[1] ?? "").trim());
-      else if (current !== null && line.startsWith("+")) out.set(current, `${out.get(current) ?? ""}${line.slice(1)}\n`);
-    }
+    for (const [p, added] of patchAddedText(command)) out.set(rel(p), `${out.get(rel(p)) ?? ""}${added}`);
     return out;
   }
   const target = editPaths(ctx.tool, input, ctx.cwd)[0];
@@ -251,10 +247,10 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
     let changes: NonNullable<FileEntry["changes"]> = a.changes;
     if (a.changes.length > 0) {
       const { packageExposure } = await import("../packages/public-names.js");
-      const top = (q: string): string => q.split(".")[0] ?? q;
-      const exposure = packageExposure(repo.root, a.path, [...new Set(a.changes.map((ch) => top(ch.qualified_name)))]);
+      const { topName } = await import("../coordination/uses-symbol.js");
+      const exposure = packageExposure(repo.root, a.path, [...new Set(a.changes.map((ch) => topName(ch.qualified_name)))]);
       pkg = exposure.package;
-      if (pkg !== null) changes = a.changes.map((ch) => ({ ...ch, public_names: ch.exported ? (exposure.names.get(top(ch.qualified_name)) ?? null) : [] }));
+      if (pkg !== null) changes = a.changes.map((ch) => ({ ...ch, public_names: ch.exported ? (exposure.names.get(topName(ch.qualified_name)) ?? null) : [] }));
     }
     out.push({ path: a.path, language: a.language, package: pkg, symbols: a.symbols.map(stripLocal), changes, new_references: a.new_references, references: importsOnly(a.references) });
   }

@@ -7,7 +7,7 @@ import type { EvaluateRequest } from "../coordination/wire.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 import { readRepoState } from "../state/read-repo-state.js";
-import { findOwningRepo } from "../workspace/discover-repos.js";
+import { findOwningRepo, reposAtOrUnder } from "../workspace/discover-repos.js";
 import type { Repo } from "../workspace/repo.js";
 import { carriesPatch, parseApplyPatch, patchPaths } from "./apply-patch.js";
 import { editPaths, shellCommand } from "./collect-paths.js";
@@ -273,11 +273,9 @@ async function buildRequests(ctx: Ctx, mode: CoordinationMode): Promise<{ reques
 
 /** The folder's own repo, or the 8 most recently active repos under it. */
 async function sessionRepos(cwd: string): Promise<Repo[]> {
-  const owner = findOwningRepo(cwd);
-  if (owner !== null) return [owner];
-  const { discoverRepos } = await import("../workspace/discover-repos.js");
+  const repos = reposAtOrUnder(cwd);
+  if (repos.length <= 1) return repos;
   const { rankByActivity, repoActivityMs } = await import("../workspace/repo-activity.js");
-  const repos = discoverRepos(cwd, { maxDepth: 4, walkUp: false }).repos.filter((r) => r.gitDir !== null);
   return rankByActivity(repos.map((r) => ({ root: r.root, repo: r, activityMs: repoActivityMs(r) }))).slice(0, 8).map((r) => r.repo);
 }
 

@@ -356,3 +356,14 @@ function isListedSubmodule(fs: SyncFs, parent: string, root: string): boolean {
     return m?.[1] === rel;
   });
 }
+
+/**
+ * The repos a command run in `dir` is about: the repo holding it, else the repos under it (4 levels down, never
+ * walking up), each with a git folder.
+ *
+ * @throws {ComityError} when `dir` is missing or not a folder.
+ */
+export function reposAtOrUnder(dir: string): Repo[] {
+  const owner = findOwningRepo(dir);
+  return owner !== null ? [owner] : discoverRepos(dir, { maxDepth: 4, walkUp: false }).repos.filter((r) => r.gitDir !== null);
+}

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { carriesPatch, parseApplyPatch, patchPaths } from "../../src/hook/apply-patch.js";
+import { carriesPatch, parseApplyPatch, patchAddedText, patchPaths } from "../../src/hook/apply-patch.js";
 import { classifyTool, detectHost, mapEvent, normalizeTool } from "../../src/hook/hosts.js";
 
 describe("parseApplyPatch", () => {
@@ -76,5 +76,12 @@ describe("host detection and event mapping", () => {
     expect(mapEvent("PostToolUse", classifyTool("Bash"))).toBe("post_edit");
     expect(mapEvent("PostToolUse", classifyTool("WebFetch"))).toBeNull();
     expect(["SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"].map((e) => mapEvent(e, "other"))).toEqual(["session_start", "prompt", "stop", "session_end"]);
+  });
+});
+
+describe("patchAddedText", () => {
+  it("gives each path the lines the envelope adds, under the moved-to path for a move, none for a delete", () => {
+    const text = "*** Begin Patch\n*** Add File: a.ts\n+import { x } from './x';\n+export const a = x;\n*** Update File: b.ts\n*** Move to: c.ts\n@@\n-old\n+new\n*** Delete File: d.ts\n*** End Patch\n+outside\n";
+    expect(Object.fromEntries(patchAddedText(text))).toEqual({ "a.ts": "import { x } from './x';\nexport const a = x;\n", "c.ts": "new\n" });
   });
 });

@@ -62,8 +62,8 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
   const owner = findOwningRepo(dir);
   let roots = [owner?.root ?? dir];
   if (owner === null && !values.user && !values.here) {
-    const { discoverRepos } = await import("../../workspace/discover-repos.js");
-    const repos = discoverRepos(dir, { maxDepth: 4, walkUp: false }).repos.filter((r) => r.gitDir !== null && r.kind !== "submodule").map((r) => r.root).sort();
+    const { reposAtOrUnder } = await import("../../workspace/discover-repos.js");
+    const repos = reposAtOrUnder(dir).filter((r) => r.kind !== "submodule").map((r) => r.root).sort();
     if (repos.length > 0 && !values.each) {
       const names = repos.slice(0, 5).map((r) => path.relative(dir, r)).join(", ") + (repos.length > 5 ? ` and ${repos.length - 5} more` : "");
       io.stderr.write(

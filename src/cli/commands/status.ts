@@ -59,13 +59,12 @@ export async function statusCommand(args: readonly string[], io: CliIo): Promise
 
 /** The fingerprints of DIR's repo, or of the repos under it (null when there are none: every repo). */
 async function fingerprintsUnder(dir: string, mode: CoordinationMode, env: Readonly<Record<string, string | undefined>>): Promise<string[] | null> {
-  const { discoverRepos, findOwningRepo } = await import("../../workspace/discover-repos.js");
+  const { reposAtOrUnder } = await import("../../workspace/discover-repos.js");
   const { readRepoState } = await import("../../state/read-repo-state.js");
   const { rootCommitFingerprints } = await import("../../remotes/root-commit-fingerprints.js");
   let repos;
   try {
-    const owner = findOwningRepo(dir);
-    repos = owner !== null ? [owner] : discoverRepos(dir, { maxDepth: 4, walkUp: false }).repos.filter((r) => r.gitDir !== null);
+    repos = reposAtOrUnder(dir);
   } catch {
     return null;
   }
