@@ -1,3 +1,4 @@
+import { alignColumns } from "./align-columns.js";
 import type { AnalyzeReport } from "../analyze/analyze-workspace.js";
 
 /** The `--json` document: stable key order (the report is built in it), two-space indent, trailing newline. */
@@ -38,9 +39,8 @@ export function formatAnalyzeTable(report: AnalyzeReport, dir: string, p: Paint 
     r.remote_fingerprints.length === 0 ? "none" : r.remote_fingerprints.map((f) => f.slice(0, 8)).join(","),
     String(r.diagnostics.length),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
-  const line = (cells: readonly string[]): string => `${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ")}\n`;
-  let out = p.bold(line(header).trimEnd()) + "\n" + rows.map(line).join("");
+  const [head, ...lines] = alignColumns([header, ...rows]);
+  let out = `${p.bold(head ?? "")}\n${lines.map((l) => `${l}\n`).join("")}`;
 
   const order = { breaking: 0, compatible: 1, internal: 2 } as const;
   for (const r of report.repos) {

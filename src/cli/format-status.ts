@@ -1,5 +1,6 @@
 import { ago, describeSession, HOST_NAMES, shortSessionId } from "../coordination/coordination-text.js";
 import type { StatusReport } from "../coordination/read-status.js";
+import { alignColumns } from "./align-columns.js";
 
 /**
  * `comity status` for a terminal: where coordination happens, a table of the active sessions, what each holds
@@ -75,10 +76,8 @@ function list(items: readonly string[], max: number): string {
   return items.length > max ? `${items.slice(0, max).join(", ")} and ${items.length - max} more` : items.join(", ");
 }
 
-/** Columns padded to their widest cell (measured without colour codes). */
+/** A table with its head in bold. */
 function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>, bold: (s: string) => string): string[] {
-  const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, "").length;
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => visible(r[i] ?? ""))));
-  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - visible(c)))).join("  ").trimEnd();
-  return [bold(line(head)), ...rows.map(line)];
+  const [first, ...rest] = alignColumns([head, ...rows]);
+  return [bold(first ?? ""), ...rest];
 }

@@ -86,8 +86,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
         const tokens = await listTokens(db, values.team);
         const when = (ms: number | null): string => (ms === null ? "never" : new Date(ms).toISOString().replace(/\.\d+Z$/, "Z"));
         const rows = [["ID", "NAME", "CREATED", "LAST USED"], ...tokens.map((t) => [t.id, t.name ?? "-", when(t.created_at), when(t.last_used_at)])];
-        const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
-        for (const r of rows) io.stdout.write(`${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}\n`);
+        const { alignColumns } = await import("../align-columns.js");
+        for (const line of alignColumns(rows)) io.stdout.write(`${line}\n`);
       } else if (sub === "token") {
         const { createToken } = await import("../../serve/teams.js");
         const { team, token, id } = await createToken(db, values.team, Date.now, values.name ?? null, values["read-only"]);
