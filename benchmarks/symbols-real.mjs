@@ -5,7 +5,7 @@
 // this machine's python3. Anchors in the same run: ast-grep (`@ast-grep/cli`, a dev dependency) with a pattern
 // that matches every function, at 1 and 2 threads; universal-ctags. Every figure is a whole process, Node's or the
 // tool's start-up included; Comity's is `comity symbols --json --no-cache --jobs N` over the corpus's files.
-// Usage: node benchmarks/symbols-real.mjs [--runs 3]
+// Usage: node benchmarks/symbols-real.mjs [--runs 3] [--corpus ts|py]
 import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -17,7 +17,7 @@ import { ensureTool, machine, median, table } from "./lib.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.js");
 const astGrep = path.join(here, "..", "node_modules", ".bin", "ast-grep");
-const { values } = parseArgs({ options: { runs: { type: "string", default: "3" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, corpus: { type: "string", default: "all" } } });
 const runs = Number(values.runs);
 const PACKAGES = ["effect@3.18.4", "rxjs@7.8.2"];
 const base = path.join(os.tmpdir(), "comity-bench", "real-code");
@@ -84,7 +84,12 @@ if (!fs.existsSync(astGrep)) throw new Error("ast-grep is missing: npm ci instal
 
 const rows = [];
 const verdicts = [];
-for (const [lang, corpus, pattern, sgLang] of [["TypeScript", tsCorpus(), "function $F($$$A) { $$$B }", "ts"], ["Python", pyCorpus(), "def $F($$$A): $$$B", "py"]]) {
+const corpora = [
+  ["TypeScript", tsCorpus, "function $F($$$A) { $$$B }", "ts"],
+  ["Python", pyCorpus, "def $F($$$A): $$$B", "py"],
+].filter(([, , , id]) => values.corpus === "all" || values.corpus === id);
+for (const [lang, load, pattern, sgLang] of corpora) {
+  const corpus = load();
   const bytes = corpus.files.reduce((n, f) => n + fs.statSync(f).size, 0);
   const mbps = (ms) => (bytes / 1e6 / (ms / 1000)).toFixed(2);
   const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-symbols-"));

@@ -35,7 +35,7 @@ export interface ExtractManyOptions {
   readonly cacheDir: string | null;
   /** Below this many files the pool is not started (its start-up costs more). Default 32. */
   readonly minFilesForPool?: number;
-  /** Backend of the pool's workers; WASM by default (faster on many files, less memory). Small runs here use the native default. */
+  /** Backend for many files (the pool's workers, or this thread when one is asked for); WASM by default (faster on many files). A few files here use the native default. */
   readonly backend?: ParserBackend;
 }
 
@@ -55,7 +55,9 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
   const local = async (list: readonly ExtractJob[]): Promise<FileSymbols[]> => {
     // Loaded only when something is not cached: a warm run loads no extractor code.
     const { createSymbolExtractor } = await import("./symbol-extractor.js");
-    const extractor = await createSymbolExtractor();
+    // Many files here (one thread asked for): the backend the pool would use; a few: the default, quicker to start.
+    const many = list.length >= (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL);
+    const extractor = await createSymbolExtractor(many ? { backend: options.backend ?? "wasm" } : {});
     const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
     return list.map((job) => {
       try {

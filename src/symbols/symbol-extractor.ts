@@ -12,8 +12,10 @@ import type { FileSymbols, LanguageId } from "./types.js";
 import { extractTypeScript } from "./typescript/extract-typescript.js";
 import { initWebTreeSitter } from "../tree-sitter/init-web-tree-sitter.js";
 import { loadTreeSitter } from "../tree-sitter/load-native.js";
-import { matchQuery, type MatchableNode } from "./query/match-query.js";
+import { matchQuery, matchTree, type MatchableNode } from "./query/match-query.js";
 import { parseQuery } from "./query/parse-query.js";
+import { FlatAccess, FlatTree, flatLanguage } from "./flat-tree.js";
+import { wasmFlattener, type WasmTree } from "../tree-sitter/flatten-wasm.js";
 
 /** Files larger than this are skipped with a diagnostic (generated bundles, data). */
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -142,24 +144,47 @@ function bareLanguage(grammar: unknown): unknown {
 }
 
 async function loadWasm(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, Loaded>> {
-  const { Parser, Language, Query } = await import("web-tree-sitter");
+  const { Parser, Language } = await import("web-tree-sitter");
   await initWebTreeSitter(Parser);
   const out = new Map<LanguageId, Loaded>();
   for (const spec of specs) {
     const language = await Language.load(fileURLToPath(import.meta.resolve(spec.wasm)));
     const parser = new Parser();
     parser.setLanguage(language);
-    const query = new Query(language, combinedQuery(spec));
+    const patterns = parseQuery(combinedQuery(spec));
+    const types = language.types as ReadonlyArray<string | undefined>;
+    const flatLang = flatLanguage(types, (id) => language.nodeTypeIsNamed(id), language.fields);
+    const parse = (text: string): WasmTree => {
+      const tree = parser.parse(text);
+      if (tree === null) throw new Error("the parser returned no tree");
+      return tree as unknown as WasmTree & { delete(): void };
+    };
+    const sample = parse(SAMPLES[spec.extractor]);
+    const flatten = wasmFlattener(sample);
+    (sample as unknown as { delete(): void }).delete();
     out.set(spec.id, {
       run: (text) => {
-        const tree = parser.parse(text);
-        if (tree === null) throw new Error("the parser returned no tree");
-        return { tree: tree as unknown as Tree, matches: query.matches(tree.rootNode) as unknown as QueryMatch[], dispose: () => tree.delete() };
+        // The whole tree is copied out in one walk and freed at once; matching and extraction then read the copy.
+        const tree = parse(text);
+        let data;
+        try {
+          data = flatten(tree);
+        } finally {
+          (tree as unknown as { delete(): void }).delete();
+        }
+        const flat = new FlatTree(text, flatLang, data);
+        return { tree: flat, matches: matchTree(patterns, 0, new FlatAccess(flat)), dispose: () => undefined };
       },
     });
   }
   return out;
 }
+
+/** A few lines of each extractor's languages, for checking the fast walk against the public cursor once per process. */
+const SAMPLES: Readonly<Record<LanguageSpec["extractor"], string>> = {
+  typescript: 'export function f(a: number): string { return "x" /* c */ }\nclass A { m() {} }\nconst o = { k: 1 }\n',
+  python: 'def f(a):\n    return "x"  # c\n\nclass A:\n    def m(self):\n        pass\n',
+};
 
 function combinedQuery(spec: LanguageSpec): string {
   return ["definitions", "references", "lexical"].map((q) => readQuery(spec, q)).join("\n");

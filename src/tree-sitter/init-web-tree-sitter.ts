@@ -71,3 +71,13 @@ function installFastI32(module: EmscriptenModule): boolean {
   module.getValue = fastGet;
   return true;
 }
+
+/**
+ * web-tree-sitter's Emscripten module in this thread, once initialised through
+ * {@link initWebTreeSitter} (null before, or when another caller initialised
+ * it first). Its `_ts_*_wasm` exports are the C entry points that the library's
+ * classes wrap.
+ */
+export function webTreeSitterModule(): Readonly<Record<string, unknown>> | null {
+  return ours as Readonly<Record<string, unknown>> | null;
+}

@@ -71,12 +71,13 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     io.stderr.write(`comity symbols: --jobs: '${values.jobs}' is not a number of threads\n${SYMBOLS_USAGE}`);
     return 2;
   }
-  // Many files: a pool of worker threads, one per core (the same as comity analyze); a few: this process.
-  const { extractMany, DEFAULT_MIN_FILES_FOR_POOL } = await import("../../symbols/extract-pool.js");
-  const results =
-    jobs > 1 && files.length >= DEFAULT_MIN_FILES_FOR_POOL
-      ? await extractMany(files.map((f) => ({ path: f.given, abs: f.abs })), { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io) })
-      : await extractWithCache(files.map((f) => read(f)), { cache });
+  // Many files: a pool of worker threads, one per core (the same as comity analyze), or with --jobs 1 this thread
+  // with the pool's backend; a few: this process, with the backend that starts quickest.
+  const { extractMany } = await import("../../symbols/extract-pool.js");
+  const results = await extractMany(
+    files.map((f) => ({ path: f.given, abs: f.abs })),
+    { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io) },
+  );
   if (values.json) {
     const shown = results.map((r) => ({ ...r, symbols: r.symbols.map(({ detail: _d, ...s }) => s) }));
     io.stdout.write(`${JSON.stringify({ schema: "comity.symbols/1", files: shown }, null, 2)}\n`);

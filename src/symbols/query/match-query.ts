@@ -10,6 +10,27 @@ export interface MatchableNode extends SyntaxNode {
 }
 
 /**
+ * How the matcher reads a tree whose nodes it holds as `N`: tree-sitter's
+ * node objects (each question crossing into the parser, so asked once and
+ * memoised), or the indices of a flat copy of the tree (each question a read
+ * of an array, and no object made for a node until it is captured).
+ */
+export interface TreeAccess<N> {
+  /** The root and its descendants of these types, in document order. */
+  candidates(root: N, types: readonly string[]): readonly N[];
+  type(node: N): string;
+  named(node: N): boolean;
+  children(node: N): readonly N[];
+  namedChildren(node: N): readonly N[];
+  /** `node`'s children in `field`. */
+  inField(node: N, field: string): readonly N[];
+  /** Whether `child` (a child of `node`) is in `field`. */
+  isInField(node: N, field: string, child: N): boolean;
+  /** The node a capture holds. */
+  syntaxNode(node: N): SyntaxNode;
+}
+
+/**
  * The matches of parsed query patterns in a tree, as tree-sitter's own
  * `Query.matches` finds them (the test holds the two to each other over
  * the fixtures and a corpus): a pattern's child steps match the node's
@@ -20,11 +41,17 @@ export interface MatchableNode extends SyntaxNode {
  * Why not tree-sitter's query: compiling one costs a one-file process
  * 10-20 ms (tree-sitter analyses each pattern against the grammar's whole
  * parse table), more than this matcher takes for a file through the native
- * binding, so the native backend uses it for a process's first files.
+ * binding, so the native backend uses it for a process's first files; and
+ * over a flat copy of a tree (the WASM backend) it asks nothing of the parser.
  * Matches are in document order of their root node, then pattern order
  * (tree-sitter's order differs; the extractors do not depend on it).
  */
 export function matchQuery(patterns: readonly QueryPattern[], root: MatchableNode): QueryMatch[] {
+  return matchTree(patterns, root, new NodeAccess());
+}
+
+/** {@link matchQuery} over any tree the matcher can read through `access`. */
+export function matchTree<N>(patterns: readonly QueryPattern[], root: N, access: TreeAccess<N>): QueryMatch[] {
   const byType = new Map<string, number[]>();
   for (const [index, pattern] of patterns.entries()) {
     for (const type of rootTypes(pattern.root)) {
@@ -34,14 +61,18 @@ export function matchQuery(patterns: readonly QueryPattern[], root: MatchableNod
     }
   }
   const out: QueryMatch[] = [];
-  const ctx = new Context();
-  for (const node of root.descendantsOfType([...byType.keys()])) {
-    for (const index of byType.get(node.type) ?? []) {
-      const pattern = patterns[index] as QueryPattern;
-      matchStep(pattern.root, node, [], ctx, (captures) => {
-        if (pattern.predicates.every((p) => holds(p, captures))) out.push({ captures });
-      });
-    }
+  const m = new Matcher(access);
+  // One callback per pattern, made once: most patterns have no predicate.
+  const found = patterns.map((pattern): Found =>
+    pattern.predicates.length === 0
+      ? (captures) => out.push({ captures })
+      : (captures) => {
+          if (pattern.predicates.every((p) => holds(p, captures))) out.push({ captures });
+        },
+  );
+  const none: QueryCapture[] = [];
+  for (const node of access.candidates(root, [...byType.keys()])) {
+    for (const index of byType.get(access.type(node)) ?? []) m.step((patterns[index] as QueryPattern).root, node, none, found[index] as Found);
   }
   return out;
 }
@@ -53,13 +84,21 @@ function rootTypes(step: QueryStep): string[] {
   return type === null ? [] : [type];
 }
 
-/** Per-run memo of what each node was asked: every question crosses into the parser. */
-class Context {
+/** Tree-sitter's nodes, each question asked once per node and run: every one crosses into the parser. */
+class NodeAccess implements TreeAccess<MatchableNode> {
   readonly #type = new WeakMap<SyntaxNode, string>();
   readonly #named = new WeakMap<SyntaxNode, boolean>();
   readonly #children = new WeakMap<SyntaxNode, MatchableNode[]>();
   readonly #namedChildren = new WeakMap<SyntaxNode, MatchableNode[]>();
   readonly #fields = new WeakMap<SyntaxNode, Map<string, MatchableNode[]>>();
+
+  candidates(root: MatchableNode, types: readonly string[]): MatchableNode[] {
+    return root.descendantsOfType([...types]);
+  }
+
+  syntaxNode(node: MatchableNode): SyntaxNode {
+    return node;
+  }
 
   type(node: SyntaxNode): string {
     let t = this.#type.get(node);
@@ -85,7 +124,6 @@ class Context {
     return c;
   }
 
-  /** `node`'s children in `field`. */
   inField(node: MatchableNode, field: string): MatchableNode[] {
     let fields = this.#fields.get(node);
     if (fields === undefined) this.#fields.set(node, (fields = new Map()));
@@ -94,7 +132,6 @@ class Context {
     return children;
   }
 
-  /** Whether `child` is one of `node`'s children in `field`. */
   isInField(node: MatchableNode, field: string, child: SyntaxNode): boolean {
     const id = child.id;
     return this.inField(node, field).some((c) => c.id === id);
@@ -102,34 +139,6 @@ class Context {
 }
 
 type Found = (captures: QueryCapture[]) => void;
-
-/** Calls `found` once for every way `step` matches `node`, with `captures` extended by that way's captures. */
-function matchStep(step: QueryStep, node: MatchableNode, captures: QueryCapture[], ctx: Context, found: Found): void {
-  if (step.kind === "alternation") {
-    const own = withCaptures(captures, step.captures, node);
-    for (const alternative of step.alternatives) matchStep(alternative, node, own, ctx, found);
-    return;
-  }
-  if (step.kind === "token") {
-    if (step.text !== null && (ctx.named(node) || ctx.type(node) !== step.text)) return;
-    found(withCaptures(captures, step.captures, node));
-    return;
-  }
-  if ((step.type !== null && ctx.type(node) !== step.type) || !ctx.named(node)) return;
-  const own = withCaptures(captures, step.captures, node);
-  const [only, ...more] = step.children;
-  if (only === undefined) {
-    found(own);
-    return;
-  }
-  if (more.length === 0 && only.kind !== "anchor" && only.field !== null) {
-    // One child step, in a field (`name: (identifier)`): only that field's children, in one call.
-    for (const child of ctx.inField(node, only.field)) matchStep(only, child, own, ctx, found);
-    return;
-  }
-  // Child steps that match only named nodes skip the anonymous children (punctuation, keywords).
-  matchChildren(step.children, 0, node, namedOnly(step) ? ctx.namedChildren(node) : ctx.children(node), 0, false, own, ctx, found);
-}
 
 const namedOnlyMemo = new WeakMap<NodeStep, boolean>();
 
@@ -142,43 +151,70 @@ function namedOnly(step: NodeStep): boolean {
   return yes;
 }
 
-/**
- * Matches child steps `steps[s..]` against `children[from..]`, in order.
- * `anchored`: the previous step was `.`, so no named child may be skipped.
- */
-function matchChildren(
-  steps: readonly ChildStep[],
-  s: number,
-  parent: MatchableNode,
-  children: readonly MatchableNode[],
-  from: number,
-  anchored: boolean,
-  captures: QueryCapture[],
-  ctx: Context,
-  found: Found,
-): void {
-  const step = steps[s];
-  if (step === undefined) {
-    // A trailing anchor: nothing named may follow the last matched child.
-    if (anchored && children.slice(from).some((c) => ctx.named(c))) return;
-    found(captures);
-    return;
-  }
-  if (step.kind === "anchor") {
-    matchChildren(steps, s + 1, parent, children, from, true, captures, ctx, found);
-    return;
-  }
-  for (let i = from; i < children.length; i++) {
-    const child = children[i] as MatchableNode;
-    if (step.field === null || ctx.isInField(parent, step.field, child)) {
-      matchStep(step, child, captures, ctx, (more) => matchChildren(steps, s + 1, parent, children, i + 1, false, more, ctx, found));
-    }
-    if (anchored && ctx.named(child)) break;
-  }
-}
+/** The steps of the matcher over one tree's access. */
+class Matcher<N> {
+  constructor(private readonly a: TreeAccess<N>) {}
 
-function withCaptures(captures: QueryCapture[], names: readonly string[], node: SyntaxNode): QueryCapture[] {
-  return names.length === 0 ? captures : [...captures, ...names.map((name) => ({ name, node }))];
+  /** Calls `found` once for every way `step` matches `node`, with `captures` extended by that way's captures. */
+  step(step: QueryStep, node: N, captures: QueryCapture[], found: Found): void {
+    const a = this.a;
+    if (step.kind === "alternation") {
+      const own = this.withCaptures(captures, step.captures, node);
+      for (const alternative of step.alternatives) this.step(alternative, node, own, found);
+      return;
+    }
+    if (step.kind === "token") {
+      if (step.text !== null && (a.named(node) || a.type(node) !== step.text)) return;
+      found(this.withCaptures(captures, step.captures, node));
+      return;
+    }
+    if ((step.type !== null && a.type(node) !== step.type) || !a.named(node)) return;
+    const own = this.withCaptures(captures, step.captures, node);
+    const only = step.children[0];
+    if (only === undefined) {
+      found(own);
+      return;
+    }
+    if (step.children.length === 1 && only.kind !== "anchor" && only.field !== null) {
+      // One child step, in a field (`name: (identifier)`): only that field's children, in one call.
+      for (const child of a.inField(node, only.field)) this.step(only, child, own, found);
+      return;
+    }
+    // Child steps that match only named nodes skip the anonymous children (punctuation, keywords).
+    this.children(step.children, 0, node, namedOnly(step) ? a.namedChildren(node) : a.children(node), 0, false, own, found);
+  }
+
+  /**
+   * Matches child steps `steps[s..]` against `children[from..]`, in order.
+   * `anchored`: the previous step was `.`, so no named child may be skipped.
+   */
+  children(steps: readonly ChildStep[], s: number, parent: N, children: readonly N[], from: number, anchored: boolean, captures: QueryCapture[], found: Found): void {
+    const a = this.a;
+    const step = steps[s];
+    if (step === undefined) {
+      // A trailing anchor: nothing named may follow the last matched child.
+      if (anchored && children.slice(from).some((c) => a.named(c))) return;
+      found(captures);
+      return;
+    }
+    if (step.kind === "anchor") {
+      this.children(steps, s + 1, parent, children, from, true, captures, found);
+      return;
+    }
+    for (let i = from; i < children.length; i++) {
+      const child = children[i] as N;
+      if (step.field === null || a.isInField(parent, step.field, child)) {
+        this.step(step, child, captures, (more) => this.children(steps, s + 1, parent, children, i + 1, false, more, found));
+      }
+      if (anchored && a.named(child)) break;
+    }
+  }
+
+  withCaptures(captures: QueryCapture[], names: readonly string[], node: N): QueryCapture[] {
+    if (names.length === 0) return captures;
+    const n = this.a.syntaxNode(node);
+    return [...captures, ...names.map((name) => ({ name, node: n }))];
+  }
 }
 
 function holds(p: QueryPredicate, captures: readonly QueryCapture[]): boolean {

@@ -3,13 +3,18 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
-import { describe, expect, it } from "vitest";
-import { matchQuery, type MatchableNode } from "../../../src/symbols/query/match-query.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Language, Parser } from "web-tree-sitter";
+import { matchQuery, matchTree, type MatchableNode } from "../../../src/symbols/query/match-query.js";
+import { FlatAccess, FlatTree, flatLanguage } from "../../../src/symbols/flat-tree.js";
+import { initWebTreeSitter } from "../../../src/tree-sitter/init-web-tree-sitter.js";
+import { wasmFlattener, type WasmTree } from "../../../src/tree-sitter/flatten-wasm.js";
 import { parseQuery } from "../../../src/symbols/query/parse-query.js";
 import type { QueryMatch } from "../../../src/symbols/syntax.js";
 
 // The engine's own matcher against tree-sitter's compiled query (the oracle), over the same trees: every match,
-// with every capture's name, node type and range, as a multiset (the two differ in order only).
+// with every capture's name, node type and range, as a multiset (the two differ in order only). The matcher runs
+// twice: over the native binding's nodes, and over a flat copy of web-tree-sitter's tree of the same text.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const require = createRequire(import.meta.url);
@@ -18,23 +23,53 @@ const TreeSitter = require("tree-sitter") as Native;
 const typescript = require("tree-sitter-typescript") as { typescript: unknown; tsx: unknown };
 
 const LANGS = {
-  typescript: { grammar: typescript.typescript, folders: ["typescript"] },
-  tsx: { grammar: typescript.tsx, folders: ["typescript", "tsx"] },
-  javascript: { grammar: require("tree-sitter-javascript") as unknown, folders: ["javascript"] },
-  python: { grammar: require("tree-sitter-python") as unknown, folders: ["python"] },
+  typescript: { grammar: typescript.typescript, folders: ["typescript"], wasm: "tree-sitter-typescript/tree-sitter-typescript.wasm" },
+  tsx: { grammar: typescript.tsx, folders: ["typescript", "tsx"], wasm: "tree-sitter-typescript/tree-sitter-tsx.wasm" },
+  javascript: { grammar: require("tree-sitter-javascript") as unknown, folders: ["javascript"], wasm: "tree-sitter-javascript/tree-sitter-javascript.wasm" },
+  python: { grammar: require("tree-sitter-python") as unknown, folders: ["python"], wasm: "tree-sitter-python/tree-sitter-python.wasm" },
 };
 type Lang = keyof typeof LANGS;
 
-function setup(lang: Lang, text = shippedQuery(lang)): (source: string) => { ours: string[]; theirs: string[] } {
+const wasm = new Map<Lang, Language>();
+beforeAll(async () => {
+  await initWebTreeSitter(Parser);
+  for (const lang of Object.keys(LANGS) as Lang[]) wasm.set(lang, await Language.load(require.resolve(LANGS[lang].wasm)));
+});
+
+/** A flat copy of web-tree-sitter's tree of `source`. */
+function flatParser(lang: Lang): (source: string) => FlatTree {
+  const language = wasm.get(lang) as Language;
+  const parser = new Parser();
+  parser.setLanguage(language);
+  const flatten = wasmFlattener(null);
+  const info = flatLanguage(language.types, (id) => language.nodeTypeIsNamed(id), language.fields);
+  return (source) => {
+    const tree = parser.parse(source);
+    if (tree === null) throw new Error("no tree");
+    try {
+      return new FlatTree(source, info, flatten(tree as unknown as WasmTree));
+    } finally {
+      tree.delete();
+    }
+  };
+}
+
+function setup(lang: Lang, text = shippedQuery(lang)): (source: string) => { ours: string[]; flat: string[]; theirs: string[] } {
   const { grammar } = LANGS[lang];
   const parser = new TreeSitter();
   parser.setLanguage(grammar);
   const query = new TreeSitter.Query(grammar, text);
   const patterns = parseQuery(text);
   const key = (m: QueryMatch): string => m.captures.map((c) => `${c.name}=${c.node.type}@${c.node.startIndex}-${c.node.endIndex}`).join(" ");
+  const flatOf = flatParser(lang);
   return (source) => {
     const tree = parser.parse(source);
-    return { ours: matchQuery(patterns, tree.rootNode).map(key).sort(), theirs: query.matches(tree.rootNode).map(key).sort() };
+    const flat = flatOf(source);
+    return {
+      ours: matchQuery(patterns, tree.rootNode).map(key).sort(),
+      flat: matchTree(patterns, 0, new FlatAccess(flat)).map(key).sort(),
+      theirs: query.matches(tree.rootNode).map(key).sort(),
+    };
   };
 }
 
@@ -92,8 +127,9 @@ describe("matchQuery against tree-sitter's query (oracle)", () => {
       expect(sources.length).toBeGreaterThan(5);
       let matches = 0;
       for (const [i, source] of sources.entries()) {
-        const { ours, theirs } = run(source);
+        const { ours, flat, theirs } = run(source);
         expect(ours, corpus[lang][i] ?? `edge case ${i - corpus[lang].length}`).toEqual(theirs);
+        expect(flat, corpus[lang][i] ?? `edge case ${i - corpus[lang].length}`).toEqual(theirs);
         matches += theirs.length;
       }
       expect(matches).toBeGreaterThan(100);
@@ -124,8 +160,9 @@ describe("matchQuery on the query features the shipped queries use little", () =
     const run = setup("typescript", QUERY);
     let matches = 0;
     for (const source of [...SOURCES, ...filesUnder(path.join(root, "src/symbols"), /\.ts$/).map((f) => fs.readFileSync(f, "utf8"))]) {
-      const { ours, theirs } = run(source);
+      const { ours, flat, theirs } = run(source);
       expect(ours, source.slice(0, 60)).toEqual(theirs);
+      expect(flat, source.slice(0, 60)).toEqual(theirs);
       matches += theirs.length;
     }
     expect(matches).toBeGreaterThan(1000);

@@ -1,0 +1,127 @@
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Language, Parser, type Node } from "web-tree-sitter";
+import { cursorSteps, flattenCursor, FlatTree, flatLanguage, type CursorLike, type FlatNode } from "../../src/symbols/flat-tree.js";
+import { createSymbolExtractor } from "../../src/symbols/symbol-extractor.js";
+import { initWebTreeSitter } from "../../src/tree-sitter/init-web-tree-sitter.js";
+import { wasmFlattener, type WasmTree } from "../../src/tree-sitter/flatten-wasm.js";
+
+// The flat copy of a tree against the tree it was copied from (web-tree-sitter's own nodes, the oracle): every
+// node, every property the extractors read. Then the whole extraction on both backends: the same results.
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(import.meta.dirname, "../..");
+const fixtures = path.join(root, "test/symbols/fixtures");
+const GRAMMARS = {
+  ts: "tree-sitter-typescript/tree-sitter-typescript.wasm",
+  tsx: "tree-sitter-typescript/tree-sitter-tsx.wasm",
+  js: "tree-sitter-javascript/tree-sitter-javascript.wasm",
+  py: "tree-sitter-python/tree-sitter-python.wasm",
+} as const;
+type Ext = keyof typeof GRAMMARS;
+const languages = new Map<Ext, Language>();
+
+beforeAll(async () => {
+  await initWebTreeSitter(Parser);
+  for (const ext of Object.keys(GRAMMARS) as Ext[]) languages.set(ext, await Language.load(require.resolve(GRAMMARS[ext])));
+});
+
+/** Sources per grammar: the fixtures, some of this repo, and broken or odd text (ERROR and missing nodes, non-ASCII, CRLF). */
+function sources(ext: Ext): string[] {
+  const files = fs.readdirSync(fixtures).filter((f) => f.endsWith(`.${ext}`) || (ext === "js" && f.endsWith(".cjs")));
+  const own = ext === "ts" ? ["src/symbols/flat-tree.ts", "src/symbols/typescript/extract-typescript.ts", "src/symbols/normalize.ts"] : [];
+  const broken: Record<Ext, string[]> = {
+    ts: ["export function f(a: number, b: {\nclass C { m(): void { return g(\n", "const s = 'é😀\\u{1F600}';\r\nlet t = `a${b}c`; // ü\r\nif (x) { y(", "", "\n\n", "class A { @d() m?(): void }"],
+    tsx: ["const A = () => <div a={1}>{x}</div>;\nconst B = <C", "let x = <T,>(a: T) => a;"],
+    js: ["module.exports = { a, b: () => 1 };\nexports.c = function () {", "const π = 'ß';\n"],
+    py: ["def broken(a, b:\n    pass\nclass Ok:\n    pass\n", "x = 'é😀'\r\ndef f(*, a=1, **k) -> 'int':\n    return f'{a!r:>{k}}'\n", "if x:\n  y(\n", "@d\nclass A(B, metaclass=M):\n    def m(self): ...\n"],
+  };
+  return [...files.map((f) => fs.readFileSync(path.join(fixtures, f), "utf8")), ...own.map((f) => fs.readFileSync(path.join(root, f), "utf8")), ...broken[ext]];
+}
+
+function setup(ext: Ext): { parse: (s: string) => WasmTree & { rootNode: Node; delete(): void }; language: Language } {
+  const language = languages.get(ext) as Language;
+  const parser = new Parser();
+  parser.setLanguage(language);
+  return {
+    language,
+    parse: (s) => {
+      const tree = parser.parse(s);
+      if (tree === null) throw new Error("no tree");
+      return tree as unknown as WasmTree & { rootNode: Node; delete(): void };
+    },
+  };
+}
+
+/** What a node says of itself and its children, as the extractors read it. */
+function describeNode(n: Node | FlatNode, fields: readonly (string | null)[]): unknown {
+  return {
+    type: n.type,
+    named: n.isNamed,
+    missing: n.isMissing,
+    error: n.hasError,
+    range: [n.startIndex, n.endIndex, n.startPosition.row, n.startPosition.column, n.endPosition.row, n.endPosition.column],
+    text: n.text,
+    children: n.childCount,
+    named_children: n.namedChildCount,
+    first_named: n.firstNamedChild?.startIndex ?? null,
+    previous: n.previousSibling?.startIndex ?? null,
+    parent: n.parent?.type ?? null,
+    fields: fields.flatMap((f) => (f === null ? [] : [`${f}:${n.childForFieldName(f)?.startIndex ?? "-"}:${n.childrenForFieldName(f).length}`])),
+  };
+}
+
+function walkBoth(a: Node, b: FlatNode, fields: readonly (string | null)[], out: { nodes: number }): void {
+  expect(describeNode(b, fields), `${a.type} at ${a.startIndex}`).toEqual(describeNode(a, fields));
+  const ac = a.children.filter((c): c is Node => c !== null);
+  const bc = b.children;
+  expect(bc.length).toBe(ac.length);
+  out.nodes++;
+  ac.forEach((c, i) => walkBoth(c, bc[i] as FlatNode, fields, out));
+}
+
+describe("FlatTree: a copy of web-tree-sitter's tree", () => {
+  for (const ext of Object.keys(GRAMMARS) as Ext[]) {
+    it(`answers what the tree's own nodes answer, node by node (${ext})`, () => {
+      const { parse, language } = setup(ext);
+      const fast = wasmFlattener(null);
+      const info = flatLanguage(language.types, (id) => language.nodeTypeIsNamed(id), language.fields);
+      const seen = { nodes: 0 };
+      for (const source of sources(ext)) {
+        const tree = parse(source);
+        try {
+          const direct = fast(tree);
+          const cursor = tree.walk();
+          const viaCursor = flattenCursor(cursorSteps(cursor as unknown as CursorLike));
+          cursor.delete();
+          // The fast walk copies exactly what the public cursor copies.
+          expect(direct).toEqual(viaCursor);
+          walkBoth(tree.rootNode, new FlatTree(source, info, direct).rootNode, language.fields, seen);
+        } finally {
+          tree.delete();
+        }
+      }
+      expect(seen.nodes).toBeGreaterThan(ext === "ts" ? 10_000 : 200);
+    });
+  }
+});
+
+describe("the two backends", () => {
+  it("extract the same symbols, details, references and diagnostics", async () => {
+    const native = await createSymbolExtractor({ backend: "native" });
+    const wasmBackend = await createSymbolExtractor({ backend: "wasm" });
+    const names: Record<Ext, string> = { ts: "a.ts", tsx: "a.tsx", js: "a.js", py: "a.py" };
+    let symbols = 0;
+    for (const ext of Object.keys(GRAMMARS) as Ext[]) {
+      for (const [i, source] of sources(ext).entries()) {
+        const a = native.extract(names[ext], source);
+        const b = wasmBackend.extract(names[ext], source);
+        expect(JSON.stringify([b, b.symbols.map((s) => s.detail)]), `${ext} source ${i}`).toBe(JSON.stringify([a, a.symbols.map((s) => s.detail)]));
+        symbols += a.symbols.length;
+      }
+    }
+    expect(symbols).toBeGreaterThan(300);
+  });
+});
