@@ -7,6 +7,7 @@ import { languageOf } from "./languages.js";
 import { cachedFor, createSymbolCache, unpackSymbols, type PackedSymbols } from "./symbol-cache.js";
 import type { ParserBackend } from "./symbol-extractor.js";
 import type { FileSymbols } from "./types.js";
+import { printedFile, printedSymbols } from "./printed-symbols.js";
 
 /** One file to analyse: the path to report, and where to read it or its bytes (an old version read from git). */
 export interface ExtractJob {
@@ -147,4 +148,34 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
     });
   }
   return results as FileSymbols[];
+}
+
+/**
+ * Each file's line of `comity.symbols/1` JSON ({@link printedFile}), in input
+ * order: copied from the cache's printed form where it has one (nothing is
+ * decoded nor encoded again, which is most of a warm run), extracted by
+ * {@link extractMany} for the rest.
+ */
+export async function printedMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<string[]> {
+  const out: Array<string | undefined> = Array.from({ length: jobs.length }, () => undefined);
+  const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
+  if (cache?.printed !== undefined) {
+    const hasher = await loadContentHasher();
+    jobs.forEach((job, i) => {
+      try {
+        const printed = cache.printed?.(hasher.xxh64(jobBytes(job)), languageOf(job.path)?.id ?? "none") ?? null;
+        // (diagnostics name the path they were found under, as a cache hit's do: see cachedFor)
+        if (printed !== null) out[i] = printedFile(job.path, printed.text, printed.diagnostics.map((d) => ({ ...d, path: job.path })));
+      } catch {
+        // unreadable: the extraction below reports it
+      }
+    });
+  }
+  const todo = out.flatMap((line, i) => (line === undefined ? [i] : []));
+  const done = await extractMany(todo.map((i) => jobs[i] as ExtractJob), options);
+  todo.forEach((i, k) => {
+    const r = done[k] as FileSymbols;
+    out[i] = printedFile(r.path, printedSymbols(r), r.diagnostics);
+  });
+  return out as string[];
 }

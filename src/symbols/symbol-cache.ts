@@ -2,14 +2,16 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
-import { renderSignature } from "./signature.js";
 import type { FileSymbols, ParamInfo, ReferenceRecord, SignatureInfo, SymbolKind, SymbolRecord } from "./types.js";
 import { EXTRACTOR_VERSION } from "./extractor-version.js";
+import { printedSymbols } from "./printed-symbols.js";
 
 /** Per-content cache of symbol results: an unchanged file costs a hash and a lookup. */
 export interface SymbolCache {
   get(contentHash: string, language: string): Omit<FileSymbols, "path"> | null;
   set(contentHash: string, language: string, result: FileSymbols): void;
+  /** A cached result's {@link printedSymbols} text and its diagnostics, read without decoding its records; null on a miss. */
+  printed?(contentHash: string, language: string): { readonly text: string; readonly diagnostics: FileSymbols["diagnostics"] } | null;
 }
 
 /** Entries are spread over this many folders by the first two hex digits of their content hash. */
@@ -29,9 +31,24 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
   const prunedShards = new Set<string>();
   const file = (hash: string, language: string): string => path.join(dir, hash.slice(0, 2), `v${EXTRACTOR_VERSION}-${language}-${hash}.json`);
   return {
+    // An entry file is three lines: the entry's JSON, its printed form, and its diagnostics' JSON (an entry written
+    // before there were printed forms is one line).
     get(hash, language) {
       try {
-        return decodeEntry(JSON.parse(fs.readFileSync(file(hash, language), "utf8")) as Entry);
+        const text = fs.readFileSync(file(hash, language), "utf8");
+        const nl = text.indexOf("\n");
+        return decodeEntry(JSON.parse(nl < 0 ? text : text.slice(0, nl)) as Entry);
+      } catch {
+        return null;
+      }
+    },
+    printed(hash, language) {
+      try {
+        const text = fs.readFileSync(file(hash, language), "utf8");
+        const first = text.indexOf("\n");
+        const second = first < 0 ? -1 : text.indexOf("\n", first + 1);
+        if (second < 0) return null;
+        return { text: text.slice(first + 1, second), diagnostics: JSON.parse(text.slice(second + 1)) as FileSymbols["diagnostics"] };
       } catch {
         return null;
       }
@@ -39,7 +56,8 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
     set(hash, language, result) {
       try {
         const target = file(hash, language);
-        writeFileAtomic(target, JSON.stringify(encodeEntry(result)));
+        const entry = JSON.stringify(encodeEntry(result));
+        writeFileAtomic(target, `${entry}\n${printedSymbols(result)}\n${JSON.stringify(result.diagnostics)}`);
         const shard = path.dirname(target);
         if (!prunedShards.has(shard)) {
           prunedShards.add(shard);
@@ -71,13 +89,14 @@ function pruneShard(shard: string, keep: number, justWritten: string): void {
 }
 
 /**
- * A cache entry in flat positional arrays: no repeated keys, no rendered
- * signature (it is derived), and one array per file instead of one per
- * symbol, which is what reading a warm cache spends its time building and
+ * A cache entry in flat positional arrays: no repeated keys, and one array
+ * per file instead of one per symbol, which is what reading a warm cache spends its time building and
  * collecting. Each symbol's detail is JSON inside the JSON: one string to read
  * past instead of a dozen arrays to build, decoded only when someone asks for
  * it, and written without what the record already says (its name and kind),
- * without trailing empty parts, with one-letter parameter kinds.
+ * without trailing empty parts, with one-letter parameter kinds. The rendered
+ * signature is kept although the detail gives it: printing symbols (what a
+ * warm `comity symbols` does) then decodes and renders nothing.
  */
 /**
  * modifiers, type parameters, parameters (0: none), returns, heritage (null: none), type, value, overloads (each a
@@ -86,10 +105,10 @@ function pruneShard(shard: string, keep: number, justWritten: string): void {
 type Detail = [string[], Array<[string, string | null, string | null]>, Array<ShortParam> | 0, (string | null)?, (string[] | null)?, (string | null)?, (string | null)?, (Detail[] | null)?, (string | null)?, (SymbolKind | null)?];
 /** name, one-letter kind, optional, default, type; trailing nulls left out. */
 type ShortParam = [string, string, 0 | 1, (string | null)?, (string | null)?];
-/** Per symbol, 11 slots: name, qualified name (0: the name), kind, exported, range (4 numbers), signature hash, body hash, detail JSON. */
-const SYMBOL_SLOTS = 11;
+/** Per symbol, 12 slots: name, qualified name (0: the name), kind, exported, range (4 numbers), signature hash, body hash, rendered signature, detail JSON. */
+const SYMBOL_SLOTS = 12;
 type Entry = {
-  v: 5;
+  v: 6;
   l: FileSymbols["language"];
   s: Array<string | number>;
   /** Per reference, 3 slots: kind, name, module. */
@@ -165,19 +184,20 @@ function encodeEntry(r: FileSymbols): Entry {
   for (const x of r.symbols) {
     const { start_line, start_column, end_line, end_column } = x.range;
     const qualified = x.qualified_name === x.name ? 0 : x.qualified_name;
-    s.push(x.name, qualified, x.kind, x.exported ? 1 : 0, start_line, start_column, end_line, end_column, x.signature_hash, x.body_hash, JSON.stringify(encodeDetail(x.detail, x.name, x.kind)));
+    s.push(x.name, qualified, x.kind, x.exported ? 1 : 0, start_line, start_column, end_line, end_column, x.signature_hash, x.body_hash, x.signature, JSON.stringify(encodeDetail(x.detail, x.name, x.kind)));
   }
   const refs: Entry["r"] = [];
   for (const x of r.references) refs.push(x.kind, x.name, x.module);
-  return { v: 5, l: r.language, s, r: refs, d: r.diagnostics };
+  return { v: 6, l: r.language, s, r: refs, d: r.diagnostics };
 }
 
 /**
- * A symbol read from the cache. Its detail and rendered signature are decoded
- * when first read: most cached symbols never are. They are own, enumerable
- * accessors defined after the other fields, so spreads, JSON, clones and key
- * order see the same record as a fresh extraction; the undecoded detail waits
- * in a private field, which none of them see. (A class rather than an object
+ * A symbol read from the cache. Its detail is decoded when first read: most
+ * cached symbols never are (the rendered signature is stored beside it, so
+ * printing a symbol does not decode it). It is an own, enumerable accessor
+ * defined after the other fields, so spreads, JSON, clones and key order see
+ * the same record as a fresh extraction; the undecoded detail waits in a
+ * private field, which none of them see. (A class rather than an object
  * literal: a private field costs nothing to set, where a hidden property was a
  * third `Object.defineProperty` per record; the three were a sixth of a warm
  * run, and the class made it 305 -> 264 ms.)
@@ -193,7 +213,6 @@ class CachedSymbol {
   declare readonly signature: string;
   declare readonly detail: SignatureInfo;
   #detail: string | SignatureInfo;
-  #signature: string | null = null;
 
   constructor(s: Entry["s"], i: number) {
     const name = s[i] as string;
@@ -205,8 +224,8 @@ class CachedSymbol {
     this.range = { start_line: s[i + 4] as number, start_column: s[i + 5] as number, end_line: s[i + 6] as number, end_column: s[i + 7] as number };
     this.signature_hash = s[i + 8] as string;
     this.body_hash = s[i + 9] as string;
-    this.#detail = s[i + 10] as string;
-    Object.defineProperty(this, "signature", SIGNATURE);
+    this.signature = s[i + 10] as string;
+    this.#detail = s[i + 11] as string;
     Object.defineProperty(this, "detail", DETAIL);
   }
 
@@ -217,22 +236,16 @@ class CachedSymbol {
     this.#detail = detail;
     return detail;
   }
-
-  static signatureOf(this: CachedSymbol): string {
-    this.#signature ??= renderSignature(this.detail);
-    return this.#signature;
-  }
 }
 
-// One pair of getter functions for every cached record. Getters written in each record's literal cost two
-// closures, their context and their accessor pairs per symbol: measured, 770 against 210 bytes a record, and a
-// warm run of 165,000 symbols spent more time collecting than reading.
+// One getter function for every cached record. Getters written in each record's literal cost closures, their
+// context and their accessor pairs per symbol: measured, 770 against 210 bytes a record, and a warm run of
+// 165,000 symbols spent more time collecting than reading.
 const DETAIL = { get: CachedSymbol.detailOf, enumerable: true, configurable: true };
-const SIGNATURE = { get: CachedSymbol.signatureOf, enumerable: true, configurable: true };
 
 function decodeEntry(e: Entry): Omit<FileSymbols, "path"> | null {
   const { s, r } = e;
-  if (e.v !== 5 || s.length % SYMBOL_SLOTS !== 0 || r.length % 3 !== 0) return null;
+  if (e.v !== 6 || s.length % SYMBOL_SLOTS !== 0 || r.length % 3 !== 0) return null;
   const symbols: SymbolRecord[] = [];
   for (let i = 0; i < s.length; i += SYMBOL_SLOTS) symbols.push(new CachedSymbol(s, i));
   const references: ReferenceRecord[] = [];

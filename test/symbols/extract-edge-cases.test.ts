@@ -5,6 +5,9 @@ import fc from "fast-check";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cachedExtract } from "../../src/symbols/extract-with-cache.js";
 import { createSymbolCache } from "../../src/symbols/symbol-cache.js";
+import { languageOf } from "../../src/symbols/languages.js";
+import { printedSymbols } from "../../src/symbols/printed-symbols.js";
+import type { FileSymbols } from "../../src/symbols/types.js";
 import { createSymbolExtractor, EXTRACTOR_VERSION, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
 
 let extractor: SymbolExtractor;
@@ -148,17 +151,35 @@ describe("symbol cache", () => {
     const v1 = Buffer.from("export function f(a: number) {}\n");
     const fresh = cachedExtract("a.ts", v1, extractor, cache);
     const [entry] = fs.readdirSync(dir).flatMap((sub) => fs.readdirSync(path.join(dir, sub)).map((f) => path.join(dir, sub, f)));
-    const written = JSON.parse(fs.readFileSync(entry as string, "utf8")) as { v: number; s: unknown[] };
-    // Version 3 kept one array per symbol; a reader of version 5 must not take it for its own.
+    const firstLine = (): string => fs.readFileSync(entry as string, "utf8").split("\n")[0] as string;
+    const written = JSON.parse(firstLine()) as { v: number; s: unknown[] };
+    // Version 3 kept one array per symbol; a reader of version 6 must not take it for its own.
     const older = { ...written, v: 3, s: [["f", "f", "function", 1, 1, 0, 1, 31, "0", "0", "[]"]] };
     // Version 4 had the same arrays but overloads in another form: its number alone must make it a miss.
-    const previous = { ...written, v: 4 };
+    const v4 = { ...written, v: 4 };
+    // Version 5 had no rendered signature in its arrays (11 slots a symbol), and no printed form after the entry.
+    const v5 = { ...written, v: 5, s: written.s.filter((_, i) => i % 12 !== 10) };
     const cut = { ...written, s: written.s.slice(0, -1) };
-    for (const stale of [older, previous, cut]) {
+    for (const stale of [older, v4, v5, cut]) {
       fs.writeFileSync(entry as string, JSON.stringify(stale));
       expect(cache.get(extractor.hasher.xxh64(v1), "typescript")).toBeNull();
+      expect(cache.printed?.(extractor.hasher.xxh64(v1), "typescript")).toBeNull();
       expect(JSON.stringify(cachedExtract("a.ts", v1, extractor, cache))).toBe(JSON.stringify(fresh));
-      expect((JSON.parse(fs.readFileSync(entry as string, "utf8")) as { v: number }).v).toBe(5);
+      expect((JSON.parse(firstLine()) as { v: number }).v).toBe(6);
+    }
+  });
+
+  it("keeps each result's printed form, which is what printing the decoded result gives", () => {
+    const cache = createSymbolCache(dir);
+    for (const [name, text] of [["a.ts", "export function f(a: number) {}\n"], ["b.ts", "export class {\n"], ["c.py", "def g(x, *, k=1):\n    return x\n"]] as const) {
+      const bytes = Buffer.from(text);
+      const fresh = cachedExtract(name, bytes, extractor, cache);
+      const printed = cache.printed?.(extractor.hasher.xxh64(bytes), languageOf(name)?.id ?? "none");
+      expect(printed?.text).toBe(printedSymbols(fresh));
+      expect(printed?.diagnostics).toEqual(fresh.diagnostics);
+      const hit = cache.get(extractor.hasher.xxh64(bytes), languageOf(name)?.id ?? "none");
+      expect(printedSymbols(hit as FileSymbols)).toBe(printedSymbols(fresh));
+      expect(JSON.parse(`{${printed?.text ?? ""}}`)).toEqual({ language: fresh.language, symbols: fresh.symbols.map(({ detail: _d, ...s }) => s), references: fresh.references });
     }
   });
 

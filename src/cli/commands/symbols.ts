@@ -6,6 +6,7 @@ import { configDir } from "../../config/config-dir.js";
 import type { SymbolChange } from "../../symbols/compare-symbols.js";
 import { extractWithCache } from "../../symbols/extract-with-cache.js";
 import { createSymbolCache } from "../../symbols/symbol-cache.js";
+import { shownSymbol } from "../../symbols/printed-symbols.js";
 import type { FileSymbols, SymbolRecord } from "../../symbols/types.js";
 import type { CliIo } from "../io.js";
 
@@ -73,13 +74,20 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
   }
   // Many files: a pool of worker threads, one per core (the same as comity analyze), or with --jobs 1 this thread
   // with the pool's backend; a few: this process, with the backend that starts quickest.
-  const { extractMany } = await import("../../symbols/extract-pool.js");
-  const results = await extractMany(
-    files.map((f) => ({ path: f.given, abs: f.abs })),
-    { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io) },
-  );
+  const { extractMany, printedMany } = await import("../../symbols/extract-pool.js");
+  const jobList = files.map((f) => ({ path: f.given, abs: f.abs }));
+  const poolOptions = { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io) };
+  if (values.json && io.stdout.isTTY !== true) {
+    // For a program: one line per file (a third of the bytes of the indented form), copied from the cache where it
+    // can be.
+    const lines = await printedMany(jobList, poolOptions);
+    io.stdout.write(`{"schema":"comity.symbols/1","files":[\n${lines.join(",\n")}\n]}\n`);
+    return 0;
+  }
+  const results = await extractMany(jobList, poolOptions);
   if (values.json) {
-    const shown = results.map((r) => ({ ...r, symbols: r.symbols.map(({ detail: _d, ...s }) => s) }));
+    // For a person at a terminal: indented.
+    const shown = results.map((r) => ({ path: r.path, language: r.language, symbols: r.symbols.map(shownSymbol), references: r.references, diagnostics: r.diagnostics }));
     io.stdout.write(`${JSON.stringify({ schema: "comity.symbols/1", files: shown }, null, 2)}\n`);
   } else {
     io.stdout.write(results.map(formatFile).join("\n"));
