@@ -30,6 +30,8 @@ export interface FlatLanguage {
   readonly typeNames: readonly (string | undefined)[];
   isNamed(typeId: number): boolean;
   fieldId(name: string): number;
+  /** A type id's membership in a list of type names (1 for a member), kept per list. */
+  typeSet(types: readonly string[]): Uint8Array;
 }
 
 export const FLAG_MISSING = 1;
@@ -44,7 +46,19 @@ export function flatLanguage(typeNames: readonly (string | undefined)[], isNamed
   fieldNames.forEach((name, id) => {
     if (typeof name === "string" && id > 0 && !fields.has(name)) fields.set(name, id);
   });
-  return { typeNames, isNamed: (typeId) => named[typeId] === 1, fieldId: (name) => fields.get(name) ?? -1 };
+  const sets = new WeakMap<readonly string[], Uint8Array>();
+  const typeSet = (types: readonly string[]): Uint8Array => {
+    let ids = sets.get(types);
+    if (ids === undefined) {
+      const wanted = new Set(types);
+      ids = new Uint8Array(0x10000);
+      for (let t = 0; t < typeNames.length; t++) if (wanted.has(typeNames[t] as string)) ids[t] = 1;
+      if (wanted.has("ERROR")) ids[ERROR_TYPE] = 1;
+      sets.set(types, ids);
+    }
+    return ids;
+  };
+  return { typeNames, isNamed: (typeId) => named[typeId] === 1, fieldId: (name) => fields.get(name) ?? -1, typeSet };
 }
 
 /** A tree read from {@link FlatTreeData}: the `Tree` the extractors take, its nodes made on demand (one object per node). */
@@ -96,11 +110,7 @@ export class FlatTree implements Tree {
 
   /** Indices of the nodes of these types in `index`'s subtree (itself included), in document order. */
   ofTypes(index: number, types: readonly string[]): number[] {
-    const wanted = new Set(types);
-    const ids = new Uint8Array(0x10000);
-    const names = this.language.typeNames;
-    for (let t = 0; t < names.length; t++) if (wanted.has(names[t] as string)) ids[t] = 1;
-    if (wanted.has("ERROR")) ids[ERROR_TYPE] = 1;
+    const ids = this.language.typeSet(types);
     const out: number[] = [];
     const typeArray = this.data.types;
     const end = this.after(index);

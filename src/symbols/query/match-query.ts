@@ -16,7 +16,7 @@ export interface MatchableNode extends SyntaxNode {
  * of an array, and no object made for a node until it is captured).
  */
 export interface TreeAccess<N> {
-  /** The root and its descendants of these types, in document order. */
+  /** The root and its descendants of these types, in document order (`types` is the same array for every tree a query is matched in). */
   candidates(root: N, types: readonly string[]): readonly N[];
   type(node: N): string;
   named(node: N): boolean;
@@ -52,14 +52,7 @@ export function matchQuery(patterns: readonly QueryPattern[], root: MatchableNod
 
 /** {@link matchQuery} over any tree the matcher can read through `access`. */
 export function matchTree<N>(patterns: readonly QueryPattern[], root: N, access: TreeAccess<N>): QueryMatch[] {
-  const byType = new Map<string, number[]>();
-  for (const [index, pattern] of patterns.entries()) {
-    for (const type of rootTypes(pattern.root)) {
-      const list = byType.get(type) ?? [];
-      if (!list.includes(index)) list.push(index);
-      byType.set(type, list);
-    }
-  }
+  const { byType, types } = rootIndex(patterns);
   const out: QueryMatch[] = [];
   const m = new Matcher(access);
   // One callback per pattern, made once: most patterns have no predicate.
@@ -71,10 +64,31 @@ export function matchTree<N>(patterns: readonly QueryPattern[], root: N, access:
         },
   );
   const none: QueryCapture[] = [];
-  for (const node of access.candidates(root, [...byType.keys()])) {
+  for (const node of access.candidates(root, types)) {
     for (const index of byType.get(access.type(node)) ?? []) m.step((patterns[index] as QueryPattern).root, node, none, found[index] as Found);
   }
   return out;
+}
+
+const rootIndexes = new WeakMap<readonly QueryPattern[], { byType: Map<string, number[]>; types: readonly string[] }>();
+
+/** Which patterns can match a node of each type, by the types their roots can have; worked out once per query. */
+function rootIndex(patterns: readonly QueryPattern[]): { byType: Map<string, number[]>; types: readonly string[] } {
+  let index = rootIndexes.get(patterns);
+  if (index === undefined) {
+    const byType = new Map<string, number[]>();
+    for (const [i, pattern] of patterns.entries()) {
+      for (const type of rootTypes(pattern.root)) {
+        const list = byType.get(type) ?? [];
+        if (!list.includes(i)) list.push(i);
+        byType.set(type, list);
+      }
+    }
+    // The same array each time: a tree may keep what it derives from it.
+    index = { byType, types: [...byType.keys()] };
+    rootIndexes.set(patterns, index);
+  }
+  return index;
 }
 
 /** The node types a pattern's root can have (the types to look for in the tree; parseQuery allows no wildcard root). */
