@@ -23,7 +23,7 @@ import { worktreeHash } from "../snapshot/worktree-hash.js";
 import { aheadBehind } from "../state/ahead-behind.js";
 import { processConfigEnv, readRepoState, type MergeBaseFn, type RepoState } from "../state/read-repo-state.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
-import type { ExtractJob } from "../symbols/extract-pool.js";
+import type { ExtractJob, ExtractPool } from "../symbols/extract-pool.js";
 import { languageOf } from "../symbols/languages.js";
 import { createSymbolCache } from "../symbols/symbol-cache.js";
 import type { LanguageId, ReferenceRecord } from "../symbols/types.js";
@@ -329,75 +329,91 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   type Pending = { repo: number; path: string; after: number | null; before: number | null; key: { base: string | null; after: string | null } | null; memo: MemoEntry | null };
   const pending: Pending[] = [];
   const memos = new Map<number, ChangeMemo>();
-  for (const [i, s] of scanned.entries()) {
-    if (s === null || options.symbols === false) continue;
-    const repo = repos[i] as Repo;
-    const memo = cacheDir === null ? null : loadChangeMemo(path.join(cacheDir, "changes", `${createHash("sha1").update(repo.root).digest("hex")}.json`));
-    if (memo !== null) memos.set(i, memo);
-    const missing: Array<{ path: string; oid: string; slot: number }> = [];
-    for (const c of s.changes) {
-      if (languageOf(c.path) === null || c.change === "mode_changed") continue;
-      // Both versions known by blob id: the last run's analysis of the same pair stands.
-      const afterOid = c.change === "deleted" ? null : (s.afterOids.get(c.path) ?? undefined);
-      const key = afterOid === undefined ? null : { base: s.baseOids[c.path] ?? null, after: afterOid };
-      const known = key === null ? null : (memo?.get(c.path, key.base, key.after) ?? null);
-      const p: Pending = { repo: i, path: c.path, after: null, before: null, key, memo: known };
-      if (known !== null) {
-        pending.push(p);
-        continue;
-      }
-      if (c.change !== "deleted") {
-        p.after = jobs.length;
-        const abs = path.join(repo.root, c.path);
-        let bytes: Buffer | null = null;
-        try {
-          bytes = fs.readFileSync(abs);
-        } catch {
-          // the extraction reports it
+  // The pool's workers start loading as soon as there is enough work for them, while this thread reads the files and
+  // their old versions (their start-up, 0.3-0.4 s, then costs nothing); extractMany closes them, used or not.
+  const workers = options.jobs ?? availableParallelism();
+  let pool: ExtractPool | null = null;
+  const startPoolOnce = async (): Promise<void> => {
+    if (pool !== null || workers <= 1) return;
+    const { startExtractPool, DEFAULT_MIN_FILES_FOR_POOL } = await import("../symbols/extract-pool.js");
+    if (jobs.length >= DEFAULT_MIN_FILES_FOR_POOL) pool = startExtractPool({ workers, cacheDir });
+  };
+  try {
+    for (const [i, s] of scanned.entries()) {
+      if (s === null || options.symbols === false) continue;
+      const repo = repos[i] as Repo;
+      const memo = cacheDir === null ? null : loadChangeMemo(path.join(cacheDir, "changes", `${createHash("sha1").update(repo.root).digest("hex")}.json`));
+      if (memo !== null) memos.set(i, memo);
+      const missing: Array<{ path: string; oid: string; slot: number }> = [];
+      for (const c of s.changes) {
+        if (languageOf(c.path) === null || c.change === "mode_changed") continue;
+        // Both versions known by blob id: the last run's analysis of the same pair stands.
+        const afterOid = c.change === "deleted" ? null : (s.afterOids.get(c.path) ?? undefined);
+        const key = afterOid === undefined ? null : { base: s.baseOids[c.path] ?? null, after: afterOid };
+        const known = key === null ? null : (memo?.get(c.path, key.base, key.after) ?? null);
+        const p: Pending = { repo: i, path: c.path, after: null, before: null, key, memo: known };
+        if (known !== null) {
+          pending.push(p);
+          continue;
         }
-        jobs.push(bytes === null ? { path: c.path, abs } : { path: c.path, bytes });
-        // Remembered only under the blob id of the bytes analysed: a file edited while this run reads it is not.
-        if (p.key !== null && (bytes === null || gitBlobId(bytes) !== p.key.after)) p.key = null;
-      }
-      const oid = s.baseOids[c.path];
-      if (oid !== undefined) {
-        p.before = jobs.length;
-        // The old version is read from git only when the cache does not know its blob; what the cache holds is passed on, not read twice.
-        const cached = cache?.get(`g${oid}`, languageOf(c.path)?.id ?? "none") ?? null;
-        jobs.push({ path: c.path, cacheKey: `g${oid}`, ...(cached === null ? {} : { known: cached }) });
-        if (cached === null) missing.push({ path: c.path, oid, slot: p.before });
-      }
-      pending.push(p);
-    }
-    if (missing.length > 0) {
-      // The engine's own object reader first (node's zlib; 2,000 blobs in a fraction of isomorphic-git's time, which
-      // it also saves loading); isomorphic-git for what it cannot read (a v1 pack index, say).
-      const reader = createObjectReader(path.join(repo.commonDir ?? "", "objects"));
-      let git: typeof import("isomorphic-git") | null = null;
-      const gitCache = {};
-      for (const m of missing) {
-        try {
-          let blob: Uint8Array | null = null;
+        if (c.change !== "deleted") {
+          p.after = jobs.length;
+          const abs = path.join(repo.root, c.path);
+          let bytes: Buffer | null = null;
           try {
-            const object = reader.read(m.oid);
-            if (object?.type === "blob") blob = object.content;
+            bytes = fs.readFileSync(abs);
           } catch {
-            // the fallback below reads it, or says why not
+            // the extraction reports it
           }
-          if (blob === null) {
-            git ??= await import("isomorphic-git");
-            blob = (await git.readBlob({ fs, gitdir: repo.commonDir ?? "", oid: m.oid, cache: gitCache })).blob;
+          jobs.push(bytes === null ? { path: c.path, abs } : { path: c.path, bytes });
+          await startPoolOnce();
+          // Remembered only under the blob id of the bytes analysed: a file edited while this run reads it is not.
+          if (p.key !== null && (bytes === null || gitBlobId(bytes) !== p.key.after)) p.key = null;
+        }
+        const oid = s.baseOids[c.path];
+        if (oid !== undefined) {
+          p.before = jobs.length;
+          // The old version is read from git only when the cache does not know its blob; what the cache holds is passed on, not read twice.
+          const cached = cache?.get(`g${oid}`, languageOf(c.path)?.id ?? "none") ?? null;
+          jobs.push({ path: c.path, cacheKey: `g${oid}`, ...(cached === null ? {} : { known: cached }) });
+          if (cached === null) missing.push({ path: c.path, oid, slot: p.before });
+        }
+        pending.push(p);
+      }
+      if (missing.length > 0) {
+        // The engine's own object reader first (node's zlib; 2,000 blobs in a fraction of isomorphic-git's time, which
+        // it also saves loading); isomorphic-git for what it cannot read (a v1 pack index, say).
+        const reader = createObjectReader(path.join(repo.commonDir ?? "", "objects"));
+        let git: typeof import("isomorphic-git") | null = null;
+        const gitCache = {};
+        for (const m of missing) {
+          try {
+            let blob: Uint8Array | null = null;
+            try {
+              const object = reader.read(m.oid);
+              if (object?.type === "blob") blob = object.content;
+            } catch {
+              // the fallback below reads it, or says why not
+            }
+            if (blob === null) {
+              git ??= await import("isomorphic-git");
+              blob = (await git.readBlob({ fs, gitdir: repo.commonDir ?? "", oid: m.oid, cache: gitCache })).blob;
+            }
+            jobs[m.slot] = { path: m.path, cacheKey: `g${m.oid}`, bytes: blob };
+          } catch (error) {
+            s.diagnostics.push(diagnostic("head_unreadable", "warning", path.join(repo.root, m.path), `cannot read the old version: ${error instanceof Error ? error.message : String(error)}`));
+            jobs[m.slot] = { path: m.path, bytes: new Uint8Array(0) };
           }
-          jobs[m.slot] = { path: m.path, cacheKey: `g${m.oid}`, bytes: blob };
-        } catch (error) {
-          s.diagnostics.push(diagnostic("head_unreadable", "warning", path.join(repo.root, m.path), `cannot read the old version: ${error instanceof Error ? error.message : String(error)}`));
-          jobs[m.slot] = { path: m.path, bytes: new Uint8Array(0) };
         }
       }
     }
+  } catch (error) {
+    await (pool as ExtractPool | null)?.close();
+    throw error;
   }
   // Extraction and comparison load only for what the memo does not answer (a second run of an unchanged workspace: nothing).
-  const results = jobs.length === 0 ? [] : await (await import("../symbols/extract-pool.js")).extractMany(jobs, { workers: options.jobs ?? availableParallelism(), cacheDir });
+  const started = pool as ExtractPool | null;
+  const results = jobs.length === 0 ? [] : await (await import("../symbols/extract-pool.js")).extractMany(jobs, { workers, cacheDir, ...(started === null ? {} : { pool: started }) });
   const comparison = pending.some((p) => p.memo === null) ? await loadComparison() : null;
   const byRepo = new Map<number, FileChangeReport[]>();
   const analysed = new Map(pending.map((p) => [`${p.repo}\0${p.path}`, p]));

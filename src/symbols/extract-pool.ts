@@ -65,6 +65,37 @@ export function extractForPool(job: ExtractJob, extractor: SymbolExtractor, stor
   }
 }
 
+/** Worker threads for {@link extractMany}, which may be started before the jobs are known (their start-up then overlaps the caller's reading). */
+export interface ExtractPool {
+  readonly workers: readonly Worker[];
+  /** Settles when each worker has loaded its extractor (or died). */
+  readonly ready: ReadonlyArray<Promise<void>>;
+  /** Whether a worker has not exited. */
+  alive(worker: Worker): boolean;
+  close(): Promise<void>;
+}
+
+/** Starts the worker threads of a pool; {@link extractMany} given it closes it, whether it needs it or not. */
+export function startExtractPool(options: Pick<ExtractManyOptions, "workers" | "cacheDir" | "backend">): ExtractPool {
+  const workers = Array.from({ length: Math.max(1, options.workers) }, () => new Worker(workerUrl(), { workerData: { cacheDir: options.cacheDir, backend: options.backend ?? "wasm" } }));
+  const exited = new Set<Worker>();
+  const ready = workers.map(
+    (w) =>
+      new Promise<void>((resolve) => {
+        w.on("message", (m) => {
+          if (m === "ready") resolve();
+        });
+        w.once("error", () => resolve());
+        w.once("exit", () => {
+          exited.add(w);
+          resolve();
+        });
+      }),
+  );
+  let closed: Promise<void> | null = null;
+  return { workers, ready, alive: (w) => !exited.has(w), close: () => (closed ??= Promise.all(workers.map((w) => w.terminate())).then(() => undefined)) };
+}
+
 /** Below this many files a pool is not worth its start-up. */
 export const DEFAULT_MIN_FILES_FOR_POOL = 32;
 
@@ -77,6 +108,8 @@ export interface ExtractManyOptions {
   readonly minFilesForPool?: number;
   /** Backend for many files (the pool's workers, or this thread when one is asked for); WASM by default (faster on many files). A few files here use the native default. */
   readonly backend?: ParserBackend;
+  /** Workers started ahead ({@link startExtractPool}): used if the pool is needed, and closed either way. */
+  readonly pool?: ExtractPool;
 }
 
 /** Where the compiled worker lives: beside this module in `dist/`, or in `dist/` when running from sources (tests). */
@@ -116,8 +149,9 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
     }
   });
   const todo = results.flatMap((r, i) => (r === undefined ? [i] : []));
-  if (todo.length === 0) return results as FileSymbols[];
-  if (options.workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL)) {
+  if (todo.length === 0 || options.workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL)) {
+    await options.pool?.close();
+    if (todo.length === 0) return results as FileSymbols[];
     const done = await local(todo.map((i) => jobs[i] as ExtractJob));
     todo.forEach((i, k) => (results[i] = done[k]));
     return results as FileSymbols[];
@@ -127,9 +161,9 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
   let next = 0;
   // Small batches, two in flight per worker: a worker has its next batch at hand while its last result travels
   // back, and the last batches end close together.
-  const batchSize = Math.max(1, Math.min(32, Math.ceil(todo.length / (options.workers * 16))));
-  const workers = Array.from({ length: options.workers }, () => new Worker(workerUrl(), { workerData: { cacheDir: options.cacheDir, backend: options.backend ?? "wasm" } }));
-  const run = (w: Worker): Promise<void> =>
+  const pool = options.pool ?? startExtractPool(options);
+  const batchSize = Math.max(1, Math.min(32, Math.ceil(todo.length / (pool.workers.length * 16))));
+  const run = (w: Worker, ready: Promise<void>): Promise<void> =>
     new Promise((resolve) => {
       // The batches sent and not answered yet, oldest first (a worker answers in order).
       const inFlight: number[][] = [];
@@ -141,11 +175,15 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
         w.postMessage(batch.map((i) => jobs[i]));
         // (a job's bytes are copied to the worker; files on disk are read there)
       };
+      void ready.then(() => {
+        // A worker that died before it was ready takes nothing: what it would have had is done here afterwards.
+        if (!pool.alive(w)) return resolve();
+        send();
+        send();
+        if (inFlight.length === 0) resolve();
+      });
       w.on("message", (m: PoolResult[] | "ready") => {
-        if (m === "ready") {
-          send();
-          send();
-        } else {
+        if (m !== "ready") {
           const batch = inFlight.shift() ?? [];
           // The next batch goes out first: the worker computes while this thread stores and decodes.
           send();
@@ -155,7 +193,7 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
             if (r !== null) results[batch[k] as number] = r;
           });
         }
-        if (inFlight.length === 0) resolve();
+        if (m !== "ready" && inFlight.length === 0) resolve();
       });
       const die = (): void => {
         for (const batch of inFlight.splice(0)) failed.push(...batch);
@@ -166,13 +204,14 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
         if (code !== 0) die();
       });
     });
-  // Stored once the workers are gone: files created while they run stall (a cold `comity analyze` of 2,000 changed
-  // files spent 1.8-2.1 s in `open` storing its 4,000 entries as they came, 0.15 s after).
+  // Stored once the workers are gone: files created while other threads of the process run are slow to create (two
+  // worker threads creating 2,000 small files each took 0.9 s, one alone 0.06 s; a cold `comity analyze` of 2,000
+  // changed files spent up to 2 s storing its 4,000 entries as they came, 0.1-0.2 s after).
   const toStore: Array<[key: string, language: string, text: string]> = [];
   try {
-    await Promise.all(workers.map(run));
+    await Promise.all(pool.workers.map((w, k) => run(w, pool.ready[k] as Promise<void>)));
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    await pool.close();
   }
   if (cache !== null) for (const [key, language, text] of toStore) cache.setText(key, language, text);
   // Files of a batch whose worker died, and any never sent: done here, each on its own.
