@@ -393,28 +393,43 @@ function grow(): void {
  * (back on the root).
  */
 export function flattenCursor(steps: CursorSteps): FlatTreeData {
-  let n = 0;
+  const out = new FlatTreeBuilder();
   let top = -1;
   for (;;) {
-    if (n === scratch.types.length) grow();
-    const i = n++;
-    const s = scratch;
-    s.types[i] = steps.typeId();
-    s.fields[i] = steps.fieldId();
     const start = steps.start();
     const end = steps.end();
-    s.starts[i] = start;
-    s.ends[i] = end;
-    s.parents[i] = top;
-    s.flags[i] = start === end && steps.isMissing() ? FLAG_MISSING : 0;
+    const i = out.add(steps.typeId(), steps.fieldId(), start, end, top, start === end && steps.isMissing());
     if (steps.firstChild()) {
       top = i;
       continue;
     }
     while (!steps.nextSibling()) {
-      if (top < 0 || !steps.parent()) return copyOut(n);
+      if (top < 0 || !steps.parent()) return out.finish();
       top = scratch.parents[top] as number;
     }
+  }
+}
+
+/** Builds a {@link FlatTreeData} node by node, in pre-order, in arrays reused from one tree to the next. */
+export class FlatTreeBuilder {
+  #n = 0;
+
+  /** Adds the next node in pre-order; returns its index. */
+  add(type: number, field: number, start: number, end: number, parent: number, missing: boolean): number {
+    if (this.#n === scratch.types.length) grow();
+    const i = this.#n++;
+    const s = scratch;
+    s.types[i] = type;
+    s.fields[i] = field;
+    s.starts[i] = start;
+    s.ends[i] = end;
+    s.parents[i] = parent;
+    s.flags[i] = missing ? FLAG_MISSING : 0;
+    return i;
+  }
+
+  finish(): FlatTreeData {
+    return copyOut(this.#n);
   }
 }
 

@@ -160,7 +160,7 @@ async function loadWasm(specs: readonly LanguageSpec[]): Promise<Map<LanguageId,
       return tree as unknown as WasmTree & { delete(): void };
     };
     const sample = parse(SAMPLES[spec.extractor]);
-    const flatten = wasmFlattener(sample);
+    const { flatten } = wasmFlattener(sample);
     (sample as unknown as { delete(): void }).delete();
     out.set(spec.id, {
       run: (text) => {
@@ -182,8 +182,8 @@ async function loadWasm(specs: readonly LanguageSpec[]): Promise<Map<LanguageId,
 
 /** A few lines of each extractor's languages, for checking the fast walk against the public cursor once per process. */
 const SAMPLES: Readonly<Record<LanguageSpec["extractor"], string>> = {
-  typescript: 'export function f(a: number): string { return "x" /* c */ }\nclass A { m() {} }\nconst o = { k: 1 }\n',
-  python: 'def f(a):\n    return "x"  # c\n\nclass A:\n    def m(self):\n        pass\n',
+  typescript: 'export function f(a: number): string { return "x" /* c */ }\nclass A { m() {} }\nconst o = { k: 1, ...p }\nlet t = <T,>(x: T) => x\nif (a { b(\n',
+  python: 'def f(a, *b, **c):\n    return "x"  # c\n\n@d\nclass A(B):\n    def m(self) -> int:\n        pass\nx = [i for i in y if i]\ndef g(:\n',
 };
 
 function combinedQuery(spec: LanguageSpec): string {

@@ -1,4 +1,4 @@
-import { cursorSteps, flattenCursor, type CursorLike, type CursorSteps, type FlatTreeData } from "../symbols/flat-tree.js";
+import { cursorSteps, flattenCursor, FlatTreeBuilder, type CursorLike, type CursorSteps, type FlatTreeData } from "../symbols/flat-tree.js";
 import { webTreeSitterModule } from "./init-web-tree-sitter.js";
 
 /** What a web-tree-sitter tree offers a flattener: its cursor, and its address in the module's memory (`tree[0]`). */
@@ -9,8 +9,13 @@ export interface WasmTree {
 
 type Call = (tree: number) => number;
 
+type Flattener = (tree: WasmTree) => FlatTreeData;
+
 /**
- * A flattener for web-tree-sitter trees.
+ * The ways to copy a web-tree-sitter tree, slowest first: its public cursor;
+ * the C entry points that cursor wraps, called directly; and tree-sitter's own
+ * structures read from the module's memory, with no call at all (null where
+ * the module does not expose what they need).
  *
  * The public cursor copies its four words into the module's transfer
  * buffer and back around every call, through `setValue`/`getValue`; the C
@@ -19,20 +24,23 @@ type Call = (tree: number) => number;
  * cursor there, calling those entry points directly walks the same cursor
  * with nothing copied, and `_ts_tree_cursor_delete_wasm` frees it where it
  * ends (the public cursor's own copy is stale by then: its stack may have
- * moved). That makes the walk about twice as fast. It is used only when the
- * module exposes those entry points and, on a sample tree, it copies exactly
- * what the public cursor copies; otherwise the public cursor walks.
+ * moved).
  */
-export function wasmFlattener(sample: WasmTree | null): (tree: WasmTree) => FlatTreeData {
-  const viaCursor = (tree: WasmTree): FlatTreeData => {
-    const cursor = tree.walk();
+export function wasmFlatteners(): { cursor: Flattener; direct: Flattener | null; memory: Flattener | null } {
+  const cursor = (tree: WasmTree): FlatTreeData => {
+    const c = tree.walk();
     try {
-      return flattenCursor(cursorSteps(cursor));
+      return flattenCursor(cursorSteps(c));
     } finally {
-      cursor.delete();
+      c.delete();
     }
   };
   const m = webTreeSitterModule();
+  const heaps = m as unknown as Partial<Heaps> | null;
+  const memory =
+    heaps?.HEAPU8 instanceof Uint8Array && heaps.HEAPU16 instanceof Uint16Array && heaps.HEAPU32 instanceof Uint32Array
+      ? (tree: WasmTree): FlatTreeData => flattenFromMemory(heaps as Heaps, tree[0])
+      : null;
   const call = (name: string): Call | null => (typeof m?.[name] === "function" ? (m[name] as Call) : null);
   const typeId = call("_ts_tree_cursor_current_node_type_id_wasm");
   const fieldId = call("_ts_tree_cursor_current_field_id_wasm");
@@ -43,7 +51,7 @@ export function wasmFlattener(sample: WasmTree | null): (tree: WasmTree) => Flat
   const next = call("_ts_tree_cursor_goto_next_sibling_wasm");
   const parent = call("_ts_tree_cursor_goto_parent_wasm");
   const free = call("_ts_tree_cursor_delete_wasm");
-  if (typeId === null || fieldId === null || start === null || end === null || missing === null || first === null || next === null || parent === null || free === null) return viaCursor;
+  if (typeId === null || fieldId === null || start === null || end === null || missing === null || first === null || next === null || parent === null || free === null) return { cursor, direct: null, memory };
   const direct = (tree: WasmTree): FlatTreeData => {
     tree.walk();
     const t = tree[0];
@@ -63,8 +71,22 @@ export function wasmFlattener(sample: WasmTree | null): (tree: WasmTree) => Flat
       free(t);
     }
   };
-  if (sample === null || !sameData(direct(sample), viaCursor(sample))) return viaCursor;
-  return direct;
+  return { cursor, direct, memory };
+}
+
+/**
+ * The fastest flattener ({@link wasmFlatteners}) that copies `sample` exactly
+ * as the public cursor does: reading memory depends on tree-sitter's layouts,
+ * and the direct calls on its binding, so a version that changed either falls
+ * back to the next one. (On real code reading memory is 3 times as fast as the
+ * public cursor; benchmarks/README.md.)
+ */
+export function wasmFlattener(sample: WasmTree): { readonly kind: "memory" | "direct" | "cursor"; readonly flatten: Flattener } {
+  const { cursor, direct, memory } = wasmFlatteners();
+  const expected = cursor(sample);
+  if (memory !== null && sameData(memory(sample), expected)) return { kind: "memory", flatten: memory };
+  if (direct !== null && sameData(direct(sample), expected)) return { kind: "direct", flatten: direct };
+  return { kind: "cursor", flatten: cursor };
 }
 
 function sameData(a: FlatTreeData, b: FlatTreeData): boolean {
@@ -74,4 +96,127 @@ function sameData(a: FlatTreeData, b: FlatTreeData): boolean {
     return true;
   };
   return same(a.types, b.types) && same(a.fields, b.fields) && same(a.starts, b.starts) && same(a.ends, b.ends) && same(a.parents, b.parents) && same(a.flags, b.flags);
+}
+
+/** The module's views of its memory (replaced when the memory grows: read them for each tree). */
+interface Heaps {
+  readonly HEAPU8: Uint8Array;
+  readonly HEAPU16: Uint16Array;
+  readonly HEAPU32: Uint32Array;
+}
+
+/**
+ * Copies a tree by reading tree-sitter's own structures in the module's
+ * memory, with no call into WebAssembly: the walk `ts_tree_cursor_*` does
+ * (tree-sitter 0.25's `tree_cursor.c`: hidden nodes skipped for their
+ * visible children, aliases from the parent's production, fields from the
+ * parent's field map or a hidden ancestor's, positions from paddings and
+ * sizes), over its layouts for 32-bit WebAssembly (`subtree.h`, `tree.h`,
+ * `parser.h`).
+ */
+function flattenFromMemory(heaps: Heaps, treeAddress: number): FlatTreeData {
+  const u8 = heaps.HEAPU8;
+  const u16 = heaps.HEAPU16;
+  const u32 = heaps.HEAPU32;
+  // TSTree: { Subtree root (8 bytes); const TSLanguage *language; ... }
+  const language = u32[(treeAddress + 8) >> 2] as number;
+  // TSLanguage: field_count @32, max_alias_sequence_length @36, field_map_slices @64, field_map_entries @68,
+  // public_symbol_map @76, alias_sequences @84.
+  const fieldCount = u32[(language + 32) >> 2] as number;
+  const maxAlias = u16[(language + 36) >> 1] as number;
+  const slices = u32[(language + 64) >> 2] as number;
+  const entries = u32[(language + 68) >> 2] as number;
+  const publicMap = u32[(language + 76) >> 2] as number;
+  const aliases = u32[(language + 84) >> 2] as number;
+  const publicSymbol = (sym: number): number => (sym === 0xffff ? sym : (u16[(publicMap >> 1) + sym] as number));
+  /** The field a production gives its structural child `index` (0: none), inherited entries aside. */
+  const fieldOf = (production: number, index: number): number => {
+    if (fieldCount === 0) return 0;
+    const slice = slices + production * 4;
+    const from = u16[slice >> 1] as number;
+    const length = u16[(slice + 2) >> 1] as number;
+    for (let e = entries + from * 4, end = e + length * 4; e < end; e += 4) {
+      if ((u8[e + 2] as number) === index && u8[e + 3] === 0) return u16[e >> 1] as number;
+    }
+    return 0;
+  };
+
+  // A Subtree is 8 bytes: inline data (bit 0 of its first byte set: a leaf whose bits, symbol, padding and size
+  // fit there) or a pointer to its heap data.
+  const out = new FlatTreeBuilder();
+  if (((u8[treeAddress] as number) & 1) === 1) {
+    const start = u8[treeAddress + 6] as number;
+    out.add(publicSymbol(u8[treeAddress + 1] as number), 0, start >> 1, (start + (u8[treeAddress + 7] as number)) >> 1, -1, ((u8[treeAddress] as number) & 32) !== 0);
+    return out.finish();
+  }
+  const rootPtr = u32[treeAddress >> 2] as number;
+  const rootStart = u32[(rootPtr + 4) >> 2] as number;
+  out.add(publicSymbol(u16[(rootPtr + 40) >> 1] as number), 0, rootStart >> 1, (rootStart + (u32[(rootPtr + 16) >> 2] as number)) >> 1, -1, ((u8[rootPtr + 45] as number) & 2) !== 0);
+  // One frame per subtree whose children are walked, in parallel arrays: its heap data, the next child, the
+  // child count, its production, the next structural index, the running position (bytes), the visible node its
+  // visible children belong to, and the field a hidden subtree passes down to them.
+  const fPtr: number[] = [];
+  const fChild: number[] = [];
+  const fCount: number[] = [];
+  const fProduction: number[] = [];
+  const fStructural: number[] = [];
+  const fPos: number[] = [];
+  const fParent: number[] = [];
+  const fInherited: number[] = [];
+  let top = -1;
+  const enter = (ptr: number, pos: number, parent: number, inherited: number): void => {
+    top++;
+    fPtr[top] = ptr;
+    fChild[top] = 0;
+    fCount[top] = u32[(ptr + 36) >> 2] as number;
+    fProduction[top] = u16[(ptr + 66) >> 1] as number;
+    fStructural[top] = 0;
+    fPos[top] = pos;
+    fParent[top] = parent;
+    fInherited[top] = inherited;
+  };
+  if ((u32[(rootPtr + 36) >> 2] as number) > 0) enter(rootPtr, rootStart, 0, 0);
+  while (top >= 0) {
+    const count = fCount[top] as number;
+    const k = fChild[top] as number;
+    if (k === count) {
+      top--;
+      continue;
+    }
+    fChild[top] = k + 1;
+    // Children sit just before their parent's heap data.
+    const at = (fPtr[top] as number) - (count - k) * 8;
+    const b0 = u8[at] as number;
+    const inline = (b0 & 1) === 1;
+    const ptr = inline ? 0 : (u32[at >> 2] as number);
+    // Heap flags: visible bit 0, extra bit 2 of byte 44; missing bit 1 of byte 45. Inline: visible bit 1, extra
+    // bit 3, missing bit 5 of the first byte.
+    const hb = inline ? 0 : (u8[ptr + 44] as number);
+    const isExtra = inline ? (b0 & 8) !== 0 : (hb & 4) !== 0;
+    const isVisible = inline ? (b0 & 2) !== 0 : (hb & 1) !== 0;
+    // The first child starts where its parent does (the parent's padding is its first child's).
+    const start = k === 0 ? (fPos[top] as number) : (fPos[top] as number) + (inline ? (u8[at + 6] as number) : (u32[(ptr + 4) >> 2] as number));
+    const end = start + (inline ? (u8[at + 7] as number) : (u32[(ptr + 16) >> 2] as number));
+    fPos[top] = end;
+    let alias = 0;
+    let own = 0;
+    if (!isExtra) {
+      const production = fProduction[top] as number;
+      const structural = fStructural[top] as number;
+      if (production !== 0) alias = u16[(aliases >> 1) + production * maxAlias + structural] as number;
+      own = fieldOf(production, structural);
+      fStructural[top] = structural + 1;
+    }
+    const children = inline ? 0 : (u32[(ptr + 36) >> 2] as number);
+    if (isVisible || alias !== 0) {
+      const sym = alias !== 0 ? alias : inline ? (u8[at + 1] as number) : (u16[(ptr + 40) >> 1] as number);
+      const isMissing = inline ? (b0 & 32) !== 0 : ((u8[ptr + 45] as number) & 2) !== 0;
+      const i = out.add(publicSymbol(sym), isExtra ? 0 : own || (fInherited[top] as number), start >> 1, end >> 1, fParent[top] as number, isMissing);
+      if (children > 0) enter(ptr, start, i, 0);
+    } else if (children > 0 && (u32[(ptr + 48) >> 2] as number) > 0) {
+      // A hidden subtree: its visible children belong to the visible node above, and take its field when they have none.
+      enter(ptr, start, fParent[top] as number, isExtra ? 0 : own || (fInherited[top] as number));
+    }
+  }
+  return out.finish();
 }

@@ -6,7 +6,7 @@ import { Language, Parser, type Node } from "web-tree-sitter";
 import { cursorSteps, flattenCursor, FlatTree, flatLanguage, type CursorLike, type FlatNode } from "../../src/symbols/flat-tree.js";
 import { createSymbolExtractor } from "../../src/symbols/symbol-extractor.js";
 import { initWebTreeSitter } from "../../src/tree-sitter/init-web-tree-sitter.js";
-import { wasmFlattener, type WasmTree } from "../../src/tree-sitter/flatten-wasm.js";
+import { wasmFlattener, wasmFlatteners, type WasmTree } from "../../src/tree-sitter/flatten-wasm.js";
 
 // The flat copy of a tree against the tree it was copied from (web-tree-sitter's own nodes, the oracle): every
 // node, every property the extractors read. Then the whole extraction on both backends: the same results.
@@ -86,19 +86,25 @@ describe("FlatTree: a copy of web-tree-sitter's tree", () => {
   for (const ext of Object.keys(GRAMMARS) as Ext[]) {
     it(`answers what the tree's own nodes answer, node by node (${ext})`, () => {
       const { parse, language } = setup(ext);
-      const fast = wasmFlattener(null);
+      const { direct, memory } = wasmFlatteners();
+      // Both faster ways are available here (web-tree-sitter's module, as this repo pins it), and chosen.
+      expect(direct).not.toBeNull();
+      expect(memory).not.toBeNull();
+      const sample = parse(sources(ext)[0] as string);
+      expect(wasmFlattener(sample).kind).toBe("memory");
+      sample.delete();
       const info = flatLanguage(language.types, (id) => language.nodeTypeIsNamed(id), language.fields);
       const seen = { nodes: 0 };
       for (const source of sources(ext)) {
         const tree = parse(source);
         try {
-          const direct = fast(tree);
           const cursor = tree.walk();
           const viaCursor = flattenCursor(cursorSteps(cursor as unknown as CursorLike));
           cursor.delete();
-          // The fast walk copies exactly what the public cursor copies.
-          expect(direct).toEqual(viaCursor);
-          walkBoth(tree.rootNode, new FlatTree(source, info, direct).rootNode, language.fields, seen);
+          // Each faster walk copies exactly what the public cursor copies.
+          expect(direct?.(tree)).toEqual(viaCursor);
+          expect(memory?.(tree)).toEqual(viaCursor);
+          walkBoth(tree.rootNode, new FlatTree(source, info, viaCursor).rootNode, language.fields, seen);
         } finally {
           tree.delete();
         }

@@ -8,7 +8,7 @@ import { Language, Parser } from "web-tree-sitter";
 import { matchQuery, matchTree, type MatchableNode } from "../../../src/symbols/query/match-query.js";
 import { FlatAccess, FlatTree, flatLanguage } from "../../../src/symbols/flat-tree.js";
 import { initWebTreeSitter } from "../../../src/tree-sitter/init-web-tree-sitter.js";
-import { wasmFlattener, type WasmTree } from "../../../src/tree-sitter/flatten-wasm.js";
+import { wasmFlatteners, type WasmTree } from "../../../src/tree-sitter/flatten-wasm.js";
 import { parseQuery } from "../../../src/symbols/query/parse-query.js";
 import type { QueryMatch } from "../../../src/symbols/syntax.js";
 
@@ -41,7 +41,9 @@ function flatParser(lang: Lang): (source: string) => FlatTree {
   const language = wasm.get(lang) as Language;
   const parser = new Parser();
   parser.setLanguage(language);
-  const flatten = wasmFlattener(null);
+  // The flattener the WASM backend uses (tree-sitter's structures read from memory; flat-tree.test.ts holds it to the cursor).
+  const { memory, cursor } = wasmFlatteners();
+  const flatten = memory ?? cursor;
   const info = flatLanguage(language.types, (id) => language.nodeTypeIsNamed(id), language.fields);
   return (source) => {
     const tree = parser.parse(source);
