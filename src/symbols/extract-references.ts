@@ -11,9 +11,11 @@ export function extractReferences(matches: readonly QueryMatch[]): ReferenceReco
   const out = new Map<string, ReferenceRecord>();
   const add = (kind: ReferenceRecord["kind"], name: string, module: string | null = null): void => {
     if (name === "") return;
-    const r: ReferenceRecord = { kind, name, module };
-    out.set(`${kind}\0${name}\0${module ?? ""}`, r);
+    const key = `${kind}\0${name}\0${module ?? ""}`;
+    if (!out.has(key)) out.set(key, { kind, name, module });
   };
+  // Type names, by far the most frequent capture (every annotation), each looked at once per distinct text.
+  const seenTypes = new Set<string>();
   // A type parameter (`T` of `f<T>`) is not a dependency on anything outside, nor is a declaration's own name or
   // the last part of a qualified type (the query captures those as `local.declaration`).
   const typeParams = new Set<string>();
@@ -35,10 +37,21 @@ export function extractReferences(matches: readonly QueryMatch[]): ReferenceReco
         case "reference.base":
           add(kind.slice("reference.".length) as ReferenceRecord["kind"], memberName(c.node));
           break;
-        case "reference.type":
-          if (notReferences.has(c.node.id) || typeParams.has(c.node.text)) break;
-          add("type", memberName(c.node));
+        case "reference.type": {
+          if (notReferences.has(c.node.id)) break;
+          const node = c.node;
+          // A plain type name is its text: seen once, it is settled (a type parameter's name is never a reference).
+          if (node.type === "type_identifier") {
+            const text = node.text;
+            if (seenTypes.has(text)) break;
+            seenTypes.add(text);
+            if (!typeParams.has(text)) add("type", text);
+            break;
+          }
+          if (typeParams.has(node.text)) break;
+          add("type", memberName(node));
           break;
+        }
         case "reference.import":
           importsOf(c.node, add);
           break;
