@@ -2,7 +2,11 @@
 // `npm run bench`: generates the benchmark workspaces (seeded), runs every benchmark of the engine,
 // each with its native anchor in the same run, and ends with one table of every target: the figure,
 // its anchor ratio and whether the target is met. `npm run bench -- --quick` is a smoke run (< 2 min):
-// smaller workspaces and fewer runs, so its figures are not the record.
+// smaller workspaces and fewer runs, so its figures are not the record. `--only NAME` (repeatable) runs the
+// suites whose name starts with NAME; `--write` puts each suite's output into benchmarks/README.md between
+// its `<!-- bench:NAME:begin -->` and `<!-- bench:NAME:end -->` markers, where it has them (the README's
+// tables come from here, not from hand).
+import * as fs from "node:fs";
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
@@ -10,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { ensureTool, machine, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({ options: { quick: { type: "boolean", default: false } } });
+const { values } = parseArgs({ options: { quick: { type: "boolean", default: false }, only: { type: "string", multiple: true }, write: { type: "boolean", default: false } } });
 const quick = values.quick;
 ensureTool("ctags", "universal-ctags");
 ensureTool("hyperfine", "hyperfine"); // not required by the scripts; installed for people timing by hand
@@ -29,7 +33,9 @@ const suites = [
 ];
 
 const summary = [];
-for (const [name, script, args] of suites) {
+const readme = path.join(here, "README.md");
+const today = new Date().toISOString().slice(0, 16).replace("T", " ");
+for (const [name, script, args] of suites.filter(([n]) => values.only === undefined || values.only.some((o) => n.startsWith(o)))) {
   console.log(`\n## ${name}: node benchmarks/${script} ${args.join(" ")}\n`);
   const t = Date.now();
   const r = spawnSync(process.execPath, [path.join(here, script), ...args], { encoding: "utf8", maxBuffer: 1 << 28 });
@@ -40,6 +46,16 @@ for (const [name, script, args] of suites) {
     continue;
   }
   console.log(`(${((Date.now() - t) / 1000).toFixed(0)} s)`);
+  if (values.write) {
+    const [begin, end] = [`<!-- bench:${name}:begin -->`, `<!-- bench:${name}:end -->`];
+    const text = fs.readFileSync(readme, "utf8");
+    const [i, j] = [text.indexOf(begin), text.indexOf(end)];
+    if (i >= 0 && j > i) {
+      const block = `${begin}\n\n\`node benchmarks/${script} ${args.join(" ")}\`${quick ? " (quick)" : ""}, ${today} UTC:\n\n${r.stdout.trim()}\n\n`;
+      fs.writeFileSync(readme, text.slice(0, i) + block + text.slice(j));
+      console.log(`(written to benchmarks/README.md)`);
+    }
+  }
   // Every table row with a target verdict goes into the summary.
   for (const line of r.stdout.split("\n")) {
     if (!line.startsWith("|") || !/\bmet\b/.test(line)) continue;

@@ -51,10 +51,9 @@ export type PoolResult = readonly [path: string, text: string, storeAs: string |
 
 /**
  * One job in a pool's worker: as {@link extractJob}, but the result goes
- * back as its entry text, which the pool's thread stores. Several worker
- * threads creating files at once stall each other in the kernel (measured
- * here: 4,000 cache entries written by two workers took 15 times as long as
- * by one thread), while the pool's thread is idle.
+ * back as its entry text, which the pool's thread stores once the workers
+ * are done (see {@link extractMany}): worker threads creating files at once
+ * stall each other.
  */
 export function extractForPool(job: ExtractJob, extractor: SymbolExtractor, store: boolean): PoolResult {
   try {

@@ -146,8 +146,9 @@ function pruneShard(shard: string, keep: number, justWritten: string): void {
 
 /**
  * A cache entry in flat positional arrays: no repeated keys, and one array
- * per file instead of one per symbol, which is what reading a warm cache spends its time building and
- * collecting. Each symbol's detail is JSON inside the JSON: one string to read
+ * per file instead of one per symbol, which is what reading a warm cache
+ * spends its time building and collecting. Each symbol's detail is JSON
+ * inside the JSON: one string to read
  * past instead of a dozen arrays to build, decoded only when someone asks for
  * it, and written without what the record already says (its name and kind),
  * without trailing empty parts, with one-letter parameter kinds. The rendered

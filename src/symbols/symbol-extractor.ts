@@ -33,9 +33,11 @@ export type ParserBackend = "native" | "wasm";
 
 /**
  * The backend used when none is asked for: native, whose start-up is shorter
- * (a few files in a short-lived hook or CLI process). The worker pool uses
- * WASM, which runs the engine about twice as fast on many files with less
- * memory (benchmarks/README.md).
+ * (a few files in a short-lived hook or CLI process). Many files (the worker
+ * pool, or one thread asked for) use WASM: each tree is copied out of the
+ * module's memory in one walk (`FlatTree`), and the query matcher and the
+ * extractors read the copy, where through the native binding every property
+ * of every node is a call (benchmarks/README.md).
  */
 export const DEFAULT_BACKEND: ParserBackend = "native";
 
