@@ -3,7 +3,8 @@
 // threads (issue "Symbols at tree-sitter speed on real code"). Corpora, offline once fetched: the TypeScript
 // sources that `effect` and `rxjs` ship in their npm packages (pinned, `npm pack`), and the standard library of
 // this machine's python3. Anchors in the same run: ast-grep (`@ast-grep/cli`, a dev dependency) with a pattern
-// that matches every function, at 1 and 2 threads; universal-ctags. Every figure is a whole process, Node's or the
+// that matches every function, at 1 and 2 threads; universal-ctags; and the engine's floor, a process that only
+// parses the same files with the same backend (parse-floor.mjs). Every figure is a whole process, Node's or the
 // tool's start-up included; Comity's is `comity symbols --json --no-cache --jobs N` over the corpus's files.
 // Usage: node benchmarks/symbols-real.mjs [--runs 3] [--corpus ts|py]
 import { execFileSync, spawnSync } from "node:child_process";
@@ -101,6 +102,8 @@ for (const [lang, load, pattern, sgLang] of corpora) {
     ours[threads] = med(() => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", String(threads), ...corpus.files], { env }));
   }
   const ctags = haveCtags ? med(() => time("ctags", ["-R", "--fields=+S", "--output-format=json", "-f", "-", corpus.dir])) : null;
+  // The engine's own floor: the same backend parsing the same files in a whole process, and nothing else.
+  const floor = med(() => time(process.execPath, [path.join(here, "parse-floor.mjs"), sgLang, ...corpus.files]));
   // The cache: a cold run fills it, the warm one reads it (both whole processes, the default threads).
   fs.rmSync(path.join(configDir, "symbols"), { recursive: true, force: true });
   const cold = time(process.execPath, [bin, "symbols", "--json", ...corpus.files], { env });
@@ -108,6 +111,7 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   fs.rmSync(configDir, { recursive: true, force: true });
   const label = `${lang}: ${corpus.files.length} files, ${(bytes / 1e6).toFixed(1)} MB`;
   rows.push([`${label}; ast-grep, 1 thread (anchor)`, sg[1].toFixed(0), mbps(sg[1]), "1.00"]);
+  rows.push([`${label}; parse only, web-tree-sitter, 1 thread (the engine's floor)`, floor.toFixed(0), mbps(floor), (sg[1] / floor).toFixed(2)]);
   rows.push([`${label}; comity symbols --jobs 1`, ours[1].toFixed(0), mbps(ours[1]), (sg[1] / ours[1]).toFixed(2)]);
   rows.push([`${label}; ast-grep, 2 threads (anchor)`, sg[2].toFixed(0), mbps(sg[2]), "1.00"]);
   rows.push([`${label}; comity symbols --jobs 2`, ours[2].toFixed(0), mbps(ours[2]), (sg[2] / ours[2]).toFixed(2)]);
