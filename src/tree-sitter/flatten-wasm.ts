@@ -1,4 +1,4 @@
-import { cursorSteps, flattenCursor, FlatTreeBuilder, type CursorLike, type CursorSteps, type FlatTreeData } from "../symbols/flat-tree.js";
+import { cursorSteps, flattenCursor, flatTreeBuilder, type CursorLike, type CursorSteps, type FlatTreeData } from "../symbols/flat-tree.js";
 import { webTreeSitterModule } from "./init-web-tree-sitter.js";
 
 /** What a web-tree-sitter tree offers a flattener: its cursor, and its address in the module's memory (`tree[0]`). */
@@ -143,7 +143,7 @@ function flattenFromMemory(heaps: Heaps, treeAddress: number): FlatTreeData {
 
   // A Subtree is 8 bytes: inline data (bit 0 of its first byte set: a leaf whose bits, symbol, padding and size
   // fit there) or a pointer to its heap data.
-  const out = new FlatTreeBuilder();
+  const out = flatTreeBuilder();
   if (((u8[treeAddress] as number) & 1) === 1) {
     const start = u8[treeAddress + 6] as number;
     out.add(publicSymbol(u8[treeAddress + 1] as number), 0, start >> 1, (start + (u8[treeAddress + 7] as number)) >> 1, -1, ((u8[treeAddress] as number) & 32) !== 0);

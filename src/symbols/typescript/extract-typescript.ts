@@ -73,16 +73,19 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
     if (CONTAINER_KINDS.has(kind)) openContainers.push(d);
     // The outermost open scope is the widest: if it does not enclose the definition, none does.
     if ((openScopes.length > 0 && encloses(openScopes[0] as [number, number], d)) || !isKept(node, kind)) continue;
-    const containers: Container[] = [
-      ...globals.filter((g) => encloses(g, d)).map((g) => ({ name: "global", node: null, nameNode: null, start: g[0] })),
-      ...enclosing.map((c) => ({ name: nameOf(c.nameNode), node: c.node, nameNode: c.nameNode, start: c.start })),
-    ].sort((a, b) => a.start - b.start);
+    // Built with loops, not spreads: spreading arrays of several element kinds made this function's optimised code
+    // deoptimise (and be compiled again) over and over on real code.
+    const containers: Container[] = [];
+    for (const g of globals) if (encloses(g, d)) containers.push(container("global", null, null, g[0]));
+    for (const c of enclosing) containers.push(container(nameOf(c.nameNode), c.node, c.nameNode, c.start));
+    containers.sort((a, b) => a.start - b.start);
     // A function of an object literal bound to a name is a member of that name, exported with it.
     const owner = parentOf(node)?.type === "object" ? objectOwner(node) : null;
     // A destructuring binds several names: each is a variable of its own, with the declaration's range, type and value.
-    for (const bound of PATTERNS.has(nameNode.type) ? boundNames(nameNode) : [nameNode]) {
+    const bindings: SyntaxNode[] = PATTERNS.has(nameNode.type) ? boundNames(nameNode) : [nameNode];
+    for (const bound of bindings) {
       const name = nameOf(bound);
-      const qualified = [...containers.map((c) => c.name), ...(owner === null ? [] : [owner.name.text]), name].join(".");
+      const qualified = qualify(containers, owner === null ? name : `${owner.name.text}.${name}`);
       // `@internal` keeps a declaration out of the public API, as API Extractor does.
       const exported =
         (owner === null
@@ -106,7 +109,7 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
         const name = p.name.text;
         const exported = isExported(p.param, p.name, "property", name, containers, localExports, implicitExports, exportedMemo);
         const signature: SignatureInfo = { ...emptySignature(name, "property"), modifiers: modifiersOf(p.param, p.name), type: typeText(p.param.childForFieldName("type")) };
-        out.push({ name, qualifiedName: [...containers.map((c) => c.name), name].join("."), kind: "property", exported, node: p.param, signature, body: "", overloadSignature: false });
+        out.push({ name, qualifiedName: qualify(containers, name), kind: "property", exported, node: p.param, signature, body: "", overloadSignature: false });
       }
     }
   }
@@ -205,6 +208,18 @@ function isKept(node: SyntaxNode, kind: SymbolKind): boolean {
 function isNamespaceBody(block: SyntaxNode): boolean {
   const owner = parentOf(block);
   return owner !== null && (owner.type === "internal_module" || owner.type === "module" || (owner.type === "ambient_declaration" && owner.children.some((c) => c.type === "global")));
+}
+
+/** `name` qualified by its containers' names (`A.B.name`). */
+function qualify(containers: readonly Container[], name: string): string {
+  let out = "";
+  for (const c of containers) out += `${c.name}.`;
+  return out + name;
+}
+
+/** One place that makes containers: records of one shape from one site (two sites made the symbol pass's optimised code deoptimise). */
+function container(name: string, node: SyntaxNode | null, nameNode: SyntaxNode | null, start: number): Container {
+  return { name, node, nameNode, start };
 }
 
 interface Container {
