@@ -14,8 +14,7 @@ import { initWebTreeSitter } from "../tree-sitter/init-web-tree-sitter.js";
 import { loadTreeSitter } from "../tree-sitter/load-native.js";
 import { matchQuery, matchTree, type MatchableNode } from "./query/match-query.js";
 import { parseQuery } from "./query/parse-query.js";
-import { FlatAccess, FlatTree, flatLanguage } from "./flat-tree.js";
-import { wasmFlattener, type WasmTree } from "../tree-sitter/flatten-wasm.js";
+import type { WasmTree } from "../tree-sitter/flatten-wasm.js";
 
 /** Files larger than this are skipped with a diagnostic (generated bundles, data). */
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -147,6 +146,8 @@ function bareLanguage(grammar: unknown): unknown {
 
 async function loadWasm(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, Loaded>> {
   const { Parser, Language } = await import("web-tree-sitter");
+  // The flat copy's code loads with this backend only: the native one (a hook's few files) never needs it.
+  const [{ FlatAccess, FlatTree, flatLanguage }, { wasmFlattener }] = await Promise.all([import("./flat-tree.js"), import("../tree-sitter/flatten-wasm.js")]);
   await initWebTreeSitter(Parser);
   const out = new Map<LanguageId, Loaded>();
   for (const spec of specs) {
