@@ -1,13 +1,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
-import { Ajv } from "ajv";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { groupClones } from "../../src/analyze/clone-collisions.js";
 import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { expectAnalyzeSchema } from "../helpers/analyze-schema.js";
 import { runBuiltCli } from "../helpers/run-cli.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 let sb: Sandbox;
 let env: NodeJS.ProcessEnv;
 beforeEach(() => {
@@ -40,9 +38,7 @@ describe("comity analyze: collisions between clones and worktrees", () => {
     const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout) as Doc;
-    const schema = JSON.parse(fs.readFileSync(path.join(root, "schema/analyze.v2.schema.json"), "utf8")) as object;
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
-    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+    expectAnalyzeSchema(doc);
 
     expect(doc.collisions).toEqual([
       {

@@ -1,12 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
-import { Ajv } from "ajv";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
+import { expectAnalyzeSchema } from "../helpers/analyze-schema.js";
 import { runBuiltCli } from "../helpers/run-cli.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 let sb: Sandbox;
 let env: NodeJS.ProcessEnv;
 beforeEach(() => {
@@ -50,9 +48,7 @@ describe("comity analyze: breaking changes across repos", () => {
     const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout) as { cross_repo: unknown[]; briefing: string };
-    const schema = JSON.parse(fs.readFileSync(path.join(root, "schema/analyze.v2.schema.json"), "utf8")) as object;
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
-    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+    expectAnalyzeSchema(doc);
     expect(doc.cross_repo).toEqual([
       { publisher: "lib", package: "@acme/lib", ecosystem: "npm", path: "src/config.ts", qualified_name: "formatConfig", public_name: "formatConfig", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], consumer: "app", files: ["src/other.ts"] },
       { publisher: "lib", package: "@acme/lib", ecosystem: "npm", path: "src/config.ts", qualified_name: "parseConfig", public_name: "parseConfig", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], consumer: "app", files: ["src/main.ts", "src/other.ts"] },

@@ -1,12 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
-import { Ajv } from "ajv";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { expectAnalyzeSchema } from "../helpers/analyze-schema.js";
 import { runBuiltCli } from "../helpers/run-cli.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 let sb: Sandbox;
 let env: NodeJS.ProcessEnv;
 beforeEach(() => {
@@ -49,9 +47,7 @@ describe("comity analyze: the full report", () => {
       repos: Array<{ root: string; analysed: boolean; active_rank: number; changes: Array<{ path: string; symbols: Array<{ qualified_name: string; compatibility: string; reasons: Array<{ code: string }> }> | null }>; packages: Array<{ name: string }>; worktree_hash: string | null }>;
       briefing: string;
     };
-    const schema = JSON.parse(fs.readFileSync(path.join(root, "schema/analyze.v2.schema.json"), "utf8")) as object;
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
-    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+    expectAnalyzeSchema(doc);
 
     expect(doc.repos).toHaveLength(12);
     expect(doc.repos.filter((x) => x.analysed).map((x) => x.root).sort()).toEqual(["repo-04", "repo-05", "repo-06", "repo-07", "repo-08", "repo-09", "repo-10", "repo-11"]);
