@@ -30,7 +30,7 @@ export interface FlatLanguage {
   readonly typeNames: readonly (string | undefined)[];
   isNamed(typeId: number): boolean;
   fieldId(name: string): number;
-  /** A type id's membership in a list of type names (1 for a member), kept per list. */
+  /** A type id's membership in a list of type names (1 for a member), worked out once per list. */
   typeSet(types: readonly string[]): Uint8Array;
 }
 
@@ -46,15 +46,16 @@ export function flatLanguage(typeNames: readonly (string | undefined)[], isNamed
   fieldNames.forEach((name, id) => {
     if (typeof name === "string" && id > 0 && !fields.has(name)) fields.set(name, id);
   });
-  const sets = new WeakMap<readonly string[], Uint8Array>();
+  const sets = new Map<string, Uint8Array>();
   const typeSet = (types: readonly string[]): Uint8Array => {
-    let ids = sets.get(types);
+    const key = types.join("\0");
+    let ids = sets.get(key);
     if (ids === undefined) {
       const wanted = new Set(types);
       ids = new Uint8Array(0x10000);
       for (let t = 0; t < typeNames.length; t++) if (wanted.has(typeNames[t] as string)) ids[t] = 1;
       if (wanted.has("ERROR")) ids[ERROR_TYPE] = 1;
-      sets.set(types, ids);
+      sets.set(key, ids);
     }
     return ids;
   };

@@ -16,7 +16,7 @@ export interface MatchableNode extends SyntaxNode {
  * of an array, and no object made for a node until it is captured).
  */
 export interface TreeAccess<N> {
-  /** The root and its descendants of these types, in document order (`types` is the same array for every tree a query is matched in). */
+  /** The root and its descendants of these types, in document order. */
   candidates(root: N, types: readonly string[]): readonly N[];
   type(node: N): string;
   named(node: N): boolean;
@@ -84,7 +84,6 @@ function rootIndex(patterns: readonly QueryPattern[]): { byType: Map<string, num
         byType.set(type, list);
       }
     }
-    // The same array each time: a tree may keep what it derives from it.
     index = { byType, types: [...byType.keys()] };
     rootIndexes.set(patterns, index);
   }
