@@ -64,10 +64,40 @@ export function matchTree<N>(patterns: readonly QueryPattern[], root: N, access:
         },
   );
   const none: QueryCapture[] = [];
+  const early = patterns.map(earlyPredicates);
   for (const node of access.candidates(root, types)) {
-    for (const index of byType.get(access.type(node)) ?? []) m.step((patterns[index] as QueryPattern).root, node, none, found[index] as Found);
+    for (const index of byType.get(access.type(node)) ?? []) {
+      m.early = early[index] as EarlyPredicates;
+      m.step((patterns[index] as QueryPattern).root, node, none, found[index] as Found);
+    }
   }
   return out;
+}
+
+/** A pattern's predicates on one capture's own text (`#eq? @a "x"`, `#match? @a "re"`), by that capture's name. */
+type EarlyPredicates = ReadonlyMap<string, readonly QueryPredicate[]> | null;
+
+const earlyMemo = new WeakMap<QueryPattern, EarlyPredicates>();
+
+/**
+ * The predicates of a pattern that can be tested as soon as their capture is
+ * made: a way that fails one cannot become a match, so the matcher stops
+ * there rather than at the end (`__init__`'s pattern otherwise walks the body
+ * of every function). A predicate reads a capture name's first capture, and
+ * captures are only ever appended, so testing the first one when it is made
+ * decides what the test at the end would. The end still tests them all.
+ */
+function earlyPredicates(pattern: QueryPattern): EarlyPredicates {
+  let early = earlyMemo.get(pattern);
+  if (early === undefined) {
+    const byName = new Map<string, QueryPredicate[]>();
+    for (const p of pattern.predicates) {
+      if (p.kind === "match" || "text" in p.other) byName.set(p.capture, [...(byName.get(p.capture) ?? []), p]);
+    }
+    early = byName.size === 0 ? null : byName;
+    earlyMemo.set(pattern, early);
+  }
+  return early;
 }
 
 const rootIndexes = new WeakMap<readonly QueryPattern[], { byType: Map<string, number[]>; types: readonly string[] }>();
@@ -166,6 +196,9 @@ function namedOnly(step: NodeStep): boolean {
 
 /** The steps of the matcher over one tree's access. */
 class Matcher<N> {
+  /** The early predicates of the pattern being matched. */
+  early: EarlyPredicates = null;
+
   constructor(private readonly a: TreeAccess<N>) {}
 
   /** Calls `found` once for every way `step` matches `node`, with `captures` extended by that way's captures. */
@@ -173,16 +206,19 @@ class Matcher<N> {
     const a = this.a;
     if (step.kind === "alternation") {
       const own = this.withCaptures(captures, step.captures, node);
+      if (own === null) return;
       for (const alternative of step.alternatives) this.step(alternative, node, own, found);
       return;
     }
     if (step.kind === "token") {
       if (step.text !== null && (a.named(node) || a.type(node) !== step.text)) return;
-      found(this.withCaptures(captures, step.captures, node));
+      const own = this.withCaptures(captures, step.captures, node);
+      if (own !== null) found(own);
       return;
     }
     if ((step.type !== null && a.type(node) !== step.type) || !a.named(node)) return;
     const own = this.withCaptures(captures, step.captures, node);
+    if (own === null) return;
     const only = step.children[0];
     if (only === undefined) {
       found(own);
@@ -216,17 +252,40 @@ class Matcher<N> {
     }
     for (let i = from; i < children.length; i++) {
       const child = children[i] as N;
-      if (step.field === null || a.isInField(parent, step.field, child)) {
+      // The cheap test `step` starts with comes first: most children fail it, and then no continuation is made.
+      if (this.mayMatch(step, child) && (step.field === null || a.isInField(parent, step.field, child))) {
         this.step(step, child, captures, (more) => this.children(steps, s + 1, parent, children, i + 1, false, more, found));
       }
       if (anchored && a.named(child)) break;
     }
   }
 
-  withCaptures(captures: QueryCapture[], names: readonly string[], node: N): QueryCapture[] {
+  /** False when `step` cannot match `node` by its type alone (the test {@link step} begins with). */
+  mayMatch(step: QueryStep, node: N): boolean {
+    const a = this.a;
+    if (step.kind === "alternation") return true;
+    if (step.kind === "token") return step.text === null || (!a.named(node) && a.type(node) === step.text);
+    return (step.type === null || a.type(node) === step.type) && a.named(node);
+  }
+
+  /**
+   * `captures` and this node's captures after them, in a new array (the old one stays with the other ways that
+   * share it); null when a predicate on a capture made here already fails ({@link earlyPredicates}).
+   */
+  withCaptures(captures: QueryCapture[], names: readonly string[], node: N): QueryCapture[] | null {
     if (names.length === 0) return captures;
     const n = this.a.syntaxNode(node);
-    return [...captures, ...names.map((name) => ({ name, node: n }))];
+    const early = this.early;
+    const out = new Array<QueryCapture>(captures.length + names.length);
+    for (let k = 0; k < captures.length; k++) out[k] = captures[k] as QueryCapture;
+    for (let k = 0; k < names.length; k++) out[captures.length + k] = { name: names[k] as string, node: n };
+    if (early !== null) {
+      for (const name of names) {
+        const tests = early.get(name);
+        if (tests !== undefined && !captures.some((c) => c.name === name) && !tests.every((p) => holds(p, out))) return null;
+      }
+    }
+    return out;
   }
 }
 
