@@ -11,7 +11,8 @@ const TS_WASM = "node_modules/tree-sitter-typescript/tree-sitter-typescript.wasm
 
 // What the engine asks of web-tree-sitter, all through nodes passed into WebAssembly memory and back: query
 // captures, each capture's type, end and parent, and the root's children. Printed as one digest. The source
-// repeats a class until the parse grows WebAssembly memory (new views of it, which the accessors must follow).
+// repeats a class, with non-ASCII text (surrogate pairs too), until the parse grows WebAssembly memory (new views
+// of it, which the accessors and the input copy must follow); the parser reads it in thousands of chunks.
 // The same program runs in a child process with web-tree-sitter as shipped: the oracle.
 const PROGRAM = `
 export async function digestOfParse(Parser, Language, Query, createHash, wasm, heapBytes) {
@@ -19,7 +20,7 @@ export async function digestOfParse(Parser, Language, Query, createHash, wasm, h
   const language = await Language.load(wasm);
   const parser = new Parser();
   parser.setLanguage(language);
-  const unit = "export class A<T> extends B {\\n  #p = 1;\\n  m(a: T, b = 2): void { f(a); new C(); }\\n}\\n";
+  const unit = "export class A<T> extends B {\\n  #p = 'é😀'; // ü\\n  m(a: T, b = 2): void { f(a); new C(); }\\n}\\n";
   const tree = parser.parse(unit.repeat(24000));
   const query = new Query(language, "(call_expression function: (_) @call) (new_expression) @new (type_identifier) @type");
   const hash = createHash("sha256");
@@ -35,10 +36,12 @@ type Program = { digestOfParse: (...args: unknown[]) => Promise<{ digest: string
 const load = async (): Promise<Program> => (await import(`data:text/javascript,${encodeURIComponent(PROGRAM)}`)) as Program;
 
 describe("initWebTreeSitter", () => {
-  it("gives what web-tree-sitter as shipped gives through its faster accessors, after its memory grows too", async () => {
+  it("gives what web-tree-sitter as shipped gives through its faster accessors and input copy, after its memory grows too", async () => {
     expect(endianness()).toBe("LE");
-    const module: { HEAP32?: Int32Array } = {};
+    const module: { HEAP32?: Int32Array; instantiateWasm?: unknown } = {};
     expect(await initWebTreeSitter(Parser, module)).toBe(true);
+    // The WebAssembly was instantiated here, with the faster input copy.
+    expect(typeof module.instantiateWasm).toBe("function");
     // A later call (another extractor in this thread) finds them in place.
     expect(await initWebTreeSitter(Parser)).toBe(true);
     const here = await (await load()).digestOfParse(Parser, Language, Query, createHash, `${root}${TS_WASM}`, () => module.HEAP32?.buffer.byteLength ?? 0);
