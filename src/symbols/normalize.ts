@@ -77,35 +77,74 @@ export function typeText(node: SyntaxNode | null): string | null {
   return normalizedText(node).replace(/^(:|->)\s*/, "");
 }
 
-const CLOSERS = new Set([")", "]", "}", ">"]);
-const OPERATORS = new Set(["+", "-", "*", "/", "%", "<", ">", "=", "!", "&", "|", "^", "~", "?", ":", "."]);
+/** Character classes of the ASCII range, as bits (other characters: see {@link classOf}). */
+const WORD = 1;
+const OPERATOR = 2;
+const SPACE = 4;
+/** Ends a run of plain characters in `normalizeRange`: a space, `,`, `;` or `=`. */
+const RUN_END = 8;
+const CLOSER = 16;
+const ASCII = new Uint8Array(128).map((_, code) => {
+  const c = String.fromCharCode(code);
+  return (
+    (/[A-Za-z0-9_$"'`]/.test(c) ? WORD : 0) |
+    ("+-*/%<>=!&|^~?:.".includes(c) ? OPERATOR : 0) |
+    (code === 32 || (code >= 9 && code <= 13) ? SPACE | RUN_END : 0) |
+    (c === "," || c === ";" || c === "=" ? RUN_END : 0) |
+    (")]}>".includes(c) ? CLOSER : 0)
+  );
+});
+const NON_ASCII_WORD = /[\p{L}\p{N}]/u;
 
-function isWord(c: string): boolean {
-  const code = c.charCodeAt(0);
-  if (code < 128) return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || c === "_" || c === "$" || c === '"' || c === "'" || c === "`";
-  return /[\p{L}\p{N}]/u.test(c);
+/** {@link ASCII}'s bits of any UTF-16 unit: beyond ASCII, letters and digits are words, and two spaces are spaces. */
+function classOf(code: number): number {
+  if (code < 128) return ASCII[code] as number;
+  if (code === 0xa0 || code === 0xfeff) return SPACE | RUN_END;
+  return NON_ASCII_WORD.test(String.fromCharCode(code)) ? WORD : 0;
 }
 
-function isSpace(code: number): boolean {
-  return code === 32 || code === 9 || code === 10 || code === 13 || code === 12 || code === 11 || code === 0xa0 || code === 0xfeff;
+/** Whether a space goes between two characters that would otherwise touch (after whitespace or a comment). */
+function spaced(last: number, first: number): boolean {
+  const a = classOf(last);
+  const b = classOf(first);
+  return (a & b & (WORD | OPERATOR)) !== 0;
 }
 
-/** Normalises `source[start, end)`. */
+/**
+ * Normalises `source[start, end)`.
+ *
+ * What is emitted is always a piece of the source (a run of plain characters, a string literal, `,` or `=>`), with
+ * one space before it or none. Pieces are gathered as spans of the source: a piece that starts where the last one
+ * ended, or one space after it when a space goes between them and the source has that space, only extends the span,
+ * so well-formatted code is copied in a few slices rather than built token by token.
+ */
 export function normalizeRange(index: LexicalIndex, start: number, end: number, options: NormalizeOptions = {}): string {
   const src = index.source;
   const holes = holesIn(index.comments, options.skip ?? [], start, end);
   const strings = index.strings;
+  const drop = options.dropSeparators === true;
   let si = lowerBound(strings, start);
   let hi = 0;
   let out = "";
-  let last = "";
+  // The emitted text not yet in `out`: src[spanStart, spanEnd), none while spanEnd < 0.
+  let spanStart = 0;
+  let spanEnd = -1;
+  let empty = true;
+  let last = 0;
   let pending = false;
   let force = false;
-  const emit = (text: string): void => {
-    const first = text[0] ?? "";
-    if (out !== "" && (force || (pending && ((isWord(last) && isWord(first)) || (OPERATORS.has(last) && OPERATORS.has(first)))))) out += " ";
-    out += text;
-    last = text[text.length - 1] ?? "";
+  const put = (a: number, b: number): void => {
+    const space = !empty && (force || (pending && spaced(last, src.charCodeAt(a))));
+    if (spanEnd >= 0 && (space ? a === spanEnd + 1 && src.charCodeAt(spanEnd) === 32 : a === spanEnd)) {
+      spanEnd = b;
+    } else {
+      if (spanEnd >= 0) out += src.slice(spanStart, spanEnd);
+      if (space) out += " ";
+      spanStart = a;
+      spanEnd = b;
+    }
+    empty = false;
+    last = src.charCodeAt(b - 1);
     pending = false;
     force = false;
   };
@@ -119,7 +158,7 @@ export function normalizeRange(index: LexicalIndex, start: number, end: number, 
         j = holes[h + 1] as number;
         continue;
       }
-      if (!isSpace(src.charCodeAt(j))) return j;
+      if ((classOf(src.charCodeAt(j)) & SPACE) === 0) return j;
       j++;
     }
     return -1;
@@ -135,53 +174,51 @@ export function normalizeRange(index: LexicalIndex, start: number, end: number, 
     while (si < strings.length && (strings[si + 1] as number) <= i) si += 2;
     if (si < strings.length && (strings[si] as number) <= i) {
       const e = Math.min(strings[si + 1] as number, end);
-      emit(src.slice(i, e));
+      put(i, e);
       i = e;
       continue;
     }
+    // Nothing below reaches past the next hole or string.
+    let limit = end;
+    if (hi < holes.length && (holes[hi] as number) < limit) limit = holes[hi] as number;
+    if (si < strings.length && (strings[si] as number) < limit) limit = strings[si] as number;
     const code = src.charCodeAt(i);
-    if (isSpace(code)) {
+    const cls = classOf(code);
+    if ((cls & SPACE) !== 0) {
       pending = true;
       i++;
+      while (i < limit && (classOf(src.charCodeAt(i)) & SPACE) !== 0) i++;
       continue;
     }
-    const c = src[i] as string;
-    if (c === "," || (c === ";" && options.dropSeparators === true)) {
+    if (code === 44 || (code === 59 && drop)) {
       const j = nextCode(i + 1);
-      if (options.dropSeparators === true || (c === "," && (j < 0 || CLOSERS.has(src[j] as string)))) {
+      if (drop || (code === 44 && (j < 0 || (classOf(src.charCodeAt(j)) & CLOSER) !== 0))) {
         // A trailing comma, or a separator between members: gone.
         pending = true;
         i++;
         continue;
       }
-      emit(",");
+      put(i, i + 1);
       force = true;
       i++;
       continue;
     }
-    if (c === "=" && src[i + 1] === ">") {
-      force = out !== "";
-      emit("=>");
+    if (code === 61 && src.charCodeAt(i + 1) === 62) {
+      // `=>`, spaced on both sides (read past the range's end as the source has it).
+      force = !empty;
+      put(i, i + 2);
       force = true;
       i += 2;
       continue;
     }
-    // A run of plain characters up to the next space, separator, `=`, comment or string goes out at once: inside
-    // it nothing is inserted, so this is what emitting it character by character gives.
-    let limit = end;
-    if (hi < holes.length) limit = Math.min(limit, holes[hi] as number);
-    if (si < strings.length) limit = Math.min(limit, strings[si] as number);
+    // A run of plain characters up to the next space, separator or `=`: inside it nothing is inserted.
     let j = i + 1;
-    while (j < limit && !endsPlainRun(src.charCodeAt(j))) j++;
-    emit(j === i + 1 ? c : src.slice(i, j));
+    while (j < limit && (classOf(src.charCodeAt(j)) & RUN_END) === 0) j++;
+    put(i, j);
     i = j;
   }
+  if (spanEnd >= 0) out += src.slice(spanStart, spanEnd);
   return out;
-}
-
-/** What ends a run of plain characters in `normalizeRange`: a space (as `isSpace` says), `,`, `;` or `=`. */
-function endsPlainRun(code: number): boolean {
-  return code === 44 || code === 59 || code === 61 || isSpace(code);
 }
 
 /** Comments and skipped ranges inside [start, end), merged into one sorted flat list. */
