@@ -124,6 +124,62 @@ function workerUrl(): URL {
  * are done here, one by one, so one bad file costs a diagnostic, not the run.
  */
 export async function extractMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<FileSymbols[]> {
+  // The cache answers first, here: a warm run starts no worker and loads no grammar.
+  const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
+  const hasher = cache === null ? null : await loadContentHasher();
+  return extractManyAs(jobs, options, {
+    cached: (job) => {
+      const lang = languageOf(job.path)?.id ?? "none";
+      const hit = job.known ?? (cache === null || hasher === null ? null : ((job.cacheKey === undefined ? null : cache.get(job.cacheKey, lang)) ?? cache.get(hasher.xxh64(jobBytes(job)), lang)));
+      return cachedFor(job.path, hit) ?? undefined;
+    },
+    fromText: fromEntryText,
+    fromResult: (r) => r,
+  });
+}
+
+/**
+ * Each file's line of `comity.symbols/1` JSON ({@link printedFile}), in input
+ * order: copied from the cache's printed form where it has one (nothing is
+ * decoded nor encoded again, which is most of a warm run), extracted as
+ * {@link extractMany} does for the rest. A worker's result is copied from
+ * its entry text too: the printed form is its second line, so this thread
+ * decodes and prints nothing of it (with two workers on two cores, decoding
+ * and printing every result here took a core's share from them).
+ */
+export async function printedMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<string[]> {
+  const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
+  const hasher = cache === null ? null : await loadContentHasher();
+  return extractManyAs(jobs, options, {
+    cached: (job) => {
+      const printed = cache === null || hasher === null ? null : cache.printed(hasher.xxh64(jobBytes(job)), languageOf(job.path)?.id ?? "none");
+      // (diagnostics name the path they were found under, as a cache hit's do: see cachedFor)
+      return printed === null ? undefined : printedFile(job.path, printed.text, printed.diagnostics.map((d) => ({ ...d, path: job.path })));
+    },
+    fromText: (path, text) => {
+      // An entry text's lines: entry, printed form, diagnostics (named by the path the worker was given: this one).
+      const first = text.indexOf("\n");
+      const second = text.indexOf("\n", first + 1);
+      if (first < 0 || second < 0 || !text.endsWith("\n")) return null;
+      try {
+        return printedFile(path, text.slice(first + 1, second), JSON.parse(text.slice(second + 1, -1)) as FileSymbols["diagnostics"]);
+      } catch {
+        return null;
+      }
+    },
+    fromResult: (r) => printedFile(r.path, printedSymbols(r), r.diagnostics),
+  });
+}
+
+/** How {@link extractManyAs} makes its results: from the cache (undefined: a miss), from a worker's entry text (null: not one), from an extraction here. */
+interface ResultsAs<T> {
+  cached(job: ExtractJob): T | undefined;
+  fromText(path: string, text: string): T | null;
+  fromResult(r: FileSymbols): T;
+}
+
+/** {@link extractMany}'s pool, making each result as `as` says. */
+async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractManyOptions, as: ResultsAs<T>): Promise<T[]> {
   const local = async (list: readonly ExtractJob[]): Promise<FileSymbols[]> => {
     // Loaded only when something is not cached: a warm run loads no extractor code.
     const { createSymbolExtractor } = await import("./symbol-extractor.js");
@@ -133,16 +189,10 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
     const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
     return list.map((job) => extractJob(job, extractor, cache));
   };
-  // The cache answers first, here: a warm run starts no worker and loads no grammar.
-  const results: Array<FileSymbols | undefined> = Array.from({ length: jobs.length }, () => undefined);
-  const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
-  const hasher = cache === null ? null : await loadContentHasher();
+  const results: Array<T | undefined> = Array.from({ length: jobs.length }, () => undefined);
   jobs.forEach((job, i) => {
     try {
-      const lang = languageOf(job.path)?.id ?? "none";
-      const hit =
-        job.known ?? (cache === null || hasher === null ? null : ((job.cacheKey === undefined ? null : cache.get(job.cacheKey, lang)) ?? cache.get(hasher.xxh64(jobBytes(job)), lang)));
-      results[i] = cachedFor(job.path, hit) ?? undefined;
+      results[i] = as.cached(job);
     } catch {
       // unreadable: the extraction below reports it
     }
@@ -150,10 +200,10 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
   const todo = results.flatMap((r, i) => (r === undefined ? [i] : []));
   if (todo.length === 0 || options.workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL)) {
     await options.pool?.close();
-    if (todo.length === 0) return results as FileSymbols[];
+    if (todo.length === 0) return results as T[];
     const done = await local(todo.map((i) => jobs[i] as ExtractJob));
-    todo.forEach((i, k) => (results[i] = done[k]));
-    return results as FileSymbols[];
+    todo.forEach((i, k) => (results[i] = as.fromResult(done[k] as FileSymbols)));
+    return results as T[];
   }
 
   const failed: number[] = [];
@@ -188,7 +238,7 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
           send();
           m.forEach(([path, text, storeAs], k) => {
             if (storeAs !== null) toStore.push([storeAs, languageOf(path)?.id ?? "none", text]);
-            const r = fromEntryText(path, text);
+            const r = as.fromText(path, text);
             if (r !== null) results[batch[k] as number] = r;
           });
         }
@@ -212,45 +262,18 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
   } finally {
     await pool.close();
   }
-  if (cache !== null) for (const [key, language, text] of toStore) cache.setText(key, language, text);
+  if (options.cacheDir !== null) {
+    const cache = createSymbolCache(options.cacheDir);
+    for (const [key, language, text] of toStore) cache.setText(key, language, text);
+  }
   // Files of a batch whose worker died, and any never sent: done here, each on its own.
   const leftovers = results.flatMap((r, i) => (r === undefined ? [i] : []));
   if (leftovers.length > 0) {
     const done = await local(leftovers.map((i) => jobs[i] as ExtractJob));
     leftovers.forEach((i, k) => {
       const r = done[k] as FileSymbols;
-      results[i] = failed.includes(i) ? { ...r, diagnostics: [...r.diagnostics, diagnostic("worker_crashed", "info", r.path, "a worker died on this batch: analysed in the main thread")] } : r;
+      results[i] = as.fromResult(failed.includes(i) ? { ...r, diagnostics: [...r.diagnostics, diagnostic("worker_crashed", "info", r.path, "a worker died on this batch: analysed in the main thread")] } : r);
     });
   }
-  return results as FileSymbols[];
-}
-
-/**
- * Each file's line of `comity.symbols/1` JSON ({@link printedFile}), in input
- * order: copied from the cache's printed form where it has one (nothing is
- * decoded nor encoded again, which is most of a warm run), extracted by
- * {@link extractMany} for the rest.
- */
-export async function printedMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<string[]> {
-  const out: Array<string | undefined> = Array.from({ length: jobs.length }, () => undefined);
-  const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
-  if (cache?.printed !== undefined) {
-    const hasher = await loadContentHasher();
-    jobs.forEach((job, i) => {
-      try {
-        const printed = cache.printed?.(hasher.xxh64(jobBytes(job)), languageOf(job.path)?.id ?? "none") ?? null;
-        // (diagnostics name the path they were found under, as a cache hit's do: see cachedFor)
-        if (printed !== null) out[i] = printedFile(job.path, printed.text, printed.diagnostics.map((d) => ({ ...d, path: job.path })));
-      } catch {
-        // unreadable: the extraction below reports it
-      }
-    });
-  }
-  const todo = out.flatMap((line, i) => (line === undefined ? [i] : []));
-  const done = await extractMany(todo.map((i) => jobs[i] as ExtractJob), options);
-  todo.forEach((i, k) => {
-    const r = done[k] as FileSymbols;
-    out[i] = printedFile(r.path, printedSymbols(r), r.diagnostics);
-  });
-  return out as string[];
+  return results as T[];
 }

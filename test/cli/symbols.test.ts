@@ -58,12 +58,16 @@ def g${i}(x, *, k=${i}):
     return x
 `)));
     }
+    // One with a syntax error: its diagnostic travels from the worker, and from the cache, as its symbols do.
+    files.push(path.relative(sb.dir, sb.write("src/broken.ts", "export function ok(a: number) {}\nexport function bad(a: number {\n")));
     const one = runBuiltCli(["symbols", "--json", "--no-cache", "--jobs", "1", ...files], { cwd: sb.dir, env });
     const two = runBuiltCli(["symbols", "--json", "--no-cache", "--jobs", "2", ...files], { cwd: sb.dir, env });
     const cold = runBuiltCli(["symbols", "--json", ...files], { cwd: sb.dir, env });
     const warm = runBuiltCli(["symbols", "--json", ...files], { cwd: sb.dir, env });
     expect(one.status).toBe(0);
-    expect(JSON.parse(one.stdout).files).toHaveLength(80);
+    const printed = JSON.parse(one.stdout) as { files: Array<{ path: string; diagnostics: Array<{ code: string; path: string }> }> };
+    expect(printed.files).toHaveLength(81);
+    expect(printed.files.at(-1)?.diagnostics).toEqual([expect.objectContaining({ code: "parse_error", path: "src/broken.ts" })]);
     for (const r of [two, cold, warm]) expect(r.stdout).toBe(one.stdout);
     expect(runBuiltCli(["symbols", "--jobs", "0", ...files], { cwd: sb.dir, env }).status).toBe(2);
   });
