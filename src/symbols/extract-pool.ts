@@ -55,13 +55,21 @@ export type PoolResult = readonly [path: string, text: string, storeAs: string |
  * are done (see {@link extractMany}): worker threads creating files at once
  * stall each other.
  */
-export function extractForPool(job: ExtractJob, extractor: SymbolExtractor, store: boolean): PoolResult {
+export function extractForPool(job: ExtractJob, extractor: SymbolExtractor, store: boolean, printedOnly = false): PoolResult {
+  // Printed only (nothing stored, and the caller prints): the entry's first line is left empty, not encoded for nothing.
+  const text = (r: FileSymbols): string => (printedOnly && !store ? `\n${printedSymbols(r)}\n${JSON.stringify(r.diagnostics)}\n` : entryText(r));
   try {
     const bytes = jobBytes(job);
-    return [job.path, entryText(extractor.extract(job.path, bytes)), store ? (job.cacheKey ?? extractor.hasher.xxh64(bytes)) : null];
+    return [job.path, text(extractor.extract(job.path, bytes)), store ? (job.cacheKey ?? extractor.hasher.xxh64(bytes)) : null];
   } catch (error) {
-    return [job.path, entryText(unreadable(job.path, error)), null];
+    return [job.path, text(unreadable(job.path, error)), null];
   }
+}
+
+/** What the pool's thread sends a worker: a batch of jobs, and whether only the printed form of their results is wanted. */
+export interface PoolBatch {
+  readonly jobs: readonly ExtractJob[];
+  readonly printedOnly: boolean;
 }
 
 /** Worker threads for {@link extractMany}, which may be started before the jobs are known (their start-up then overlaps the caller's reading). */
@@ -135,6 +143,7 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
     },
     fromText: fromEntryText,
     fromResult: (r) => r,
+    printedOnly: false,
   });
 }
 
@@ -168,6 +177,7 @@ export async function printedMany(jobs: readonly ExtractJob[], options: ExtractM
       }
     },
     fromResult: (r) => printedFile(r.path, printedSymbols(r), r.diagnostics),
+    printedOnly: true,
   });
 }
 
@@ -176,6 +186,8 @@ interface ResultsAs<T> {
   cached(job: ExtractJob): T | undefined;
   fromText(path: string, text: string): T | null;
   fromResult(r: FileSymbols): T;
+  /** Whether `fromText` reads only an entry text's printed form and diagnostics (its first line is then not made unless stored). */
+  readonly printedOnly: boolean;
 }
 
 /** {@link extractMany}'s pool, making each result as `as` says. */
@@ -221,7 +233,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
         const batch: number[] = [];
         for (let k = 0; k < batchSize && next < todo.length; k++) batch.push(todo[next++] as number);
         inFlight.push(batch);
-        w.postMessage(batch.map((i) => jobs[i]));
+        w.postMessage({ jobs: batch.map((i) => jobs[i] as ExtractJob), printedOnly: as.printedOnly } satisfies PoolBatch);
         // (a job's bytes are copied to the worker; files on disk are read there)
       };
       void ready.then(() => {

@@ -4,7 +4,7 @@
  * that the pool's thread stores (it has looked in the cache already).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { extractForPool, type ExtractJob } from "./extract-pool.js";
+import { extractForPool, type PoolBatch } from "./extract-pool.js";
 import { createSymbolExtractor, type ParserBackend } from "./symbol-extractor.js";
 
 interface Data {
@@ -15,11 +15,11 @@ interface Data {
 const data = workerData as Data;
 const extractor = await createSymbolExtractor(data.backend === null ? {} : { backend: data.backend });
 
-parentPort?.on("message", (batch: readonly ExtractJob[]) => {
-  const out = batch.map((job) => {
+parentPort?.on("message", (batch: PoolBatch) => {
+  const out = batch.jobs.map((job) => {
     // Test hook: makes this worker die on one file, to check that the pool survives a crash.
     if (process.env["COMITY_TEST_CRASH_ON"] !== undefined && job.path === process.env["COMITY_TEST_CRASH_ON"]) process.exit(70);
-    return extractForPool(job, extractor, data.cacheDir !== null);
+    return extractForPool(job, extractor, data.cacheDir !== null, batch.printedOnly);
   });
   parentPort?.postMessage(out);
 });
