@@ -1,4 +1,4 @@
-import { cursorSteps, flattenCursor, flatTreeBuilder, type CursorLike, type CursorSteps, type FlatTreeData } from "../symbols/flat-tree.js";
+import { cursorSteps, flattenCursor, flatTreeBuilder, keepFlatTreeData, type CursorLike, type CursorSteps, type FlatTreeData } from "../symbols/flat-tree.js";
 import { webTreeSitterModule } from "./init-web-tree-sitter.js";
 
 /** What a web-tree-sitter tree offers a flattener: its cursor, and its address in the module's memory (`tree[0]`). */
@@ -83,7 +83,8 @@ export function wasmFlatteners(): { cursor: Flattener; direct: Flattener | null;
  */
 export function wasmFlattener(sample: WasmTree): { readonly kind: "memory" | "direct" | "cursor"; readonly flatten: Flattener } {
   const { cursor, direct, memory } = wasmFlatteners();
-  const expected = cursor(sample);
+  // Kept: each flattening reuses the same arrays.
+  const expected = keepFlatTreeData(cursor(sample));
   if (memory !== null && sameData(memory(sample), expected)) return { kind: "memory", flatten: memory };
   if (direct !== null && sameData(direct(sample), expected)) return { kind: "direct", flatten: direct };
   return { kind: "cursor", flatten: cursor };
