@@ -8,11 +8,17 @@ import type { ReferenceRecord } from "./types.js";
  * their module specifier. Sorted and de-duplicated.
  */
 export function extractReferences(matches: readonly QueryMatch[]): ReferenceRecord[] {
-  const out = new Map<string, ReferenceRecord>();
+  const out: ReferenceRecord[] = [];
+  // The names seen, by kind and module (by kind alone for no module: most references, and no key to build).
+  const seen = new Map<string, Set<string>>();
   const add = (kind: ReferenceRecord["kind"], name: string, module: string | null = null): void => {
     if (name === "") return;
-    const key = `${kind}\0${name}\0${module ?? ""}`;
-    if (!out.has(key)) out.set(key, { kind, name, module });
+    const group = module === null ? kind : `${kind}\0${module}`;
+    let names = seen.get(group);
+    if (names === undefined) seen.set(group, (names = new Set()));
+    if (names.has(name)) return;
+    names.add(name);
+    out.push({ kind, name, module });
   };
   // Type names, by far the most frequent capture (every annotation), each looked at once per distinct text.
   const seenTypes = new Set<string>();
@@ -74,7 +80,7 @@ export function extractReferences(matches: readonly QueryMatch[]): ReferenceReco
       }
     }
   }
-  return [...out.values()].sort((a, b) => compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name) || compareStrings(a.module ?? "", b.module ?? ""));
+  return out.sort((a, b) => compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name) || compareStrings(a.module ?? "", b.module ?? ""));
 }
 
 /** `a.b.c` for a chain of plain names (and `this`, `self`); `.method` when the object is an expression. */

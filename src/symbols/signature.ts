@@ -5,20 +5,47 @@ export function emptySignature(name: string, kind: SymbolKind): SignatureInfo {
   return { name, kind, modifiers: [], type_params: [], params: null, returns: null, heritage: [], type: null, value: null, overloads: [] };
 }
 
-/** Canonical JSON of a signature (fixed key order, sorted modifiers): the input of `signature_hash`. */
+/**
+ * Canonical JSON of a signature (fixed key order, sorted modifiers): the input of `signature_hash`. Exactly
+ * `JSON.stringify([one(s), s.overloads.map(one)])` where `one(x)` is the array `[name (or "" without it), kind,
+ * sorted modifiers, type parameters as [name, constraint, default], parameters as [name, kind, optional, default,
+ * type] or null, returns, heritage, type, value]` (the test holds it to that), written directly: building those
+ * arrays for every symbol only to encode them cost twice as much.
+ */
 export function canonicalSignature(s: SignatureInfo, withName = true): string {
-  const one = (x: SignatureInfo): unknown[] => [
-    withName ? x.name : "",
-    x.kind,
-    [...x.modifiers].sort(),
-    x.type_params.map((t: TypeParamInfo) => [t.name, t.constraint, t.default]),
-    x.params === null ? null : x.params.map((p: ParamInfo) => [p.name, p.kind, p.optional, p.default, p.type]),
-    x.returns,
-    x.heritage,
-    x.type,
-    x.value,
-  ];
-  return JSON.stringify([one(s), s.overloads.map(one)]);
+  let out = `[${canonicalOne(s, withName)},[`;
+  for (let i = 0; i < s.overloads.length; i++) out += `${i === 0 ? "" : ","}${canonicalOne(s.overloads[i] as SignatureInfo, withName)}`;
+  return `${out}]]`;
+}
+
+/** A JSON string, or null (as JSON.stringify writes a missing value in an array). */
+function json(s: string | null | undefined): string {
+  return s === null || s === undefined ? "null" : JSON.stringify(s);
+}
+
+function jsonStrings(a: readonly string[]): string {
+  let out = "[";
+  for (let i = 0; i < a.length; i++) out += `${i === 0 ? "" : ","}${json(a[i])}`;
+  return `${out}]`;
+}
+
+function canonicalOne(x: SignatureInfo, withName: boolean): string {
+  let out = `[${json(withName ? x.name : "")},${json(x.kind)},${jsonStrings(x.modifiers.length < 2 ? x.modifiers : [...x.modifiers].sort())},[`;
+  for (let i = 0; i < x.type_params.length; i++) {
+    const t = x.type_params[i] as TypeParamInfo;
+    out += `${i === 0 ? "" : ","}[${json(t.name)},${json(t.constraint)},${json(t.default)}]`;
+  }
+  out += "],";
+  if (x.params === null) out += "null";
+  else {
+    out += "[";
+    for (let i = 0; i < x.params.length; i++) {
+      const p = x.params[i] as ParamInfo;
+      out += `${i === 0 ? "" : ","}[${json(p.name)},${json(p.kind)},${p.optional ? "true" : "false"},${json(p.default)},${json(p.type)}]`;
+    }
+    out += "]";
+  }
+  return `${out},${json(x.returns)},${jsonStrings(x.heritage)},${json(x.type)},${json(x.value)}]`;
 }
 
 /** The signature as a person reads it: `async f<T>(a: number, b?: string = 1): T`. */
