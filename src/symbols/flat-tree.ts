@@ -1,4 +1,5 @@
 import type { MatchableNode, TreeAccess } from "./query/match-query.js";
+import { internalized } from "./query/parse-query.js";
 import type { Point, Tree } from "./syntax.js";
 
 /**
@@ -60,7 +61,9 @@ export function flatLanguage(typeNames: readonly (string | undefined)[], isNamed
     }
     return ids;
   };
-  return { typeNames, isNamed: (typeId) => named[typeId] === 1, fieldId: (name) => fields.get(name) ?? -1, typeSet };
+  // Type names as the query's and the extractors' literals are, compared by address (see internalized).
+  const names = typeNames.map((t) => (t === undefined ? t : internalized(t)));
+  return { typeNames: names, isNamed: (typeId) => named[typeId] === 1, fieldId: (name) => fields.get(name) ?? -1, typeSet };
 }
 
 /** A tree read from {@link FlatTreeData}: the `Tree` the extractors take, its nodes made on demand (one object per node). */

@@ -147,14 +147,23 @@ function tokenize(source: string): Token[] {
   for (let m = re.exec(source); m !== null && m[0] !== ""; m = re.exec(source)) {
     const at = m.index;
     if (m[1] !== undefined) tokens.push({ t: "string", v: unescape(m[1]), at });
-    else if (m[2] !== undefined) tokens.push({ t: "capture", v: m[2], at });
+    else if (m[2] !== undefined) tokens.push({ t: "capture", v: internalized(m[2]), at });
     else if (m[3] !== undefined) tokens.push({ t: "predicate", v: m[3], at });
-    else if (m[4] !== undefined) tokens.push({ t: "field", v: m[4], at });
-    else if (m[5] !== undefined) tokens.push({ t: "ident", v: m[5], at });
+    else if (m[4] !== undefined) tokens.push({ t: "field", v: internalized(m[4]), at });
+    else if (m[5] !== undefined) tokens.push({ t: "ident", v: internalized(m[5]), at });
     else if (m[6] !== undefined) tokens.push({ t: m[6] as "(" | ")" | "[" | "]" | "." | "_", at });
     else if (m[7] !== undefined) throw new ComityError("INVALID_ARGUMENT", `query: unsupported syntax '${m[7]}' at offset ${at}`);
   }
   return tokens;
+}
+
+/**
+ * The engine's one copy of a name (V8 keeps one of each property key): names of captures, types and fields are
+ * compared for every capture and node the matcher and the extractors meet, and two such copies compare by address,
+ * where substrings of the query's text compare character by character.
+ */
+export function internalized(s: string): string {
+  return Object.keys({ [s]: 0 })[0] ?? s;
 }
 
 function unescape(s: string): string {
