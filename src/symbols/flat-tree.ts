@@ -390,6 +390,25 @@ function allocate(size: number): { types: Uint16Array; fields: Uint16Array; star
   return { types: new Uint16Array(size), fields: new Uint16Array(size), starts: new Int32Array(size), ends: new Int32Array(size), parents: new Int32Array(size), flags: new Uint8Array(size) };
 }
 
+/** The scratch arrays a tree is built in (see {@link flatTreeBuilder}), for a builder that writes them itself. */
+export type FlatScratch = ReturnType<typeof allocate>;
+
+/** The current scratch arrays; {@link growFlatScratch} when they are full. */
+export function flatScratch(): FlatScratch {
+  return scratch;
+}
+
+/** Doubles the scratch arrays, keeping what they hold, and returns the new ones. */
+export function growFlatScratch(): FlatScratch {
+  grow();
+  return scratch;
+}
+
+/** The first `count` nodes of the scratch arrays as a tree (views: see {@link flatTreeBuilder}). */
+export function flatScratchData(count: number): FlatTreeData {
+  return copyOut(count);
+}
+
 function grow(): void {
   const bigger = allocate(scratch.types.length * 2);
   bigger.types.set(scratch.types);

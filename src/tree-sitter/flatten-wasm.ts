@@ -1,4 +1,4 @@
-import { cursorSteps, flattenCursor, flatTreeBuilder, keepFlatTreeData, type CursorLike, type CursorSteps, type FlatTreeData } from "../symbols/flat-tree.js";
+import { cursorSteps, flatScratch, flatScratchData, flattenCursor, FLAG_MISSING, growFlatScratch, keepFlatTreeData, type CursorLike, type CursorSteps, type FlatTreeData } from "../symbols/flat-tree.js";
 import { webTreeSitterModule } from "./init-web-tree-sitter.js";
 
 /** What a web-tree-sitter tree offers a flattener: its cursor, and its address in the module's memory (`tree[0]`). */
@@ -127,66 +127,70 @@ function flattenFromMemory(heaps: Heaps, treeAddress: number): FlatTreeData {
   const maxAlias = u16[(language + 36) >> 1] as number;
   const slices = u32[(language + 64) >> 2] as number;
   const entries = u32[(language + 68) >> 2] as number;
-  const publicMap = u32[(language + 76) >> 2] as number;
-  const aliases = u32[(language + 84) >> 2] as number;
-  const publicSymbol = (sym: number): number => (sym === 0xffff ? sym : (u16[(publicMap >> 1) + sym] as number));
-  /** The field a production gives its structural child `index` (0: none), inherited entries aside. */
-  const fieldOf = (production: number, index: number): number => {
-    if (fieldCount === 0) return 0;
-    const slice = slices + production * 4;
-    const from = u16[slice >> 1] as number;
-    const length = u16[(slice + 2) >> 1] as number;
-    for (let e = entries + from * 4, end = e + length * 4; e < end; e += 4) {
-      if ((u8[e + 2] as number) === index && u8[e + 3] === 0) return u16[e >> 1] as number;
-    }
-    return 0;
-  };
+  const publicMap = (u32[(language + 76) >> 2] as number) >> 1;
+  const aliases = (u32[(language + 84) >> 2] as number) >> 1;
+
+  // The copy is written straight into the builder's scratch arrays (locals, refreshed when they grow): through a
+  // builder's method, each node was a call the compiler would not inline (a new closure for every tree).
+  let out = flatScratch();
+  let types = out.types;
+  let fields = out.fields;
+  let starts = out.starts;
+  let ends = out.ends;
+  let parents = out.parents;
+  let flags = out.flags;
+  let n = 0;
 
   // A Subtree is 8 bytes: inline data (bit 0 of its first byte set: a leaf whose bits, symbol, padding and size
   // fit there) or a pointer to its heap data.
-  const out = flatTreeBuilder();
   if (((u8[treeAddress] as number) & 1) === 1) {
     const start = u8[treeAddress + 6] as number;
-    out.add(publicSymbol(u8[treeAddress + 1] as number), 0, start >> 1, (start + (u8[treeAddress + 7] as number)) >> 1, -1, ((u8[treeAddress] as number) & 32) !== 0);
-    return out.finish();
+    const sym = u8[treeAddress + 1] as number;
+    types[0] = sym === 0xffff ? sym : (u16[publicMap + sym] as number);
+    fields[0] = 0;
+    starts[0] = start >> 1;
+    ends[0] = (start + (u8[treeAddress + 7] as number)) >> 1;
+    parents[0] = -1;
+    flags[0] = ((u8[treeAddress] as number) & 32) !== 0 ? FLAG_MISSING : 0;
+    return flatScratchData(1);
   }
   const rootPtr = u32[treeAddress >> 2] as number;
   const rootStart = u32[(rootPtr + 4) >> 2] as number;
-  out.add(publicSymbol(u16[(rootPtr + 40) >> 1] as number), 0, rootStart >> 1, (rootStart + (u32[(rootPtr + 16) >> 2] as number)) >> 1, -1, ((u8[rootPtr + 45] as number) & 2) !== 0);
-  // One frame per subtree whose children are walked, in parallel arrays: its heap data, the next child, the
+  const rootSym = u16[(rootPtr + 40) >> 1] as number;
+  types[0] = rootSym === 0xffff ? rootSym : (u16[publicMap + rootSym] as number);
+  fields[0] = 0;
+  starts[0] = rootStart >> 1;
+  ends[0] = (rootStart + (u32[(rootPtr + 16) >> 2] as number)) >> 1;
+  parents[0] = -1;
+  flags[0] = ((u8[rootPtr + 45] as number) & 2) !== 0 ? FLAG_MISSING : 0;
+  n = 1;
+  // One frame per subtree whose children are walked, in parallel typed arrays: its heap data, the next child, the
   // child count, its production, the next structural index, the running position (bytes), the visible node its
   // visible children belong to, and the field a hidden subtree passes down to them.
-  const fPtr: number[] = [];
-  const fChild: number[] = [];
-  const fCount: number[] = [];
-  const fProduction: number[] = [];
-  const fStructural: number[] = [];
-  const fPos: number[] = [];
-  const fParent: number[] = [];
-  const fInherited: number[] = [];
+  let frames = frameScratch;
   let top = -1;
-  const enter = (ptr: number, pos: number, parent: number, inherited: number): void => {
-    top++;
-    fPtr[top] = ptr;
-    fChild[top] = 0;
-    fCount[top] = u32[(ptr + 36) >> 2] as number;
-    fProduction[top] = u16[(ptr + 66) >> 1] as number;
-    fStructural[top] = 0;
-    fPos[top] = pos;
-    fParent[top] = parent;
-    fInherited[top] = inherited;
-  };
-  if ((u32[(rootPtr + 36) >> 2] as number) > 0) enter(rootPtr, rootStart, 0, 0);
+  if ((u32[(rootPtr + 36) >> 2] as number) > 0) {
+    top = 0;
+    frames[F_PTR] = rootPtr;
+    frames[F_CHILD] = 0;
+    frames[F_COUNT] = u32[(rootPtr + 36) >> 2] as number;
+    frames[F_PRODUCTION] = u16[(rootPtr + 66) >> 1] as number;
+    frames[F_STRUCTURAL] = 0;
+    frames[F_POS] = rootStart;
+    frames[F_PARENT] = 0;
+    frames[F_INHERITED] = 0;
+  }
   while (top >= 0) {
-    const count = fCount[top] as number;
-    const k = fChild[top] as number;
+    const f = top * FRAME;
+    const count = frames[f + F_COUNT] as number;
+    const k = frames[f + F_CHILD] as number;
     if (k === count) {
       top--;
       continue;
     }
-    fChild[top] = k + 1;
+    frames[f + F_CHILD] = k + 1;
     // Children sit just before their parent's heap data.
-    const at = (fPtr[top] as number) - (count - k) * 8;
+    const at = (frames[f + F_PTR] as number) - (count - k) * 8;
     const b0 = u8[at] as number;
     const inline = (b0 & 1) === 1;
     const ptr = inline ? 0 : (u32[at >> 2] as number);
@@ -196,28 +200,84 @@ function flattenFromMemory(heaps: Heaps, treeAddress: number): FlatTreeData {
     const isExtra = inline ? (b0 & 8) !== 0 : (hb & 4) !== 0;
     const isVisible = inline ? (b0 & 2) !== 0 : (hb & 1) !== 0;
     // The first child starts where its parent does (the parent's padding is its first child's).
-    const start = k === 0 ? (fPos[top] as number) : (fPos[top] as number) + (inline ? (u8[at + 6] as number) : (u32[(ptr + 4) >> 2] as number));
+    const pos = frames[f + F_POS] as number;
+    const start = k === 0 ? pos : pos + (inline ? (u8[at + 6] as number) : (u32[(ptr + 4) >> 2] as number));
     const end = start + (inline ? (u8[at + 7] as number) : (u32[(ptr + 16) >> 2] as number));
-    fPos[top] = end;
+    frames[f + F_POS] = end;
     let alias = 0;
     let own = 0;
     if (!isExtra) {
-      const production = fProduction[top] as number;
-      const structural = fStructural[top] as number;
-      if (production !== 0) alias = u16[(aliases >> 1) + production * maxAlias + structural] as number;
-      own = fieldOf(production, structural);
-      fStructural[top] = structural + 1;
+      const production = frames[f + F_PRODUCTION] as number;
+      const structural = frames[f + F_STRUCTURAL] as number;
+      if (production !== 0) alias = u16[aliases + production * maxAlias + structural] as number;
+      // The field the production gives this structural child (its field map's entries without inherited ones).
+      if (fieldCount !== 0) {
+        const slice = slices + production * 4;
+        const from = u16[slice >> 1] as number;
+        const length = u16[(slice + 2) >> 1] as number;
+        for (let e = entries + from * 4, stop = e + length * 4; e < stop; e += 4) {
+          if ((u8[e + 2] as number) === structural && u8[e + 3] === 0) {
+            own = u16[e >> 1] as number;
+            break;
+          }
+        }
+      }
+      frames[f + F_STRUCTURAL] = structural + 1;
     }
     const children = inline ? 0 : (u32[(ptr + 36) >> 2] as number);
+    const field = isExtra ? 0 : own || (frames[f + F_INHERITED] as number);
+    let parent = frames[f + F_PARENT] as number;
     if (isVisible || alias !== 0) {
       const sym = alias !== 0 ? alias : inline ? (u8[at + 1] as number) : (u16[(ptr + 40) >> 1] as number);
-      const isMissing = inline ? (b0 & 32) !== 0 : ((u8[ptr + 45] as number) & 2) !== 0;
-      const i = out.add(publicSymbol(sym), isExtra ? 0 : own || (fInherited[top] as number), start >> 1, end >> 1, fParent[top] as number, isMissing);
-      if (children > 0) enter(ptr, start, i, 0);
-    } else if (children > 0 && (u32[(ptr + 48) >> 2] as number) > 0) {
-      // A hidden subtree: its visible children belong to the visible node above, and take its field when they have none.
-      enter(ptr, start, fParent[top] as number, isExtra ? 0 : own || (fInherited[top] as number));
+      if (n === types.length) {
+        out = growFlatScratch();
+        types = out.types;
+        fields = out.fields;
+        starts = out.starts;
+        ends = out.ends;
+        parents = out.parents;
+        flags = out.flags;
+      }
+      types[n] = sym === 0xffff ? sym : (u16[publicMap + sym] as number);
+      fields[n] = isExtra ? 0 : own || (frames[f + F_INHERITED] as number);
+      starts[n] = start >> 1;
+      ends[n] = end >> 1;
+      parents[n] = parent;
+      flags[n] = (inline ? (b0 & 32) !== 0 : ((u8[ptr + 45] as number) & 2) !== 0) ? FLAG_MISSING : 0;
+      parent = n++;
+      if (children === 0) continue;
+    } else if (children === 0 || (u32[(ptr + 48) >> 2] as number) === 0) {
+      continue;
     }
+    // A subtree whose children are walked next: a visible node's, or a hidden one's, whose visible children belong
+    // to the visible node above and take its field when they have none.
+    top++;
+    if ((top + 1) * FRAME > frames.length) {
+      const bigger = new Int32Array(frames.length * 2);
+      bigger.set(frames);
+      frameScratch = frames = bigger;
+    }
+    const g = top * FRAME;
+    frames[g + F_PTR] = ptr;
+    frames[g + F_CHILD] = 0;
+    frames[g + F_COUNT] = children;
+    frames[g + F_PRODUCTION] = u16[(ptr + 66) >> 1] as number;
+    frames[g + F_STRUCTURAL] = 0;
+    frames[g + F_POS] = start;
+    frames[g + F_PARENT] = parent;
+    frames[g + F_INHERITED] = isVisible || alias !== 0 ? 0 : field;
   }
-  return out.finish();
+  return flatScratchData(n);
 }
+
+/** A frame of {@link flattenFromMemory}'s walk: its slots, in one typed array reused from tree to tree. */
+const F_PTR = 0;
+const F_CHILD = 1;
+const F_COUNT = 2;
+const F_PRODUCTION = 3;
+const F_STRUCTURAL = 4;
+const F_POS = 5;
+const F_PARENT = 6;
+const F_INHERITED = 7;
+const FRAME = 8;
+let frameScratch = new Int32Array(FRAME * 256);
