@@ -1,6 +1,6 @@
 /** What a CLI command may touch: its streams, folder and environment. Injected so commands run in tests. */
 export interface CliIo {
-  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
+  readonly stdout: { write(chunk: string | Uint8Array): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;

@@ -6,7 +6,7 @@ import { languageOf } from "./languages.js";
 import { cachedFor, createSymbolCache, entryText, fromEntryText, type SymbolCache } from "./symbol-cache.js";
 import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols } from "./types.js";
-import { printedFile, printedSymbols } from "./printed-symbols.js";
+import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols.js";
 
 /** One file to analyse: the path to report, and where to read it or its bytes (an old version read from git). */
 export interface ExtractJob {
@@ -148,22 +148,24 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
 }
 
 /**
- * Each file's line of `comity.symbols/1` JSON ({@link printedFile}), in input
- * order: copied from the cache's printed form where it has one (nothing is
- * decoded nor encoded again, which is most of a warm run), extracted as
- * {@link extractMany} does for the rest. A worker's result is copied from
- * its entry text too: the printed form is its second line, so this thread
- * decodes and prints nothing of it (with two workers on two cores, decoding
- * and printing every result here took a core's share from them).
+ * Each file's line of `comity.symbols/1` JSON ({@link printedFile}) as UTF-8
+ * pieces, in input order: copied from the cache's printed form where it has
+ * one (its bytes: nothing is decoded nor encoded again, which is most of a
+ * warm run), extracted as {@link extractMany} does for the rest. A worker's
+ * result is copied from its entry text too: the printed form is its second
+ * line, so this thread decodes and prints nothing of it (with two workers on
+ * two cores, decoding and printing every result here took a core's share
+ * from them).
  */
-export async function printedMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<string[]> {
+export async function printedMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<Array<readonly Uint8Array[]>> {
   const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
   const hasher = cache === null ? null : await loadContentHasher();
+  const line = (text: string): readonly Uint8Array[] => [Buffer.from(text)];
   return extractManyAs(jobs, options, {
     cached: (job) => {
       const printed = cache === null || hasher === null ? null : cache.printed(hasher.xxh64(jobBytes(job)), languageOf(job.path)?.id ?? "none");
       // (diagnostics name the path they were found under, as a cache hit's do: see cachedFor)
-      return printed === null ? undefined : printedFile(job.path, printed.text, printed.diagnostics.map((d) => ({ ...d, path: job.path })));
+      return printed === null ? undefined : printedFileBytes(job.path, printed.bytes, printed.diagnostics.map((d) => ({ ...d, path: job.path })));
     },
     fromText: (path, text) => {
       // An entry text's lines: entry, printed form, diagnostics (named by the path the worker was given: this one).
@@ -171,12 +173,12 @@ export async function printedMany(jobs: readonly ExtractJob[], options: ExtractM
       const second = text.indexOf("\n", first + 1);
       if (first < 0 || second < 0 || !text.endsWith("\n")) return null;
       try {
-        return printedFile(path, text.slice(first + 1, second), JSON.parse(text.slice(second + 1, -1)) as FileSymbols["diagnostics"]);
+        return line(printedFile(path, text.slice(first + 1, second), JSON.parse(text.slice(second + 1, -1)) as FileSymbols["diagnostics"]));
       } catch {
         return null;
       }
     },
-    fromResult: (r) => printedFile(r.path, printedSymbols(r), r.diagnostics),
+    fromResult: (r) => line(printedFile(r.path, printedSymbols(r), r.diagnostics)),
     printedOnly: true,
   });
 }

@@ -10,8 +10,11 @@ import { printedSymbols } from "./printed-symbols.js";
 export interface SymbolCache {
   get(contentHash: string, language: string): Omit<FileSymbols, "path"> | null;
   set(contentHash: string, language: string, result: FileSymbols): void;
-  /** A cached result's {@link printedSymbols} text and its diagnostics, read without decoding its records; null on a miss. */
-  printed?(contentHash: string, language: string): { readonly text: string; readonly diagnostics: FileSymbols["diagnostics"] } | null;
+  /**
+   * A cached result's {@link printedSymbols} text, as the UTF-8 bytes the entry file holds, and its diagnostics:
+   * read without decoding its records (or even its first line); null on a miss.
+   */
+  printed?(contentHash: string, language: string): { readonly bytes: Uint8Array; readonly diagnostics: FileSymbols["diagnostics"] } | null;
   /** Stores a result given as its {@link entryText}. */
   setText?(contentHash: string, language: string, text: string): void;
 }
@@ -43,10 +46,21 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
       }
     },
     printed(hash, language) {
-      const lines = readEntryFile(file(hash, language));
-      if (lines === null) return null;
+      let bytes: Buffer;
       try {
-        return { text: lines[1], diagnostics: JSON.parse(lines[2]) as FileSymbols["diagnostics"] };
+        const target = file(hash, language);
+        if (fs.statSync(target, { throwIfNoEntry: false }) === undefined) return null;
+        bytes = fs.readFileSync(target);
+      } catch {
+        return null;
+      }
+      // The shape readEntryFile checks, on the bytes: three lines, the last ended by the file's last byte.
+      const first = bytes.indexOf(10);
+      const second = first < 0 ? -1 : bytes.indexOf(10, first + 1);
+      const third = second < 0 ? -1 : bytes.indexOf(10, second + 1);
+      if (third !== bytes.length - 1 || third < 0) return null;
+      try {
+        return { bytes: bytes.subarray(first + 1, second), diagnostics: JSON.parse(bytes.toString("utf8", second + 1, third)) as FileSymbols["diagnostics"] };
       } catch {
         return null;
       }

@@ -171,15 +171,16 @@ describe("symbol cache", () => {
 
   it("keeps each result's printed form, which is what printing the decoded result gives", () => {
     const cache = createSymbolCache(dir);
-    for (const [name, text] of [["a.ts", "export function f(a: number) {}\n"], ["b.ts", "export class {\n"], ["c.py", "def g(x, *, k=1):\n    return x\n"]] as const) {
+    for (const [name, text] of [["a.ts", "export function f(a: number) {}\n"], ["b.ts", "export class {\n"], ["c.py", "def g(x, *, k=1):\n    return x\n"], ["d.py", "def é(x='ü😀'):\n    return x\n"]] as const) {
       const bytes = Buffer.from(text);
       const fresh = cachedExtract(name, bytes, extractor, cache);
       const printed = cache.printed?.(extractor.hasher.xxh64(bytes), languageOf(name)?.id ?? "none");
-      expect(printed?.text).toBe(printedSymbols(fresh));
+      const printedText = Buffer.from(printed?.bytes ?? []).toString("utf8");
+      expect(printedText).toBe(printedSymbols(fresh));
       expect(printed?.diagnostics).toEqual(fresh.diagnostics);
       const hit = cache.get(extractor.hasher.xxh64(bytes), languageOf(name)?.id ?? "none");
       expect(printedSymbols(hit as FileSymbols)).toBe(printedSymbols(fresh));
-      expect(JSON.parse(`{${printed?.text ?? ""}}`)).toEqual({ language: fresh.language, symbols: fresh.symbols.map(({ detail: _d, ...s }) => s), references: fresh.references });
+      expect(JSON.parse(`{${printedText}}`)).toEqual({ language: fresh.language, symbols: fresh.symbols.map(({ detail: _d, ...s }) => s), references: fresh.references });
     }
   });
 

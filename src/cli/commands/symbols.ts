@@ -81,7 +81,14 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     // For a program: one line per file (a third of the bytes of the indented form), copied from the cache where it
     // can be.
     const lines = await printedMany(jobList, poolOptions);
-    io.stdout.write(`{"schema":"comity.symbols/1","files":[\n${lines.join(",\n")}\n]}\n`);
+    const separator = Buffer.from(",\n");
+    const pieces: Uint8Array[] = [Buffer.from('{"schema":"comity.symbols/1","files":[\n')];
+    lines.forEach((line, i) => {
+      if (i > 0) pieces.push(separator);
+      pieces.push(...line);
+    });
+    pieces.push(Buffer.from("\n]}\n"));
+    io.stdout.write(Buffer.concat(pieces));
     return 0;
   }
   const results = await extractMany(jobList, poolOptions);
