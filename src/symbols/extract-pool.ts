@@ -17,6 +17,8 @@ export interface ExtractJob {
   readonly cacheKey?: string;
   /** The result, already read from the cache by the caller: used as it is. */
   readonly known?: Omit<FileSymbols, "path">;
+  /** False: the result is not stored in the cache (the caller keeps what it needs of it elsewhere). */
+  readonly store?: boolean;
 }
 
 /** The bytes of a job. */
@@ -35,7 +37,7 @@ export function extractJob(job: ExtractJob, extractor: SymbolExtractor, cache: S
   try {
     const bytes = jobBytes(job);
     const r = extractor.extract(job.path, bytes);
-    cache?.set(job.cacheKey ?? extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", r);
+    if (job.store !== false) cache?.set(job.cacheKey ?? extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", r);
     return r;
   } catch (error) {
     return unreadable(job.path, error);
@@ -55,7 +57,8 @@ export type PoolResult = readonly [path: string, text: string, storeAs: string |
  * are done (see {@link extractMany}): worker threads creating files at once
  * stall each other.
  */
-export function extractForPool(job: ExtractJob, extractor: SymbolExtractor, store: boolean, printedOnly = false): PoolResult {
+export function extractForPool(job: ExtractJob, extractor: SymbolExtractor, cached: boolean, printedOnly = false): PoolResult {
+  const store = cached && job.store !== false;
   // Printed only (nothing stored, and the caller prints): the entry's first line is left empty, not encoded for nothing.
   const text = (r: FileSymbols): string => (printedOnly && !store ? `\n${printedSymbols(r)}\n${JSON.stringify(r.diagnostics)}\n` : entryText(r));
   try {
