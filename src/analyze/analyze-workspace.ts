@@ -25,7 +25,8 @@ import { processConfigEnv, readRepoState, type MergeBaseFn, type RepoState } fro
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import type { ExtractJob, ExtractPool } from "../symbols/extract-pool.js";
 import { languageOf } from "../symbols/languages.js";
-import { createSymbolCache } from "../symbols/symbol-cache.js";
+import { openOldVersionPacks } from "../symbols/old-version-packs.js";
+import { entryText, fromEntryText } from "../symbols/symbol-cache.js";
 import type { LanguageId, ReferenceRecord } from "../symbols/types.js";
 import { discoverRepos, findOwningRepo, type DiscoverOptions } from "../workspace/discover-repos.js";
 import { rankByActivity, repoActivityMs } from "../workspace/repo-activity.js";
@@ -324,7 +325,9 @@ async function scanRepo(repo: Repo, state: RepoState, latest: Snapshot | null, o
  */
 async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Scanned | null>, options: AnalyzeOptions): Promise<Array<Deep | null>> {
   const cacheDir = options.symbolCacheDir ?? null;
-  const cache = cacheDir === null ? null : createSymbolCache(cacheDir);
+  // Old versions are kept by blob id in packs (one file a run), not one entry file each.
+  const packs = cacheDir === null ? null : openOldVersionPacks(cacheDir);
+  const toPack: Array<{ slot: number; key: string; language: string }> = [];
   const jobs: ExtractJob[] = [];
   type Pending = { repo: number; path: string; after: number | null; before: number | null; key: { base: string | null; after: string | null } | null; memo: MemoEntry | null };
   const pending: Pending[] = [];
@@ -376,10 +379,15 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
         const oid = s.baseOids[c.path];
         if (oid !== undefined) {
           p.before = jobs.length;
-          // The old version is read from git only when the cache does not know its blob; what the cache holds is passed on, not read twice.
-          const cached = cache?.get(`g${oid}`, languageOf(c.path)?.id ?? "none") ?? null;
-          jobs.push({ path: c.path, cacheKey: `g${oid}`, ...(cached === null ? {} : { known: cached }) });
-          if (cached === null) missing.push({ path: c.path, oid, slot: p.before });
+          // The old version is read from git only when the packs do not know its blob; what they hold is passed on, not read twice.
+          const language = languageOf(c.path)?.id ?? "none";
+          const text = packs?.get(`g${oid}`, language) ?? null;
+          const cached = text === null ? null : fromEntryText(c.path, text);
+          jobs.push({ path: c.path, cacheKey: `g${oid}`, store: false, ...(cached === null ? {} : { known: cached }) });
+          if (cached === null) {
+            missing.push({ path: c.path, oid, slot: p.before });
+            toPack.push({ slot: p.before, key: `g${oid}`, language });
+          }
         }
         pending.push(p);
       }
@@ -402,7 +410,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
               git ??= await import("isomorphic-git");
               blob = (await git.readBlob({ fs, gitdir: repo.commonDir ?? "", oid: m.oid, cache: gitCache })).blob;
             }
-            jobs[m.slot] = { path: m.path, cacheKey: `g${m.oid}`, bytes: blob };
+            jobs[m.slot] = { path: m.path, cacheKey: `g${m.oid}`, bytes: blob, store: false };
           } catch (error) {
             s.diagnostics.push(diagnostic("head_unreadable", "warning", path.join(repo.root, m.path), `cannot read the old version: ${error instanceof Error ? error.message : String(error)}`));
             jobs[m.slot] = { path: m.path, bytes: new Uint8Array(0) };
@@ -417,6 +425,12 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   // Extraction and comparison load only for what the memo does not answer (a second run of an unchanged workspace: nothing).
   const started = pool as ExtractPool | null;
   const results = jobs.length === 0 ? [] : await (await import("../symbols/extract-pool.js")).extractMany(jobs, { workers, cacheDir, ...(started === null ? {} : { pool: started }) });
+  // The old versions read from git this run, for the next run that meets them (a file changed again).
+  for (const { slot, key, language } of toPack) {
+    const r = results[slot];
+    if (r !== undefined && jobs[slot]?.cacheKey === key) packs?.add(key, language, entryText(r));
+  }
+  packs?.save();
   const comparison = pending.some((p) => p.memo === null) ? await loadComparison() : null;
   const byRepo = new Map<number, FileChangeReport[]>();
   const analysed = new Map(pending.map((p) => [`${p.repo}\0${p.path}`, p]));

@@ -101,10 +101,12 @@ describe("analyze at scale", () => {
     const symbols = path.join(config, "symbols");
     const memos = fs.readdirSync(path.join(symbols, "changes"));
     expect(memos).toHaveLength(1);
-    // The symbol cache keeps the old versions, by blob id (read when a file changes again); the working versions the
-    // memo remembers are not stored twice.
-    const entries = fs.readdirSync(symbols, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json") && !f.startsWith("changes"));
-    expect(entries.map((f) => path.basename(f).replace(/^v\d+-/, "").replace(/-g?[0-9a-f]+\.json$/, (m) => (m.startsWith("-g") ? "-old" : "-new"))).sort()).toEqual(["python-old", "typescript-old"]);
+    // The old versions are kept by blob id, in one pack for the run (read when a file changes again); the working
+    // versions the memo remembers are not stored again, and nothing is stored one file an entry.
+    const files = fs.readdirSync(symbols, { recursive: true, encoding: "utf8" }).filter((f) => /\.jsonl?$/.test(f) && !f.startsWith("changes"));
+    expect(files).toHaveLength(1);
+    const packed = fs.readFileSync(path.join(symbols, files[0] as string), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as string[]).slice(0, 2));
+    expect(packed.map(([key, language]) => `${language}:${/^g[0-9a-f]{40}$/.test(key ?? "") ? "blob" : key}`).sort()).toEqual(["python:blob", "typescript:blob"]);
     // Without the symbol cache, the same report: it came from the memo (nothing was extracted or cached again).
     for (const d of fs.readdirSync(symbols)) if (d !== "changes") fs.rmSync(path.join(symbols, d), { recursive: true });
     expect(await run()).toBe(first);
