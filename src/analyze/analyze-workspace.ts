@@ -372,7 +372,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
           if (p.key !== null && (bytes === null || gitBlobId(bytes) !== p.key.after)) p.key = null;
           // A working version the change memo will remember (by both blob ids) is not also stored in the symbol cache:
           // the next run takes the memo's answer, and a cold run of 2,000 changed files spent 0.7-0.9 s of its
-          // 4 s creating those 2,000 entry files (old versions, read by blob id when the file changes again, are).
+          // 4 s creating those 2,000 entry files. (Old versions, asked for when a file changes again, go in a pack.)
           jobs.push({ path: c.path, ...(bytes === null ? { abs } : { bytes }), ...(p.key === null ? {} : { store: false }) });
           await startPoolOnce();
         }
@@ -428,7 +428,8 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   // The old versions read from git this run, for the next run that meets them (a file changed again).
   for (const { slot, key, language } of toPack) {
     const r = results[slot];
-    if (r !== undefined && jobs[slot]?.cacheKey === key) packs?.add(key, language, entryText(r));
+    // (not a result made here after its worker died: that is this run's story, not the blob's)
+    if (r !== undefined && jobs[slot]?.cacheKey === key && !r.diagnostics.some((d) => d.code === "worker_crashed")) packs?.add(key, language, entryText(r));
   }
   packs?.save();
   const comparison = pending.some((p) => p.memo === null) ? await loadComparison() : null;
