@@ -5,7 +5,7 @@ import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { languageOf } from "./languages.js";
 import { cachedFor, createSymbolCache, entryText, fromEntryText, type SymbolCache } from "./symbol-cache.js";
 import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
-import type { FileSymbols } from "./types.js";
+import type { FileSymbols, LanguageId } from "./types.js";
 import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols.js";
 
 /** One file to analyse: the path to report, and where to read it or its bytes (an old version read from git). */
@@ -86,8 +86,10 @@ export interface ExtractPool {
 }
 
 /** Starts the worker threads of a pool; {@link extractMany} given it closes it, whether it needs it or not. */
-export function startExtractPool(options: Pick<ExtractManyOptions, "workers" | "cacheDir" | "backend">): ExtractPool {
-  const workers = Array.from({ length: Math.max(1, options.workers) }, () => new Worker(workerUrl(), { workerData: { cacheDir: options.cacheDir, backend: options.backend ?? "wasm" } }));
+export function startExtractPool(options: Pick<ExtractManyOptions, "workers" | "cacheDir" | "backend"> & { readonly languages?: readonly LanguageId[] }): ExtractPool {
+  // The languages to load, when the jobs are known (all of them for a pool started ahead of its jobs).
+  const workerData = { cacheDir: options.cacheDir, backend: options.backend ?? "wasm", languages: options.languages ?? null };
+  const workers = Array.from({ length: Math.max(1, options.workers) }, () => new Worker(workerUrl(), { workerData }));
   const exited = new Set<Worker>();
   const ready = workers.map(
     (w) =>
@@ -104,6 +106,16 @@ export function startExtractPool(options: Pick<ExtractManyOptions, "workers" | "
   );
   let closed: Promise<void> | null = null;
   return { workers, ready, alive: (w) => !exited.has(w), close: () => (closed ??= Promise.all(workers.map((w) => w.terminate())).then(() => undefined)) };
+}
+
+/** The languages of these jobs' files (their grammars are what an extractor for them loads). */
+function languagesOf(jobs: readonly ExtractJob[]): LanguageId[] {
+  const ids = new Set<LanguageId>();
+  for (const job of jobs) {
+    const id = languageOf(job.path)?.id;
+    if (id !== undefined) ids.add(id);
+  }
+  return [...ids].sort();
 }
 
 /** Below this many files a pool is not worth its start-up. */
@@ -202,7 +214,9 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     const { createSymbolExtractor } = await import("./symbol-extractor.js");
     // Many files here (one thread asked for): the backend the pool would use; a few: the default, quicker to start.
     const many = list.length >= (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL);
-    const extractor = await createSymbolExtractor(many ? { backend: options.backend ?? "wasm" } : {});
+    // Only the grammars these files need: each costs a process tens of milliseconds to load.
+    const languages = languagesOf(list);
+    const extractor = await createSymbolExtractor(many ? { backend: options.backend ?? "wasm", languages } : { languages });
     const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
     return list.map((job) => extractJob(job, extractor, cache));
   };
@@ -227,7 +241,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
   let next = 0;
   // Small batches, two in flight per worker: a worker has its next batch at hand while its last result travels
   // back, and the last batches end close together.
-  const pool = options.pool ?? startExtractPool(options);
+  const pool = options.pool ?? startExtractPool({ ...options, languages: languagesOf(todo.map((i) => jobs[i] as ExtractJob)) });
   const batchSize = Math.max(1, Math.min(32, Math.ceil(todo.length / (pool.workers.length * 16))));
   const run = (w: Worker, ready: Promise<void>): Promise<void> =>
     new Promise((resolve) => {

@@ -6,14 +6,17 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { extractForPool, type PoolBatch } from "./extract-pool.js";
 import { createSymbolExtractor, type ParserBackend } from "./symbol-extractor.js";
+import type { LanguageId } from "./types.js";
 
 interface Data {
   readonly cacheDir: string | null;
   readonly backend: ParserBackend | null;
+  /** The languages to load; null: all (a pool started before its jobs were known). */
+  readonly languages: readonly LanguageId[] | null;
 }
 
 const data = workerData as Data;
-const extractor = await createSymbolExtractor(data.backend === null ? {} : { backend: data.backend });
+const extractor = await createSymbolExtractor({ ...(data.backend === null ? {} : { backend: data.backend }), ...(data.languages === null ? {} : { languages: data.languages }) });
 
 parentPort?.on("message", (batch: PoolBatch) => {
   const out = batch.jobs.map((job) => {

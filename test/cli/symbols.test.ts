@@ -68,6 +68,9 @@ def g${i}(x, *, k=${i}):
     const printed = JSON.parse(one.stdout) as { files: Array<{ path: string; diagnostics: Array<{ code: string; path: string }> }> };
     expect(printed.files).toHaveLength(81);
     expect(printed.files.at(-1)?.diagnostics).toEqual([expect.objectContaining({ code: "parse_error", path: "src/broken.ts" })]);
+    // Each language's grammar was loaded (a process loads only those its files need): every file has its symbols.
+    const counts = (JSON.parse(one.stdout) as { files: Array<{ path: string; symbols: unknown[] }> }).files.map((f) => f.symbols.length);
+    expect(counts.every((n) => n > 0)).toBe(true);
     for (const r of [two, cold, warm]) expect(r.stdout).toBe(one.stdout);
     expect(runBuiltCli(["symbols", "--jobs", "0", ...files], { cwd: sb.dir, env }).status).toBe(2);
   });
