@@ -121,12 +121,9 @@ function flattenFromMemory(heaps: Heaps, treeAddress: number): FlatTreeData {
   const u32 = heaps.HEAPU32;
   // TSTree: { Subtree root (8 bytes); const TSLanguage *language; ... }
   const language = u32[(treeAddress + 8) >> 2] as number;
-  // TSLanguage: field_count @32, max_alias_sequence_length @36, field_map_slices @64, field_map_entries @68,
-  // public_symbol_map @76, alias_sequences @84.
-  const fieldCount = u32[(language + 32) >> 2] as number;
+  // TSLanguage: max_alias_sequence_length @36, public_symbol_map @76, alias_sequences @84 (and what fieldTable reads).
   const maxAlias = u16[(language + 36) >> 1] as number;
-  const slices = u32[(language + 64) >> 2] as number;
-  const entries = u32[(language + 68) >> 2] as number;
+  const { fields: fieldsBy, width } = fieldTable(heaps, language);
   const publicMap = (u32[(language + 76) >> 2] as number) >> 1;
   const aliases = (u32[(language + 84) >> 2] as number) >> 1;
 
@@ -211,17 +208,7 @@ function flattenFromMemory(heaps: Heaps, treeAddress: number): FlatTreeData {
       const structural = frames[f + F_STRUCTURAL] as number;
       if (production !== 0) alias = u16[aliases + production * maxAlias + structural] as number;
       // The field the production gives this structural child (its field map's entries without inherited ones).
-      if (fieldCount !== 0) {
-        const slice = slices + production * 4;
-        const from = u16[slice >> 1] as number;
-        const length = u16[(slice + 2) >> 1] as number;
-        for (let e = entries + from * 4, stop = e + length * 4; e < stop; e += 4) {
-          if ((u8[e + 2] as number) === structural && u8[e + 3] === 0) {
-            own = u16[e >> 1] as number;
-            break;
-          }
-        }
-      }
+      if (structural < width) own = fieldsBy[production * width + structural] as number;
       frames[f + F_STRUCTURAL] = structural + 1;
     }
     const children = inline ? 0 : (u32[(ptr + 36) >> 2] as number);
@@ -269,6 +256,48 @@ function flattenFromMemory(heaps: Heaps, treeAddress: number): FlatTreeData {
   }
   return flatScratchData(n);
 }
+
+/**
+ * A language's field maps as one table, by production and structural child
+ * index: the field of the first entry of the production's field map for that
+ * child that is not inherited (what the walk of `tree_cursor.c` finds by
+ * searching the map at each child), 0 for none. Worked out once per language
+ * (its address in the module's memory: languages are never freed here).
+ */
+function fieldTable(heaps: Heaps, language: number): { readonly fields: Uint16Array; readonly width: number } {
+  let table = fieldTables.get(language);
+  if (table === undefined) {
+    const u8 = heaps.HEAPU8;
+    const u16 = heaps.HEAPU16;
+    const u32 = heaps.HEAPU32;
+    // TSLanguage: production_id_count @28, field_count @32, field_map_slices @64 ({index, length} u16 pairs by
+    // production), field_map_entries @68 ({field_id u16, child_index u8, inherited u8}).
+    const productions = u32[(language + 28) >> 2] as number;
+    const fieldCount = u32[(language + 32) >> 2] as number;
+    const slices = u32[(language + 64) >> 2] as number;
+    const entries = u32[(language + 68) >> 2] as number;
+    let width = 0;
+    const each = (visit: (production: number, child: number, field: number) => void): void => {
+      if (fieldCount === 0) return;
+      for (let p = 0; p < productions; p++) {
+        const slice = slices + p * 4;
+        const from = u16[slice >> 1] as number;
+        const length = u16[(slice + 2) >> 1] as number;
+        for (let e = entries + from * 4, stop = e + length * 4; e < stop; e += 4) if (u8[e + 3] === 0) visit(p, u8[e + 2] as number, u16[e >> 1] as number);
+      }
+    };
+    each((_, child) => (width = Math.max(width, child + 1)));
+    const fields = new Uint16Array(Math.max(1, productions * width));
+    each((p, child, field) => {
+      if (fields[p * width + child] === 0) fields[p * width + child] = field;
+    });
+    table = { fields, width };
+    fieldTables.set(language, table);
+  }
+  return table;
+}
+
+const fieldTables = new Map<number, { readonly fields: Uint16Array; readonly width: number }>();
 
 /** A frame of {@link flattenFromMemory}'s walk: its slots, in one typed array reused from tree to tree. */
 const F_PTR = 0;
