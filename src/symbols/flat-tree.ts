@@ -38,6 +38,9 @@ export interface FlatLanguage {
 export const FLAG_MISSING = 1;
 const ERROR_TYPE = 0xffff;
 const NO_CHILDREN: readonly number[] = Object.freeze([]);
+/** {@link FlatTree}'s per-node tables, reused from one tree to the next (grown as needed). */
+let afterScratch = new Int32Array(1 << 15);
+let nodeScratch: Array<FlatNode | undefined> = Array.from({ length: 1 << 15 });
 
 /** Reads a language's per-type answers once: type names and which types are named, by type id. */
 export function flatLanguage(typeNames: readonly (string | undefined)[], isNamed: (typeId: number) => boolean, fieldNames: readonly (string | null | undefined)[]): FlatLanguage {
@@ -66,7 +69,10 @@ export function flatLanguage(typeNames: readonly (string | undefined)[], isNamed
   return { typeNames: names, isNamed: (typeId) => named[typeId] === 1, fieldId: (name) => fields.get(name) ?? -1, typeSet };
 }
 
-/** A tree read from {@link FlatTreeData}: the `Tree` the extractors take, its nodes made on demand (one object per node). */
+/**
+ * A tree read from {@link FlatTreeData}: the `Tree` the extractors take, its nodes made on demand (one object per
+ * node). Like its data, it is valid until the next flat tree is built in this thread.
+ */
 export class FlatTree implements Tree {
   readonly source: string;
   readonly language: FlatLanguage;
@@ -82,7 +88,12 @@ export class FlatTree implements Tree {
     this.source = source;
     this.language = language;
     this.data = data;
-    const after = new Int32Array(data.count);
+    // Both per-node tables are scratch arrays reused from tree to tree, as the data's own arrays are (see
+    // flatTreeBuilder): allocating them for every file was half of this constructor's time on real code.
+    if (afterScratch.length < data.count) afterScratch = new Int32Array(Math.max(data.count, afterScratch.length * 2));
+    if (nodeScratch.length < data.count) nodeScratch = Array.from({ length: Math.max(data.count, nodeScratch.length * 2) });
+    else nodeScratch.fill(undefined, 0, data.count);
+    const after = afterScratch;
     for (let i = 0; i < data.count; i++) after[i] = i + 1;
     // Pre-order: a node's subtree ends where its last descendant's does, and descendants come after it.
     for (let i = data.count - 1; i > 0; i--) {
@@ -90,7 +101,7 @@ export class FlatTree implements Tree {
       if ((after[i] as number) > (after[p] as number)) after[p] = after[i] as number;
     }
     this.#after = after;
-    this.#nodes = new Array<FlatNode | undefined>(data.count);
+    this.#nodes = nodeScratch;
   }
 
   get rootNode(): FlatNode {
