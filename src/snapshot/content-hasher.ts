@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import * as nodeFs from "node:fs";
+import { createRequire } from "node:module";
 import xxhash from "xxhash-wasm";
 
 /** The file-system calls a snapshot makes, injected like isomorphic-git's `fs`. */
@@ -23,10 +23,22 @@ export const nodeWorktreeFs: WorktreeFs = {
   closeSync: (fd) => nodeFs.closeSync(fd),
 };
 
+const require = createRequire(import.meta.url);
+let crypto: typeof import("node:crypto") | null = null;
+
+/**
+ * A SHA-1 hash, from `node:crypto` loaded when first asked: loading it costs a process 6-7 ms, and a warm
+ * `comity symbols` (xxhash only) never needs it.
+ */
+function sha1(): import("node:crypto").Hash {
+  crypto ??= require("node:crypto") as typeof import("node:crypto");
+  return crypto.createHash("sha1");
+}
+
 /** git's blob id (`sha1("blob <size>\0" + bytes)`) of bytes in memory, e.g. a symlink's target. */
 export function gitBlobId(data: Uint8Array | string): string {
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+  return sha1().update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
 
 /** Files up to this size are read whole; larger ones are streamed in chunks of this size. */
@@ -75,7 +87,7 @@ export async function loadContentHasher(): Promise<ContentHasher> {
     },
     gitBlobFile: (fs, file, size) => {
       if (size <= WHOLE_FILE_LIMIT) return gitBlobId(fs.readFileSync(file));
-      const h = createHash("sha1");
+      const h = sha1();
       h.update(`blob ${size}\0`);
       stream(fs, file, (c) => h.update(c));
       return h.digest("hex");
