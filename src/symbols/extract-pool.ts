@@ -3,7 +3,7 @@ import { Worker } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { languageOf } from "./languages.js";
-import { cachedFor, createSymbolCache, entryText, fromEntryText, type SymbolCache } from "./symbol-cache.js";
+import { cachedFor, createSymbolCache, entryText, fromEntryText, printedOfEntryText, type SymbolCache } from "./symbol-cache.js";
 import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols.js";
@@ -59,8 +59,7 @@ export type PoolResult = readonly [path: string, text: string, storeAs: string |
  */
 export function extractForPool(job: ExtractJob, extractor: SymbolExtractor, cached: boolean, printedOnly = false): PoolResult {
   const store = cached && job.store !== false;
-  // Printed only (nothing stored, and the caller prints): the entry's first line is left empty, not encoded for nothing.
-  const text = (r: FileSymbols): string => (printedOnly && !store ? `\n${printedSymbols(r)}\n${JSON.stringify(r.diagnostics)}\n` : entryText(r));
+  const text = (r: FileSymbols): string => entryText(r, { printedOnly: printedOnly && !store });
   try {
     const bytes = jobBytes(job);
     return [job.path, text(extractor.extract(job.path, bytes)), store ? (job.cacheKey ?? extractor.hasher.xxh64(bytes)) : null];
@@ -183,12 +182,11 @@ export async function printedMany(jobs: readonly ExtractJob[], options: ExtractM
       return printed === null ? undefined : printedFileBytes(job.path, printed.bytes, printed.diagnostics.map((d) => ({ ...d, path: job.path })));
     },
     fromText: (path, text) => {
-      // An entry text's lines: entry, printed form, diagnostics (named by the path the worker was given: this one).
-      const first = text.indexOf("\n");
-      const second = text.indexOf("\n", first + 1);
-      if (first < 0 || second < 0 || !text.endsWith("\n")) return null;
+      // (its diagnostics name the path the worker was given: this one)
+      const parts = printedOfEntryText(text);
+      if (parts === null) return null;
       try {
-        return line(printedFile(path, text.slice(first + 1, second), JSON.parse(text.slice(second + 1, -1)) as FileSymbols["diagnostics"]));
+        return line(printedFile(path, parts.printed, JSON.parse(parts.diagnostics) as FileSymbols["diagnostics"]));
       } catch {
         return null;
       }

@@ -46,21 +46,11 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
       }
     },
     printed(hash, language) {
-      let bytes: Buffer;
+      const entry = readEntryBytes(file(hash, language));
+      if (entry === null) return null;
+      const { bytes, ends } = entry;
       try {
-        const target = file(hash, language);
-        if (fs.statSync(target, { throwIfNoEntry: false }) === undefined) return null;
-        bytes = fs.readFileSync(target);
-      } catch {
-        return null;
-      }
-      // The shape readEntryFile checks, on the bytes: three lines, the last ended by the file's last byte.
-      const first = bytes.indexOf(10);
-      const second = first < 0 ? -1 : bytes.indexOf(10, first + 1);
-      const third = second < 0 ? -1 : bytes.indexOf(10, second + 1);
-      if (third !== bytes.length - 1 || third < 0) return null;
-      try {
-        return { bytes: bytes.subarray(first + 1, second), diagnostics: JSON.parse(bytes.toString("utf8", second + 1, third)) as FileSymbols["diagnostics"] };
+        return { bytes: bytes.subarray(ends[0] + 1, ends[1]), diagnostics: JSON.parse(bytes.toString("utf8", ends[1] + 1, ends[2])) as FileSymbols["diagnostics"] };
       } catch {
         return null;
       }
@@ -91,16 +81,35 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
  * another process: a miss, either way.
  */
 function readEntryFile(file: string): [string, string, string] | null {
-  let text: string;
+  const entry = readEntryBytes(file);
+  if (entry === null) return null;
+  const { bytes, ends } = entry;
+  return [bytes.toString("utf8", 0, ends[0]), bytes.toString("utf8", ends[0] + 1, ends[1]), bytes.toString("utf8", ends[1] + 1, ends[2])];
+}
+
+/** An entry file's bytes and where its three lines end (see {@link readEntryFile}); null on a miss or another shape. */
+function readEntryBytes(file: string): { bytes: Buffer; ends: [number, number, number] } | null {
+  let bytes: Buffer;
   try {
     // A miss is asked without an exception (building one costs more than the lookup: a cold run misses thousands).
     if (fs.statSync(file, { throwIfNoEntry: false }) === undefined) return null;
-    text = fs.readFileSync(file, "utf8");
+    bytes = fs.readFileSync(file);
   } catch {
     return null;
   }
-  const lines = text.split("\n");
-  return lines.length === 4 && lines[3] === "" ? (lines.slice(0, 3) as [string, string, string]) : null;
+  const ends = lineEnds((from) => bytes.indexOf(10, from), bytes.length);
+  return ends === null ? null : { bytes, ends };
+}
+
+/**
+ * Where the three lines of an entry (file bytes, or an {@link entryText}) end: three newlines, the last of them its
+ * last character; null for any other shape.
+ */
+function lineEnds(newlineFrom: (from: number) => number, length: number): [number, number, number] | null {
+  const first = newlineFrom(0);
+  const second = first < 0 ? -1 : newlineFrom(first + 1);
+  const third = second < 0 ? -1 : newlineFrom(second + 1);
+  return third >= 0 && third === length - 1 ? [first, second, third] : null;
 }
 
 function isCurrent(lines: [string, string, string] | null): boolean {
@@ -239,8 +248,15 @@ function decodeDetail(a: Detail, name: string, kind: SymbolKind): SignatureInfo 
  * thread stores it as it is, and builds no detail object until someone reads
  * one.
  */
-export function entryText(r: FileSymbols): string {
-  return `${JSON.stringify(encodeEntry(r))}\n${printedSymbols(r)}\n${JSON.stringify(r.diagnostics)}\n`;
+export function entryText(r: FileSymbols, options: { printedOnly?: boolean } = {}): string {
+  // Printed only (nothing will store it, and the reader prints): the first line is left empty, not encoded for nothing.
+  return `${options.printedOnly === true ? "" : JSON.stringify(encodeEntry(r))}\n${printedSymbols(r)}\n${JSON.stringify(r.diagnostics)}\n`;
+}
+
+/** An {@link entryText}'s printed form and its diagnostics' JSON; null when it is not one. */
+export function printedOfEntryText(text: string): { readonly printed: string; readonly diagnostics: string } | null {
+  const ends = lineEnds((from) => text.indexOf("\n", from), text.length);
+  return ends === null ? null : { printed: text.slice(ends[0] + 1, ends[1]), diagnostics: text.slice(ends[1] + 1, ends[2]) };
 }
 
 /** An {@link entryText} back as this path's symbols, with lazily decoded details; null when it is not one. */

@@ -226,7 +226,7 @@ function flattenFromMemory(heaps: Heaps, treeAddress: number): FlatTreeData {
         flags = out.flags;
       }
       types[n] = sym === 0xffff ? sym : (u16[publicMap + sym] as number);
-      fields[n] = isExtra ? 0 : own || (frames[f + F_INHERITED] as number);
+      fields[n] = field;
       starts[n] = start >> 1;
       ends[n] = end >> 1;
       parents[n] = parent;
