@@ -4,8 +4,9 @@
 // sources that `effect` and `rxjs` ship in their npm packages (pinned, `npm pack`), and the standard library of
 // this machine's python3. Anchors in the same run: ast-grep (`@ast-grep/cli`, a dev dependency) with a pattern
 // that matches every function, at 1 and 2 threads; universal-ctags; and the engine's floor, a process that only
-// parses the same files with the same backend (parse-floor.mjs). Every figure is a whole process, Node's or the
-// tool's start-up included; Comity's is `comity symbols --json --no-cache --jobs N` over the corpus's files.
+// parses the same files with the same backend (parse-floor.mjs), at 1 and 2 threads. Every figure is a whole
+// process, Node's or the tool's start-up included; Comity's is `comity symbols --json --no-cache --jobs N` over the
+// corpus's files.
 // Usage: node benchmarks/symbols-real.mjs [--runs 3] [--corpus ts|py]
 import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -102,8 +103,10 @@ for (const [lang, load, pattern, sgLang] of corpora) {
     ours[threads] = med(() => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", String(threads), ...corpus.files], { env }));
   }
   const ctags = haveCtags ? med(() => time("ctags", ["-R", "--fields=+S", "--output-format=json", "-f", "-", corpus.dir])) : null;
-  // The engine's own floor: the same backend parsing the same files in a whole process, and nothing else.
+  // The engine's own floor: the same backend parsing the same files in a whole process, and nothing else, on one
+  // thread and on two worker threads (as the engine's pool parses).
   const floor = med(() => time(process.execPath, [path.join(here, "parse-floor.mjs"), sgLang, ...corpus.files]));
+  const floor2 = med(() => time(process.execPath, [path.join(here, "parse-floor.mjs"), "--threads", "2", sgLang, ...corpus.files]));
   // The cache: a cold run fills it, the warm one reads it (both whole processes, the default threads).
   fs.rmSync(path.join(configDir, "symbols"), { recursive: true, force: true });
   const cold = time(process.execPath, [bin, "symbols", "--json", ...corpus.files], { env });
@@ -114,6 +117,7 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   rows.push([`${label}; parse only, web-tree-sitter, 1 thread (the engine's floor)`, floor.toFixed(0), mbps(floor), (sg[1] / floor).toFixed(2)]);
   rows.push([`${label}; comity symbols --jobs 1`, ours[1].toFixed(0), mbps(ours[1]), (sg[1] / ours[1]).toFixed(2)]);
   rows.push([`${label}; ast-grep, 2 threads (anchor)`, sg[2].toFixed(0), mbps(sg[2]), "1.00"]);
+  rows.push([`${label}; parse only, web-tree-sitter, 2 threads (the engine's floor)`, floor2.toFixed(0), mbps(floor2), (sg[2] / floor2).toFixed(2)]);
   rows.push([`${label}; comity symbols --jobs 2`, ours[2].toFixed(0), mbps(ours[2]), (sg[2] / ours[2]).toFixed(2)]);
   if (ctags !== null) rows.push([`${label}; ctags`, ctags.toFixed(0), mbps(ctags), `${(sg[2] / ctags).toFixed(2)} (of ast-grep 2 threads)`]);
   rows.push([`${label}; comity symbols, cache cold then warm`, `${cold.toFixed(0)} / ${warm.toFixed(0)}`, "", `${(cold / warm).toFixed(1)}x faster warm`]);
