@@ -27,7 +27,7 @@ import type { ExtractJob, ExtractPool } from "../symbols/extract-pool.js";
 import { languageOf } from "../symbols/languages.js";
 import { openOldVersionPacks } from "../symbols/old-version-packs.js";
 import { entryText, fromEntryText } from "../symbols/symbol-cache.js";
-import type { LanguageId, ReferenceRecord } from "../symbols/types.js";
+import type { FileSymbols, LanguageId, ReferenceRecord } from "../symbols/types.js";
 import { discoverRepos, findOwningRepo, type DiscoverOptions } from "../workspace/discover-repos.js";
 import { rankByActivity, repoActivityMs } from "../workspace/repo-activity.js";
 import type { Repo, RepoKind } from "../workspace/repo.js";
@@ -333,13 +333,17 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   const pending: Pending[] = [];
   const memos = new Map<number, ChangeMemo>();
   // The pool's workers start loading as soon as there is enough work for them, while this thread reads the files and
-  // their old versions (their start-up, 0.3-0.4 s, then costs nothing); extractMany closes them, used or not.
+  // their old versions (their start-up, 0.3-0.4 s, then costs nothing); extractMany closes them, used or not. With no
+  // --jobs, a worker is worth its start only for enough bytes to parse (DEFAULT_MIN_BYTES_PER_WORKER): the pool starts
+  // here once the files read so far are enough for all of them, else extractMany sizes it to the whole work.
   const workers = options.jobs ?? availableParallelism();
+  const sizedByWork = options.jobs === undefined;
+  let bytesRead = 0;
   let pool: ExtractPool | null = null;
   const startPoolOnce = async (): Promise<void> => {
     if (pool !== null || workers <= 1) return;
-    const { startExtractPool, DEFAULT_MIN_FILES_FOR_POOL } = await import("../symbols/extract-pool.js");
-    if (jobs.length >= DEFAULT_MIN_FILES_FOR_POOL) pool = startExtractPool({ workers, cacheDir });
+    const { startExtractPool, DEFAULT_MIN_FILES_FOR_POOL, DEFAULT_MIN_BYTES_PER_WORKER } = await import("../symbols/extract-pool.js");
+    if (jobs.length >= DEFAULT_MIN_FILES_FOR_POOL && (!sizedByWork || bytesRead >= workers * DEFAULT_MIN_BYTES_PER_WORKER)) pool = startExtractPool({ workers, cacheDir });
   };
   try {
     for (const [i, s] of scanned.entries()) {
@@ -374,6 +378,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
           // the next run takes the memo's answer, and a cold run of 2,000 changed files spent 0.7-0.9 s of its
           // 4 s creating those 2,000 entry files. (Old versions, asked for when a file changes again, go in a pack.)
           jobs.push({ path: c.path, ...(bytes === null ? { abs } : { bytes }), ...(p.key === null ? {} : { store: false }) });
+          bytesRead += bytes?.length ?? 0;
           await startPoolOnce();
         }
         const oid = s.baseOids[c.path];
@@ -424,7 +429,11 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   }
   // Extraction and comparison load only for what the memo does not answer (a second run of an unchanged workspace: nothing).
   const started = pool as ExtractPool | null;
-  const results = jobs.length === 0 ? [] : await (await import("../symbols/extract-pool.js")).extractMany(jobs, { workers, cacheDir, ...(started === null ? {} : { pool: started }) });
+  let results: FileSymbols[] = [];
+  if (jobs.length > 0) {
+    const { extractMany, DEFAULT_MIN_BYTES_PER_WORKER } = await import("../symbols/extract-pool.js");
+    results = await extractMany(jobs, { workers, cacheDir, ...(started === null ? {} : { pool: started }), ...(sizedByWork ? { minBytesPerWorker: DEFAULT_MIN_BYTES_PER_WORKER } : {}) });
+  }
   // The old versions read from git this run, for the next run that meets them (a file changed again).
   for (const { slot, key, language } of toPack) {
     const r = results[slot];

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { extractMany, type ExtractJob } from "../../src/symbols/extract-pool.js";
+import { extractMany, workersFor, type ExtractJob } from "../../src/symbols/extract-pool.js";
 
 let dir: string;
 let jobs: ExtractJob[];
@@ -18,7 +18,10 @@ beforeEach(() => {
   }
   jobs.push({ path: "missing.ts", abs: path.join(dir, "missing.ts") });
 });
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  delete process.env["COMITY_TEST_CRASH_ON"];
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 describe("extractMany (worker pool)", () => {
   it("gives the same results as the main thread, in input order, on either backend", async () => {
@@ -41,5 +44,21 @@ describe("extractMany (worker pool)", () => {
     const third = await extractMany(jobs, { workers: 2, cacheDir, minFilesForPool: 1 });
     expect(third[6]?.symbols.map((s) => s.signature)).toEqual(["function f3(a: string): void"]);
     expect(third[6]?.symbols[0]?.signature_hash).not.toBe(first[6]?.symbols.find((s) => s.name === "f3")?.signature_hash);
+  });
+
+  it("starts as many workers as the bytes to parse are worth when asked to, none for little work", async () => {
+    expect(workersFor(10 * 2 ** 20, 8, 2 * 2 ** 20)).toBe(5);
+    expect(workersFor(3 * 2 ** 20, 2, 2 * 2 ** 20)).toBe(1);
+    expect(workersFor(0, 2, 0)).toBe(2);
+    // A worker dies on f3.ts: a worker_crashed diagnostic says the pool ran, its absence that this thread did.
+    process.env["COMITY_TEST_CRASH_ON"] = "f3.ts";
+    const crashed = (rs: Awaited<ReturnType<typeof extractMany>>): boolean => rs[6]?.diagnostics.some((d) => d.code === "worker_crashed") === true;
+    const bytes = jobs.reduce((n, j) => n + (fs.existsSync(j.abs ?? "") ? fs.statSync(j.abs ?? "").size : 0), 0);
+    const here = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, minBytesPerWorker: Math.floor(bytes / 2) + 1 });
+    expect(crashed(here)).toBe(false);
+    expect(here[6]?.symbols.map((s) => s.qualified_name)).toEqual(["I3", "I3.x", "f3"]);
+    expect(crashed(await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, minBytesPerWorker: Math.floor(bytes / 2) }))).toBe(true);
+    // Unset, the workers asked for run, whatever the work.
+    expect(crashed(await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1 }))).toBe(true);
   });
 });
