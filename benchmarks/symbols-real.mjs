@@ -80,7 +80,6 @@ const time = (cmd, args, opts = {}) => {
   if (r.status !== 0 && !(cmd === astGrep && r.status === 1)) throw new Error(`${path.basename(cmd)} ${args.slice(0, 4).join(" ")}: exit ${r.status}: ${String(r.stderr).slice(0, 300)}`);
   return ms;
 };
-const med = (fn) => median(Array.from({ length: runs }, fn));
 const haveCtags = ensureTool("ctags", "universal-ctags");
 if (!fs.existsSync(astGrep)) throw new Error("ast-grep is missing: npm ci installs @ast-grep/cli");
 
@@ -96,35 +95,49 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   const mbps = (ms) => (bytes / 1e6 / (ms / 1000)).toFixed(2);
   const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-symbols-"));
   const env = { ...process.env, COMITY_CONFIG_DIR: configDir };
-  const sg = {};
-  const ours = {};
-  for (const threads of [1, 2]) {
-    sg[threads] = med(() => time(astGrep, ["run", "--pattern", pattern, "--lang", sgLang, "--json=stream", "--threads", String(threads), corpus.dir]));
-    ours[threads] = med(() => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", String(threads), ...corpus.files], { env }));
-  }
-  const ctags = haveCtags ? med(() => time("ctags", ["-R", "--fields=+S", "--output-format=json", "-f", "-", corpus.dir])) : null;
-  // The engine's own floor: the same backend parsing the same files in a whole process, and nothing else, on one
-  // thread and on two worker threads (as the engine's pool parses).
-  const floor = med(() => time(process.execPath, [path.join(here, "parse-floor.mjs"), sgLang, ...corpus.files]));
-  const floor2 = med(() => time(process.execPath, [path.join(here, "parse-floor.mjs"), "--threads", "2", sgLang, ...corpus.files]));
-  // The cache: a cold run fills it, the warm one reads it (both whole processes, the default threads).
-  fs.rmSync(path.join(configDir, "symbols"), { recursive: true, force: true });
-  const cold = time(process.execPath, [bin, "symbols", "--json", ...corpus.files], { env });
-  const warm = med(() => time(process.execPath, [bin, "symbols", "--json", ...corpus.files], { env }));
+  const floorScript = path.join(here, "parse-floor.mjs");
+  // Each round runs every process once, one after the other, and each ratio is taken within a round (the median of
+  // the rounds' ratios is shown): this machine's speed drifts over tens of seconds, by as much as a quarter, and
+  // runs of one tool taken together, then of the other, put that drift into the ratio.
+  const processes = {
+    sg1: () => time(astGrep, ["run", "--pattern", pattern, "--lang", sgLang, "--json=stream", "--threads", "1", corpus.dir]),
+    ours1: () => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", "1", ...corpus.files], { env }),
+    // The engine's own floor: the same backend parsing the same files in a whole process, and nothing else, on one
+    // thread and on two worker threads (as the engine's pool parses).
+    floor1: () => time(process.execPath, [floorScript, sgLang, ...corpus.files]),
+    sg2: () => time(astGrep, ["run", "--pattern", pattern, "--lang", sgLang, "--json=stream", "--threads", "2", corpus.dir]),
+    ours2: () => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", "2", ...corpus.files], { env }),
+    floor2: () => time(process.execPath, [floorScript, "--threads", "2", sgLang, ...corpus.files]),
+    ...(haveCtags ? { ctags: () => time("ctags", ["-R", "--fields=+S", "--output-format=json", "-f", "-", corpus.dir]) } : {}),
+    // The cache: a cold run fills it, the warm one reads it (both whole processes, the default threads).
+    cold: () => {
+      fs.rmSync(path.join(configDir, "symbols"), { recursive: true, force: true });
+      return time(process.execPath, [bin, "symbols", "--json", ...corpus.files], { env });
+    },
+    warm: () => time(process.execPath, [bin, "symbols", "--json", ...corpus.files], { env }),
+  };
+  const rounds = Array.from({ length: runs }, () => Object.fromEntries(Object.entries(processes).map(([k, run]) => [k, run()])));
   fs.rmSync(configDir, { recursive: true, force: true });
+  const ms = (k) => median(rounds.map((r) => r[k]));
+  const ratio = (a, b) => median(rounds.map((r) => r[a] / r[b]));
   const label = `${lang}: ${corpus.files.length} files, ${(bytes / 1e6).toFixed(1)} MB`;
-  rows.push([`${label}; ast-grep, 1 thread (anchor)`, sg[1].toFixed(0), mbps(sg[1]), "1.00"]);
-  rows.push([`${label}; parse only, web-tree-sitter, 1 thread (the engine's floor)`, floor.toFixed(0), mbps(floor), (sg[1] / floor).toFixed(2)]);
-  rows.push([`${label}; comity symbols --jobs 1`, ours[1].toFixed(0), mbps(ours[1]), (sg[1] / ours[1]).toFixed(2)]);
-  rows.push([`${label}; ast-grep, 2 threads (anchor)`, sg[2].toFixed(0), mbps(sg[2]), "1.00"]);
-  rows.push([`${label}; parse only, web-tree-sitter, 2 threads (the engine's floor)`, floor2.toFixed(0), mbps(floor2), (sg[2] / floor2).toFixed(2)]);
-  rows.push([`${label}; comity symbols --jobs 2`, ours[2].toFixed(0), mbps(ours[2]), (sg[2] / ours[2]).toFixed(2)]);
-  if (ctags !== null) rows.push([`${label}; ctags`, ctags.toFixed(0), mbps(ctags), `${(sg[2] / ctags).toFixed(2)} (of ast-grep 2 threads)`]);
-  rows.push([`${label}; comity symbols, cache cold then warm`, `${cold.toFixed(0)} / ${warm.toFixed(0)}`, "", `${(cold / warm).toFixed(1)}x faster warm`]);
-  for (const t of [1, 2]) verdicts.push([`${lang}, ${t} thread${t === 1 ? "" : "s"}: comity ÷ ast-grep throughput ≥ 0.5`, (sg[t] / ours[t]).toFixed(2), sg[t] / ours[t] >= 0.5 ? "met" : "NOT met"]);
-  verdicts.push([`${lang}: warm re-run ≥ 20x faster than cold`, `${(cold / warm).toFixed(1)}x`, cold / warm >= 20 ? "met" : "NOT met"]);
+  const row = (what, k, anchor) => rows.push([`${label}; ${what}`, ms(k).toFixed(0), mbps(ms(k)), anchor === null ? "1.00" : ratio(anchor, k).toFixed(2)]);
+  row("ast-grep, 1 thread (anchor)", "sg1", null);
+  row("parse only, web-tree-sitter, 1 thread (the engine's floor)", "floor1", "sg1");
+  row("comity symbols --jobs 1", "ours1", "sg1");
+  row("ast-grep, 2 threads (anchor)", "sg2", null);
+  row("parse only, web-tree-sitter, 2 threads (the engine's floor)", "floor2", "sg2");
+  row("comity symbols --jobs 2", "ours2", "sg2");
+  if (haveCtags) rows.push([`${label}; ctags`, ms("ctags").toFixed(0), mbps(ms("ctags")), `${ratio("sg2", "ctags").toFixed(2)} (of ast-grep 2 threads)`]);
+  rows.push([`${label}; comity symbols, cache cold then warm`, `${ms("cold").toFixed(0)} / ${ms("warm").toFixed(0)}`, "", `${ratio("cold", "warm").toFixed(1)}x faster warm`]);
+  for (const t of [1, 2]) {
+    const r = ratio(`sg${t}`, `ours${t}`);
+    verdicts.push([`${lang}, ${t} thread${t === 1 ? "" : "s"}: comity ÷ ast-grep throughput ≥ 0.5`, r.toFixed(2), r >= 0.5 ? "met" : "NOT met"]);
+  }
+  const speedUp = ratio("cold", "warm");
+  verdicts.push([`${lang}: warm re-run ≥ 20x faster than cold`, `${speedUp.toFixed(1)}x`, speedUp >= 20 ? "met" : "NOT met"]);
 }
-console.log(`machine: ${machine()}; corpora: ${PACKAGES.join(", ")} (src/), python3 ${execFileSync("python3", ["-c", "import sys; print(sys.version.split()[0])"], { encoding: "utf8" }).trim()} stdlib; median of ${runs} runs; whole processes\n`);
+console.log(`machine: ${machine()}; corpora: ${PACKAGES.join(", ")} (src/), python3 ${execFileSync("python3", ["-c", "import sys; print(sys.version.split()[0])"], { encoding: "utf8" }).trim()} stdlib; ${runs} rounds, each running every process once; median ms, and the median of the rounds' ratios; whole processes\n`);
 console.log(table(["process", "median ms", "MB/s", "throughput ÷ ast-grep (same threads)"], rows));
 console.log("");
 console.log(table(["target", "figure", "verdict"], verdicts));
