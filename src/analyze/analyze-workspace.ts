@@ -351,7 +351,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
       const repo = repos[i] as Repo;
       const memo = cacheDir === null ? null : loadChangeMemo(path.join(cacheDir, "changes", `${createHash("sha1").update(repo.root).digest("hex")}.json`));
       if (memo !== null) memos.set(i, memo);
-      const missing: Array<{ path: string; oid: string; slot: number }> = [];
+      const missing: Array<{ path: string; oid: string; slot: number; language: string }> = [];
       for (const c of s.changes) {
         if (languageOf(c.path) === null || c.change === "mode_changed") continue;
         // Both versions known by blob id: the last run's analysis of the same pair stands.
@@ -388,11 +388,8 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
           const language = languageOf(c.path)?.id ?? "none";
           const text = packs?.get(`g${oid}`, language) ?? null;
           const cached = text === null ? null : fromEntryText(c.path, text);
-          jobs.push({ path: c.path, cacheKey: `g${oid}`, store: false, ...(cached === null ? {} : { known: cached }) });
-          if (cached === null) {
-            missing.push({ path: c.path, oid, slot: p.before });
-            toPack.push({ slot: p.before, key: `g${oid}`, language });
-          }
+          jobs.push({ path: c.path, store: false, ...(cached === null ? {} : { known: cached }) });
+          if (cached === null) missing.push({ path: c.path, oid, slot: p.before, language });
         }
         pending.push(p);
       }
@@ -415,7 +412,8 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
               git ??= await import("isomorphic-git");
               blob = (await git.readBlob({ fs, gitdir: repo.commonDir ?? "", oid: m.oid, cache: gitCache })).blob;
             }
-            jobs[m.slot] = { path: m.path, cacheKey: `g${m.oid}`, bytes: blob, store: false };
+            jobs[m.slot] = { path: m.path, bytes: blob, store: false };
+            toPack.push({ slot: m.slot, key: `g${m.oid}`, language: m.language });
           } catch (error) {
             s.diagnostics.push(diagnostic("head_unreadable", "warning", path.join(repo.root, m.path), `cannot read the old version: ${error instanceof Error ? error.message : String(error)}`));
             jobs[m.slot] = { path: m.path, bytes: new Uint8Array(0) };
@@ -438,7 +436,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   for (const { slot, key, language } of toPack) {
     const r = results[slot];
     // (not a result made here after its worker died: that is this run's story, not the blob's)
-    if (r !== undefined && jobs[slot]?.cacheKey === key && !r.diagnostics.some((d) => d.code === "worker_crashed")) packs?.add(key, language, entryText(r));
+    if (r !== undefined && !r.diagnostics.some((d) => d.code === "worker_crashed")) packs?.add(key, language, entryText(r));
   }
   packs?.save();
   const comparison = pending.some((p) => p.memo === null) ? await loadComparison() : null;

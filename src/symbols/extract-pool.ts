@@ -13,8 +13,6 @@ export interface ExtractJob {
   readonly path: string;
   readonly abs?: string;
   readonly bytes?: Uint8Array;
-  /** An extra cache key (e.g. `g<blob id>`) that also stores and finds this result. */
-  readonly cacheKey?: string;
   /** The result, already read from the cache by the caller: used as it is. */
   readonly known?: Omit<FileSymbols, "path">;
   /** False: the result is not stored in the cache (the caller keeps what it needs of it elsewhere). */
@@ -27,17 +25,12 @@ export function jobBytes(job: ExtractJob): Buffer {
   return readFileSync(job.abs ?? "");
 }
 
-/**
- * One job's symbols, extracted and stored in the cache (the caller has
- * looked there already): under the job's own key when it has one (an old
- * version, by blob id: where the next run looks for it), else under its
- * content hash.
- */
+/** One job's symbols, extracted and stored in the cache under its content hash (the caller has looked there already). */
 export function extractJob(job: ExtractJob, extractor: SymbolExtractor, cache: SymbolCache | null): FileSymbols {
   try {
     const bytes = jobBytes(job);
     const r = extractor.extract(job.path, bytes);
-    if (job.store !== false) cache?.set(job.cacheKey ?? extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", r);
+    if (job.store !== false) cache?.set(extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", r);
     return r;
   } catch (error) {
     return unreadable(job.path, error);
@@ -62,7 +55,7 @@ export function extractForPool(job: ExtractJob, extractor: SymbolExtractor, cach
   const text = (r: FileSymbols): string => entryText(r, { printedOnly: printedOnly && !store });
   try {
     const bytes = jobBytes(job);
-    return [job.path, text(extractor.extract(job.path, bytes)), store ? (job.cacheKey ?? extractor.hasher.xxh64(bytes)) : null];
+    return [job.path, text(extractor.extract(job.path, bytes)), store ? extractor.hasher.xxh64(bytes) : null];
   } catch (error) {
     return [job.path, text(unreadable(job.path, error)), null];
   }
@@ -185,7 +178,7 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
   return extractManyAs(jobs, options, {
     cached: (job) => {
       const lang = languageOf(job.path)?.id ?? "none";
-      const hit = job.known ?? (cache === null || hasher === null ? null : ((job.cacheKey === undefined ? null : cache.get(job.cacheKey, lang)) ?? cache.get(hasher.xxh64(jobBytes(job)), lang)));
+      const hit = job.known ?? (cache === null || hasher === null ? null : cache.get(hasher.xxh64(jobBytes(job)), lang));
       return cachedFor(job.path, hit) ?? undefined;
     },
     fromText: fromEntryText,
