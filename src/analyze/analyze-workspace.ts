@@ -334,16 +334,17 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   const memos = new Map<number, ChangeMemo>();
   // The pool's workers start loading as soon as there is enough work for them, while this thread reads the files and
   // their old versions (their start-up, 0.3-0.4 s, then costs nothing); extractMany closes them, used or not. With no
-  // --jobs, a worker is worth its start only for enough bytes to parse (DEFAULT_MIN_BYTES_PER_WORKER): the pool starts
-  // here once the files read so far are enough for all of them, else extractMany sizes it to the whole work.
+  // --jobs, on 2 cores, a worker is worth its start only for enough bytes to parse (defaultMinBytesPerWorker): the pool
+  // starts here once the files read so far are enough for all of them, else extractMany sizes it to the whole work.
   const workers = options.jobs ?? availableParallelism();
   const sizedByWork = options.jobs === undefined;
   let bytesRead = 0;
   let pool: ExtractPool | null = null;
   const startPoolOnce = async (): Promise<void> => {
     if (pool !== null || workers <= 1) return;
-    const { startExtractPool, DEFAULT_MIN_FILES_FOR_POOL, DEFAULT_MIN_BYTES_PER_WORKER } = await import("../symbols/extract-pool.js");
-    if (jobs.length >= DEFAULT_MIN_FILES_FOR_POOL && (!sizedByWork || bytesRead >= workers * DEFAULT_MIN_BYTES_PER_WORKER)) pool = startExtractPool({ workers, cacheDir });
+    const { startExtractPool, DEFAULT_MIN_FILES_FOR_POOL, defaultMinBytesPerWorker } = await import("../symbols/extract-pool.js");
+    const enough = sizedByWork ? workers * defaultMinBytesPerWorker(workers) : 0;
+    if (jobs.length >= DEFAULT_MIN_FILES_FOR_POOL && bytesRead >= enough) pool = startExtractPool({ workers, cacheDir });
   };
   try {
     for (const [i, s] of scanned.entries()) {
@@ -429,8 +430,8 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   const started = pool as ExtractPool | null;
   let results: FileSymbols[] = [];
   if (jobs.length > 0) {
-    const { extractMany, DEFAULT_MIN_BYTES_PER_WORKER } = await import("../symbols/extract-pool.js");
-    results = await extractMany(jobs, { workers, cacheDir, ...(started === null ? {} : { pool: started }), ...(sizedByWork ? { minBytesPerWorker: DEFAULT_MIN_BYTES_PER_WORKER } : {}) });
+    const { extractMany, defaultMinBytesPerWorker } = await import("../symbols/extract-pool.js");
+    results = await extractMany(jobs, { workers, cacheDir, ...(started === null ? {} : { pool: started }), ...(sizedByWork ? { minBytesPerWorker: defaultMinBytesPerWorker(workers) } : {}) });
   }
   // The old versions read from git this run, for the next run that meets them (a file changed again).
   for (const { slot, key, language } of toPack) {

@@ -114,8 +114,8 @@ function languagesOf(jobs: readonly ExtractJob[]): LanguageId[] {
 export const DEFAULT_MIN_FILES_FOR_POOL = 32;
 
 /**
- * The bytes to parse that make a worker worth starting, when the work sets
- * how many there are ({@link ExtractManyOptions.minBytesPerWorker}). Each
+ * The bytes to parse that make a worker worth starting on 2 cores, when the
+ * work sets how many there are ({@link defaultMinBytesPerWorker}). Each
  * worker loads its grammars and warms up its own compiled code: about two
  * seconds of compiler time over a run, taken from the cores the others parse
  * on. On 2 cores, two workers against this thread alone (benchmarks/README.md):
@@ -124,6 +124,16 @@ export const DEFAULT_MIN_FILES_FOR_POOL = 32;
  * versions) 4.1 s against 3.4 s.
  */
 export const DEFAULT_MIN_BYTES_PER_WORKER = 2 * 1024 * 1024;
+
+/**
+ * The bytes a worker needs to parse, when no number of workers is asked for, on a machine of `cores`:
+ * {@link DEFAULT_MIN_BYTES_PER_WORKER} on 2 cores or fewer, where what each worker compiles is taken from the other's
+ * parsing (measured there); 0, a worker per core, on more, where the compilers have cores to spare and the break-even
+ * was not measured.
+ */
+export function defaultMinBytesPerWorker(cores: number): number {
+  return cores <= 2 ? DEFAULT_MIN_BYTES_PER_WORKER : 0;
+}
 
 /** How many workers `bytes` to parse are worth: one for each `minBytesPerWorker`, at most `workers` (below two: none, this thread does it all). */
 export function workersFor(bytes: number, workers: number, minBytesPerWorker: number): number {
@@ -145,7 +155,7 @@ export interface ExtractManyOptions {
   readonly workers: number;
   /**
    * When set, the work decides how many of those `workers` start: one for each this many bytes to parse, and none
-   * below two (this thread does it all); {@link DEFAULT_MIN_BYTES_PER_WORKER} is the measured choice. Unset: `workers`
+   * below two (this thread does it all); {@link defaultMinBytesPerWorker} is the measured choice. Unset: `workers`
    * as given (a number of threads the user asked for).
    */
   readonly minBytesPerWorker?: number;

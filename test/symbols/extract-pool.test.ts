@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { extractMany, workersFor, type ExtractJob } from "../../src/symbols/extract-pool.js";
+import { defaultMinBytesPerWorker, extractMany, workersFor, type ExtractJob } from "../../src/symbols/extract-pool.js";
 
 let dir: string;
 let jobs: ExtractJob[];
@@ -50,6 +50,9 @@ describe("extractMany (worker pool)", () => {
     expect(workersFor(10 * 2 ** 20, 8, 2 * 2 ** 20)).toBe(5);
     expect(workersFor(3 * 2 ** 20, 2, 2 * 2 ** 20)).toBe(1);
     expect(workersFor(0, 2, 0)).toBe(2);
+    // Measured on 2 cores only: with more, a worker per core as before.
+    expect(defaultMinBytesPerWorker(2)).toBe(2 * 2 ** 20);
+    expect(defaultMinBytesPerWorker(8)).toBe(0);
     // A worker dies on f3.ts: a worker_crashed diagnostic says the pool ran, its absence that this thread did.
     process.env["COMITY_TEST_CRASH_ON"] = "f3.ts";
     const crashed = (rs: Awaited<ReturnType<typeof extractMany>>): boolean => rs[6]?.diagnostics.some((d) => d.code === "worker_crashed") === true;

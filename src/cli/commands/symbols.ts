@@ -16,9 +16,9 @@ export const SYMBOLS_USAGE = `usage: comity symbols FILE... [--json] [--no-cache
 Prints each file's symbols (TypeScript, TSX, JavaScript, Python), or with
 --diff, what changed from BEFORE to AFTER: added, removed, renamed, signature
 or body changed, each with its compatibility for callers, and the new
-references AFTER makes. Many files are read on a worker thread per core, or
-fewer when there is little to parse (--jobs N to choose; 1 reads them in this
-process).
+references AFTER makes. Many files are read on a worker thread per core (on
+2 cores, only for 4 MB or more to parse; --jobs N to choose; 1 reads them in
+this process).
 `;
 
 export async function symbolsCommand(args: readonly string[], io: CliIo): Promise<number> {
@@ -73,12 +73,12 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     io.stderr.write(`comity symbols: --jobs: '${values.jobs}' is not a number of threads\n${SYMBOLS_USAGE}`);
     return 2;
   }
-  // Many files: a pool of worker threads, one per core (the same as comity analyze) and fewer for less work unless
-  // --jobs says how many, or with --jobs 1 this thread with the pool's backend; a few: this process, with the
-  // backend that starts quickest.
-  const { extractMany, printedMany, DEFAULT_MIN_BYTES_PER_WORKER } = await import("../../symbols/extract-pool.js");
+  // Many files: a pool of worker threads, one per core (the same as comity analyze; on 2 cores, only for enough bytes
+  // to parse, unless --jobs says how many), or with --jobs 1 this thread with the pool's backend; a few: this
+  // process, with the backend that starts quickest.
+  const { extractMany, printedMany, defaultMinBytesPerWorker } = await import("../../symbols/extract-pool.js");
   const jobList = files.map((f) => ({ path: f.given, abs: f.abs }));
-  const poolOptions = { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io), ...(values.jobs === undefined ? { minBytesPerWorker: DEFAULT_MIN_BYTES_PER_WORKER } : {}) };
+  const poolOptions = { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io), ...(values.jobs === undefined ? { minBytesPerWorker: defaultMinBytesPerWorker(jobs) } : {}) };
   if (values.json && io.stdout.isTTY !== true) {
     // For a program: one line per file (a third of the bytes of the indented form), copied from the cache where it
     // can be.
