@@ -116,9 +116,10 @@ export const DEFAULT_MIN_FILES_FOR_POOL = 32;
 /**
  * The bytes to parse that make a worker worth starting on 2 cores, when the
  * work sets how many there are ({@link defaultMinBytesPerWorker}). Each
- * worker loads its grammars and warms up its own compiled code: about two
- * seconds of compiler time over a run, taken from the cores the others parse
- * on. On 2 cores, two workers against this thread alone (benchmarks/README.md):
+ * worker loads its grammars and compiles the extractor's code for itself
+ * (`node --trace-opt`: 2.75-3 s of TurboFan's time over a 611-file run), time
+ * taken from the cores the others parse on. On 2 cores, two workers against
+ * this thread alone (benchmarks/README.md):
  * 1 MB of TypeScript 1.56 s against 1.39 s, 2 MB 2.26 against 2.23, 4 MB 3.09
  * against 3.45; `comity analyze` of 2,000 small changed files (0.9 MB, both
  * versions) 4.1 s against 3.4 s.
