@@ -268,11 +268,15 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     }
   });
   const todo = results.flatMap((r, i) => (r === undefined ? [i] : []));
-  // A pool started by the caller is used as it is; otherwise as many workers as the work is worth, when asked.
-  const workers =
-    options.pool !== undefined || options.minBytesPerWorker === undefined
-      ? options.workers
-      : workersFor(todo.reduce((n, i) => n + bytesToParse(jobs[i] as ExtractJob), 0), options.workers, options.minBytesPerWorker);
+  // A pool started by the caller is used as it is; otherwise as many workers as the work is worth, when asked (the
+  // files' sizes are added up only until there is enough for all of them).
+  let workers = options.workers;
+  if (options.pool === undefined && options.minBytesPerWorker !== undefined) {
+    const enough = options.workers * options.minBytesPerWorker;
+    let bytes = 0;
+    for (let k = 0; k < todo.length && bytes < enough; k++) bytes += bytesToParse(jobs[todo[k] as number] as ExtractJob);
+    workers = workersFor(bytes, options.workers, options.minBytesPerWorker);
+  }
   if (todo.length === 0 || workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL)) {
     await options.pool?.close();
     if (todo.length === 0) return results as T[];
