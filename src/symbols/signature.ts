@@ -33,7 +33,8 @@ function canonicalOne(x: SignatureInfo, withName: boolean): string {
   let out = `[${json(withName ? x.name : "")},${json(x.kind)},${jsonStrings(x.modifiers.length < 2 ? x.modifiers : [...x.modifiers].sort())},[`;
   for (let i = 0; i < x.type_params.length; i++) {
     const t = x.type_params[i] as TypeParamInfo;
-    out += `${i === 0 ? "" : ","}[${json(t.name)},${json(t.constraint)},${json(t.default)}]`;
+    // (modifiers only when there are some: the hashes of every other type parameter stay what they were)
+    out += `${i === 0 ? "" : ","}[${json(t.name)},${json(t.constraint)},${json(t.default)}${t.modifiers === undefined ? "" : `,${jsonStrings(t.modifiers)}`}]`;
   }
   out += "],";
   if (x.params === null) out += "null";
@@ -53,7 +54,7 @@ export function renderSignature(s: SignatureInfo): string {
   if (s.overloads.length > 0) return s.overloads.map(renderSignature).join("\n");
   const mods = s.modifiers.filter((m) => !m.startsWith("decorator:")).join(" ");
   const decorators = s.modifiers.filter((m) => m.startsWith("decorator:")).map((m) => m.slice("decorator:".length));
-  const tps = s.type_params.length === 0 ? "" : `<${s.type_params.map((t) => `${t.name}${t.constraint === null ? "" : ` extends ${t.constraint}`}${t.default === null ? "" : ` = ${t.default}`}`).join(", ")}>`;
+  const tps = s.type_params.length === 0 ? "" : `<${s.type_params.map((t) => `${t.modifiers === undefined ? "" : `${t.modifiers.join(" ")} `}${t.name}${t.constraint === null ? "" : ` extends ${t.constraint}`}${t.default === null ? "" : ` = ${t.default}`}`).join(", ")}>`;
   const params =
     s.params === null
       ? ""

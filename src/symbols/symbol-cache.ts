@@ -179,10 +179,10 @@ function pruneShard(shard: string, keep: number, justWritten: string): void {
  * warm `comity symbols` does) then decodes and renders nothing.
  */
 /**
- * modifiers, type parameters, parameters (0: none), returns, heritage (null: none), type, value, overloads (each a
+ * modifiers, type parameters (name, constraint, default, and their modifiers when they have some), parameters (0: none), returns, heritage (null: none), type, value, overloads (each a
  * Detail of the same symbol), name and kind when not the record's; trailing nulls left out.
  */
-type Detail = [string[], Array<[string, string | null, string | null]>, Array<ShortParam> | 0, (string | null)?, (string[] | null)?, (string | null)?, (string | null)?, (Detail[] | null)?, (string | null)?, (SymbolKind | null)?];
+type Detail = [string[], Array<[string, string | null, string | null, string[]?]>, Array<ShortParam> | 0, (string | null)?, (string[] | null)?, (string | null)?, (string | null)?, (Detail[] | null)?, (string | null)?, (SymbolKind | null)?];
 /** name, one-letter kind, optional, default, type; trailing nulls left out. */
 type ShortParam = [string, string, 0 | 1, (string | null)?, (string | null)?];
 /** Per symbol, 12 slots: name, qualified name (0: the name), kind, exported, range (4 numbers), signature hash, body hash, rendered signature, detail JSON. */
@@ -211,7 +211,7 @@ function encodeDetail(x: SignatureInfo, name: string, kind: SymbolKind): Detail 
   return trimNulls<Detail>(
     [
       [...x.modifiers],
-      x.type_params.map((t) => [t.name, t.constraint, t.default]),
+      x.type_params.map((t) => (t.modifiers === undefined ? [t.name, t.constraint, t.default] : [t.name, t.constraint, t.default, [...t.modifiers]])),
       params,
       x.returns,
       x.heritage.length === 0 ? null : [...x.heritage],
@@ -231,7 +231,7 @@ function decodeDetail(a: Detail, name: string, kind: SymbolKind): SignatureInfo 
     name: a[8] ?? name,
     kind: a[9] ?? kind,
     modifiers: a[0],
-    type_params: a[1].map(([tname, constraint, def]) => ({ name: tname, constraint, default: def })),
+    type_params: a[1].map(([tname, constraint, def, modifiers]) => (modifiers === undefined ? { name: tname, constraint, default: def } : { name: tname, constraint, default: def, modifiers })),
     params: params === 0 ? null : params.map(([pname, pkind, optional, def, type]) => ({ name: pname, kind: PARAM_KIND_OF[pkind] ?? "positional", optional: optional === 1, default: def ?? null, type: type ?? null })),
     returns: a[3] ?? null,
     heritage: a[4] ?? [],

@@ -37,6 +37,8 @@ export interface TypeParamInfo {
   readonly name: string;
   readonly constraint: string | null;
   readonly default: string | null;
+  /** `const`, `in`, `out`, as written (TypeScript); absent when there are none. */
+  readonly modifiers?: readonly string[];
 }
 
 /**

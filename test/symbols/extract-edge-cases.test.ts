@@ -33,6 +33,54 @@ describe("files that do not parse, binary and over-size files", () => {
     }
   });
 
+  it("reads variance annotations, which the grammar does not parse, back as the compiler reads them", async () => {
+    // tree-sitter-typescript 0.23 reads `out A` as a parameter named `out` and an ERROR holding `A`: before, the
+    // signature lost every such name (`interface Effect<out, out = never>`, 292 symbols of effect's sources).
+    const source = [
+      'export interface I<out A extends string = "x", in B> { a: A; b: B }',
+      "export type F<in A> = (a: A) => void",
+      "export class C<in out A, B> { x?: A; y?: B }",
+      "export interface J<in out K = never> extends L<K> {}",
+      "export function f<const T extends readonly unknown[]>(t: T): T { return t }",
+      "export interface M<out> {}",
+    ].join("\n");
+    const wasm = await createSymbolExtractor({ backend: "wasm" });
+    for (const ex of [extractor, wasm]) {
+      const r = ex.extract("v.ts", source);
+      const typeParams = Object.fromEntries(r.symbols.filter((s) => !s.qualified_name.includes(".")).map((s) => [s.name, s.detail.type_params]));
+      expect(typeParams["I"]).toEqual([
+        { name: "A", constraint: "string", default: '"x"', modifiers: ["out"] },
+        { name: "B", constraint: null, default: null, modifiers: ["in"] },
+      ]);
+      expect(typeParams["F"]).toEqual([{ name: "A", constraint: null, default: null, modifiers: ["in"] }]);
+      expect(typeParams["C"]).toEqual([
+        { name: "A", constraint: null, default: null, modifiers: ["in", "out"] },
+        { name: "B", constraint: null, default: null },
+      ]);
+      expect(typeParams["J"]).toEqual([{ name: "K", constraint: null, default: "never", modifiers: ["in", "out"] }]);
+      expect(typeParams["f"]).toEqual([{ name: "T", constraint: "readonly unknown[]", default: null, modifiers: ["const"] }]);
+      // A parameter that is only named `out` (no ERROR after it) stays one.
+      expect(typeParams["M"]).toEqual([{ name: "out", constraint: null, default: null }]);
+      const signatures = Object.fromEntries(r.symbols.map((s) => [s.qualified_name, s.signature]));
+      expect(signatures["I"]).toBe('interface I<out A extends string = "x", in B>');
+      expect(signatures["C"]).toBe("class C<in out A, B>");
+      expect(signatures["f"]).toBe("function f<const T extends readonly unknown[]>(t: T): T");
+    }
+    // A changed annotation changes the signature hash (and the annotations survive the cache).
+    const hashOf = (text: string): string | undefined => extractor.extract("v.ts", text).symbols.find((s) => s.name === "G")?.signature_hash;
+    expect(hashOf("export interface G<out A> {}")).not.toBe(hashOf("export interface G<in A> {}"));
+    expect(hashOf("export interface G<out A> {}")).not.toBe(hashOf("export interface G<A> {}"));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-variance-"));
+    try {
+      const cache = createSymbolCache(dir);
+      const fresh = cachedExtract("v.ts", Buffer.from(source), extractor, cache);
+      const hit = cachedExtract("v.ts", Buffer.from(source), { ...extractor, extract: () => { throw new Error("parsed on a cache hit"); } }, cache);
+      expect(hit.symbols.map((s) => s.detail)).toEqual(fresh.symbols.map((s) => s.detail));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("skips binary and over-size files with a diagnostic", () => {
     expect(extractor.extract("bin.ts", Buffer.from([0x65, 0x78, 0, 0x70])).diagnostics.map((d) => d.code)).toEqual(["binary_file"]);
     const big = Buffer.alloc(2 * 1024 * 1024 + 1, 0x20);

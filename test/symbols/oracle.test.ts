@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import fc from "fast-check";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createSymbolExtractor, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
@@ -141,5 +142,68 @@ describe("TypeScript top-level declarations against the TypeScript compiler API 
       ].sort();
       expect(ours, path.relative(root, file)).toEqual(tsOracle(file));
     }
+  });
+});
+
+/** The TypeScript compiler's reading of each top-level declaration's type parameters: name, modifiers, constraint?, default?. */
+function tsTypeParams(source: string): Record<string, string[]> {
+  const file = ts.createSourceFile("t.ts", source, ts.ScriptTarget.ES2022, true);
+  const out: Record<string, string[]> = {};
+  for (const st of file.statements) {
+    if (!(ts.isInterfaceDeclaration(st) || ts.isClassDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isFunctionDeclaration(st)) || st.name === undefined) continue;
+    out[st.name.text] = (st.typeParameters ?? []).map((t) => {
+      const modifiers = (t.modifiers ?? []).map((m) => ts.tokenToString(m.kind) ?? "?");
+      return `${[...modifiers, t.name.text].join(" ")}${t.constraint === undefined ? "" : " extends"}${t.default === undefined ? "" : " ="}`;
+    });
+  }
+  return out;
+}
+
+describe("TypeScript type parameters against the TypeScript compiler's parser (oracle)", () => {
+  it("reads names, `const` and the variance annotations (which the grammar does not parse) as the compiler does", async () => {
+    const wasm = await createSymbolExtractor({ backend: "wasm" });
+    const param = fc.record({
+      modifiers: fc.subarray(["in", "out"]),
+      name: fc.constantFrom("A", "Tx", "K2", "Out", "Input"),
+      constraint: fc.constantFrom(null, "string", "readonly unknown[]", "Record<string, B>", "(a: A) => void"),
+      def: fc.constantFrom(null, "never", '"x"', "{ a: 1 }"),
+    });
+    const declaration = fc.record({
+      kind: fc.constantFrom("interface", "class", "type", "function"),
+      constModifier: fc.boolean(),
+      params: fc.array(param, { minLength: 1, maxLength: 3 }),
+      gap: fc.constantFrom(" ", "  ", "\n  ", " /* c */ "),
+    });
+    fc.assert(
+      fc.property(fc.array(declaration, { minLength: 1, maxLength: 4 }), (decls) => {
+        const source = decls
+          .map((d, i) => {
+            // `const` goes on functions' and classes' type parameters, `in`/`out` on interfaces', classes' and aliases'.
+            const list = d.params
+              .map((p) => {
+                const mods = [...(d.constModifier && (d.kind === "function" || d.kind === "class") ? ["const"] : []), ...(d.kind === "function" ? [] : p.modifiers)];
+                // (a modifier and its name on one line: after a line break the compiler reads no modifier)
+                return `${[...mods, p.name].join(d.gap.includes("\n") ? " " : d.gap)}${p.constraint === null ? "" : ` extends ${p.constraint}`}${p.def === null ? "" : ` = ${p.def}`}`;
+              })
+              .join(`,${d.gap}`);
+            const name = `D${i}`;
+            if (d.kind === "interface") return `export interface ${name}<${list}> { x: number }`;
+            if (d.kind === "class") return `export class ${name}<${list}> { x = 1 }`;
+            if (d.kind === "type") return `export type ${name}<${list}> = { x: number }`;
+            return `export function ${name}<${list}>(a: number): void {}`;
+          })
+          .join("\n");
+        const expected = tsTypeParams(source);
+        for (const ex of [extractor, wasm]) {
+          const ours: Record<string, string[]> = {};
+          for (const s of ex.extract("t.ts", source).symbols) {
+            if (s.qualified_name.includes(".")) continue;
+            ours[s.name] = s.detail.type_params.map((t) => `${[...(t.modifiers ?? []), t.name].join(" ")}${t.constraint === null ? "" : " extends"}${t.default === null ? "" : " ="}`);
+          }
+          expect(ours, source).toEqual(expected);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -108,15 +108,85 @@ function modifiersFromText(node: SyntaxNode, nameNode: SyntaxNode, out: Set<stri
   return true;
 }
 
+/** Type parameter modifiers: `const` (TypeScript 5.0), and the variance annotations `in` and `out` (4.7). */
+const TYPE_PARAM_MODIFIERS = new Set(["const", "in", "out"]);
+
+/**
+ * The type parameters of `type_parameters`, with their modifiers (`const`, `in`, `out`).
+ *
+ * tree-sitter-typescript 0.23 parses `const` but not the variance annotations: it reads `<out A>` as a parameter
+ * named `out` and an ERROR holding `A` (inside the parameter, or after it), or as an ERROR holding `out` (inside the
+ * parameter before its name, or before it) and a parameter named `A`. The words are read back in order, as the
+ * compiler reads them: modifiers, then the name (`test/symbols/oracle.test.ts` holds this to the compiler's parser).
+ */
 export function typeParamsOf(node: SyntaxNode | null): TypeParamInfo[] {
   if (node === null) return [];
-  return node.namedChildren
-    .filter((c) => c.type === "type_parameter")
-    .map((c) => ({
-      name: c.childForFieldName("name")?.text ?? normalizedText(c),
-      constraint: typeText(c.childForFieldName("constraint"))?.replace(/^extends\s+/, "") ?? null,
-      default: typeText(c.childForFieldName("value"))?.replace(/^=\s*/, "") ?? null,
-    }));
+  const out: TypeParamInfo[] = [];
+  const children = node.children;
+  for (let i = 0; i < children.length; i++) {
+    const c = children[i] as SyntaxNode;
+    if (c.type !== "type_parameter") continue;
+    const nameNode = c.childForFieldName("name");
+    const words = modifierWords(children, i, nameNode);
+    const name = words === null ? (nameNode?.text ?? normalizedText(c)) : (words.at(-1) as string);
+    const modifiers = words === null ? (c.children[0]?.type === "const" ? ["const"] : []) : words.slice(0, -1);
+    const constraint = typeText(c.childForFieldName("constraint"))?.replace(/^extends\s+/, "") ?? null;
+    const def = typeText(c.childForFieldName("value"))?.replace(/^=\s*/, "") ?? null;
+    out.push(modifiers.length === 0 ? { name, constraint, default: def } : { name, constraint, default: def, modifiers });
+  }
+  return out;
+}
+
+/**
+ * A type parameter's modifiers and name, in order: the ERRORs the grammar made of its annotations just before it
+ * (comments aside), its own tokens before its constraint (with the ERRORs among them), and the ERRORs just after it
+ * while the last word is still a modifier; null when they are not modifiers then one name (the parameter's name node
+ * is then all there is).
+ */
+function modifierWords(siblings: readonly SyntaxNode[], i: number, nameNode: SyntaxNode | null): string[] | null {
+  const param = siblings[i] as SyntaxNode;
+  const words: string[] = [];
+  for (let k = i - 1; k >= 0; k--) {
+    const x = siblings[k] as SyntaxNode;
+    if (x.type === "comment") continue;
+    const before = errorWords(x);
+    if (before === null || !before.every((w) => TYPE_PARAM_MODIFIERS.has(w))) break;
+    words.unshift(...before);
+  }
+  for (const x of param.children) {
+    if (x.type === "comment") continue;
+    if (x.type === "ERROR") {
+      const inner = errorWords(x);
+      if (inner === null) return null;
+      words.push(...inner);
+    } else if (x.type === "const" || (nameNode !== null && x.id === nameNode.id)) {
+      words.push(x.text);
+    } else {
+      break;
+    }
+  }
+  for (let k = i + 1; k < siblings.length && TYPE_PARAM_MODIFIERS.has(words.at(-1) ?? ""); k++) {
+    const x = siblings[k] as SyntaxNode;
+    if (x.type === "comment") continue;
+    const after = errorWords(x);
+    if (after === null) break;
+    words.push(...after);
+  }
+  const last = words.at(-1);
+  if (last === undefined || words.length === 1 || TYPE_PARAM_MODIFIERS.has(last) || !words.slice(0, -1).every((w) => TYPE_PARAM_MODIFIERS.has(w))) return null;
+  return words;
+}
+
+/** The identifiers of an ERROR node (its comments aside); null for anything else, or an ERROR holding more than identifiers. */
+function errorWords(error: SyntaxNode | undefined): string[] | null {
+  if (error?.type !== "ERROR") return null;
+  const words: string[] = [];
+  for (const w of error.children) {
+    if (w.type === "comment") continue;
+    if (w.type !== "identifier") return null;
+    words.push(w.text);
+  }
+  return words.length === 0 ? null : words;
 }
 
 /** Parameters of `formal_parameters` (TypeScript and JavaScript), or of an arrow's single bare parameter. */
