@@ -120,8 +120,13 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   fs.rmSync(configDir, { recursive: true, force: true });
   const ms = (k) => median(rounds.map((r) => r[k]));
   const ratio = (a, b) => median(rounds.map((r) => r[a] / r[b]));
+  // The rounds' lowest and highest ratio beside the median: how far this machine's noise moved it in this run.
+  const spread = (a, b, digits) => {
+    const all = rounds.map((r) => r[a] / r[b]);
+    return rounds.length < 2 ? "" : ` (${Math.min(...all).toFixed(digits)}-${Math.max(...all).toFixed(digits)})`;
+  };
   const label = `${lang}: ${corpus.files.length} files, ${(bytes / 1e6).toFixed(1)} MB`;
-  const row = (what, k, anchor) => rows.push([`${label}; ${what}`, ms(k).toFixed(0), mbps(ms(k)), anchor === null ? "1.00" : ratio(anchor, k).toFixed(2)]);
+  const row = (what, k, anchor) => rows.push([`${label}; ${what}`, ms(k).toFixed(0), mbps(ms(k)), anchor === null ? "1.00" : `${ratio(anchor, k).toFixed(2)}${spread(anchor, k, 2)}`]);
   row("ast-grep, 1 thread (anchor)", "sg1", null);
   row("parse only, web-tree-sitter, 1 thread (the engine's floor)", "floor1", "sg1");
   row("comity symbols --jobs 1", "ours1", "sg1");
@@ -129,7 +134,7 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   row("parse only, web-tree-sitter, 2 threads (the engine's floor)", "floor2", "sg2");
   row("comity symbols --jobs 2", "ours2", "sg2");
   if (haveCtags) rows.push([`${label}; ctags`, ms("ctags").toFixed(0), mbps(ms("ctags")), `${ratio("sg2", "ctags").toFixed(2)} (of ast-grep 2 threads)`]);
-  rows.push([`${label}; comity symbols, cache cold then warm`, `${ms("cold").toFixed(0)} / ${ms("warm").toFixed(0)}`, "", `${ratio("cold", "warm").toFixed(1)}x faster warm`]);
+  rows.push([`${label}; comity symbols, cache cold then warm`, `${ms("cold").toFixed(0)} / ${ms("warm").toFixed(0)}`, "", `${ratio("cold", "warm").toFixed(1)}x faster warm${spread("cold", "warm", 1)}`]);
   for (const t of [1, 2]) {
     const r = ratio(`sg${t}`, `ours${t}`);
     verdicts.push([`${lang}, ${t} thread${t === 1 ? "" : "s"}: comity ÷ ast-grep throughput ≥ 0.5`, r.toFixed(2), r >= 0.5 ? "met" : "NOT met"]);
@@ -137,7 +142,7 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   const speedUp = ratio("cold", "warm");
   verdicts.push([`${lang}: warm re-run ≥ 20x faster than cold`, `${speedUp.toFixed(1)}x`, speedUp >= 20 ? "met" : "NOT met"]);
 }
-console.log(`machine: ${machine()}; corpora: ${PACKAGES.join(", ")} (src/), python3 ${execFileSync("python3", ["-c", "import sys; print(sys.version.split()[0])"], { encoding: "utf8" }).trim()} stdlib; ${runs} rounds, each running every process once; median ms, and the median of the rounds' ratios; whole processes\n`);
+console.log(`machine: ${machine()}; corpora: ${PACKAGES.join(", ")} (src/), python3 ${execFileSync("python3", ["-c", "import sys; print(sys.version.split()[0])"], { encoding: "utf8" }).trim()} stdlib; ${runs} rounds, each running every process once; median ms, and the median of the rounds' ratios (lowest-highest round in brackets); whole processes\n`);
 console.log(table(["process", "median ms", "MB/s", "throughput ÷ ast-grep (same threads)"], rows));
 console.log("");
 console.log(table(["target", "figure", "verdict"], verdicts));
