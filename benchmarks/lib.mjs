@@ -39,8 +39,19 @@ export function sh(cmd, args, options = {}) {
   return r.stdout;
 }
 
+/**
+ * Variables that the timed processes run without, because they cost every Node process its start-up and the
+ * tools they are compared with nothing: NODE_EXTRA_CA_CERTS makes Node read and parse a certificate file before
+ * any script runs (this machine's sandbox sets it to the system bundle: `node -e 0` took 128 ms with it, 38 ms
+ * without, hyperfine, 30 runs each). Removed here, on import, so that every process a benchmark starts goes without
+ * them; `machine()` says so in each table's header.
+ */
+export const DROPPED_ENV = ["NODE_EXTRA_CA_CERTS"].filter((name) => process.env[name] !== undefined);
+for (const name of DROPPED_ENV) delete process.env[name];
+
 export function machine() {
-  return `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+  const dropped = DROPPED_ENV.length === 0 ? "" : `; timed without ${DROPPED_ENV.join(", ")} (set here; see benchmarks/lib.mjs)`;
+  return `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}${dropped}`;
 }
 
 export function table(header, rows) {
