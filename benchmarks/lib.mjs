@@ -46,8 +46,12 @@ export function sh(cmd, args, options = {}) {
  * without, hyperfine, 30 runs each). Removed here, on import, so that every process a benchmark starts goes without
  * them; `machine()` says so in each table's header.
  */
-export const DROPPED_ENV = ["NODE_EXTRA_CA_CERTS"].filter((name) => process.env[name] !== undefined);
+export const DROPPED_ENV = [
+  // (a benchmark started by run-all.mjs finds them gone already: run-all passes down what it removed)
+  ...new Set([...(process.env.COMITY_BENCH_DROPPED_ENV ?? "").split(",").filter((name) => name !== ""), ...["NODE_EXTRA_CA_CERTS"].filter((name) => process.env[name] !== undefined)]),
+].sort();
 for (const name of DROPPED_ENV) delete process.env[name];
+if (DROPPED_ENV.length > 0) process.env.COMITY_BENCH_DROPPED_ENV = DROPPED_ENV.join(",");
 
 export function machine() {
   const dropped = DROPPED_ENV.length === 0 ? "" : `; timed without ${DROPPED_ENV.join(", ")} (set here; see benchmarks/lib.mjs)`;
