@@ -179,8 +179,9 @@ function pruneShard(shard: string, keep: number, justWritten: string): void {
  * warm `comity symbols` does) then decodes and renders nothing.
  */
 /**
- * modifiers, type parameters (name, constraint, default, and their modifiers when they have some), parameters (0: none), returns, heritage (null: none), type, value, overloads (each a
- * Detail of the same symbol), name and kind when not the record's; trailing nulls left out.
+ * modifiers, type parameters (name, constraint, default, and their modifiers when they have some), parameters (0:
+ * none), returns, heritage (null: none), type, value, overloads (each a Detail of the same symbol), name and kind when
+ * not the record's; trailing nulls left out.
  */
 type Detail = [string[], Array<[string, string | null, string | null, string[]?]>, Array<ShortParam> | 0, (string | null)?, (string[] | null)?, (string | null)?, (string | null)?, (Detail[] | null)?, (string | null)?, (SymbolKind | null)?];
 /** name, one-letter kind, optional, default, type; trailing nulls left out. */
