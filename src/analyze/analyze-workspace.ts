@@ -342,9 +342,9 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   let pool: ExtractPool | null = null;
   const startPoolOnce = async (): Promise<void> => {
     if (pool !== null || workers <= 1) return;
-    const { startExtractPool, DEFAULT_MIN_FILES_FOR_POOL, defaultMinBytesPerWorker } = await import("../symbols/extract-pool.js");
-    const enough = sizedByWork ? workers * defaultMinBytesPerWorker(workers) : 0;
-    if (jobs.length >= DEFAULT_MIN_FILES_FOR_POOL && bytesRead >= enough) pool = startExtractPool({ workers, cacheDir });
+    const { startExtractPool, DEFAULT_MIN_FILES_FOR_POOL, defaultMinBytesPerWorker, workersFor } = await import("../symbols/extract-pool.js");
+    const worth = workersFor(bytesRead, workers, sizedByWork ? defaultMinBytesPerWorker(workers) : 0);
+    if (jobs.length >= DEFAULT_MIN_FILES_FOR_POOL && worth >= workers) pool = startExtractPool({ workers, cacheDir });
   };
   try {
     for (const [i, s] of scanned.entries()) {
