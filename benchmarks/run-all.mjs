@@ -3,9 +3,10 @@
 // each with its native anchor in the same run, and ends with one table of every target: the figure,
 // its anchor ratio and whether the target is met. `npm run bench -- --quick` is a smoke run (< 2 min):
 // smaller workspaces and fewer runs, so its figures are not the record. `--only NAME` (repeatable) runs the
-// suites whose name starts with NAME; `--write` puts each suite's output into benchmarks/README.md between
-// its `<!-- bench:NAME:begin -->` and `<!-- bench:NAME:end -->` markers, where it has them (the README's
-// tables come from here, not from hand).
+// suites whose name starts with NAME; `--write` (which `npm run bench` passes) puts each suite's output into
+// benchmarks/README.md between its `<!-- bench:NAME:begin -->` and `<!-- bench:NAME:end -->` markers, and a
+// full run's table of targets between `bench:summary`'s (the README's tables come from here, not from hand).
+// A quick run writes nothing: its figures are not the record.
 import * as fs from "node:fs";
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
@@ -32,6 +33,21 @@ const suites = [
   ["serve, one noisy team", "serve-noisy.mjs", quick ? ["--runs", "1", "--rows", "10000"] : ["--runs", "3"]],
 ];
 
+const write = values.write && !quick;
+if (values.write && quick) console.log("(--quick: nothing is written to benchmarks/README.md; its figures are not the record)");
+const seconds = (t) => ((Date.now() - t) / 1000).toFixed(0);
+const started = Date.now();
+
+/** Puts `body` between the README's markers for `name`; says where it went, or that the README has no such markers. */
+function writeBlock(name, body) {
+  const [begin, end] = [`<!-- bench:${name}:begin -->`, `<!-- bench:${name}:end -->`];
+  const text = fs.readFileSync(readme, "utf8");
+  const [i, j] = [text.indexOf(begin), text.indexOf(end)];
+  if (i < 0 || j < i) return `(not written: benchmarks/README.md has no ${begin} ... ${end})`;
+  fs.writeFileSync(readme, `${text.slice(0, i)}${begin}\n\n${body}\n\n${text.slice(j)}`);
+  return "(written to benchmarks/README.md)";
+}
+
 const summary = [];
 const readme = path.join(here, "README.md");
 const today = new Date().toISOString().slice(0, 16).replace("T", " ");
@@ -45,17 +61,8 @@ for (const [name, script, args] of suites.filter(([n]) => values.only === undefi
     summary.push([name, "(benchmark failed)", "", "", "NOT met"]);
     continue;
   }
-  console.log(`(${((Date.now() - t) / 1000).toFixed(0)} s)`);
-  if (values.write) {
-    const [begin, end] = [`<!-- bench:${name}:begin -->`, `<!-- bench:${name}:end -->`];
-    const text = fs.readFileSync(readme, "utf8");
-    const [i, j] = [text.indexOf(begin), text.indexOf(end)];
-    if (i >= 0 && j > i) {
-      const block = `${begin}\n\n\`node benchmarks/${script} ${args.join(" ")}\`${quick ? " (quick)" : ""}, ${today} UTC:\n\n${r.stdout.trim()}\n\n`;
-      fs.writeFileSync(readme, text.slice(0, i) + block + text.slice(j));
-      console.log(`(written to benchmarks/README.md)`);
-    }
-  }
+  console.log(`(${seconds(t)} s)`);
+  if (write) console.log(writeBlock(name, `\`node benchmarks/${script} ${args.join(" ")}\`, ${today} UTC (${seconds(t)} s):\n\n${r.stdout.trim()}`));
   // Every table row with a target verdict goes into the summary.
   for (const line of r.stdout.split("\n")) {
     if (!line.startsWith("|") || !/\bmet\b/.test(line)) continue;
@@ -63,5 +70,10 @@ for (const [name, script, args] of suites.filter(([n]) => values.only === undefi
     summary.push([name, cells[0] ?? "", cells[1] ?? "", cells.slice(2, -1).filter((c) => c !== "").join(", "), cells.at(-1) ?? ""]);
   }
 }
+const summaryTable = table(["suite", "what", "figure (ms)", "anchor ratio / memory", "target"], summary);
 console.log(`\n## Summary (${quick ? "quick smoke run: not the record" : "full run"}; ${machine()})\n`);
-console.log(table(["suite", "what", "figure (ms)", "anchor ratio / memory", "target"], summary));
+console.log(summaryTable);
+// Only a run of every suite is the record of every target.
+if (write && values.only === undefined) {
+  console.log(writeBlock("summary", `\`npm run bench\`, ${today} UTC, every suite (${seconds(started)} s); ${machine()}:\n\n${summaryTable}`));
+}
