@@ -344,7 +344,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
     if (pool !== null || workers <= 1) return;
     const { startExtractPool, DEFAULT_MIN_FILES_FOR_POOL, defaultMinBytesPerWorker, workersFor } = await import("../symbols/extract-pool.js");
     const worth = workersFor(bytesRead, workers, sizedByWork ? defaultMinBytesPerWorker(workers) : 0);
-    if (jobs.length >= DEFAULT_MIN_FILES_FOR_POOL && worth >= workers) pool = startExtractPool({ workers, cacheDir });
+    if (jobs.length >= DEFAULT_MIN_FILES_FOR_POOL && worth >= workers) pool = startExtractPool({ workers });
   };
   try {
     for (const [i, s] of scanned.entries()) {

@@ -1,29 +1,16 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { languageOf } from "./languages.js";
-import { cachedFor, createSymbolCache, entryText, fromEntryText, printedOfEntryText, type SymbolCache } from "./symbol-cache.js";
+import { jobBytes, type ExtractJob } from "./parse-work.js";
+import { CONTROL, type ParseMessage, type ParsedTree, type ParseWork, type ParseWorkerData } from "./parse-work.js";
+import { cachedFor, createSymbolCache, entryText, type SymbolCache } from "./symbol-cache.js";
 import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId } from "./types.js";
+
+export { jobBytes, type ExtractJob } from "./parse-work.js";
 import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols.js";
-
-/** One file to analyse: the path to report, and where to read it or its bytes (an old version read from git). */
-export interface ExtractJob {
-  readonly path: string;
-  readonly abs?: string;
-  readonly bytes?: Uint8Array;
-  /** The result, already read from the cache by the caller: used as it is. */
-  readonly known?: Omit<FileSymbols, "path">;
-  /** False: the result is not stored in the cache (the caller keeps what it needs of it elsewhere). */
-  readonly store?: boolean;
-}
-
-/** The bytes of a job. */
-export function jobBytes(job: ExtractJob): Buffer {
-  if (job.bytes !== undefined) return Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
-  return readFileSync(job.abs ?? "");
-}
 
 /** One job's symbols, extracted and stored in the cache under its content hash (the caller has looked there already). */
 export function extractJob(job: ExtractJob, extractor: SymbolExtractor, cache: SymbolCache | null): FileSymbols {
@@ -41,32 +28,6 @@ function unreadable(path: string, error: unknown): FileSymbols {
   return { path, language: null, symbols: [], references: [], diagnostics: [diagnostic("unreadable_file", "warning", path, error instanceof Error ? error.message : String(error))] };
 }
 
-/** What a worker sends back for one job: the result as its {@link entryText}, and the key the pool's thread stores it under (null: nothing to store). */
-export type PoolResult = readonly [path: string, text: string, storeAs: string | null];
-
-/**
- * One job in a pool's worker: as {@link extractJob}, but the result goes
- * back as its entry text, which the pool's thread stores once the workers
- * are done (see {@link extractMany}): worker threads creating files at once
- * stall each other.
- */
-export function extractForPool(job: ExtractJob, extractor: SymbolExtractor, cached: boolean, printedOnly = false): PoolResult {
-  const store = cached && job.store !== false;
-  const text = (r: FileSymbols): string => entryText(r, { printedOnly: printedOnly && !store });
-  try {
-    const bytes = jobBytes(job);
-    return [job.path, text(extractor.extract(job.path, bytes)), store ? extractor.hasher.xxh64(bytes) : null];
-  } catch (error) {
-    return [job.path, text(unreadable(job.path, error)), null];
-  }
-}
-
-/** What the pool's thread sends a worker: a batch of jobs, and whether only the printed form of their results is wanted. */
-export interface PoolBatch {
-  readonly jobs: readonly ExtractJob[];
-  readonly printedOnly: boolean;
-}
-
 /** Worker threads for {@link extractMany}, which may be started before the jobs are known (their start-up then overlaps the caller's reading). */
 export interface ExtractPool {
   readonly workers: readonly Worker[];
@@ -78,9 +39,9 @@ export interface ExtractPool {
 }
 
 /** Starts the worker threads of a pool; {@link extractMany} given it closes it, whether it needs it or not. */
-export function startExtractPool(options: Pick<ExtractManyOptions, "workers" | "cacheDir" | "backend"> & { readonly languages?: readonly LanguageId[] }): ExtractPool {
-  // The languages to load, when the jobs are known (all of them for a pool started ahead of its jobs).
-  const workerData = { cacheDir: options.cacheDir, backend: options.backend ?? "wasm", languages: options.languages ?? null };
+export function startExtractPool(options: Pick<ExtractManyOptions, "workers"> & { readonly languages?: readonly LanguageId[] }): ExtractPool {
+  // The languages to parse, when the jobs are known (all of them for a pool started ahead of its jobs).
+  const workerData: ParseWorkerData = { languages: options.languages ?? null };
   const workers = Array.from({ length: Math.max(1, options.workers) }, () => new Worker(workerUrl(), { workerData }));
   const exited = new Set<Worker>();
   const ready = workers.map(
@@ -115,14 +76,15 @@ export const DEFAULT_MIN_FILES_FOR_POOL = 32;
 
 /**
  * The bytes to parse that make a worker worth starting on 2 cores, when the
- * work sets how many there are ({@link defaultMinBytesPerWorker}). Each
- * worker loads its grammars and compiles the extractor's code for itself
- * (`node --trace-opt`: 2.75-3 s of TurboFan's time over a 611-file run), time
- * taken from the cores the others parse on. On 2 cores, two workers against
- * this thread alone (benchmarks/README.md):
- * 1 MB of TypeScript 1.56 s against 1.39 s, 2 MB 2.26 against 2.23, 4 MB 3.09
- * against 3.45; `comity analyze` of 2,000 small changed files (0.9 MB, both
- * versions) 4.1 s against 3.4 s.
+ * work sets how many there are ({@link defaultMinBytesPerWorker}). The
+ * workers parse and this thread extracts, on the same 2 cores; each worker
+ * starts in 0.15-0.25 s and loads its grammars. Measured when each worker
+ * also extracted (and compiled the extraction's code for itself), two
+ * workers against this thread alone: 1 MB of TypeScript 1.56 s against 1.39
+ * s, 2 MB 2.26 against 2.23, 4 MB 3.09 against 3.45; `comity analyze` of
+ * 2,000 small changed files (0.9 MB, both versions) 4.1 s against 3.4 s.
+ * With the workers parsing only (2026-12-02, interleaved, medians of 5):
+ * 2.1 MB 1.36 s against 1.31, 4.5 MB 2.15 against 2.48 (benchmarks/README.md).
  */
 export const DEFAULT_MIN_BYTES_PER_WORKER = 2 * 1024 * 1024;
 
@@ -164,7 +126,11 @@ export interface ExtractManyOptions {
   readonly cacheDir: string | null;
   /** Below this many files the pool is not started (its start-up costs more). Default 32. */
   readonly minFilesForPool?: number;
-  /** Backend for many files (the pool's workers, or this thread when one is asked for); WASM by default (faster on many files). A few files here use the native default. */
+  /**
+   * Backend for many files; WASM by default (faster on many files), whose trees the pool's workers parse for this
+   * thread. Native: this thread does it all, whatever `workers` says (its trees cannot be handed from a thread to
+   * another). A few files here use the native default.
+   */
   readonly backend?: ParserBackend;
   /** Workers started ahead ({@link startExtractPool}): used if the pool is needed, and closed either way. */
   readonly pool?: ExtractPool;
@@ -173,7 +139,7 @@ export interface ExtractManyOptions {
 /** Where the compiled worker lives: beside this module in `dist/`, or in `dist/` when running from sources (tests). */
 function workerUrl(): URL {
   const here = import.meta.url;
-  return here.endsWith(".ts") ? new URL("../../dist/symbols/extract-worker.js", here) : new URL("./extract-worker.js", here);
+  return here.endsWith(".ts") ? new URL("../../dist/symbols/parse-worker.js", here) : new URL("./parse-worker.js", here);
 }
 
 /**
@@ -192,9 +158,7 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
       const hit = job.known ?? (cache === null || hasher === null ? null : cache.get(hasher.xxh64(jobBytes(job)), lang));
       return cachedFor(job.path, hit) ?? undefined;
     },
-    fromText: fromEntryText,
     fromResult: (r) => r,
-    printedOnly: false,
   });
 }
 
@@ -218,28 +182,14 @@ export async function printedMany(jobs: readonly ExtractJob[], options: ExtractM
       // (diagnostics name the path they were found under, as a cache hit's do: see cachedFor)
       return printed === null ? undefined : printedFileBytes(job.path, printed.bytes, printed.diagnostics.map((d) => ({ ...d, path: job.path })));
     },
-    fromText: (path, text) => {
-      // (its diagnostics name the path the worker was given: this one)
-      const parts = printedOfEntryText(text);
-      if (parts === null) return null;
-      try {
-        return line(printedFile(path, parts.printed, JSON.parse(parts.diagnostics) as FileSymbols["diagnostics"]));
-      } catch {
-        return null;
-      }
-    },
     fromResult: (r) => line(printedFile(r.path, printedSymbols(r), r.diagnostics)),
-    printedOnly: true,
   });
 }
 
-/** How {@link extractManyAs} makes its results: from the cache (undefined: a miss), from a worker's entry text (null: not one), from an extraction here. */
+/** How {@link extractManyAs} makes its results: from the cache (undefined: a miss), or from an extraction here. */
 interface ResultsAs<T> {
   cached(job: ExtractJob): T | undefined;
-  fromText(path: string, text: string): T | null;
   fromResult(r: FileSymbols): T;
-  /** Whether `fromText` reads only an entry text's printed form and diagnostics (its first line is then not made unless stored). */
-  readonly printedOnly: boolean;
 }
 
 /** {@link extractMany}'s pool, making each result as `as` says. */
@@ -277,66 +227,74 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     for (let k = 0; k < todo.length && bytes < enough; k++) bytes += bytesToParse(jobs[todo[k] as number] as ExtractJob);
     workers = workersFor(bytes, options.workers, options.minBytesPerWorker);
   }
-  if (todo.length === 0 || workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL)) {
+  // The pool's workers parse, and this thread extracts from their trees as they come (see ParseWork). The native
+  // backend's trees cannot be handed over: with it, this thread does it all.
+  if (todo.length === 0 || workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL) || options.backend === "native") {
     await options.pool?.close();
     if (todo.length === 0) return results as T[];
     await local(todo, (r) => as.fromResult(r));
     return results as T[];
   }
-
-  const failed: number[] = [];
-  let next = 0;
-  // Small batches, two in flight per worker: a worker has its next batch at hand while its last result travels
-  // back, and the last batches end close together.
-  const pool = options.pool ?? startExtractPool({ ...options, workers, languages: languagesOf(todo.map((i) => jobs[i] as ExtractJob)) });
-  const batchSize = Math.max(1, Math.min(32, Math.ceil(todo.length / (pool.workers.length * 16))));
-  const run = (w: Worker, ready: Promise<void>): Promise<void> =>
-    new Promise((resolve) => {
-      // The batches sent and not answered yet, oldest first (a worker answers in order).
-      const inFlight: number[][] = [];
-      const send = (): void => {
-        if (next >= todo.length) return;
-        const batch: number[] = [];
-        for (let k = 0; k < batchSize && next < todo.length; k++) batch.push(todo[next++] as number);
-        inFlight.push(batch);
-        w.postMessage({ jobs: batch.map((i) => jobs[i] as ExtractJob), printedOnly: as.printedOnly } satisfies PoolBatch);
-        // (a job's bytes are copied to the worker; files on disk are read there)
-      };
-      void ready.then(() => {
-        // A worker that died before it was ready takes nothing: what it would have had is done here afterwards.
-        if (!pool.alive(w)) return resolve();
-        send();
-        send();
-        if (inFlight.length === 0) resolve();
-      });
-      w.on("message", (m: PoolResult[] | "ready") => {
-        if (m !== "ready") {
-          const batch = inFlight.shift() ?? [];
-          // The next batch goes out first: the worker computes while this thread stores and decodes.
-          send();
-          m.forEach(([path, text, storeAs], k) => {
-            if (storeAs !== null) toStore.push([storeAs, languageOf(path)?.id ?? "none", text]);
-            const r = as.fromText(path, text);
-            if (r !== null) results[batch[k] as number] = r;
-          });
-        }
-        if (m !== "ready" && inFlight.length === 0) resolve();
-      });
-      const die = (): void => {
-        for (const batch of inFlight.splice(0)) failed.push(...batch);
-        resolve();
-      };
-      w.once("error", die);
-      w.once("exit", (code) => {
-        if (code !== 0) die();
-      });
-    });
+  const list = todo.map((i) => jobs[i] as ExtractJob);
+  const languages = languagesOf(list);
+  const pool = options.pool ?? startExtractPool({ workers, languages });
   // Stored once the workers are gone: files created while other threads of the process run are slow to create (two
   // worker threads creating 2,000 small files each took 0.9 s, one alone 0.06 s; a cold `comity analyze` of 2,000
   // changed files spent up to 2 s storing its 4,000 entries as they came, 0.1-0.2 s after).
   const toStore: Array<[key: string, language: string, text: string]> = [];
+  const failed = new Set<number>();
   try {
-    await Promise.all(pool.workers.map((w, k) => run(w, pool.ready[k] as Promise<void>)));
+    // Loaded while the workers start (their start-up is longer).
+    const { createSymbolExtractor } = await import("./symbol-extractor.js");
+    const { unpackFlatTreeData } = await import("./flat-tree.js");
+    const extractor = await createSymbolExtractor({ backend: "wasm", languages });
+    const control = new Int32Array(new SharedArrayBuffer(4 * (CONTROL.workers + pool.workers.length)));
+    control.fill(-1, CONTROL.workers);
+    const work = { jobs: list.map((j) => ({ path: j.path, ...(j.abs === undefined ? {} : { abs: j.abs }), ...(j.bytes === undefined ? {} : { bytes: j.bytes }) })), control: control.buffer as SharedArrayBuffer };
+    // Job k of the list, from its tree as a worker parsed it (or here, when it did not).
+    const extracted = (k: number, tree: ParsedTree): void => {
+      const job = list[k] as ExtractJob;
+      const i = todo[k] as number;
+      let r: FileSymbols;
+      try {
+        const bytes = jobBytes(job);
+        r = extractor.extract(job.path, bytes, tree.buffer === null ? null : unpackFlatTreeData(tree.count, tree.buffer));
+        if (options.cacheDir !== null && job.store !== false) toStore.push([extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", entryText(r)]);
+      } catch (error) {
+        r = unreadable(job.path, error);
+      }
+      results[i] = as.fromResult(r);
+      Atomics.add(control, CONTROL.extracted, 1);
+      Atomics.notify(control, CONTROL.extracted);
+    };
+    const run = (w: Worker, slot: number, ready: Promise<void>): Promise<void> =>
+      new Promise((resolve) => {
+        let over = false;
+        const end = (): void => {
+          if (over) return;
+          over = true;
+          // The job it was parsing when it died, if its tree never came: done here, with a word that it was.
+          const current = Atomics.load(control, CONTROL.workers + slot);
+          if (current >= 0 && results[todo[current] as number] === undefined) failed.add(todo[current] as number);
+          resolve();
+        };
+        void ready.then(() => {
+          // A worker that died before it was ready takes nothing: what is left is done here afterwards.
+          if (!pool.alive(w)) return resolve();
+          w.postMessage({ ...work, slot } satisfies ParseWork);
+        });
+        w.on("message", (m: ParseMessage) => {
+          if (m === "ready") return;
+          if (m === "done") {
+            over = true;
+            return resolve();
+          }
+          extracted(m.index, m);
+        });
+        w.once("error", end);
+        w.once("exit", end);
+      });
+    await Promise.all(pool.workers.map((w, k) => run(w, k, pool.ready[k] as Promise<void>)));
   } finally {
     await pool.close();
   }
@@ -344,11 +302,12 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     const cache = createSymbolCache(options.cacheDir);
     for (const [key, language, text] of toStore) cache.setText(key, language, text);
   }
-  // Files of a batch whose worker died, and any never sent: done here, each on its own.
-  const leftovers = results.flatMap((r, i) => (r === undefined ? [i] : []));
+  // Jobs a worker died on, and any never parsed: done here, each on its own.
+  const leftovers = todo.flatMap((i, k) => (results[i] === undefined ? [k] : []));
   if (leftovers.length > 0) {
-    await local(leftovers, (r, i) =>
-      as.fromResult(failed.includes(i) ? { ...r, diagnostics: [...r.diagnostics, diagnostic("worker_crashed", "info", r.path, "a worker died on this batch: analysed in the main thread")] } : r),
+    await local(
+      leftovers.map((k) => todo[k] as number),
+      (r, i) => as.fromResult(failed.has(i) ? { ...r, diagnostics: [...r.diagnostics, diagnostic("worker_crashed", "info", r.path, "a worker died on this file: analysed in the main thread")] } : r),
     );
   }
   return results as T[];

@@ -512,3 +512,34 @@ function copyOut(count: number): FlatTreeData {
 export function keepFlatTreeData(d: FlatTreeData): FlatTreeData {
   return { count: d.count, types: d.types.slice(0, d.count), fields: d.fields.slice(0, d.count), starts: d.starts.slice(0, d.count), ends: d.ends.slice(0, d.count), parents: d.parents.slice(0, d.count), flags: d.flags.slice(0, d.count) };
 }
+
+/**
+ * A flat tree's arrays in one buffer of 17 bytes a node (the three 32-bit arrays first, so that every view is
+ * aligned), for handing a tree to another thread: one buffer transferred, not six.
+ */
+export function packFlatTreeData(d: FlatTreeData): ArrayBuffer {
+  const n = d.count;
+  const buffer = new ArrayBuffer(17 * n);
+  const v = unpackFlatTreeData(n, buffer);
+  v.starts.set(d.starts.subarray(0, n));
+  v.ends.set(d.ends.subarray(0, n));
+  v.parents.set(d.parents.subarray(0, n));
+  v.types.set(d.types.subarray(0, n));
+  v.fields.set(d.fields.subarray(0, n));
+  v.flags.set(d.flags.subarray(0, n));
+  return buffer;
+}
+
+/** The arrays of a tree of `count` nodes packed by {@link packFlatTreeData}: views of `buffer`, not copies. */
+export function unpackFlatTreeData(count: number, buffer: ArrayBuffer): FlatTreeData {
+  const n = count;
+  return {
+    count: n,
+    starts: new Int32Array(buffer, 0, n),
+    ends: new Int32Array(buffer, 4 * n, n),
+    parents: new Int32Array(buffer, 8 * n, n),
+    types: new Uint16Array(buffer, 12 * n, n),
+    fields: new Uint16Array(buffer, 14 * n, n),
+    flags: new Uint8Array(buffer, 16 * n, n),
+  };
+}

@@ -1,29 +1,31 @@
 import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { loadContentHasher, type ContentHasher } from "../snapshot/content-hasher.js";
 import { extractReferences } from "./extract-references.js";
 import { indexLexical } from "./normalize.js";
-import { languageOf, type LanguageSpec } from "./languages.js";
+import type { LanguageSpec } from "./languages.js";
 import { extractPython } from "./python/extract-python.js";
 import { finalizeSymbols, type RawSymbol } from "./raw-symbol.js";
 import type { QueryCapture, QueryMatch, SyntaxNode, Tree } from "./syntax.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 import { extractTypeScript } from "./typescript/extract-typescript.js";
-import { initWebTreeSitter } from "../tree-sitter/init-web-tree-sitter.js";
 import { loadTreeSitter } from "../tree-sitter/load-native.js";
 import { matchQuery, matchTree, type MatchableNode } from "./query/match-query.js";
 import { parseQuery } from "./query/parse-query.js";
-import type { WasmTree } from "../tree-sitter/flatten-wasm.js";
+import type { FlatTreeData } from "./flat-tree.js";
+import { DEFAULT_MAX_FILE_BYTES, loadWasmParsers, screen } from "./tree-parser.js";
 
-/** Files larger than this are skipped with a diagnostic (generated bundles, data). */
-export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
+export { DEFAULT_MAX_FILE_BYTES } from "./tree-parser.js";
 
 export { EXTRACTOR_VERSION } from "./extractor-version.js";
 
 export interface SymbolExtractor {
-  /** Symbols and references of one file's text. Never throws: problems are diagnostics. */
-  extract(path: string, source: string | Buffer): FileSymbols;
+  /**
+   * Symbols and references of one file's text. Never throws: problems are diagnostics. `parsed`: a flat copy of
+   * the text's tree made elsewhere (`createTreeParser`, in a parse worker), read instead of parsing here;
+   * used by the WASM backend, whose extraction reads such copies, and ignored by the native one.
+   */
+  extract(path: string, source: string | Buffer, parsed?: FlatTreeData | null): FileSymbols;
   readonly hasher: ContentHasher;
 }
 
@@ -50,7 +52,8 @@ const MATCHER_FILES = 8;
 
 /** One language, ready: parse a text and run its combined query. */
 interface Loaded {
-  run(text: string): { tree: Tree; matches: readonly QueryMatch[]; dispose(): void };
+  /** `given`: the text's tree, already parsed and copied (the WASM backend reads it instead of parsing). */
+  run(text: string, given: FlatTreeData | null): { tree: Tree; matches: readonly QueryMatch[]; dispose(): void };
 }
 
 /**
@@ -75,21 +78,15 @@ export async function createSymbolExtractor(
 
   return {
     hasher,
-    extract(path, source) {
-      const spec = languageOf(path);
+    extract(path, source, given) {
+      const screened = screen(path, source, loaded, maxBytes);
+      if ("diagnostic" in screened) return { path, language: screened.language, symbols: [], references: [], diagnostics: [screened.diagnostic] };
+      const { spec, lang, text } = screened;
       const empty = (language: LanguageId | null, diagnostics: Diagnostic[]): FileSymbols => ({ path, language, symbols: [], references: [], diagnostics });
-      if (spec === null) return empty(null, [diagnostic("unsupported_language", "info", path, "no symbol extraction for this file type")]);
-      const lang = loaded.get(spec.id);
-      if (lang === undefined) return empty(spec.id, [diagnostic("language_not_loaded", "info", path, `${spec.id} was not loaded`)]);
-      const bytes = typeof source === "string" ? Buffer.byteLength(source) : source.length;
-      if (bytes > maxBytes) return empty(spec.id, [diagnostic("file_too_large", "info", path, `skipped: ${bytes} bytes is over the ${maxBytes}-byte limit`)]);
-      if (typeof source !== "string" && source.subarray(0, 8192).includes(0)) return empty(spec.id, [diagnostic("binary_file", "info", path, "skipped: binary content")]);
-      const text = typeof source === "string" ? source : source.toString("utf8");
-      if (text.slice(0, 8192).includes("\0")) return empty(spec.id, [diagnostic("binary_file", "info", path, "skipped: binary content")]);
       const diagnostics: Diagnostic[] = [];
       let parsed: ReturnType<Loaded["run"]> | null = null;
       try {
-        parsed = lang.run(text);
+        parsed = lang.run(text, given ?? null);
         const { tree } = parsed;
         if (tree.rootNode.hasError) diagnostics.push(parseErrorDiagnostic(path, tree.rootNode));
         const { definitions, references, lexical } = splitMatches(parsed.matches);
@@ -145,52 +142,24 @@ function bareLanguage(grammar: unknown): unknown {
 }
 
 async function loadWasm(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, Loaded>> {
-  const { Parser, Language } = await import("web-tree-sitter");
   // The flat copy's code loads with this backend only: the native one (a hook's few files) never needs it.
-  const [{ FlatAccess, FlatTree, flatLanguage }, { wasmFlattener }] = await Promise.all([import("./flat-tree.js"), import("../tree-sitter/flatten-wasm.js")]);
-  await initWebTreeSitter(Parser);
-  // The grammars load at once: each is compiled off this thread, which only waits (one after the other, four
-  // grammars kept a process idle 0.2 s before its first file).
-  const languages = await Promise.all(specs.map((spec) => Language.load(fileURLToPath(import.meta.resolve(spec.wasm)))));
+  const [{ FlatAccess, FlatTree, flatLanguage }, parsers] = await Promise.all([import("./flat-tree.js"), loadWasmParsers(specs)]);
   const out = new Map<LanguageId, Loaded>();
-  for (const [k, spec] of specs.entries()) {
-    const language = languages[k] as Awaited<ReturnType<typeof Language.load>>;
-    const parser = new Parser();
-    parser.setLanguage(language);
+  for (const spec of specs) {
+    const wasm = parsers.get(spec.id);
+    if (wasm === undefined) continue;
     const patterns = parseQuery(combinedQuery(spec));
-    const types = language.types as ReadonlyArray<string | undefined>;
-    const flatLang = flatLanguage(types, (id) => language.nodeTypeIsNamed(id), language.fields);
-    const parse = (text: string): WasmTree => {
-      const tree = parser.parse(text);
-      if (tree === null) throw new Error("the parser returned no tree");
-      return tree as unknown as WasmTree & { delete(): void };
-    };
-    const sample = parse(SAMPLES[spec.extractor]);
-    const { flatten } = wasmFlattener(sample);
-    (sample as unknown as { delete(): void }).delete();
+    const { language } = wasm;
+    const flatLang = flatLanguage(language.types, (id) => language.nodeTypeIsNamed(id), language.fields);
     out.set(spec.id, {
-      run: (text) => {
-        // The whole tree is copied out in one walk and freed at once; matching and extraction then read the copy.
-        const tree = parse(text);
-        let data;
-        try {
-          data = flatten(tree);
-        } finally {
-          (tree as unknown as { delete(): void }).delete();
-        }
-        const flat = new FlatTree(text, flatLang, data);
+      run: (text, given) => {
+        const flat = new FlatTree(text, flatLang, given ?? wasm.parse(text));
         return { tree: flat, matches: matchTree(patterns, 0, new FlatAccess(flat)), dispose: () => undefined };
       },
     });
   }
   return out;
 }
-
-/** A few lines of each extractor's languages, for checking the fast walk against the public cursor once per process. */
-const SAMPLES: Readonly<Record<LanguageSpec["extractor"], string>> = {
-  typescript: 'export function f(a: number): string { return "x" /* c */ }\nclass A { m() {} }\nconst o = { k: 1, ...p }\nlet t = <T,>(x: T) => x\nif (a { b(\n',
-  python: 'def f(a, *b, **c):\n    return "x"  # c\n\n@d\nclass A(B):\n    def m(self) -> int:\n        pass\nx = [i for i in y if i]\ndef g(:\n',
-};
 
 function combinedQuery(spec: LanguageSpec): string {
   return ["definitions", "references", "lexical"].map((q) => readQuery(spec, q)).join("\n");

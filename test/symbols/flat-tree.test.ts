@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Language, Parser, type Node } from "web-tree-sitter";
-import { cursorSteps, flattenCursor, FlatTree, flatLanguage, keepFlatTreeData, type CursorLike, type FlatNode } from "../../src/symbols/flat-tree.js";
+import { cursorSteps, flattenCursor, FlatTree, flatLanguage, keepFlatTreeData, packFlatTreeData, unpackFlatTreeData, type CursorLike, type FlatNode } from "../../src/symbols/flat-tree.js";
+import { createTreeParser, DEFAULT_MAX_FILE_BYTES } from "../../src/symbols/tree-parser.js";
 import { createSymbolExtractor } from "../../src/symbols/symbol-extractor.js";
 import { initWebTreeSitter } from "../../src/tree-sitter/init-web-tree-sitter.js";
 import { wasmFlattener, wasmFlatteners, type WasmTree } from "../../src/tree-sitter/flatten-wasm.js";
@@ -132,5 +133,49 @@ describe("the two backends", () => {
       }
     }
     expect(symbols).toBeGreaterThan(300);
+  });
+});
+
+describe("a tree parsed in another thread (the pool's parse workers)", () => {
+  it("packs into one buffer and back to the same arrays, and extracts as a tree parsed here", async () => {
+    const parser = await createTreeParser();
+    const extractor = await createSymbolExtractor({ backend: "wasm" });
+    const names: Record<Ext, string> = { ts: "a.ts", tsx: "a.tsx", js: "a.js", py: "a.py" };
+    let trees = 0;
+    for (const ext of Object.keys(GRAMMARS) as Ext[]) {
+      for (const [i, source] of sources(ext).entries()) {
+        const bytes = Buffer.from(source);
+        const parsed = parser.parse(names[ext], bytes);
+        expect(parsed, `${ext} source ${i}`).not.toBeNull();
+        if (parsed === null) continue;
+        // Copied out of this thread's scratch arrays, as a worker posts it: the next parse must not change it.
+        const kept = keepFlatTreeData(parsed);
+        const buffer = packFlatTreeData(parsed);
+        expect(buffer.byteLength).toBe(17 * parsed.count);
+        const unpacked = unpackFlatTreeData(parsed.count, buffer);
+        for (const k of ["types", "fields", "starts", "ends", "parents", "flags"] as const) expect(Array.from(unpacked[k]), `${ext} source ${i}: ${k}`).toEqual(Array.from(kept[k]));
+        const here = extractor.extract(names[ext], bytes);
+        const there = extractor.extract(names[ext], bytes, unpacked);
+        expect(JSON.stringify([there, there.symbols.map((s) => s.detail)]), `${ext} source ${i}`).toBe(JSON.stringify([here, here.symbols.map((s) => s.detail)]));
+        trees++;
+      }
+    }
+    expect(trees).toBeGreaterThan(10);
+    // The tree given is the one read: another text's tree gives other symbols.
+    // (kept at once: the copy a parser returns is its thread's scratch arrays, until the next parse)
+    const parsedOther = parser.parse("b.ts", Buffer.from("class Box {}\n"));
+    const other = parsedOther === null ? null : keepFlatTreeData(parsedOther);
+    const text = Buffer.from("export function f(a: number): number { return a }\n");
+    expect(extractor.extract("a.ts", text).symbols.map((s) => s.name)).toEqual(["f"]);
+    expect(extractor.extract("a.ts", text, other).symbols.map((s) => s.name)).toEqual([" fu"]);
+  });
+
+  it("parses nothing the extraction would not parse: no tree for other files, binary or too large ones", async () => {
+    const parser = await createTreeParser({ languages: ["python"] });
+    expect(parser.parse("a.py", Buffer.from("def f(): pass\n"))?.count).toBeGreaterThan(1);
+    expect(parser.parse("a.ts", Buffer.from("export const a = 1;\n"))).toBeNull();
+    expect(parser.parse("a.md", Buffer.from("# title\n"))).toBeNull();
+    expect(parser.parse("b.py", Buffer.from([0x64, 0x65, 0x66, 0x00, 0x01]))).toBeNull();
+    expect(parser.parse("c.py", Buffer.alloc(DEFAULT_MAX_FILE_BYTES + 1, 0x20))).toBeNull();
   });
 });

@@ -1,0 +1,60 @@
+/**
+ * The symbol pool's wire format, imported by both sides: the pool's thread
+ * (extract-pool.ts) and its parse workers (parse-worker.ts).
+ */
+import { readFileSync } from "node:fs";
+import type { FileSymbols, LanguageId } from "./types.js";
+
+/** One file to analyse: the path to report, and where to read it or its bytes (an old version read from git). */
+export interface ExtractJob {
+  readonly path: string;
+  readonly abs?: string;
+  readonly bytes?: Uint8Array;
+  /** The result, already read from the cache by the caller: used as it is. */
+  readonly known?: Omit<FileSymbols, "path">;
+  /** False: the result is not stored in the cache (the caller keeps what it needs of it elsewhere). */
+  readonly store?: boolean;
+}
+
+/** The bytes of a job. */
+export function jobBytes(job: ExtractJob): Buffer {
+  if (job.bytes !== undefined) return Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
+  return readFileSync(job.abs ?? "");
+}
+
+/** What a parse worker is started with: the languages to load (null: all, for a pool started before its jobs were known). */
+export interface ParseWorkerData {
+  readonly languages: readonly LanguageId[] | null;
+}
+
+/**
+ * The pool's thread sends each worker the jobs once; the workers take them in turn through a shared counter, parse
+ * each file and send its tree back as a flat copy ({@link ParsedTree}); the pool's thread extracts the symbols from
+ * the copies as they come. So the extraction's code is compiled in one thread: on 2 cores, each worker compiling
+ * it for itself (`node --trace-opt`: 2.5-3 s of TurboFan's time over a 611-file run) took a core's time from the
+ * parsing.
+ */
+export interface ParseWork {
+  /** The files, as the pool's jobs say (path, where to read it, or its bytes). */
+  readonly jobs: ReadonlyArray<Pick<ExtractJob, "path" | "abs" | "bytes">>;
+  /** Shared between the threads: {@link CONTROL}'s slots. */
+  readonly control: SharedArrayBuffer;
+  /** This worker's slot in `control`, where it writes the job it is parsing (a worker that dies names the file it died on). */
+  readonly slot: number;
+}
+
+/** The slots of a {@link ParseWork}'s control array (Int32): the next job to take, the jobs extracted, then each worker's current job. */
+export const CONTROL = { next: 0, extracted: 1, workers: 2 } as const;
+
+/** How many jobs the workers may parse ahead of the extraction: their trees wait in this thread's memory until then. */
+export const PARSE_AHEAD = 64;
+
+/** One parsed job: its index in {@link ParseWork.jobs} and its tree packed by `packFlatTreeData`, or no tree (count -1: this thread parses it, or says why not). */
+export interface ParsedTree {
+  readonly index: number;
+  readonly count: number;
+  readonly buffer: ArrayBuffer | null;
+}
+
+/** What a worker posts: "ready" once its parsers are loaded, a {@link ParsedTree} for each job it took, "done" when no job is left. */
+export type ParseMessage = "ready" | "done" | ParsedTree;

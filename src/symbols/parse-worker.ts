@@ -1,0 +1,43 @@
+/**
+ * Worker thread of the symbol pool: loads the parsers once, then takes the
+ * jobs it is sent in turn with the other workers (a shared counter), parses
+ * each file and posts back its tree as a flat copy, which the pool's thread
+ * extracts symbols from (extract-pool.ts, `ParseWork`).
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { CONTROL, jobBytes, PARSE_AHEAD, type ParseMessage, type ParseWork, type ParseWorkerData } from "./parse-work.js";
+import { packFlatTreeData } from "./flat-tree.js";
+import { createTreeParser } from "./tree-parser.js";
+
+const data = workerData as ParseWorkerData;
+const parser = await createTreeParser(data.languages === null ? {} : { languages: data.languages });
+const post = (m: ParseMessage, transfer: ArrayBuffer[] = []): void => parentPort?.postMessage(m, transfer);
+
+parentPort?.on("message", (work: ParseWork) => {
+  const control = new Int32Array(work.control);
+  for (;;) {
+    // No more than PARSE_AHEAD trees wait for the extraction (they are held in its thread's memory).
+    for (let extracted = Atomics.load(control, CONTROL.extracted); Atomics.load(control, CONTROL.next) - extracted >= PARSE_AHEAD; extracted = Atomics.load(control, CONTROL.extracted)) {
+      Atomics.wait(control, CONTROL.extracted, extracted, 50);
+    }
+    const k = Atomics.add(control, CONTROL.next, 1);
+    const job = work.jobs[k];
+    if (job === undefined) break;
+    Atomics.store(control, CONTROL.workers + work.slot, k);
+    // Test hook: makes this worker die on one file, to check that the pool survives a crash.
+    if (process.env["COMITY_TEST_CRASH_ON"] !== undefined && job.path === process.env["COMITY_TEST_CRASH_ON"]) process.exit(70);
+    let tree = null;
+    try {
+      tree = parser.parse(job.path, jobBytes(job));
+    } catch {
+      // unreadable: the extraction reads it again and says why
+    }
+    if (tree === null) post({ index: k, count: -1, buffer: null });
+    else {
+      const buffer = packFlatTreeData(tree);
+      post({ index: k, count: tree.count, buffer }, [buffer]);
+    }
+  }
+  post("done");
+});
+post("ready");

@@ -1,0 +1,111 @@
+/**
+ * The WASM backend's parsing: each language's parser, and the copy of each
+ * tree that the extraction reads (`FlatTree`). The symbol extractor uses it
+ * in its own thread; a parse worker uses it alone (extract-pool.ts).
+ */
+import { fileURLToPath } from "node:url";
+import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { initWebTreeSitter } from "../tree-sitter/init-web-tree-sitter.js";
+import type { WasmTree } from "../tree-sitter/flatten-wasm.js";
+import type { FlatTreeData } from "./flat-tree.js";
+import { languageOf, type LanguageSpec } from "./languages.js";
+import type { LanguageId } from "./types.js";
+
+/** Files larger than this are skipped with a diagnostic (generated bundles, data). */
+export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * What the symbol extractor's `extract` checks before it parses: a language it has loaded, a size under the limit,
+ * text and not binary. The file's text, or the one diagnostic that says why it is not parsed. A parse worker
+ * ({@link createTreeParser}) checks the same, so that it parses what the extraction would.
+ */
+export function screen<L>(path: string, source: string | Buffer, loaded: ReadonlyMap<LanguageId, L>, maxBytes: number): { spec: LanguageSpec; lang: L; text: string } | { language: LanguageId | null; diagnostic: Diagnostic } {
+  const spec = languageOf(path);
+  if (spec === null) return { language: null, diagnostic: diagnostic("unsupported_language", "info", path, "no symbol extraction for this file type") };
+  const lang = loaded.get(spec.id);
+  if (lang === undefined) return { language: spec.id, diagnostic: diagnostic("language_not_loaded", "info", path, `${spec.id} was not loaded`) };
+  const bytes = typeof source === "string" ? Buffer.byteLength(source) : source.length;
+  if (bytes > maxBytes) return { language: spec.id, diagnostic: diagnostic("file_too_large", "info", path, `skipped: ${bytes} bytes is over the ${maxBytes}-byte limit`) };
+  const binary = (): { language: LanguageId; diagnostic: Diagnostic } => ({ language: spec.id, diagnostic: diagnostic("binary_file", "info", path, "skipped: binary content") });
+  if (typeof source !== "string" && source.subarray(0, 8192).includes(0)) return binary();
+  const text = typeof source === "string" ? source : source.toString("utf8");
+  if (text.slice(0, 8192).includes("\0")) return binary();
+  return { spec, lang, text };
+}
+
+/** Parses files into flat copies of their trees, for another thread's extraction ({@link createTreeParser}). */
+export interface TreeParser {
+  /** The flat copy of the file's tree, as the WASM backend's extraction of it would read it; null when that extraction would not parse it (its diagnostic is made there) or the parser failed. */
+  parse(path: string, source: Buffer): FlatTreeData | null;
+}
+
+/**
+ * The WASM backend's parsing alone, for a parse worker: the worker pool parses, and the thread that extracts
+ * reads the copies (extract-pool.ts). Its code is small and compiles at once; the extraction's code, compiled
+ * in each thread that runs it, runs in one.
+ */
+export async function createTreeParser(options: { maxFileBytes?: number; languages?: readonly LanguageId[] } = {}): Promise<TreeParser> {
+  const { LANGUAGES } = await import("./languages.js");
+  const parsers = await loadWasmParsers(LANGUAGES.filter((l) => options.languages === undefined || options.languages.includes(l.id)));
+  const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  return {
+    parse(path, source) {
+      const screened = screen(path, source, parsers, maxBytes);
+      if ("diagnostic" in screened) return null;
+      try {
+        return screened.lang.parse(screened.text);
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/** One language's WASM parser: a text's tree, copied out (views of this thread's scratch arrays, valid until the next copy). */
+export interface WasmParser {
+  parse(text: string): FlatTreeData;
+  /** The grammar's type names, which of them are named, and its field names. */
+  readonly language: { readonly types: ReadonlyArray<string | undefined>; nodeTypeIsNamed(id: number): boolean; readonly fields: ReadonlyArray<string | null> };
+}
+
+export async function loadWasmParsers(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, WasmParser>> {
+  const { Parser, Language } = await import("web-tree-sitter");
+  const { wasmFlattener } = await import("../tree-sitter/flatten-wasm.js");
+  await initWebTreeSitter(Parser);
+  // The grammars load at once: each is compiled off this thread, which only waits (one after the other, four
+  // grammars kept a process idle 0.2 s before its first file).
+  const languages = await Promise.all(specs.map((spec) => Language.load(fileURLToPath(import.meta.resolve(spec.wasm)))));
+  const out = new Map<LanguageId, WasmParser>();
+  for (const [k, spec] of specs.entries()) {
+    const language = languages[k] as Awaited<ReturnType<typeof Language.load>>;
+    const parser = new Parser();
+    parser.setLanguage(language);
+    const parse = (text: string): WasmTree & { delete(): void } => {
+      const tree = parser.parse(text);
+      if (tree === null) throw new Error("the parser returned no tree");
+      return tree as unknown as WasmTree & { delete(): void };
+    };
+    const sample = parse(SAMPLES[spec.extractor]);
+    const { flatten } = wasmFlattener(sample);
+    sample.delete();
+    out.set(spec.id, {
+      // The whole tree is copied out in one walk and freed at once; matching and extraction then read the copy.
+      parse: (text) => {
+        const tree = parse(text);
+        try {
+          return flatten(tree);
+        } finally {
+          tree.delete();
+        }
+      },
+      language: language as unknown as WasmParser["language"],
+    });
+  }
+  return out;
+}
+
+/** A few lines of each extractor's languages, for checking the fast walk against the public cursor once per process. */
+const SAMPLES: Readonly<Record<LanguageSpec["extractor"], string>> = {
+  typescript: 'export function f(a: number): string { return "x" /* c */ }\nclass A { m() {} }\nconst o = { k: 1, ...p }\nlet t = <T,>(x: T) => x\nif (a { b(\n',
+  python: 'def f(a, *b, **c):\n    return "x"  # c\n\n@d\nclass A(B):\n    def m(self) -> int:\n        pass\nx = [i for i in y if i]\ndef g(:\n',
+};
