@@ -132,7 +132,7 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   row("comity symbols --jobs 1", "ours1", "sg1");
   row("ast-grep, 2 threads (anchor)", "sg2", null);
   row("parse only, web-tree-sitter, 2 threads (the engine's floor)", "floor2", "sg2");
-  row("comity symbols --jobs 2", "ours2", "sg2");
+  row("comity symbols --jobs 2 (2 parse workers; symbols extracted on the main thread)", "ours2", "sg2");
   if (haveCtags) rows.push([`${label}; ctags`, ms("ctags").toFixed(0), mbps(ms("ctags")), `${ratio("sg2", "ctags").toFixed(2)} (of ast-grep 2 threads)`]);
   rows.push([`${label}; comity symbols, cache cold then warm`, `${ms("cold").toFixed(0)} / ${ms("warm").toFixed(0)}`, "", `${ratio("cold", "warm").toFixed(1)}x faster warm${spread("cold", "warm", 1)}`]);
   for (const t of [1, 2]) {
