@@ -257,8 +257,9 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
       const i = todo[k] as number;
       let r: FileSymbols;
       try {
-        const bytes = jobBytes(job);
-        r = extractor.extract(job.path, bytes, tree.buffer === null ? null : unpackFlatTreeData(tree.count, tree.buffer));
+        // (the bytes the worker parsed: the tree is theirs)
+        const bytes = tree.bytes === null ? jobBytes(job) : Buffer.from(tree.bytes.buffer, tree.bytes.byteOffset, tree.bytes.byteLength);
+        r = extractor.extract(job.path, bytes, tree.bytes === null || tree.buffer === null ? null : unpackFlatTreeData(tree.count, tree.buffer));
         if (options.cacheDir !== null && job.store !== false) toStore.push([extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", entryText(r)]);
       } catch (error) {
         r = unreadable(job.path, error);

@@ -49,9 +49,15 @@ export const CONTROL = { next: 0, extracted: 1, workers: 2 } as const;
 /** How many jobs the workers may parse ahead of the extraction: their trees wait in this thread's memory until then. */
 export const PARSE_AHEAD = 64;
 
-/** One parsed job: its index in {@link ParseWork.jobs} and its tree packed by `packFlatTreeData`, or no tree (count -1: this thread parses it, or says why not). */
+/**
+ * One parsed job: its index in {@link ParseWork.jobs}, the bytes the worker read and parsed (null: it could not read
+ * them, and the pool's thread reads them to say why), and their tree packed by `packFlatTreeData`, or no tree (count
+ * -1: the pool's thread parses them, or says why not). The bytes come back with their tree: a file read again could
+ * have changed since, and its symbols would be read from another text's tree (and cached under the new text's hash).
+ */
 export interface ParsedTree {
   readonly index: number;
+  readonly bytes: Uint8Array | null;
   readonly count: number;
   readonly buffer: ArrayBuffer | null;
 }

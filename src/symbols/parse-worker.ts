@@ -26,17 +26,17 @@ parentPort?.on("message", (work: ParseWork) => {
     Atomics.store(control, CONTROL.workers + work.slot, k);
     // Test hook: makes this worker die on one file, to check that the pool survives a crash.
     if (process.env["COMITY_TEST_CRASH_ON"] !== undefined && job.path === process.env["COMITY_TEST_CRASH_ON"]) process.exit(70);
-    let tree = null;
+    let bytes: Uint8Array | null = null;
     try {
-      tree = parser.parse(job.path, jobBytes(job));
+      // A copy with a buffer of its own, which is transferred (a small file's bytes share Node's buffer pool).
+      bytes = new Uint8Array(jobBytes(job));
     } catch {
-      // unreadable: the extraction reads it again and says why
+      // unreadable: the pool's thread reads it again and says why
     }
-    if (tree === null) post({ index: k, count: -1, buffer: null });
-    else {
-      const buffer = packFlatTreeData(tree);
-      post({ index: k, count: tree.count, buffer }, [buffer]);
-    }
+    const tree = bytes === null ? null : parser.parse(job.path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    const buffer = tree === null ? null : packFlatTreeData(tree);
+    const transfer = [...(bytes === null ? [] : [bytes.buffer as ArrayBuffer]), ...(buffer === null ? [] : [buffer])];
+    post({ index: k, bytes, count: tree?.count ?? -1, buffer }, transfer);
   }
   post("done");
 });
