@@ -31,7 +31,7 @@ function unreadable(path: string, error: unknown): FileSymbols {
 /** Worker threads for {@link extractMany}, which may be started before the jobs are known (their start-up then overlaps the caller's reading). */
 export interface ExtractPool {
   readonly workers: readonly Worker[];
-  /** Settles when each worker has loaded its extractor (or died). */
+  /** Settles when each worker has loaded its parsers (or died). */
   readonly ready: ReadonlyArray<Promise<void>>;
   /** Whether a worker has not exited. */
   alive(worker: Worker): boolean;
@@ -90,9 +90,9 @@ export const DEFAULT_MIN_BYTES_PER_WORKER = 2 * 1024 * 1024;
 
 /**
  * The bytes a worker needs to parse, when no number of workers is asked for, on a machine of `cores`:
- * {@link DEFAULT_MIN_BYTES_PER_WORKER} on 2 cores or fewer, where what each worker compiles is taken from the other's
- * parsing (measured there); 0, a worker per core, on more, where the compilers have cores to spare and the break-even
- * was not measured.
+ * {@link DEFAULT_MIN_BYTES_PER_WORKER} on 2 cores or fewer, where the workers' start-up and this thread's extraction
+ * take the same cores as the parsing (measured there); 0, a worker per core, on more, where the break-even was not
+ * measured.
  */
 export function defaultMinBytesPerWorker(cores: number): number {
   return cores <= 2 ? DEFAULT_MIN_BYTES_PER_WORKER : 0;
@@ -143,10 +143,12 @@ function workerUrl(): URL {
 }
 
 /**
- * Extracts the symbols of many files on a pool of worker threads, results in
- * input order (deterministic output whatever finishes first). Files go out in
- * batches; a worker that dies takes no more work, and the files of its batch
- * are done here, one by one, so one bad file costs a diagnostic, not the run.
+ * Extracts the symbols of many files, results in input order (deterministic
+ * output whatever finishes first): a pool of worker threads parses them, and
+ * this thread extracts from their trees as they come (see `ParseWork`). A
+ * worker that dies takes no more work; the file it was parsing, and any no
+ * worker parsed, are done here, one by one, so one bad file costs a
+ * diagnostic, not the run.
  */
 export async function extractMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<FileSymbols[]> {
   // The cache answers first, here: a warm run starts no worker and loads no grammar.
@@ -166,11 +168,7 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
  * Each file's line of `comity.symbols/1` JSON ({@link printedFile}) as UTF-8
  * pieces, in input order: copied from the cache's printed form where it has
  * one (its bytes: nothing is decoded nor encoded again, which is most of a
- * warm run), extracted as {@link extractMany} does for the rest. A worker's
- * result is copied from its entry text too: the printed form is its second
- * line, so this thread decodes and prints nothing of it (with two workers on
- * two cores, decoding and printing every result here took a core's share
- * from them).
+ * warm run), extracted and printed as {@link extractMany} extracts the rest.
  */
 export async function printedMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<Array<readonly Uint8Array[]>> {
   const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
