@@ -3,14 +3,13 @@ import { Worker } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { languageOf } from "./languages.js";
-import { jobBytes, type ExtractJob } from "./parse-work.js";
-import { CONTROL, type ParseMessage, type ParsedTree, type ParseWork, type ParseWorkerData } from "./parse-work.js";
+import { CONTROL, jobBytes, type ExtractJob, type ParseMessage, type ParsedTree, type ParseWork, type ParseWorkerData } from "./parse-work.js";
+import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols.js";
 import { cachedFor, createSymbolCache, entryText, type SymbolCache } from "./symbol-cache.js";
 import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 
 export { jobBytes, type ExtractJob } from "./parse-work.js";
-import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols.js";
 
 /** One job's symbols, extracted and stored in the cache under its content hash (the caller has looked there already). */
 export function extractJob(job: ExtractJob, extractor: SymbolExtractor, cache: SymbolCache | null): FileSymbols {
