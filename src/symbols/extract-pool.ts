@@ -3,9 +3,9 @@ import { Worker } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { languageOf } from "./languages.js";
-import { CONTROL, jobBytes, type ExtractJob, type ParseMessage, type ParsedTree, type ParseWork, type ParseWorkerData } from "./parse-work.js";
+import { CONTROL, EXTRACT_IN_WORKERS_FROM, jobBytes, type ExtractJob, type ParseMessage, type ParsedTree, type ParseWork, type ParseWorkerData } from "./parse-work.js";
 import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols.js";
-import { cachedFor, createSymbolCache, entryText, type SymbolCache } from "./symbol-cache.js";
+import { cachedFor, createSymbolCache, entryText, fromEntryText, printedOfEntryText, type SymbolCache } from "./symbol-cache.js";
 import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 
@@ -30,6 +30,8 @@ function unreadable(path: string, error: unknown): FileSymbols {
 /** Worker threads for {@link extractMany}, which may be started before the jobs are known (their start-up then overlaps the caller's reading). */
 export interface ExtractPool {
   readonly workers: readonly Worker[];
+  /** Whether the workers extract too (a wide pool: {@link EXTRACT_IN_WORKERS_FROM}), or only parse. */
+  readonly extract: boolean;
   /** Settles when each worker has loaded its parsers (or died). */
   readonly ready: ReadonlyArray<Promise<void>>;
   /** Whether a worker has not exited. */
@@ -40,8 +42,9 @@ export interface ExtractPool {
 /** Starts the worker threads of a pool; {@link extractMany} given it closes it, whether it needs it or not. */
 export function startExtractPool(options: Pick<ExtractManyOptions, "workers"> & { readonly languages?: readonly LanguageId[] }): ExtractPool {
   // The languages to parse, when the jobs are known (all of them for a pool started ahead of its jobs).
-  const workerData: ParseWorkerData = { languages: options.languages ?? null };
-  const workers = Array.from({ length: Math.max(1, options.workers) }, () => new Worker(workerUrl(), { workerData }));
+  const count = Math.max(1, options.workers);
+  const workerData: ParseWorkerData = { languages: options.languages ?? null, extract: count >= EXTRACT_IN_WORKERS_FROM };
+  const workers = Array.from({ length: count }, () => new Worker(workerUrl(), { workerData }));
   const exited = new Set<Worker>();
   const ready = workers.map(
     (w) =>
@@ -57,7 +60,7 @@ export function startExtractPool(options: Pick<ExtractManyOptions, "workers"> & 
       }),
   );
   let closed: Promise<void> | null = null;
-  return { workers, ready, alive: (w) => !exited.has(w), close: () => (closed ??= Promise.all(workers.map((w) => w.terminate())).then(() => undefined)) };
+  return { workers, extract: workerData.extract, ready, alive: (w) => !exited.has(w), close: () => (closed ??= Promise.all(workers.map((w) => w.terminate())).then(() => undefined)) };
 }
 
 /** The languages of these jobs' files (their grammars are what an extractor for them loads). */
@@ -144,10 +147,10 @@ function workerUrl(): URL {
 /**
  * Extracts the symbols of many files, results in input order (deterministic
  * output whatever finishes first): a pool of worker threads parses them, and
- * this thread extracts from their trees as they come (see `ParseWork`). A
- * worker that dies takes no more work; the file it was parsing, and any no
- * worker parsed, are done here, one by one, so one bad file costs a
- * diagnostic, not the run.
+ * this thread extracts from their trees as they come (see `ParseWork`; in a
+ * wide pool the workers extract too). A worker that dies takes no more work;
+ * the file it was parsing, and any no worker parsed, are done here, one by
+ * one, so one bad file costs a diagnostic, not the run.
  */
 export async function extractMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<FileSymbols[]> {
   // The cache answers first, here: a warm run starts no worker and loads no grammar.
@@ -159,7 +162,9 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
       const hit = job.known ?? (cache === null || hasher === null ? null : cache.get(hasher.xxh64(jobBytes(job)), lang));
       return cachedFor(job.path, hit) ?? undefined;
     },
+    fromText: fromEntryText,
     fromResult: (r) => r,
+    printedOnly: false,
   });
 }
 
@@ -179,14 +184,28 @@ export async function printedMany(jobs: readonly ExtractJob[], options: ExtractM
       // (diagnostics name the path they were found under, as a cache hit's do: see cachedFor)
       return printed === null ? undefined : printedFileBytes(job.path, printed.bytes, printed.diagnostics.map((d) => ({ ...d, path: job.path })));
     },
+    fromText: (path, text) => {
+      // (its diagnostics name the path the worker was given: this one)
+      const parts = printedOfEntryText(text);
+      if (parts === null) return null;
+      try {
+        return line(printedFile(path, parts.printed, JSON.parse(parts.diagnostics) as FileSymbols["diagnostics"]));
+      } catch {
+        return null;
+      }
+    },
     fromResult: (r) => line(printedFile(r.path, printedSymbols(r), r.diagnostics)),
+    printedOnly: true,
   });
 }
 
-/** How {@link extractManyAs} makes its results: from the cache (undefined: a miss), or from an extraction here. */
+/** How {@link extractManyAs} makes its results: from the cache (undefined: a miss), from a worker's entry text (null: not one), or from an extraction here. */
 interface ResultsAs<T> {
   cached(job: ExtractJob): T | undefined;
+  fromText(path: string, text: string): T | null;
   fromResult(r: FileSymbols): T;
+  /** Whether `fromText` reads only an entry text's printed form and diagnostics (a worker then leaves out the first line of what is not stored). */
+  readonly printedOnly: boolean;
 }
 
 /** {@link extractMany}'s pool, making each result as `as` says. */
@@ -224,8 +243,9 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     for (let k = 0; k < todo.length && bytes < enough; k++) bytes += bytesToParse(jobs[todo[k] as number] as ExtractJob);
     workers = workersFor(bytes, options.workers, options.minBytesPerWorker);
   }
-  // The pool's workers parse, and this thread extracts from their trees as they come (see ParseWork). The native
-  // backend's trees cannot be handed over: with it, this thread does it all.
+  // The pool's workers parse, and this thread extracts from their trees as they come (see ParseWork); in a wide pool
+  // each worker extracts too (EXTRACT_IN_WORKERS_FROM). The native backend's trees cannot be handed over: with it,
+  // this thread does it all.
   if (todo.length === 0 || workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL) || options.backend === "native") {
     await options.pool?.close();
     if (todo.length === 0) return results as T[];
@@ -241,18 +261,27 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
   const toStore: Array<[key: string, language: string, text: string]> = [];
   const failed = new Set<number>();
   try {
-    // Loaded while the workers start (their start-up is longer).
-    const { createSymbolExtractor } = await import("./symbol-extractor.js");
+    // Loaded while the workers start (their start-up is longer); workers that extract need none of it.
     const { unpackFlatTreeData } = await import("./flat-tree.js");
-    const extractor = await createSymbolExtractor({ backend: "wasm", languages });
+    const extractor = pool.extract ? null : await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend: "wasm", languages });
     const control = new Int32Array(new SharedArrayBuffer(4 * (CONTROL.workers + pool.workers.length)));
     control.fill(-1, CONTROL.workers);
-    const work = { jobs: list.map((j) => ({ path: j.path, ...(j.abs === undefined ? {} : { abs: j.abs }), ...(j.bytes === undefined ? {} : { bytes: j.bytes }) })), control: control.buffer as SharedArrayBuffer };
+    const work = {
+      jobs: list.map((j) => ({ path: j.path, ...(j.abs === undefined ? {} : { abs: j.abs }), ...(j.bytes === undefined ? {} : { bytes: j.bytes }), ...(j.store === undefined ? {} : { store: j.store }) })),
+      control: control.buffer as SharedArrayBuffer,
+      cached: options.cacheDir !== null,
+      printedOnly: as.printedOnly,
+    };
+    const done = (): void => {
+      Atomics.add(control, CONTROL.extracted, 1);
+      Atomics.notify(control, CONTROL.extracted);
+    };
     // Job k of the list, from its tree as a worker parsed it (or here, when it did not).
     const extracted = (k: number, tree: ParsedTree): void => {
       const job = list[k] as ExtractJob;
       const i = todo[k] as number;
       let r: FileSymbols;
+      if (extractor === null) return;
       try {
         // (the bytes the worker parsed: the tree is theirs)
         const bytes = tree.bytes === null ? jobBytes(job) : Buffer.from(tree.bytes.buffer, tree.bytes.byteOffset, tree.bytes.byteLength);
@@ -262,8 +291,6 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
         r = unreadable(job.path, error);
       }
       results[i] = as.fromResult(r);
-      Atomics.add(control, CONTROL.extracted, 1);
-      Atomics.notify(control, CONTROL.extracted);
     };
     const run = (w: Worker, slot: number, ready: Promise<void>): Promise<void> =>
       new Promise((resolve) => {
@@ -280,6 +307,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
           // A worker that died before it was ready takes nothing: what is left is done here afterwards.
           if (!pool.alive(w)) return resolve();
           w.postMessage({ ...work, slot } satisfies ParseWork);
+          // (each message's jobs are copied to the worker: their bytes too, for jobs that carry them)
         });
         w.on("message", (m: ParseMessage) => {
           if (m === "ready") return;
@@ -287,7 +315,14 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
             over = true;
             return resolve();
           }
-          extracted(m.index, m);
+          if ("text" in m) {
+            // A result a worker extracted: not kept when it is not one (the job is then done here).
+            const job = list[m.index] as ExtractJob;
+            if (m.storeAs !== null) toStore.push([m.storeAs, languageOf(job.path)?.id ?? "none", m.text]);
+            const r = as.fromText(job.path, m.text);
+            if (r !== null) results[todo[m.index] as number] = r;
+          } else extracted(m.index, m);
+          done();
         });
         w.once("error", end);
         w.once("exit", end);

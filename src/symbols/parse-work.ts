@@ -22,10 +22,24 @@ export function jobBytes(job: ExtractJob): Buffer {
   return readFileSync(job.abs ?? "");
 }
 
-/** What a parse worker is started with: the languages to load (null: all, for a pool started before its jobs were known). */
+/**
+ * What a pool's worker is started with: the languages to load (null: all, for a pool started before its jobs were
+ * known), and whether it extracts too ({@link EXTRACT_IN_WORKERS_FROM}).
+ */
 export interface ParseWorkerData {
   readonly languages: readonly LanguageId[] | null;
+  readonly extract: boolean;
 }
+
+/**
+ * From this many workers, each worker extracts the files it parses and sends back results, not trees. The pool's
+ * thread extracts one file at a time: with few workers on few cores, the CPU is what limits, and one compile of the
+ * extraction instead of one per worker is what counts (on 2 cores, 2 parse workers: 3,993 against 4,862 ms over the
+ * TypeScript corpus); with many workers on as many cores, that one thread would be the limit. Where the line lies
+ * is not measured (the benchmark machine has 2 cores): from the one-thread profile, the extraction is about a
+ * third of the CPU of a file and the parse two thirds, so from about 3 parse workers that thread is the slowest.
+ */
+export const EXTRACT_IN_WORKERS_FROM = 4;
 
 /**
  * The pool's thread sends each worker the jobs once; the workers take them in turn through a shared counter, parse
@@ -36,11 +50,15 @@ export interface ParseWorkerData {
  */
 export interface ParseWork {
   /** The files, as the pool's jobs say (path, where to read it, or its bytes). */
-  readonly jobs: ReadonlyArray<Pick<ExtractJob, "path" | "abs" | "bytes">>;
+  readonly jobs: ReadonlyArray<Pick<ExtractJob, "path" | "abs" | "bytes" | "store">>;
   /** Shared between the threads: {@link CONTROL}'s slots. */
   readonly control: SharedArrayBuffer;
   /** This worker's slot in `control`, where it writes the job it is parsing (a worker that dies names the file it died on). */
   readonly slot: number;
+  /** For a worker that extracts: whether results go into the cache (a job's own `store` may still say no). */
+  readonly cached: boolean;
+  /** For a worker that extracts: whether the pool's thread reads only a result's printed form (an entry text not stored is then sent without its first line). */
+  readonly printedOnly: boolean;
 }
 
 /** The slots of a {@link ParseWork}'s control array (Int32): the next job to take, the jobs extracted, then each worker's current job. */
@@ -62,5 +80,16 @@ export interface ParsedTree {
   readonly buffer: ArrayBuffer | null;
 }
 
-/** What a worker posts: "ready" once its parsers are loaded, a {@link ParsedTree} for each job it took, "done" when no job is left. */
-export type ParseMessage = "ready" | "done" | ParsedTree;
+/**
+ * One job a worker extracted itself ({@link ParseWorkerData.extract}): its index, its result as its entry text
+ * (`entryText`: a string clones faster than records), and the content hash the pool's thread stores it under (null:
+ * not stored).
+ */
+export interface ExtractedFile {
+  readonly index: number;
+  readonly text: string;
+  readonly storeAs: string | null;
+}
+
+/** What a worker posts: "ready" once its parsers are loaded, a {@link ParsedTree} or {@link ExtractedFile} for each job it took, "done" when no job is left. */
+export type ParseMessage = "ready" | "done" | ParsedTree | ExtractedFile;

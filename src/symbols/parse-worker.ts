@@ -2,16 +2,46 @@
  * Worker thread of the symbol pool: loads the parsers once, then takes the
  * jobs it is sent in turn with the other workers (a shared counter), parses
  * each file and posts back its tree as a flat copy, which the pool's thread
- * extracts symbols from (extract-pool.ts, `ParseWork`).
+ * extracts symbols from (extract-pool.ts, `ParseWork`). In a wide pool
+ * (`EXTRACT_IN_WORKERS_FROM`), it extracts each file itself and posts back
+ * the result instead.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { CONTROL, jobBytes, PARSE_AHEAD, type ParseMessage, type ParseWork, type ParseWorkerData } from "./parse-work.js";
 import { packFlatTreeData } from "./flat-tree.js";
-import { createTreeParser } from "./tree-parser.js";
+import type { SymbolExtractor } from "./symbol-extractor.js";
+import { createTreeParser, type TreeParser } from "./tree-parser.js";
 
 const data = workerData as ParseWorkerData;
-const parser = await createTreeParser(data.languages === null ? {} : { languages: data.languages });
+const languages = data.languages === null ? {} : { languages: data.languages };
+// A worker that extracts loads the whole extractor (which parses too); one that only parses, the parsers alone.
+const extractor: SymbolExtractor | null = data.extract ? await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend: "wasm", ...languages }) : null;
+const parser: TreeParser | null = extractor === null ? await createTreeParser(languages) : null;
+const entryText = extractor === null ? null : (await import("./symbol-cache.js")).entryText;
 const post = (m: ParseMessage, transfer: ArrayBuffer[] = []): void => parentPort?.postMessage(m, transfer);
+
+/** Job k: its tree for the pool's thread, or (a worker that extracts) its result. */
+function answer(work: ParseWork, k: number): void {
+  const job = work.jobs[k];
+  if (job === undefined) return;
+  let bytes: Uint8Array | null = null;
+  try {
+    // A copy with a buffer of its own, which is transferred (a small file's bytes share Node's buffer pool).
+    bytes = new Uint8Array(jobBytes(job));
+  } catch {
+    // unreadable: the pool's thread reads it again and says why
+  }
+  if (extractor !== null && entryText !== null && bytes !== null) {
+    const source = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const store = work.cached && job.store !== false;
+    const r = extractor.extract(job.path, source);
+    return post({ index: k, text: entryText(r, { printedOnly: work.printedOnly && !store }), storeAs: store ? extractor.hasher.xxh64(source) : null });
+  }
+  const tree = bytes === null || parser === null ? null : parser.parse(job.path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  const buffer = tree === null ? null : packFlatTreeData(tree);
+  const transfer = [...(bytes === null ? [] : [bytes.buffer as ArrayBuffer]), ...(buffer === null ? [] : [buffer])];
+  post({ index: k, bytes, count: tree?.count ?? -1, buffer }, transfer);
+}
 
 parentPort?.on("message", (work: ParseWork) => {
   const control = new Int32Array(work.control);
@@ -26,17 +56,7 @@ parentPort?.on("message", (work: ParseWork) => {
     Atomics.store(control, CONTROL.workers + work.slot, k);
     // Test hook: makes this worker die on one file, to check that the pool survives a crash.
     if (process.env["COMITY_TEST_CRASH_ON"] !== undefined && job.path === process.env["COMITY_TEST_CRASH_ON"]) process.exit(70);
-    let bytes: Uint8Array | null = null;
-    try {
-      // A copy with a buffer of its own, which is transferred (a small file's bytes share Node's buffer pool).
-      bytes = new Uint8Array(jobBytes(job));
-    } catch {
-      // unreadable: the pool's thread reads it again and says why
-    }
-    const tree = bytes === null ? null : parser.parse(job.path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    const buffer = tree === null ? null : packFlatTreeData(tree);
-    const transfer = [...(bytes === null ? [] : [bytes.buffer as ArrayBuffer]), ...(buffer === null ? [] : [buffer])];
-    post({ index: k, bytes, count: tree?.count ?? -1, buffer }, transfer);
+    answer(work, k);
   }
   post("done");
 });

@@ -244,12 +244,20 @@ function decodeDetail(a: Detail, name: string, kind: SymbolKind): SignatureInfo 
 
 /**
  * A result as the cache stores it: three lines, its entry's JSON, its
- * {@link printedSymbols} and its diagnostics' JSON. The pool's thread stores
- * it once the workers are done, and builds no detail object until someone
- * reads one.
+ * {@link printedSymbols} and its diagnostics' JSON. Also how a pool's workers
+ * that extract send results back: a string clones faster than records, the
+ * pool's thread stores it as it is (once the workers are done), and builds no
+ * detail object until someone reads one.
  */
-export function entryText(r: FileSymbols): string {
-  return `${JSON.stringify(encodeEntry(r))}\n${printedSymbols(r)}\n${JSON.stringify(r.diagnostics)}\n`;
+export function entryText(r: FileSymbols, options: { printedOnly?: boolean } = {}): string {
+  // Printed only (nothing will store it, and the reader prints): the first line is left empty, not encoded for nothing.
+  return `${options.printedOnly === true ? "" : JSON.stringify(encodeEntry(r))}\n${printedSymbols(r)}\n${JSON.stringify(r.diagnostics)}\n`;
+}
+
+/** An {@link entryText}'s printed form and its diagnostics' JSON; null when it is not one. */
+export function printedOfEntryText(text: string): { readonly printed: string; readonly diagnostics: string } | null {
+  const ends = lineEnds((from) => text.indexOf("\n", from), text.length);
+  return ends === null ? null : { printed: text.slice(ends[0] + 1, ends[1]), diagnostics: text.slice(ends[1] + 1, ends[2]) };
 }
 
 /** An {@link entryText} back as this path's symbols, with lazily decoded details; null when it is not one. */

@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultMinBytesPerWorker, extractMany, workersFor, type ExtractJob } from "../../src/symbols/extract-pool.js";
+import { defaultMinBytesPerWorker, extractMany, printedMany, startExtractPool, workersFor, type ExtractJob } from "../../src/symbols/extract-pool.js";
+import { EXTRACT_IN_WORKERS_FROM } from "../../src/symbols/parse-work.js";
 
 let dir: string;
 let jobs: ExtractJob[];
@@ -33,6 +34,27 @@ describe("extractMany (worker pool)", () => {
     expect(JSON.stringify(native)).toBe(JSON.stringify(here));
     expect(here.at(-1)?.diagnostics.map((d) => d.code)).toEqual(["unreadable_file"]);
     expect(here[0]?.symbols.map((s) => s.qualified_name)).toEqual(["I0", "I0.x", "f0"]);
+  });
+
+  it("gives the same results with a wide pool, whose workers extract too, and survives one of them dying", async () => {
+    expect(EXTRACT_IN_WORKERS_FROM).toBe(4);
+    const [narrowPool, widePool] = [startExtractPool({ workers: 3 }), startExtractPool({ workers: 4 })];
+    expect([narrowPool.extract, widePool.extract]).toEqual([false, true]);
+    await Promise.all([narrowPool.close(), widePool.close()]);
+    const here = await extractMany(jobs, { workers: 1, cacheDir: null });
+    const wide = await extractMany(jobs, { workers: 4, cacheDir: null, minFilesForPool: 1 });
+    expect(JSON.stringify(wide)).toBe(JSON.stringify(here));
+    // Printed (the CLI's path), and through the cache: the same lines, and the entries stored are read back.
+    const cacheDir = path.join(dir, "cache");
+    const printedHere = await printedMany(jobs, { workers: 1, cacheDir: null });
+    const printedWide = await printedMany(jobs, { workers: 4, cacheDir, minFilesForPool: 1 });
+    expect(Buffer.concat(printedWide.flat()).toString()).toBe(Buffer.concat(printedHere.flat()).toString());
+    expect(JSON.stringify(await extractMany(jobs, { workers: 4, cacheDir, minFilesForPool: 1 }))).toBe(JSON.stringify(here));
+    process.env["COMITY_TEST_CRASH_ON"] = "f3.ts";
+    const crashed = await extractMany(jobs, { workers: 4, cacheDir: null, minFilesForPool: 1 });
+    expect(crashed[6]?.diagnostics.map((d) => d.code)).toEqual(["worker_crashed"]);
+    expect(crashed[6]?.symbols.map((s) => s.qualified_name)).toEqual(["I3", "I3.x", "f3"]);
+    expect(crashed.filter((r) => r.diagnostics.some((d) => d.code === "worker_crashed"))).toHaveLength(1);
   });
 
   it("answers from the cache without the pool, and sees a changed file", async () => {
