@@ -277,11 +277,12 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
       Atomics.notify(control, CONTROL.extracted);
     };
     // Job k of the list, from its tree as a worker parsed it (or here, when it did not).
+    // (a wide pool's worker sends one only for a file it could not read: that file is done here, at the end)
     const extracted = (k: number, tree: ParsedTree): void => {
+      if (extractor === null) return;
       const job = list[k] as ExtractJob;
       const i = todo[k] as number;
       let r: FileSymbols;
-      if (extractor === null) return;
       try {
         // (the bytes the worker parsed: the tree is theirs)
         const bytes = tree.bytes === null ? jobBytes(job) : Buffer.from(tree.bytes.buffer, tree.bytes.byteOffset, tree.bytes.byteLength);
