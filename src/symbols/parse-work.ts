@@ -37,7 +37,9 @@ export interface ParseWorkerData {
  * extraction instead of one per worker is what counts (on 2 cores, 2 parse workers: 3,993 against 4,862 ms over the
  * TypeScript corpus); with many workers on as many cores, that one thread would be the limit. Where the line lies
  * is not measured (the benchmark machine has 2 cores): from the one-thread profile, the extraction is about a
- * third of the CPU of a file and the parse two thirds, so from about 3 parse workers that thread is the slowest.
+ * third of the CPU of a file and the parse two thirds, so at 3 parse workers that thread is about as slow as each
+ * of them (a worker that extracts compiles the extraction once more, on a core of its own), and from 4 it is the
+ * slowest.
  */
 export const EXTRACT_IN_WORKERS_FROM = 4;
 
