@@ -24,20 +24,20 @@ const post = (m: ParseMessage, transfer: ArrayBuffer[] = []): void => parentPort
 function answer(work: ParseWork, k: number): void {
   const job = work.jobs[k];
   if (job === undefined) return;
-  let bytes: Uint8Array | null = null;
+  let source: Buffer | null = null;
   try {
-    // A copy with a buffer of its own, which is transferred (a small file's bytes share Node's buffer pool).
-    bytes = new Uint8Array(jobBytes(job));
+    source = jobBytes(job);
   } catch {
     // unreadable: the pool's thread reads it again and says why
   }
-  if (extractor !== null && entryText !== null && bytes !== null) {
-    const source = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (extractor !== null && entryText !== null && source !== null) {
     const store = work.cached && job.store !== false;
     const r = extractor.extract(job.path, source);
     return post({ index: k, text: entryText(r, { printedOnly: work.printedOnly && !store }), storeAs: store ? extractor.hasher.xxh64(source) : null });
   }
-  const tree = bytes === null || parser === null ? null : parser.parse(job.path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  // A copy of the bytes with a buffer of its own, which is transferred (a small file's bytes share Node's buffer pool).
+  const bytes = source === null ? null : new Uint8Array(source);
+  const tree = source === null || parser === null ? null : parser.parse(job.path, source);
   const buffer = tree === null ? null : packFlatTreeData(tree);
   const transfer = [...(bytes === null ? [] : [bytes.buffer as ArrayBuffer]), ...(buffer === null ? [] : [buffer])];
   post({ index: k, bytes, count: tree?.count ?? -1, buffer }, transfer);
