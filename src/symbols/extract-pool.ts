@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
+import { bestFlatParserKind, type FlatParserKind } from "../tree-sitter/load-flat-parser.js";
 import { languageOf } from "./languages.js";
 import { CONTROL, EXTRACT_IN_WORKERS_FROM, jobBytes, type ExtractJob, type ParseMessage, type ParsedTree, type ParseWork, type ParseWorkerData } from "./parse-work.js";
 import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols.js";
@@ -32,6 +33,8 @@ export interface ExtractPool {
   readonly workers: readonly Worker[];
   /** Whether the workers extract too (a wide pool: {@link EXTRACT_IN_WORKERS_FROM}), or only parse. */
   readonly extract: boolean;
+  /** Who parses in the workers. */
+  readonly kind: FlatParserKind;
   /** Settles when each worker has loaded its parsers (or died). */
   readonly ready: ReadonlyArray<Promise<void>>;
   /** Whether a worker has not exited. */
@@ -40,10 +43,11 @@ export interface ExtractPool {
 }
 
 /** Starts the worker threads of a pool; {@link extractMany} given it closes it, whether it needs it or not. */
-export function startExtractPool(options: Pick<ExtractManyOptions, "workers"> & { readonly languages?: readonly LanguageId[] }): ExtractPool {
+export function startExtractPool(options: Pick<ExtractManyOptions, "workers"> & { readonly languages?: readonly LanguageId[]; readonly backend?: "flat" | "wasm" }): ExtractPool {
   // The languages to parse, when the jobs are known (all of them for a pool started ahead of its jobs).
   const count = Math.max(1, options.workers);
-  const workerData: ParseWorkerData = { languages: options.languages ?? null, extract: count >= EXTRACT_IN_WORKERS_FROM };
+  const kind = options.backend === "wasm" ? "wasm" : bestFlatParserKind();
+  const workerData: ParseWorkerData = { languages: options.languages ?? null, extract: count >= EXTRACT_IN_WORKERS_FROM, kind };
   const workers = Array.from({ length: count }, () => new Worker(workerUrl(), { workerData }));
   const exited = new Set<Worker>();
   const ready = workers.map(
@@ -60,7 +64,7 @@ export function startExtractPool(options: Pick<ExtractManyOptions, "workers"> & 
       }),
   );
   let closed: Promise<void> | null = null;
-  return { workers, extract: workerData.extract, ready, alive: (w) => !exited.has(w), close: () => (closed ??= Promise.all(workers.map((w) => w.terminate())).then(() => undefined)) };
+  return { workers, extract: workerData.extract, kind, ready, alive: (w) => !exited.has(w), close: () => (closed ??= Promise.all(workers.map((w) => w.terminate())).then(() => undefined)) };
 }
 
 /** The languages of these jobs' files (their grammars are what an extractor for them loads). */
@@ -129,9 +133,10 @@ export interface ExtractManyOptions {
   /** Below this many files the pool is not started (its start-up costs more). Default 32. */
   readonly minFilesForPool?: number;
   /**
-   * Backend for many files; WASM by default (faster on many files), whose trees the pool's workers parse for this
-   * thread. Native: this thread does it all, whatever `workers` says (its trees cannot be handed from a thread to
-   * another). A few files here use the native default.
+   * Backend for many files; `flat` by default (faster on many files), whose trees the pool's workers parse for this
+   * thread (with Comity's native parser when it is built, else web-tree-sitter; `wasm`: web-tree-sitter always).
+   * Native: this thread does it all, whatever `workers` says (its trees cannot be handed from a thread to another).
+   * A few files here use the native default.
    */
   readonly backend?: ParserBackend;
   /** Workers started ahead ({@link startExtractPool}): used if the pool is needed, and closed either way. */
@@ -222,7 +227,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     const many = list.length >= (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL);
     // Only the grammars these files need: each costs a process tens of milliseconds to load.
     const languages = languagesOf(list);
-    const extractor = await createSymbolExtractor(many ? { backend: options.backend ?? "wasm", languages } : { languages });
+    const extractor = await createSymbolExtractor(many ? { backend: options.backend ?? "flat", languages } : { languages });
     const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
     indices.forEach((i, k) => (results[i] = keep(extractJob(list[k] as ExtractJob, extractor, cache), i)));
   };
@@ -254,7 +259,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
   }
   const list = todo.map((i) => jobs[i] as ExtractJob);
   const languages = languagesOf(list);
-  const pool = options.pool ?? startExtractPool({ workers, languages });
+  const pool = options.pool ?? startExtractPool({ workers, languages, ...(options.backend === "wasm" ? { backend: "wasm" as const } : {}) });
   // Stored once the workers are gone: files created while other threads of the process run are slow to create (two
   // worker threads creating 2,000 small files each took 0.9 s, one alone 0.06 s; a cold `comity analyze` of 2,000
   // changed files spent up to 2 s storing its 4,000 entries as they came, 0.1-0.2 s after).
@@ -263,7 +268,8 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
   try {
     // Loaded while the workers start (their start-up is longer); workers that extract need none of it.
     const { unpackFlatTreeData } = await import("./flat-tree.js");
-    const extractor = pool.extract ? null : await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend: "wasm", languages });
+    // (the parser the workers use: this thread's extraction reads their trees with its grammars' tables)
+    const extractor = pool.extract ? null : await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend: pool.kind === "wasm" ? "wasm" : "flat", languages });
     const control = new Int32Array(new SharedArrayBuffer(4 * (CONTROL.workers + pool.workers.length)));
     control.fill(-1, CONTROL.workers);
     const work = {

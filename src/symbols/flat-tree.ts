@@ -515,10 +515,14 @@ export function keepFlatTreeData(d: FlatTreeData): FlatTreeData {
 
 /**
  * A flat tree's arrays in one buffer of 17 bytes a node (the three 32-bit arrays first, so that every view is
- * aligned), for handing a tree to another thread: one buffer transferred, not six.
+ * aligned), for handing a tree to another thread: one buffer transferred, not six. A tree already packed (the
+ * native parser's copies are) is returned as its own buffer, not copied.
  */
 export function packFlatTreeData(d: FlatTreeData): ArrayBuffer {
   const n = d.count;
+  // Already packed (the native parser's copies are): its own buffer, as it is.
+  const own = d.starts.buffer;
+  if (own instanceof ArrayBuffer && own.byteLength === 17 * n && d.starts.byteOffset === 0 && d.starts.length === n && d.ends.buffer === own && d.ends.byteOffset === 4 * n && d.parents.buffer === own && d.parents.byteOffset === 8 * n && d.types.buffer === own && d.types.byteOffset === 12 * n && d.fields.buffer === own && d.fields.byteOffset === 14 * n && d.flags.buffer === own && d.flags.byteOffset === 16 * n) return own;
   const buffer = new ArrayBuffer(17 * n);
   const v = unpackFlatTreeData(n, buffer);
   v.starts.set(d.starts.subarray(0, n));

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { FileSymbols, LanguageId } from "./types.js";
+import type { FlatParserKind } from "../tree-sitter/load-flat-parser.js";
 
 /** One file to analyse: the path to report, and where to read it or its bytes (an old version read from git). */
 export interface ExtractJob {
@@ -29,6 +30,8 @@ export function jobBytes(job: ExtractJob): Buffer {
 export interface ParseWorkerData {
   readonly languages: readonly LanguageId[] | null;
   readonly extract: boolean;
+  /** Who parses: the pool's thread's choice, so that its extraction reads trees of the grammars it loaded. */
+  readonly kind: FlatParserKind;
 }
 
 /**

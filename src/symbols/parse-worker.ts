@@ -15,8 +15,9 @@ import { createTreeParser, type TreeParser } from "./tree-parser.js";
 const data = workerData as ParseWorkerData;
 const languages = data.languages === null ? {} : { languages: data.languages };
 // A worker that extracts loads the whole extractor (which parses too); one that only parses, the parsers alone.
-const extractor: SymbolExtractor | null = data.extract ? await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend: "wasm", ...languages }) : null;
-const parser: TreeParser | null = extractor === null ? await createTreeParser(languages) : null;
+const backend = data.kind === "wasm" ? "wasm" : "flat";
+const extractor: SymbolExtractor | null = data.extract ? await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend, ...languages }) : null;
+const parser: TreeParser | null = extractor === null ? await createTreeParser({ ...languages, kind: data.kind }) : null;
 const entryText = extractor === null ? null : (await import("./symbol-cache.js")).entryText;
 const post = (m: ParseMessage, transfer: ArrayBuffer[] = []): void => parentPort?.postMessage(m, transfer);
 

@@ -13,7 +13,8 @@ import { loadTreeSitter } from "../tree-sitter/load-native.js";
 import { matchQuery, matchTree, type MatchableNode } from "./query/match-query.js";
 import { parseQuery } from "./query/parse-query.js";
 import type { FlatTreeData } from "./flat-tree.js";
-import { DEFAULT_MAX_FILE_BYTES, loadWasmParsers, screen } from "./tree-parser.js";
+import { bestFlatParserKind, type FlatParserKind } from "../tree-sitter/load-flat-parser.js";
+import { DEFAULT_MAX_FILE_BYTES, loadFlatParsers, screen } from "./tree-parser.js";
 
 export { DEFAULT_MAX_FILE_BYTES } from "./tree-parser.js";
 
@@ -23,23 +24,24 @@ export interface SymbolExtractor {
   /**
    * Symbols and references of one file's text. Never throws: problems are diagnostics. `parsed`: a flat copy of
    * the text's tree made elsewhere (`createTreeParser`, in a parse worker), read instead of parsing here;
-   * used by the WASM backend, whose extraction reads such copies, and ignored by the native one.
+   * used by the backends whose extraction reads such copies ("flat", "wasm"), and ignored by the native one.
    */
   extract(path: string, source: string | Buffer, parsed?: FlatTreeData | null): FileSymbols;
   readonly hasher: ContentHasher;
 }
 
-/** Which tree-sitter runs: the native binding or its WebAssembly build (see benchmarks/README.md for the choice). */
-export type ParserBackend = "native" | "wasm";
-
 /**
- * The backend used when none is asked for: native, whose start-up is shorter
- * (a few files in a short-lived hook or CLI process). Many files (the worker
- * pool, or one thread asked for) use WASM: each tree is copied out of the
- * module's memory in one walk (`FlatTree`), and the query matcher and the
- * extractors read the copy, where through the native binding every property
- * of every node is a call (benchmarks/README.md).
+ * Which tree-sitter runs:
+ * - `native`: node's binding, asked node by node (start-up is short: a few files in a hook or CLI process);
+ * - `flat`: each tree copied out whole into typed arrays (`FlatTree`), which the query matcher and the extractors
+ *   read; the copies are made by Comity's native parser (`native/flat_parse.c`) when it is built, and by
+ *   web-tree-sitter otherwise. Many files (the worker pool, or one thread asked for) use it: through node's
+ *   binding every property of every node is a call (benchmarks/README.md);
+ * - `wasm`: the same copies, always made by web-tree-sitter.
  */
+export type ParserBackend = "native" | "flat" | "wasm";
+
+/** The backend used when none is asked for. */
 export const DEFAULT_BACKEND: ParserBackend = "native";
 
 /**
@@ -52,7 +54,7 @@ const MATCHER_FILES = 8;
 
 /** One language, ready: parse a text and run its combined query. */
 interface Loaded {
-  /** `given`: the text's tree, already parsed and copied (the WASM backend reads it instead of parsing). */
+  /** `given`: the text's tree, already parsed and copied (the flat backends read it instead of parsing). */
   run(text: string, given: FlatTreeData | null): { tree: Tree; matches: readonly QueryMatch[]; dispose(): void };
 }
 
@@ -72,7 +74,8 @@ export async function createSymbolExtractor(
   const hasher = await loadContentHasher();
   const { LANGUAGES } = await import("./languages.js");
   const wanted = LANGUAGES.filter((l) => options.languages === undefined || options.languages.includes(l.id));
-  const loaded = (options.backend ?? DEFAULT_BACKEND) === "native" ? await loadNative(wanted) : await loadWasm(wanted);
+  const backend = options.backend ?? DEFAULT_BACKEND;
+  const loaded = backend === "native" ? await loadNative(wanted) : await loadFlat(wanted, backend === "wasm" ? "wasm" : bestFlatParserKind());
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const hash = (text: string): string => hasher.xxh64(text);
 
@@ -141,19 +144,19 @@ function bareLanguage(grammar: unknown): unknown {
   return native === undefined ? grammar : { language: native };
 }
 
-async function loadWasm(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, Loaded>> {
-  // The flat copy's code loads with this backend only: the native one (a hook's few files) never needs it.
-  const [{ FlatAccess, FlatTree, flatLanguage }, parsers] = await Promise.all([import("./flat-tree.js"), loadWasmParsers(specs)]);
+async function loadFlat(specs: readonly LanguageSpec[], kind: FlatParserKind): Promise<Map<LanguageId, Loaded>> {
+  // The flat copy's code loads with these backends only: the native one (a hook's few files) never needs it.
+  const [{ FlatAccess, FlatTree, flatLanguage }, parsers] = await Promise.all([import("./flat-tree.js"), loadFlatParsers(specs, kind)]);
   const out = new Map<LanguageId, Loaded>();
   for (const spec of specs) {
-    const wasm = parsers.get(spec.id);
-    if (wasm === undefined) continue;
+    const parser = parsers.get(spec.id);
+    if (parser === undefined) continue;
     const patterns = parseQuery(combinedQuery(spec));
-    const { language } = wasm;
+    const { language } = parser;
     const flatLang = flatLanguage(language.types, (id) => language.nodeTypeIsNamed(id), language.fields);
     out.set(spec.id, {
       run: (text, given) => {
-        const flat = new FlatTree(text, flatLang, given ?? wasm.parse(text));
+        const flat = new FlatTree(text, flatLang, given ?? parser.parse(text));
         return { tree: flat, matches: matchTree(patterns, 0, new FlatAccess(flat)), dispose: () => undefined };
       },
     });

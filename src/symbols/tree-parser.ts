@@ -1,10 +1,13 @@
 /**
- * The WASM backend's parsing: each language's parser, and the copy of each
- * tree that the extraction reads (`FlatTree`). The symbol extractor uses it
- * in its own thread; a parse worker uses it alone (extract-pool.ts).
+ * The parsing of the backend that copies trees: each language's parser, and
+ * the flat copy of each tree that the extraction reads (`FlatTree`), made by
+ * Comity's native parser when it is built (`native/flat_parse.c`) or by
+ * web-tree-sitter. The symbol extractor uses it in its own thread; a parse
+ * worker uses it alone (extract-pool.ts).
  */
 import { fileURLToPath } from "node:url";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { bestFlatParserKind, loadFlatParser, type FlatParserKind } from "../tree-sitter/load-flat-parser.js";
 import { initWebTreeSitter } from "../tree-sitter/init-web-tree-sitter.js";
 import type { WasmTree } from "../tree-sitter/flatten-wasm.js";
 import type { FlatTreeData } from "./flat-tree.js";
@@ -35,18 +38,22 @@ export function screen<L>(path: string, source: string | Buffer, loaded: Readonl
 
 /** Parses files into flat copies of their trees, for another thread's extraction ({@link createTreeParser}). */
 export interface TreeParser {
-  /** The flat copy of the file's tree, as the WASM backend's extraction of it would read it; null when that extraction would not parse it (its diagnostic is made there) or the parser failed. */
+  /** The flat copy of the file's tree, as the extraction of it would read it; null when that extraction would not parse it (its diagnostic is made there) or the parser failed. */
   parse(path: string, source: Buffer): FlatTreeData | null;
 }
 
 /**
- * The WASM backend's parsing alone, for a parse worker: the worker pool parses, and the thread that extracts
- * reads the copies (extract-pool.ts). Its code is small and compiles at once; the extraction's code, compiled
- * in each thread that runs it, runs in one.
+ * The parsing alone, for a parse worker: the worker pool parses, and the thread that extracts reads the copies
+ * (extract-pool.ts). Its code is small and compiles at once; the extraction's code, compiled in each thread that
+ * runs it, runs in one. `kind`: who parses (the pool's thread says, so that its extraction reads trees of the
+ * grammars it loaded itself).
  */
-export async function createTreeParser(options: { maxFileBytes?: number; languages?: readonly LanguageId[] } = {}): Promise<TreeParser> {
+export async function createTreeParser(options: { maxFileBytes?: number; languages?: readonly LanguageId[]; kind?: FlatParserKind } = {}): Promise<TreeParser> {
   const { LANGUAGES } = await import("./languages.js");
-  const parsers = await loadWasmParsers(LANGUAGES.filter((l) => options.languages === undefined || options.languages.includes(l.id)));
+  const parsers = await loadFlatParsers(
+    LANGUAGES.filter((l) => options.languages === undefined || options.languages.includes(l.id)),
+    options.kind ?? bestFlatParserKind(),
+  );
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   return {
     parse(path, source) {
@@ -61,12 +68,45 @@ export async function createTreeParser(options: { maxFileBytes?: number; languag
   };
 }
 
-/** One language's WASM parser: a text's tree, copied out (views of this thread's scratch arrays, valid until the next copy). */
-export interface WasmParser {
+/**
+ * One language's parser into flat copies: a text's tree, copied out (web-tree-sitter's: views of this thread's
+ * scratch arrays, valid until the next copy; the native parser's: a buffer of its own, in the layout of
+ * `packFlatTreeData`).
+ */
+export interface FlatParser {
   parse(text: string): FlatTreeData;
   /** The grammar's type names, which of them are named, and its field names. */
   readonly language: { readonly types: ReadonlyArray<string | undefined>; nodeTypeIsNamed(id: number): boolean; readonly fields: ReadonlyArray<string | null> };
 }
+
+/** Each language's parser into flat copies, made by `kind`; the native parser falls back to web-tree-sitter when it does not load. */
+export async function loadFlatParsers(specs: readonly LanguageSpec[], kind: FlatParserKind): Promise<Map<LanguageId, FlatParser>> {
+  const addon = kind === "native" ? loadFlatParser() : null;
+  if (addon === null) return loadWasmParsers(specs);
+  const { unpackFlatTreeData } = await import("./flat-tree.js");
+  const out = new Map<LanguageId, FlatParser>();
+  for (const spec of specs) {
+    // A grammar package's node binding: its `language` is the TSLanguage the native parser takes.
+    const grammar = spec.grammar() as { language?: unknown } | null;
+    const native = grammar?.language;
+    if (native === undefined) continue;
+    // The tables web-tree-sitter's `Language` makes: a name for each regular or anonymous symbol, named the regular ones.
+    const info = addon.language(native);
+    const types = info.names.map((name, id) => ((info.kinds[id] as number) < 2 && name !== null ? name : undefined));
+    out.set(spec.id, {
+      parse: (text) => {
+        const packed = addon.parse(native, text);
+        if (packed === null) throw new Error("the parser returned no tree");
+        return unpackFlatTreeData(packed.byteLength / 17, packed);
+      },
+      language: { types, nodeTypeIsNamed: (id) => info.kinds[id] === 0, fields: info.fields },
+    });
+  }
+  return out;
+}
+
+/** One language's parser into flat copies, through web-tree-sitter. */
+export type WasmParser = FlatParser;
 
 export async function loadWasmParsers(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, WasmParser>> {
   const { Parser, Language } = await import("web-tree-sitter");

@@ -25,13 +25,18 @@ afterEach(() => {
 });
 
 describe("extractMany (worker pool)", () => {
-  it("gives the same results as the main thread, in input order, on either backend", async () => {
+  it("gives the same results as the main thread, in input order, on every backend", async () => {
     const here = await extractMany(jobs, { workers: 1, cacheDir: null });
     const pooled = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1 });
     const native = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, backend: "native" });
+    // The workers parse with web-tree-sitter (by default, with Comity's native parser when it is built).
+    const wasmPool = startExtractPool({ workers: 2, backend: "wasm" });
+    expect(wasmPool.kind).toBe("wasm");
+    const wasm = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, backend: "wasm", pool: wasmPool });
     expect(pooled.map((r) => r.path)).toEqual(jobs.map((j) => j.path));
     expect(JSON.stringify(pooled)).toBe(JSON.stringify(here));
     expect(JSON.stringify(native)).toBe(JSON.stringify(here));
+    expect(JSON.stringify(wasm)).toBe(JSON.stringify(here));
     expect(here.at(-1)?.diagnostics.map((d) => d.code)).toEqual(["unreadable_file"]);
     expect(here[0]?.symbols.map((s) => s.qualified_name)).toEqual(["I0", "I0.x", "f0"]);
   });

@@ -4,7 +4,10 @@ import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Language, Parser, type Node } from "web-tree-sitter";
 import { cursorSteps, flattenCursor, FlatTree, flatLanguage, keepFlatTreeData, packFlatTreeData, unpackFlatTreeData, type CursorLike, type FlatNode } from "../../src/symbols/flat-tree.js";
-import { createTreeParser, DEFAULT_MAX_FILE_BYTES } from "../../src/symbols/tree-parser.js";
+import { LANGUAGES } from "../../src/symbols/languages.js";
+import { createTreeParser, DEFAULT_MAX_FILE_BYTES, loadFlatParsers, loadWasmParsers } from "../../src/symbols/tree-parser.js";
+import type { LanguageId } from "../../src/symbols/types.js";
+import { FLAT_PARSER_ENV, loadFlatParser, type FlatParserKind } from "../../src/tree-sitter/load-flat-parser.js";
 import { createSymbolExtractor } from "../../src/symbols/symbol-extractor.js";
 import { initWebTreeSitter } from "../../src/tree-sitter/init-web-tree-sitter.js";
 import { wasmFlattener, wasmFlatteners, type WasmTree } from "../../src/tree-sitter/flatten-wasm.js";
@@ -118,17 +121,20 @@ describe("FlatTree: a copy of web-tree-sitter's tree", () => {
   }
 });
 
-describe("the two backends", () => {
+describe("the three backends", () => {
   it("extract the same symbols, details, references and diagnostics", async () => {
     const native = await createSymbolExtractor({ backend: "native" });
     const wasmBackend = await createSymbolExtractor({ backend: "wasm" });
+    const flat = await createSymbolExtractor({ backend: "flat" });
     const names: Record<Ext, string> = { ts: "a.ts", tsx: "a.tsx", js: "a.js", py: "a.py" };
     let symbols = 0;
     for (const ext of Object.keys(GRAMMARS) as Ext[]) {
       for (const [i, source] of sources(ext).entries()) {
         const a = native.extract(names[ext], source);
         const b = wasmBackend.extract(names[ext], source);
+        const c = flat.extract(names[ext], source);
         expect(JSON.stringify([b, b.symbols.map((s) => s.detail)]), `${ext} source ${i}`).toBe(JSON.stringify([a, a.symbols.map((s) => s.detail)]));
+        expect(JSON.stringify([c, c.symbols.map((s) => s.detail)]), `${ext} source ${i}`).toBe(JSON.stringify([a, a.symbols.map((s) => s.detail)]));
         symbols += a.symbols.length;
       }
     }
@@ -136,10 +142,64 @@ describe("the two backends", () => {
   });
 });
 
-describe("a tree parsed in another thread (the pool's parse workers)", () => {
+const LANGUAGE_OF: Record<Ext, LanguageId> = { ts: "typescript", tsx: "tsx", js: "javascript", py: "python" };
+
+describe("Comity's native parser (native/flat_parse.c)", () => {
+  it("is built by npm ci (COMITY_FLAT_PARSER=wasm is the only way to go without it)", () => {
+    if (process.env[FLAT_PARSER_ENV] === "wasm") expect(loadFlatParser()).toBeNull();
+    else expect(loadFlatParser(), "native/build/Release/comity_flat_parse.node: run `node scripts/build-native.mjs`").not.toBeNull();
+  });
+
+  it("copies every tree as web-tree-sitter's copy of the same text, with the same grammar tables", async () => {
+    if (loadFlatParser() === null) return;
+    const [native, wasm] = await Promise.all([loadFlatParsers(LANGUAGES, "native"), loadWasmParsers(LANGUAGES)]);
+    // Beyond the fixtures: every TypeScript file of this repo.
+    const own = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? own(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
+    let nodes = 0;
+    for (const ext of Object.keys(GRAMMARS) as Ext[]) {
+      const id = LANGUAGE_OF[ext];
+      const n = native.get(id);
+      const w = wasm.get(id);
+      if (n === undefined || w === undefined) throw new Error(`${id} not loaded`);
+      expect(n.language.types.length, id).toBe(w.language.types.length);
+      for (let t = 0; t < w.language.types.length; t++) {
+        expect(n.language.types[t], `${id} type ${t}`).toBe(w.language.types[t]);
+        expect(n.language.nodeTypeIsNamed(t), `${id} type ${t}`).toBe(w.language.nodeTypeIsNamed(t));
+      }
+      expect([...n.language.fields]).toEqual([...w.language.fields]);
+      const texts = [...sources(ext), ...(ext === "ts" ? own(path.join(root, "src")).map((f) => fs.readFileSync(f, "utf8")) : [])];
+      for (const [i, text] of texts.entries()) {
+        const a = keepFlatTreeData(w.parse(text));
+        const b = n.parse(text);
+        expect(b.count, `${ext} source ${i}`).toBe(a.count);
+        for (const k of ["types", "fields", "starts", "ends", "parents", "flags"] as const) expect(Array.from(b[k].subarray(0, b.count)), `${ext} source ${i}: ${k}`).toEqual(Array.from(a[k].subarray(0, a.count)));
+        nodes += b.count;
+      }
+    }
+    expect(nodes).toBeGreaterThan(100_000);
+  });
+
+  it("says what is wrong with what it is given, and parses on after it", () => {
+    const addon = loadFlatParser();
+    if (addon === null) return;
+    const python = (LANGUAGES.find((l) => l.id === "python")?.grammar() as { language: unknown }).language;
+    expect(() => addon.parse({}, "x = 1\n")).toThrow(/not a tree-sitter language/);
+    expect(() => addon.parse(python, 5 as unknown as string)).toThrow(/not a string/);
+    expect(() => addon.language("python")).toThrow(/not a tree-sitter language/);
+    const packed = addon.parse(python, "x = 1\n");
+    expect(packed === null ? 0 : packed.byteLength / 17).toBeGreaterThan(3);
+    // A text of nothing is a tree of one node; one much larger than the first is read whole.
+    expect(addon.parse(python, "")?.byteLength).toBe(17);
+    const big = "def f(a):\n    return a\n".repeat(20_000);
+    const tree = unpackFlatTreeData((addon.parse(python, big)?.byteLength ?? 0) / 17, addon.parse(python, big) as ArrayBuffer);
+    expect(tree.ends[0]).toBe(big.length);
+  });
+});
+
+describe.each<FlatParserKind>(["native", "wasm"])("a tree parsed in another thread (the pool's parse workers), by the %s parser", (kind) => {
   it("packs into one buffer and back to the same arrays, and extracts as a tree parsed here", async () => {
-    const parser = await createTreeParser();
-    const extractor = await createSymbolExtractor({ backend: "wasm" });
+    const parser = await createTreeParser({ kind });
+    const extractor = await createSymbolExtractor({ backend: kind === "wasm" ? "wasm" : "flat" });
     const names: Record<Ext, string> = { ts: "a.ts", tsx: "a.tsx", js: "a.js", py: "a.py" };
     let trees = 0;
     for (const ext of Object.keys(GRAMMARS) as Ext[]) {
@@ -171,7 +231,7 @@ describe("a tree parsed in another thread (the pool's parse workers)", () => {
   });
 
   it("parses nothing the extraction would not parse: no tree for other files, binary or too large ones", async () => {
-    const parser = await createTreeParser({ languages: ["python"] });
+    const parser = await createTreeParser({ languages: ["python"], kind });
     expect(parser.parse("a.py", Buffer.from("def f(): pass\n"))?.count).toBeGreaterThan(1);
     expect(parser.parse("a.ts", Buffer.from("export const a = 1;\n"))).toBeNull();
     expect(parser.parse("a.md", Buffer.from("# title\n"))).toBeNull();

@@ -1,0 +1,49 @@
+import { createRequire } from "node:module";
+
+/**
+ * Comity's native parser (`native/flat_parse.c`, built by `npm ci` through
+ * `scripts/build-native.mjs`): tree-sitter's runtime parsing a text with a
+ * grammar package's native language, and returning the whole tree as one
+ * flat copy in the layout of `packFlatTreeData` (src/symbols/flat-tree.ts),
+ * positions in UTF-16 code units. Its copies are the ones the WASM backend
+ * makes from the same text (the same tree-sitter version and grammars;
+ * test/symbols/flat-tree.test.ts holds them equal), made in one native call
+ * each, with no node crossing the binding.
+ */
+export interface FlatParserAddon {
+  /** The tree of `text`, packed (`byteLength / 17` nodes); null when tree-sitter made none. Throws on a language it cannot use. */
+  parse(language: unknown, text: string): ArrayBuffer | null;
+  /** Each symbol's name and kind (0 regular, 1 anonymous, 2 auxiliary, 3 supertype), and each field's name (0: null). */
+  language(language: unknown): { readonly names: readonly (string | null)[]; readonly kinds: readonly number[]; readonly fields: readonly (string | null)[] };
+}
+
+/** Set to `wasm`, the engine does not use its native parser (it parses with web-tree-sitter, as when it is not built). */
+export const FLAT_PARSER_ENV = "COMITY_FLAT_PARSER";
+
+let loaded: FlatParserAddon | null | undefined;
+
+/** The native parser of this thread, or null when it is not built, does not load, or `COMITY_FLAT_PARSER=wasm`. */
+export function loadFlatParser(): FlatParserAddon | null {
+  if (loaded !== undefined) return loaded;
+  loaded = null;
+  if (process.env[FLAT_PARSER_ENV] === "wasm") return loaded;
+  try {
+    // dist/tree-sitter/ and src/tree-sitter/ are both two folders under the package's root.
+    const addon = createRequire(import.meta.url)("../../native/build/Release/comity_flat_parse.node") as Partial<FlatParserAddon>;
+    if (typeof addon.parse === "function" && typeof addon.language === "function") loaded = addon as FlatParserAddon;
+  } catch {
+    // not built here: web-tree-sitter parses instead
+  }
+  return loaded;
+}
+
+/**
+ * Who makes the flat copies the extraction reads: Comity's native parser (tree-sitter's runtime called once a
+ * file) or web-tree-sitter. Both make the same copy of the same text.
+ */
+export type FlatParserKind = "native" | "wasm";
+
+/** The faster maker of flat copies this thread can load: the native parser when it is built, else web-tree-sitter. */
+export function bestFlatParserKind(): FlatParserKind {
+  return loadFlatParser() === null ? "wasm" : "native";
+}
