@@ -4,7 +4,9 @@
 // sources that `effect` and `rxjs` ship in their npm packages (pinned, `npm pack`), and the standard library of
 // this machine's python3. Anchors in the same run: ast-grep (`@ast-grep/cli`, a dev dependency) with a pattern
 // that matches every function, at 1 and 2 threads; universal-ctags; and the engine's floor, a process that only
-// parses the same files with the same backend (parse-floor.mjs), at 1 and 2 threads. Every figure is a whole
+// parses the same files with the same parser (parse-floor.mjs: Comity's native parser, which also makes the flat
+// copy), at 1 and 2 threads, with web-tree-sitter's (the fallback when the native parser is not built) on one
+// thread beside it. The native parser must be built (npm ci builds it): the run stops otherwise. Every figure is a whole
 // process, Node's or the tool's start-up included; Comity's is `comity symbols --json --no-cache --jobs N` over the
 // corpus's files.
 // Usage: node benchmarks/symbols-real.mjs [--runs 3] [--corpus ts|py]
@@ -82,6 +84,7 @@ const time = (cmd, args, opts = {}) => {
 };
 const haveCtags = ensureTool("ctags", "universal-ctags");
 if (!fs.existsSync(astGrep)) throw new Error("ast-grep is missing: npm ci installs @ast-grep/cli");
+if (!fs.existsSync(path.join(here, "..", "native", "build", "Release", "comity_flat_parse.node"))) throw new Error("the native parser is not built: run node scripts/build-native.mjs");
 
 const rows = [];
 const verdicts = [];
@@ -102,12 +105,13 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   const processes = {
     sg1: () => time(astGrep, ["run", "--pattern", pattern, "--lang", sgLang, "--json=stream", "--threads", "1", corpus.dir]),
     ours1: () => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", "1", ...corpus.files], { env }),
-    // The engine's own floor: the same backend parsing the same files in a whole process, and nothing else, on one
-    // thread and on two worker threads (as the engine's pool parses).
-    floor1: () => time(process.execPath, [floorScript, sgLang, ...corpus.files]),
+    // The engine's own floor: the same parser parsing the same files in a whole process, and nothing else, on one
+    // thread and on two worker threads (as the engine's pool parses); and web-tree-sitter's, the fallback's.
+    floor1: () => time(process.execPath, [floorScript, "--parser", "native", sgLang, ...corpus.files]),
+    wasm1: () => time(process.execPath, [floorScript, "--parser", "wasm", sgLang, ...corpus.files]),
     sg2: () => time(astGrep, ["run", "--pattern", pattern, "--lang", sgLang, "--json=stream", "--threads", "2", corpus.dir]),
     ours2: () => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", "2", ...corpus.files], { env }),
-    floor2: () => time(process.execPath, [floorScript, "--threads", "2", sgLang, ...corpus.files]),
+    floor2: () => time(process.execPath, [floorScript, "--threads", "2", "--parser", "native", sgLang, ...corpus.files]),
     ...(haveCtags ? { ctags: () => time("ctags", ["-R", "--fields=+S", "--output-format=json", "-f", "-", corpus.dir]) } : {}),
     // The cache: a cold run fills it, the warm one reads it (both whole processes, the default threads).
     cold: () => {
@@ -128,10 +132,11 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   const label = `${lang}: ${corpus.files.length} files, ${(bytes / 1e6).toFixed(1)} MB`;
   const row = (what, k, anchor) => rows.push([`${label}; ${what}`, ms(k).toFixed(0), mbps(ms(k)), anchor === null ? "1.00" : `${ratio(anchor, k).toFixed(2)}${spread(anchor, k, 2)}`]);
   row("ast-grep, 1 thread (anchor)", "sg1", null);
-  row("parse only, web-tree-sitter, 1 thread (the engine's floor)", "floor1", "sg1");
+  row("parse and copy, Comity's native parser, 1 thread (the engine's floor)", "floor1", "sg1");
+  row("parse only, web-tree-sitter, 1 thread (the fallback's floor)", "wasm1", "sg1");
   row("comity symbols --jobs 1", "ours1", "sg1");
   row("ast-grep, 2 threads (anchor)", "sg2", null);
-  row("parse only, web-tree-sitter, 2 threads (the engine's floor)", "floor2", "sg2");
+  row("parse and copy, Comity's native parser, 2 threads (the engine's floor)", "floor2", "sg2");
   row("comity symbols --jobs 2 (2 parse workers; symbols extracted on the main thread)", "ours2", "sg2");
   if (haveCtags) rows.push([`${label}; ctags`, ms("ctags").toFixed(0), mbps(ms("ctags")), `${ratio("sg2", "ctags").toFixed(2)} (of ast-grep 2 threads)`]);
   rows.push([`${label}; comity symbols, cache cold then warm`, `${ms("cold").toFixed(0)} / ${ms("warm").toFixed(0)}`, "", `${ratio("cold", "warm").toFixed(1)}x faster warm${spread("cold", "warm", 1)}`]);
