@@ -56,6 +56,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const { coordinationMode } = await import("../config/coordination-mode.js");
   const mode = coordinationMode(options.env, options.configDir);
   checks.push(configDirCheck(options.configDir));
+  checks.push(await symbolsParserCheck(options.env));
   if (mode.kind === "served") checks.push(...(await apiChecks(options)));
   else checks.push(await localCoordinationCheck(mode, options));
   checks.push(...repoChecks(options, mode.kind));
@@ -256,6 +257,16 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
     out.push({ id: "api.token", status: "fail", title: "API token", detail: `cannot check it: ${(error as Error).message}` });
   }
   return out;
+}
+
+/** Whether many files' symbols are parsed natively (`native/`, built by npm install) or with web-tree-sitter, its slower fallback. */
+async function symbolsParserCheck(env: DoctorOptions["env"]): Promise<DoctorCheck> {
+  const { FLAT_PARSER_ENV, openFlatParser } = await import("../tree-sitter/load-flat-parser.js");
+  const title = "symbols parser";
+  if (env[FLAT_PARSER_ENV] === "wasm") return { id: "symbols_parser", status: "ok", title, detail: `web-tree-sitter, chosen by ${FLAT_PARSER_ENV}=wasm (slower than the native parser on many files)` };
+  const { problem } = openFlatParser();
+  if (problem === null) return { id: "symbols_parser", status: "ok", title, detail: "native: many files are parsed by Comity's native parser" };
+  return { id: "symbols_parser", status: "warn", title, detail: `web-tree-sitter: the native parser is not in use (${problem}); symbols and analyze work, more slowly (run node scripts/build-native.mjs in the comity package, which needs a C compiler)` };
 }
 
 function configDirCheck(dir: string): DoctorCheck {

@@ -20,21 +20,28 @@ export interface FlatParserAddon {
 /** Set to `wasm`, the engine does not use its native parser (it parses with web-tree-sitter, as when it is not built). */
 export const FLAT_PARSER_ENV = "COMITY_FLAT_PARSER";
 
+/** Where `npm install` builds the native parser, from this module (dist/tree-sitter/ and src/tree-sitter/ are both two folders under the package's root). */
+const ADDON = "../../native/build/Release/comity_flat_parse.node";
+
 let loaded: FlatParserAddon | null | undefined;
 
 /** The native parser of this thread, or null when it is not built, does not load, or `COMITY_FLAT_PARSER=wasm`. */
 export function loadFlatParser(): FlatParserAddon | null {
   if (loaded !== undefined) return loaded;
-  loaded = null;
-  if (process.env[FLAT_PARSER_ENV] === "wasm") return loaded;
-  try {
-    // dist/tree-sitter/ and src/tree-sitter/ are both two folders under the package's root.
-    const addon = createRequire(import.meta.url)("../../native/build/Release/comity_flat_parse.node") as Partial<FlatParserAddon>;
-    if (typeof addon.parse === "function" && typeof addon.language === "function") loaded = addon as FlatParserAddon;
-  } catch {
-    // not built here: web-tree-sitter parses instead
-  }
+  loaded = process.env[FLAT_PARSER_ENV] === "wasm" ? null : openFlatParser().addon;
   return loaded;
+}
+
+/** The native parser, loaded now, or why it does not load (for `comity doctor`). */
+export function openFlatParser(): { addon: FlatParserAddon; problem: null } | { addon: null; problem: string } {
+  try {
+    const addon = createRequire(import.meta.url)(ADDON) as Partial<FlatParserAddon>;
+    if (typeof addon.parse === "function" && typeof addon.language === "function") return { addon: addon as FlatParserAddon, problem: null };
+    return { addon: null, problem: "it loads, but is not the parser this version of Comity expects" };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { addon: null, problem: code === "MODULE_NOT_FOUND" ? "it was not built" : (error as Error).message.split("\n")[0] ?? "it does not load" };
+  }
 }
 
 /**

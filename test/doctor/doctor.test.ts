@@ -51,6 +51,7 @@ describe("comity doctor", () => {
       ["hooks.cursor", "skip"],
       ["hooks.omp", "skip"],
       ["config_dir", "ok"],
+      ["symbols_parser", "ok"],
       ["api", "ok"],
       ["api.token", "ok"],
       ["repo:.", "ok"],
@@ -59,6 +60,8 @@ describe("comity doctor", () => {
     expect(report.ok).toBe(true);
     expect(status).toBe(0);
     expect(server.requests.map((r) => r.url)).toEqual(["/v1/health", "/v1/sessions"]);
+    expect(check(report, "symbols_parser")?.detail).toContain("native");
+    expect(check((await json({ COMITY_FLAT_PARSER: "wasm" })).report, "symbols_parser")).toMatchObject({ status: "ok", detail: expect.stringContaining("web-tree-sitter, chosen by COMITY_FLAT_PARSER=wasm") });
     const text = await doctor();
     expect(text.status).toBe(0);
     expect(text.stdout).toContain("everything needed works");
