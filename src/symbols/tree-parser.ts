@@ -79,17 +79,27 @@ export interface FlatParser {
   readonly language: { readonly types: ReadonlyArray<string | undefined>; nodeTypeIsNamed(id: number): boolean; readonly fields: ReadonlyArray<string | null> };
 }
 
-/** Each language's parser into flat copies, made by `kind`; the native parser falls back to web-tree-sitter when it does not load. */
+/**
+ * Each language's parser into flat copies, made by `kind`. The native parser falls back to web-tree-sitter when
+ * it does not load, and so does a language whose native grammar it cannot use (one built for another version of
+ * tree-sitter's language format): the same check in every thread, so the pool's workers and its thread agree.
+ */
 export async function loadFlatParsers(specs: readonly LanguageSpec[], kind: FlatParserKind): Promise<Map<LanguageId, FlatParser>> {
   const addon = kind === "native" ? loadFlatParser() : null;
   if (addon === null) return loadWasmParsers(specs);
   const { unpackFlatTreeData } = await import("./flat-tree.js");
   const out = new Map<LanguageId, FlatParser>();
+  const others: LanguageSpec[] = [];
   for (const spec of specs) {
     // A grammar package's node binding: its `language` is the TSLanguage the native parser takes.
-    const grammar = spec.grammar() as { language?: unknown } | null;
-    const native = grammar?.language;
-    if (native === undefined) continue;
+    let native: unknown;
+    try {
+      native = (spec.grammar() as { language?: unknown } | null)?.language;
+      if (native === undefined || addon.parse(native, "") === null) throw new Error("no tree");
+    } catch {
+      others.push(spec);
+      continue;
+    }
     // The tables web-tree-sitter's `Language` makes: a name for each regular or anonymous symbol, named the regular ones.
     const info = addon.language(native);
     const types = info.names.map((name, id) => ((info.kinds[id] as number) < 2 && name !== null ? name : undefined));
@@ -102,20 +112,19 @@ export async function loadFlatParsers(specs: readonly LanguageSpec[], kind: Flat
       language: { types, nodeTypeIsNamed: (id) => info.kinds[id] === 0, fields: info.fields },
     });
   }
+  if (others.length > 0) for (const [id, parser] of await loadWasmParsers(others)) out.set(id, parser);
   return out;
 }
 
-/** One language's parser into flat copies, through web-tree-sitter. */
-export type WasmParser = FlatParser;
-
-export async function loadWasmParsers(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, WasmParser>> {
+/** Each language's parser into flat copies, through web-tree-sitter. */
+export async function loadWasmParsers(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, FlatParser>> {
   const { Parser, Language } = await import("web-tree-sitter");
   const { wasmFlattener } = await import("../tree-sitter/flatten-wasm.js");
   await initWebTreeSitter(Parser);
   // The grammars load at once: each is compiled off this thread, which only waits (one after the other, four
   // grammars kept a process idle 0.2 s before its first file).
   const languages = await Promise.all(specs.map((spec) => Language.load(fileURLToPath(import.meta.resolve(spec.wasm)))));
-  const out = new Map<LanguageId, WasmParser>();
+  const out = new Map<LanguageId, FlatParser>();
   for (const [k, spec] of specs.entries()) {
     const language = languages[k] as Awaited<ReturnType<typeof Language.load>>;
     const parser = new Parser();
@@ -138,7 +147,7 @@ export async function loadWasmParsers(specs: readonly LanguageSpec[]): Promise<M
           tree.delete();
         }
       },
-      language: language as unknown as WasmParser["language"],
+      language: language as unknown as FlatParser["language"],
     });
   }
   return out;

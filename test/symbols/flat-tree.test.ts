@@ -179,6 +179,19 @@ describe("Comity's native parser (native/flat_parse.c)", () => {
     expect(nodes).toBeGreaterThan(100_000);
   });
 
+  it("leaves to web-tree-sitter a language whose native grammar it cannot use", async () => {
+    if (loadFlatParser() === null) return;
+    const python = LANGUAGES.find((l) => l.id === "python");
+    if (python === undefined) throw new Error("python not registered");
+    // Not a language the native parser can take: parsing with it would throw.
+    const [fallback, wasm] = await Promise.all([loadFlatParsers([{ ...python, grammar: () => ({ language: {} }) }], "native"), loadWasmParsers([python])]);
+    const text = "def f(a, *b):\n    return g(a)\n";
+    const a = keepFlatTreeData((wasm.get("python") as NonNullable<ReturnType<typeof wasm.get>>).parse(text));
+    const b = (fallback.get("python") as NonNullable<ReturnType<typeof fallback.get>>).parse(text);
+    for (const k of ["types", "fields", "starts", "ends", "parents", "flags"] as const) expect(Array.from(b[k].subarray(0, b.count))).toEqual(Array.from(a[k].subarray(0, a.count)));
+    expect(a.count).toBeGreaterThan(10);
+  });
+
   it("says what is wrong with what it is given, and parses on after it", () => {
     const addon = loadFlatParser();
     if (addon === null) return;
