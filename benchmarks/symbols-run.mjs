@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // One timed run of symbol extraction over a folder, as its own process (so that start-up,
 // grammar loading and workers count, as they do for ctags). Prints one JSON line.
-//   --mode engine   : the engine (extractMany: pool of --jobs workers, cache in --cache or none, --backend wasm|native)
-//   --mode thread   : the engine's extraction on this one thread, no pool, no cache (--backend wasm|native)
+//   --mode engine   : the engine (extractMany: pool of --jobs workers, cache in --cache or none, --backend flat|wasm|native;
+//                     flat, the engine's choice for many files: flat copies made by Comity's native parser)
+//   --mode thread   : the engine's extraction on this one thread, no pool, no cache (--backend flat|wasm|native)
 //   --mode native   : bare parse + our combined query (definitions, references and lexical as one, as the
 //                     engine runs them), one thread, native tree-sitter; no symbol built
 //   --mode wasm     : the same with web-tree-sitter and the grammars' .wasm files
@@ -14,7 +15,7 @@ import { fileURLToPath } from "node:url";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { mode: { type: "string", default: "engine" }, jobs: { type: "string", default: "1" }, cache: { type: "string", default: "none" }, backend: { type: "string", default: "wasm" } },
+  options: { mode: { type: "string", default: "engine" }, jobs: { type: "string", default: "1" }, cache: { type: "string", default: "none" }, backend: { type: "string", default: "flat" } },
 });
 const dir = positionals[0];
 const files = [];
