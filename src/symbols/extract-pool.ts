@@ -9,14 +9,18 @@ import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols
 import { cachedFor, createSymbolCache, entryText, fromEntryText, printedOfEntryText, type SymbolCache } from "./symbol-cache.js";
 import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId } from "./types.js";
+import type { FlatTreeData } from "./flat-tree.js";
 
 export { jobBytes, type ExtractJob } from "./parse-work.js";
 
-/** One job's symbols, extracted and stored in the cache under its content hash (the caller has looked there already). */
-export function extractJob(job: ExtractJob, extractor: SymbolExtractor, cache: SymbolCache | null): FileSymbols {
+/**
+ * One job's symbols, extracted and stored in the cache under its content hash (the caller has looked there already).
+ * `parsed`: the bytes a parse worker read and their tree, read instead of the job's file (the tree is theirs).
+ */
+export function extractJob(job: ExtractJob, extractor: SymbolExtractor, cache: Pick<SymbolCache, "set"> | null, parsed?: { bytes: Buffer; tree: FlatTreeData | null }): FileSymbols {
   try {
-    const bytes = jobBytes(job);
-    const r = extractor.extract(job.path, bytes);
+    const bytes = parsed?.bytes ?? jobBytes(job);
+    const r = extractor.extract(job.path, bytes, parsed?.tree ?? null);
     if (job.store !== false) cache?.set(extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", r);
     return r;
   } catch (error) {
@@ -259,7 +263,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
   }
   const list = todo.map((i) => jobs[i] as ExtractJob);
   const languages = languagesOf(list);
-  const pool = options.pool ?? startExtractPool({ workers, languages, ...(options.backend === "wasm" ? { backend: "wasm" as const } : {}) });
+  const pool = options.pool ?? startExtractPool({ workers, languages, backend: options.backend === "wasm" ? "wasm" : "flat" });
   // Stored once the workers are gone: files created while other threads of the process run are slow to create (two
   // worker threads creating 2,000 small files each took 0.9 s, one alone 0.06 s; a cold `comity analyze` of 2,000
   // changed files spent up to 2 s storing its 4,000 entries as they came, 0.1-0.2 s after).
@@ -284,20 +288,12 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     };
     // Job k of the list, from its tree as a worker parsed it (or here, when it did not).
     // (a wide pool's worker sends one only for a file it could not read: that file is done here, at the end)
+    // (stored as entry texts, once the workers are gone)
+    const deferred = options.cacheDir === null ? null : { set: (key: string, language: string, r: FileSymbols) => void toStore.push([key, language, entryText(r)]) };
     const extracted = (k: number, tree: ParsedTree): void => {
       if (extractor === null) return;
-      const job = list[k] as ExtractJob;
-      const i = todo[k] as number;
-      let r: FileSymbols;
-      try {
-        // (the bytes the worker parsed: the tree is theirs)
-        const bytes = tree.bytes === null ? jobBytes(job) : Buffer.from(tree.bytes.buffer, tree.bytes.byteOffset, tree.bytes.byteLength);
-        r = extractor.extract(job.path, bytes, tree.bytes === null || tree.buffer === null ? null : unpackFlatTreeData(tree.count, tree.buffer));
-        if (options.cacheDir !== null && job.store !== false) toStore.push([extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", entryText(r)]);
-      } catch (error) {
-        r = unreadable(job.path, error);
-      }
-      results[i] = as.fromResult(r);
+      const parsed = tree.bytes === null ? undefined : { bytes: Buffer.from(tree.bytes.buffer, tree.bytes.byteOffset, tree.bytes.byteLength), tree: tree.buffer === null ? null : unpackFlatTreeData(tree.count, tree.buffer) };
+      results[todo[k] as number] = as.fromResult(extractJob(list[k] as ExtractJob, extractor, deferred, parsed));
     };
     const run = (w: Worker, slot: number, ready: Promise<void>): Promise<void> =>
       new Promise((resolve) => {
