@@ -8,26 +8,26 @@
 // pool: its workers parse, its main thread waits).
 // Usage: node benchmarks/parse-floor.mjs [--threads N] [--parser native|wasm] ts|py FILE...
 import * as fs from "node:fs";
-import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker, isMainThread, workerData } from "node:worker_threads";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
-const addonPath = path.join(here, "..", "native", "build", "Release", "comity_flat_parse.node");
+const dist = path.join(here, "..", "dist", "tree-sitter");
 
 /** Parses files[i] for each i taken from the shared counter, until none is left. */
 async function parseAll(parser, lang, files, next) {
-  const parse = parser === "native" ? nativeParse(lang) : await wasmParse(lang);
+  const parse = parser === "native" ? await nativeParse(lang) : await wasmParse(lang);
   for (let i = Atomics.add(next, 0, 1); i < files.length; i = Atomics.add(next, 0, 1)) parse(files[i]);
 }
 
-function nativeParse(lang) {
-  const addon = require(addonPath);
-  const build = require("node-gyp-build");
-  const pkg = lang === "py" ? "tree-sitter-python" : "tree-sitter-typescript";
-  const grammar = build(path.dirname(require.resolve(`${pkg}/package.json`)));
+/** The engine's native parser and grammar, loaded as the engine loads them. */
+async function nativeParse(lang) {
+  const { openFlatParser } = await import(path.join(dist, "load-flat-parser.js"));
+  const { loadNativeGrammar } = await import(path.join(dist, "load-native.js"));
+  const { addon, problem } = openFlatParser();
+  if (addon === null) throw new Error(`the native parser does not load: ${problem}`);
+  const grammar = loadNativeGrammar(lang === "py" ? "tree-sitter-python" : "tree-sitter-typescript");
   const language = (lang === "py" ? grammar : grammar.typescript).language;
   return (file) => {
     if (addon.parse(language, fs.readFileSync(file, "utf8")) === null) throw new Error(`${file}: no tree`);
@@ -36,7 +36,7 @@ function nativeParse(lang) {
 
 async function wasmParse(lang) {
   const { Parser, Language } = await import("web-tree-sitter");
-  const { initWebTreeSitter } = await import(path.join(here, "..", "dist", "tree-sitter", "init-web-tree-sitter.js"));
+  const { initWebTreeSitter } = await import(path.join(dist, "init-web-tree-sitter.js"));
   await initWebTreeSitter(Parser);
   const wasm = lang === "py" ? "tree-sitter-python/tree-sitter-python.wasm" : "tree-sitter-typescript/tree-sitter-typescript.wasm";
   const language = await Language.load(fileURLToPath(import.meta.resolve(wasm)));
@@ -52,7 +52,7 @@ async function wasmParse(lang) {
 if (isMainThread) {
   const args = process.argv.slice(2);
   const threads = args[0] === "--threads" ? Number(args.splice(0, 2)[1]) : 1;
-  const parser = args[0] === "--parser" ? args.splice(0, 2)[1] : fs.existsSync(addonPath) ? "native" : "wasm";
+  const parser = args[0] === "--parser" ? args.splice(0, 2)[1] : (await import(path.join(dist, "load-flat-parser.js"))).bestFlatParserKind();
   const [lang, ...files] = args;
   const next = new Int32Array(new SharedArrayBuffer(4));
   if (threads <= 1) await parseAll(parser, lang, files, next);

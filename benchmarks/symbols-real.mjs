@@ -84,7 +84,8 @@ const time = (cmd, args, opts = {}) => {
 };
 const haveCtags = ensureTool("ctags", "universal-ctags");
 if (!fs.existsSync(astGrep)) throw new Error("ast-grep is missing: npm ci installs @ast-grep/cli");
-if (!fs.existsSync(path.join(here, "..", "native", "build", "Release", "comity_flat_parse.node"))) throw new Error("the native parser is not built: run node scripts/build-native.mjs");
+const { problem } = (await import(path.join(here, "..", "dist", "tree-sitter", "load-flat-parser.js"))).openFlatParser();
+if (problem !== null) throw new Error(`the native parser does not load (${problem}): run node scripts/build-native.mjs`);
 
 const rows = [];
 const verdicts = [];
