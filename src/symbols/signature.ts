@@ -49,22 +49,50 @@ function canonicalOne(x: SignatureInfo, withName: boolean): string {
   return `${out},${json(x.returns)},${jsonStrings(x.heritage)},${json(x.type)},${json(x.value)}]`;
 }
 
-/** The signature as a person reads it: `async f<T>(a: number, b?: string = 1): T`. */
+/**
+ * The signature as a person reads it: `async f<T>(a: number, b?: string = 1): T`. Built with plain loops: with
+ * `map`, `filter`, spreads and `join` over arrays of every shape (empty or not, one element kind or another), its
+ * optimised code was thrown away and compiled again six times over the TypeScript corpus (`node --trace-deopt`).
+ */
 export function renderSignature(s: SignatureInfo): string {
-  if (s.overloads.length > 0) return s.overloads.map(renderSignature).join("\n");
-  const mods = s.modifiers.filter((m) => !m.startsWith("decorator:")).join(" ");
-  const decorators = s.modifiers.filter((m) => m.startsWith("decorator:")).map((m) => m.slice("decorator:".length));
-  const tps = s.type_params.length === 0 ? "" : `<${s.type_params.map((t) => `${t.modifiers === undefined ? "" : `${t.modifiers.join(" ")} `}${t.name}${t.constraint === null ? "" : ` extends ${t.constraint}`}${t.default === null ? "" : ` = ${t.default}`}`).join(", ")}>`;
-  const params =
-    s.params === null
-      ? ""
-      : `(${s.params.map((p) => `${p.kind === "rest" ? "..." : p.kind === "var_keyword" ? "**" : ""}${p.name}${p.optional && p.default === null && p.kind !== "rest" && p.kind !== "var_keyword" ? "?" : ""}${p.type === null ? "" : `: ${p.type}`}${p.default === null ? "" : ` = ${p.default}`}`).join(", ")})`;
-  const head = [...decorators, `${mods === "" ? "" : `${mods} `}${s.kind} ${s.name}${tps}${params}`].join("\n");
-  return [
-    head,
-    s.returns === null ? "" : `: ${s.returns}`,
-    s.heritage.length === 0 ? "" : ` ${s.heritage.join(" ")}`,
-    s.type === null ? "" : ` : ${s.type}`,
-    s.value === null ? "" : ` = ${s.value}`,
-  ].join("");
+  if (s.overloads.length > 0) {
+    let out = "";
+    for (let i = 0; i < s.overloads.length; i++) out += `${i === 0 ? "" : "\n"}${renderSignature(s.overloads[i] as SignatureInfo)}`;
+    return out;
+  }
+  let mods = "";
+  let head = "";
+  for (let i = 0; i < s.modifiers.length; i++) {
+    const m = s.modifiers[i] as string;
+    if (m.startsWith("decorator:")) head += `${m.slice("decorator:".length)}\n`;
+    else mods += mods === "" ? m : ` ${m}`;
+  }
+  head += `${mods === "" ? "" : `${mods} `}${s.kind} ${s.name}`;
+  if (s.type_params.length > 0) {
+    head += "<";
+    for (let i = 0; i < s.type_params.length; i++) {
+      const t = s.type_params[i] as TypeParamInfo;
+      head += `${i === 0 ? "" : ", "}${t.modifiers === undefined ? "" : `${joinWords(t.modifiers)} `}${t.name}${t.constraint === null ? "" : ` extends ${t.constraint}`}${t.default === null ? "" : ` = ${t.default}`}`;
+    }
+    head += ">";
+  }
+  if (s.params !== null) {
+    head += "(";
+    for (let i = 0; i < s.params.length; i++) {
+      const p = s.params[i] as ParamInfo;
+      const spread = p.kind === "rest" ? "..." : p.kind === "var_keyword" ? "**" : "";
+      const optional = p.optional && p.default === null && p.kind !== "rest" && p.kind !== "var_keyword" ? "?" : "";
+      head += `${i === 0 ? "" : ", "}${spread}${p.name}${optional}${p.type === null ? "" : `: ${p.type}`}${p.default === null ? "" : ` = ${p.default}`}`;
+    }
+    head += ")";
+  }
+  let heritage = "";
+  for (let i = 0; i < s.heritage.length; i++) heritage += ` ${s.heritage[i] as string}`;
+  return `${head}${s.returns === null ? "" : `: ${s.returns}`}${heritage}${s.type === null ? "" : ` : ${s.type}`}${s.value === null ? "" : ` = ${s.value}`}`;
+}
+
+function joinWords(words: readonly string[]): string {
+  let out = "";
+  for (let i = 0; i < words.length; i++) out += i === 0 ? (words[i] as string) : ` ${words[i] as string}`;
+  return out;
 }
