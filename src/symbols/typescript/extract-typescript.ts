@@ -82,39 +82,56 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
     // A function of an object literal bound to a name is a member of that name, exported with it.
     const owner = parentOf(node)?.type === "object" ? objectOwner(node) : null;
     // A destructuring binds several names: each is a variable of its own, with the declaration's range, type and value.
-    const bindings: SyntaxNode[] = PATTERNS.has(nameNode.type) ? boundNames(nameNode) : [nameNode];
-    for (const bound of bindings) {
-      const name = nameOf(bound);
-      const qualified = qualify(containers, owner === null ? name : `${owner.name.text}.${name}`);
-      // `@internal` keeps a declaration out of the public API, as API Extractor does.
-      const exported =
-        (owner === null
-          ? isExported(node, bound, kind, name, containers, localExports, implicitExports, exportedMemo)
-          : isExported(owner.declarator, owner.name, "variable", owner.name.text, containers, localExports, implicitExports, exportedMemo)) &&
-        !/@internal\b/.test(docComment(node));
-      out.push({
-        name,
-        qualifiedName: qualified,
-        kind,
-        exported,
-        node,
-        signature: signatureOf(node, bound, name, kind),
-        body: bodyOf(node, kind, memberRanges),
-        overloadSignature: node.type === "function_signature" || (node.type === "method_signature" && parentOf(node)?.type === "class_body"),
-      });
-    }
+    const site: Site = { node, kind, containers, owner, localExports, implicitExports, exportedMemo, memberRanges };
+    if (PATTERNS.has(nameNode.type)) {
+      const bound = boundNames(nameNode);
+      for (let i = 0; i < bound.length; i++) out.push(symbolOf(site, bound[i] as SyntaxNode));
+    } else out.push(symbolOf(site, nameNode));
     // `constructor(public x: number, readonly y = 1)`: each such parameter also declares a property of the class.
-    if (node.type === "method_definition" && kind === "method" && nameOf(nameNode) === "constructor") {
-      for (const p of parameterProperties(node)) {
-        const name = p.name.text;
-        const exported = isExported(p.param, p.name, "property", name, containers, localExports, implicitExports, exportedMemo);
-        const signature: SignatureInfo = { ...emptySignature(name, "property"), modifiers: modifiersOf(p.param, p.name), type: typeText(p.param.childForFieldName("type")) };
-        out.push({ name, qualifiedName: qualify(containers, name), kind: "property", exported, node: p.param, signature, body: "", overloadSignature: false });
-      }
-    }
+    if (node.type === "method_definition" && kind === "method" && nameOf(nameNode) === "constructor") parameterProperties(site, out);
   }
-  out.push(...defaultExports(root), ...reexports(root), ...(commonJs?.symbols ?? []));
+  // (pushed where they are found: arrays returned empty or full, spread here, made this function's optimised code
+  // deoptimise and be compiled again, 0.1 s of TurboFan's time each, over the TypeScript corpus)
+  defaultExports(root, out);
+  reexports(root, out);
+  if (commonJs !== null) for (let i = 0; i < commonJs.symbols.length; i++) out.push(commonJs.symbols[i] as RawSymbol);
   return out;
+}
+
+/** What {@link symbolOf} needs to know of a definition's place: its node and kind, containers, and the file's exports. */
+interface Site {
+  readonly node: SyntaxNode;
+  readonly kind: SymbolKind;
+  readonly containers: readonly Container[];
+  /** The binding whose object literal holds the node, if any ({@link objectOwner}). */
+  readonly owner: { declarator: SyntaxNode; name: SyntaxNode } | null;
+  readonly localExports: ReadonlySet<string>;
+  readonly implicitExports: boolean;
+  readonly exportedMemo: Map<number, boolean>;
+  readonly memberRanges: ReadonlyArray<readonly [number, number]>;
+}
+
+/** The symbol a definition declares under one of its names (`bound`: its name, or one a destructuring binds). */
+function symbolOf(site: Site, bound: SyntaxNode): RawSymbol {
+  const { node, kind, containers, owner, localExports, implicitExports, exportedMemo } = site;
+  const name = nameOf(bound);
+  const qualified = qualify(containers, owner === null ? name : `${owner.name.text}.${name}`);
+  // `@internal` keeps a declaration out of the public API, as API Extractor does.
+  const exported =
+    (owner === null
+      ? isExported(node, bound, kind, name, containers, localExports, implicitExports, exportedMemo)
+      : isExported(owner.declarator, owner.name, "variable", owner.name.text, containers, localExports, implicitExports, exportedMemo)) &&
+    !/@internal\b/.test(docComment(node));
+  return {
+    name,
+    qualifiedName: qualified,
+    kind,
+    exported,
+    node,
+    signature: signatureOf(node, bound, name, kind),
+    body: bodyOf(node, kind, site.memberRanges),
+    overloadSignature: node.type === "function_signature" || (node.type === "method_signature" && parentOf(node)?.type === "class_body"),
+  };
 }
 
 interface Def {
@@ -129,18 +146,20 @@ const CONTAINER_KINDS = new Set<SymbolKind>(["class", "interface", "enum", "name
 
 const PATTERNS = new Set(["object_pattern", "array_pattern"]);
 
-/** A constructor's parameters that declare properties: those with an accessibility, `readonly` or `override` modifier. */
-function parameterProperties(ctor: SyntaxNode): Array<{ param: SyntaxNode; name: SyntaxNode }> {
-  const params = ctor.childForFieldName("parameters");
-  if (params === null) return [];
-  const out: Array<{ param: SyntaxNode; name: SyntaxNode }> = [];
+/** The properties a constructor's parameters declare: those with an accessibility, `readonly` or `override` modifier. */
+function parameterProperties(site: Site, out: RawSymbol[]): void {
+  const params = site.node.childForFieldName("parameters");
+  if (params === null) return;
   for (const p of params.namedChildren) {
     const name = p.childForFieldName("pattern");
     // The modifiers come before the name: without anything there, no children to read.
     if (name?.type !== "identifier" || name.startIndex === p.startIndex) continue;
-    if (p.children.some((c) => c.type === "accessibility_modifier" || c.type === "override_modifier" || (c.type === "readonly" && !c.isNamed))) out.push({ param: p, name });
+    if (!p.children.some((c) => c.type === "accessibility_modifier" || c.type === "override_modifier" || (c.type === "readonly" && !c.isNamed))) continue;
+    const text = name.text;
+    const exported = isExported(p, name, "property", text, site.containers, site.localExports, site.implicitExports, site.exportedMemo);
+    const signature: SignatureInfo = { ...emptySignature(text, "property"), modifiers: modifiersOf(p, name), type: typeText(p.childForFieldName("type")) };
+    out.push({ name: text, qualifiedName: qualify(site.containers, text), kind: "property", exported, node: p, signature, body: "", overloadSignature: false });
   }
-  return out;
 }
 
 /** The names a destructuring pattern binds, in order: not its keys (`b` of `{ b: c }`) nor its defaults (`= d`). */
@@ -414,8 +433,7 @@ function outerRange(node: SyntaxNode): [number, number] {
 }
 
 /** `export default function () {}`, `export default class {}`, `export default <expr>`: a symbol named `default`. */
-function defaultExports(root: SyntaxNode): RawSymbol[] {
-  const out: RawSymbol[] = [];
+function defaultExports(root: SyntaxNode, out: RawSymbol[]): void {
   for (const s of root.namedChildren) {
     if (s.type !== "export_statement" || !s.children.some((c) => c.type === "default")) continue;
     const value = s.childForFieldName("value");
@@ -430,12 +448,10 @@ function defaultExports(root: SyntaxNode): RawSymbol[] {
     const body = kind === "function" ? normalizedText(value.childForFieldName("body")) : normalizedText(value);
     out.push({ name: "default", qualifiedName: "default", kind, exported: true, node: s, signature, body, overloadSignature: false });
   }
-  return out;
 }
 
 /** `export { a as b } from "m"`, `export * from "m"`, `export * as ns from "m"`, `export type * from "m"`. */
-function reexports(root: SyntaxNode): RawSymbol[] {
-  const out: RawSymbol[] = [];
+function reexports(root: SyntaxNode, out: RawSymbol[]): void {
   for (const s of root.namedChildren) {
     if (s.type !== "export_statement") continue;
     const source = s.childForFieldName("source");
@@ -459,5 +475,4 @@ function reexports(root: SyntaxNode): RawSymbol[] {
       add("*", "*");
     }
   }
-  return out;
 }
