@@ -37,7 +37,12 @@ export interface FlatLanguage {
 
 export const FLAG_MISSING = 1;
 const ERROR_TYPE = 0xffff;
-const NO_CHILDREN: readonly number[] = Object.freeze([]);
+/**
+ * No children: an array of the same kind as those {@link FlatTree.childIndices} makes (holey, small integers), never
+ * written (readonly). A frozen one has a map of its own, and the matcher's optimised code, having seen one kind,
+ * was thrown away when it met the other.
+ */
+const NO_CHILDREN: readonly number[] = new Array<number>(0);
 /** {@link FlatTree}'s per-node tables, reused from one tree to the next (grown as needed). */
 let afterScratch = new Int32Array(1 << 15);
 let nodeScratch: Array<FlatNode | undefined> = Array.from({ length: 1 << 15 });

@@ -120,7 +120,7 @@ function spaced(last: number, first: number): boolean {
  */
 export function normalizeRange(index: LexicalIndex, start: number, end: number, options: NormalizeOptions = {}): string {
   const src = index.source;
-  const holes = holesIn(index.comments, options.skip ?? [], start, end);
+  const holes = holesIn(index.comments, options.skip ?? NO_RANGES, start, end);
   const strings = index.strings;
   const drop = options.dropSeparators === true;
   let si = lowerBound(strings, start);
@@ -221,12 +221,19 @@ export function normalizeRange(index: LexicalIndex, start: number, end: number, 
   return out;
 }
 
+/** No ranges to skip: an array of the kind the extractors' lists of ranges are (arrays of pairs), never written. */
+const NO_RANGES: ReadonlyArray<readonly [number, number]> = [[0, 0]].slice(1) as Array<[number, number]>;
+
 /** Comments and skipped ranges inside [start, end), merged into one sorted flat list. */
 function holesIn(comments: readonly number[], skip: ReadonlyArray<readonly [number, number]>, start: number, end: number): number[] {
   const pairs: Array<[number, number]> = [];
   for (let k = lowerBound(comments, start); k < comments.length && (comments[k] as number) < end; k += 2) pairs.push([comments[k] as number, comments[k + 1] as number]);
   // Only ranges inside the normalised one: a container's own range encloses its body.
-  for (const [s, e] of skip) if (s >= start && e <= end && e > s) pairs.push([s, e]);
+  // (an index loop, and one empty list: iterating lists of several kinds threw this function's optimised code away)
+  for (let k = 0; k < skip.length; k++) {
+    const [s, e] = skip[k] as readonly [number, number];
+    if (s >= start && e <= end && e > s) pairs.push([s, e]);
+  }
   pairs.sort((a, b) => a[0] - b[0]);
   const flat: number[] = [];
   for (const [s, e] of pairs) {

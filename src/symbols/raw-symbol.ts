@@ -39,11 +39,16 @@ export function finalizeSymbols(raw: readonly RawSymbol[], hash: (text: string) 
     const first = group[0] as RawSymbol;
     const last = group.at(-1) as RawSymbol;
     let signature = first.signature;
+    // (loops, not filter, map and join: arrays of several kinds at one site made this function's optimised code be
+    // thrown away and compiled again)
+    let body = first.body;
+    for (let i = 1; i < group.length; i++) body += `\n${(group[i] as RawSymbol).body}`;
     if (group.length > 1) {
-      const overloads = group.some((g) => g.overloadSignature) ? group.filter((g) => g.overloadSignature) : group;
-      signature = { ...first.signature, overloads: overloads.map((g) => g.signature) };
+      const overloadsOnly = group.some((g) => g.overloadSignature);
+      const overloads: SignatureInfo[] = [];
+      for (let i = 0; i < group.length; i++) if (!overloadsOnly || (group[i] as RawSymbol).overloadSignature) overloads.push((group[i] as RawSymbol).signature);
+      signature = { ...first.signature, overloads };
     }
-    const body = group.map((g) => g.body).join("\n");
     out.push({
       name: first.name,
       qualified_name: first.qualifiedName,

@@ -66,7 +66,12 @@ export function matchTree<N>(patterns: readonly QueryPattern[], root: N, access:
   const none: QueryCapture[] = [];
   const early = patterns.map(earlyPredicates);
   for (const node of access.candidates(root, types)) {
-    for (const index of byType.get(access.type(node)) ?? []) {
+    // (an index loop over lists of one kind: a `[]` for none, iterated beside the index's lists, threw this
+    // function's optimised code away)
+    const indices = byType.get(access.type(node));
+    if (indices === undefined) continue;
+    for (let k = 0; k < indices.length; k++) {
+      const index = indices[k] as number;
       m.early = early[index] as EarlyPredicates;
       m.step((patterns[index] as QueryPattern).root, node, none, found[index] as Found);
     }

@@ -43,7 +43,9 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
     }
   }
   const defs = [...chosen.values()].sort((a, b) => a.start - b.start || b.end - a.end);
-  const memberRanges = defs.map((d) => outerRange(d.node));
+  // (pushed, as Python's are: a list made by `map` is of another kind, and normalising met both)
+  const memberRanges: Array<[number, number]> = [];
+  for (const d of defs) memberRanges.push(outerRange(d.node));
   const localExports = collectLocalExports(root);
   // JavaScript: `module.exports` and `exports.x` export too.
   const commonJs = options.commonJs === true ? commonJsExports(root) : null;
@@ -83,10 +85,8 @@ export function extractTypeScript(tree: Tree, matches: readonly QueryMatch[], op
     const owner = parentOf(node)?.type === "object" ? objectOwner(node) : null;
     // A destructuring binds several names: each is a variable of its own, with the declaration's range, type and value.
     const site: Site = { node, kind, containers, owner, localExports, implicitExports, exportedMemo, memberRanges };
-    if (PATTERNS.has(nameNode.type)) {
-      const bound = boundNames(nameNode);
-      for (let i = 0; i < bound.length; i++) out.push(symbolOf(site, bound[i] as SyntaxNode));
-    } else out.push(symbolOf(site, nameNode));
+    if (PATTERNS.has(nameNode.type)) destructured(site, nameNode, out);
+    else out.push(symbolOf(site, nameNode));
     // `constructor(public x: number, readonly y = 1)`: each such parameter also declares a property of the class.
     if (node.type === "method_definition" && kind === "method" && nameOf(nameNode) === "constructor") parameterProperties(site, out);
   }
@@ -162,28 +162,39 @@ function parameterProperties(site: Site, out: RawSymbol[]): void {
   }
 }
 
-/** The names a destructuring pattern binds, in order: not its keys (`b` of `{ b: c }`) nor its defaults (`= d`). */
-function boundNames(pattern: SyntaxNode): SyntaxNode[] {
+/** A destructuring's symbols: a variable for each name it binds ({@link boundNames}). */
+function destructured(site: Site, pattern: SyntaxNode, out: RawSymbol[]): void {
+  const names: SyntaxNode[] = [];
+  boundNames(pattern, names);
+  for (const name of names) out.push(symbolOf(site, name));
+}
+
+/** The names a destructuring pattern binds, in order, added to `out`: not its keys (`b` of `{ b: c }`) nor its defaults (`= d`). */
+function boundNames(pattern: SyntaxNode, out: SyntaxNode[]): void {
   switch (pattern.type) {
     case "identifier":
     case "shorthand_property_identifier_pattern":
       // Half-typed code (`{ a: }`) has a missing, empty name there: nothing is bound yet.
-      return pattern.text === "" ? [] : [pattern];
+      if (pattern.text !== "") out.push(pattern);
+      return;
     case "pair_pattern": {
       const value = pattern.childForFieldName("value");
-      return value === null ? [] : boundNames(value);
+      if (value !== null) boundNames(value, out);
+      return;
     }
     case "assignment_pattern":
     case "object_assignment_pattern": {
       const left = pattern.childForFieldName("left");
-      return left === null ? [] : boundNames(left);
+      if (left !== null) boundNames(left, out);
+      return;
     }
     case "object_pattern":
     case "array_pattern":
     case "rest_pattern":
-      return pattern.namedChildren.flatMap(boundNames);
+      for (const child of pattern.namedChildren) boundNames(child, out);
+      return;
     default:
-      return [];
+      return;
   }
 }
 
