@@ -1,5 +1,5 @@
 import { nodeMemo, parentOf } from "../node-memo.js";
-import type { QueryMatch, SyntaxNode, Tree } from "../syntax.js";
+import type { QueryCapture, QueryMatch, SyntaxNode, Tree } from "../syntax.js";
 import { normalizedText, sourceOf, typeText } from "../normalize.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import { emptySignature } from "../signature.js";
@@ -23,8 +23,15 @@ export function extractPython(tree: Tree, matches: readonly QueryMatch[]): RawSy
   const found: Found[] = [];
   const seen = new Set<string>();
   for (const m of matches) {
-    const def = m.captures.find((c) => c.name.startsWith("definition."));
-    const name = m.captures.find((c) => c.name === "name");
+    // (index loops, not `find` with a closure, here and below: the arrays this function iterates come in several
+    // kinds, and each new one threw its optimised code away)
+    let def: QueryCapture | undefined;
+    let name: QueryCapture | undefined;
+    for (let k = 0; k < m.captures.length; k++) {
+      const c = m.captures[k] as QueryCapture;
+      if (def === undefined && c.name.startsWith("definition.")) def = c;
+      if (name === undefined && c.name === "name") name = c;
+    }
     if (def === undefined || name === undefined) continue;
     const key = `${def.node.id}:${name.node.id}`;
     if (seen.has(key)) continue;
@@ -48,9 +55,11 @@ export function extractPython(tree: Tree, matches: readonly QueryMatch[]): RawSy
     const name = nameNode.text;
     const topLevel = scopes.length === 0;
     if (topLevel) defined.add(name);
+    let qualifiedName = "";
+    for (let k = 0; k < scopes.length; k++) qualifiedName += `${(scopes[k] as Scope).name}.`;
     out.push({
       name,
-      qualifiedName: [...scopes.map((s) => s.name), name].join("."),
+      qualifiedName: qualifiedName + name,
       kind,
       exported: isPublic(name, scopes, all),
       node: outerNode(node),
@@ -116,7 +125,7 @@ function openScopes(found: readonly Found[]): void {
 }
 
 /** Enclosing classes and functions, outermost first. `self.x` belongs to the class of its `__init__`. */
-function scopesOf(f: Found): Scope[] {
+function scopesOf(f: Found): readonly Scope[] {
   let chain = f.enclosing;
   if (f.kind === "property" && f.node.type === "assignment") {
     // `__init__` is the innermost `def` around it; its class, the scope right outside that `def`.
@@ -124,8 +133,14 @@ function scopesOf(f: Found): Scope[] {
     const cls = init > 0 && chain[init - 1]?.kind === "class" ? init - 1 : -1;
     if (cls >= 0 && isSelfAttribute(f.nameNode)) chain = chain.slice(0, cls + 1);
   }
-  return chain.map((s) => ({ name: scopeName(s.nameNode), node: s.node, kind: s.kind }));
+  if (chain.length === 0) return NO_SCOPES;
+  const out: Scope[] = [];
+  for (const s of chain) out.push({ name: scopeName(s.nameNode), node: s.node, kind: s.kind });
+  return out;
 }
+
+/** No scopes: an empty list of the kind {@link scopesOf} returns otherwise (of objects), never written. */
+const NO_SCOPES: readonly Scope[] = [{ name: "", node: null as unknown as SyntaxNode, kind: "class" as const }].slice(1);
 
 /** A scope's name, read once per scope. */
 const scopeName: (nameNode: SyntaxNode) => string = nodeMemo((n) => n.text);
@@ -203,18 +218,30 @@ function typeParamsOf(list: SyntaxNode | null): TypeParamInfo[] {
   });
 }
 
+function pushed(list: string[], item: string): string[] {
+  list.push(item);
+  return list;
+}
+
+function basesOf(bases: SyntaxNode): string[] {
+  const out: string[] = [];
+  for (const b of bases.namedChildren) out.push(normalizedText(b));
+  return out;
+}
+
 function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind: SymbolKind): SignatureInfo {
   const wrapper = parentOf(node);
-  const decorators = wrapper?.type === "decorated_definition"
-    ? wrapper.namedChildren.filter((c) => c.type === "decorator").map((d) => `decorator:${normalizedText(d)}`)
-    : [];
+  // (modifiers and bases built by pushes: spreads, map and filter over lists of several kinds threw this function's
+  // optimised code away, six times over the standard library)
+  const decorators: string[] = [];
+  if (wrapper?.type === "decorated_definition") for (const c of wrapper.namedChildren) if (c.type === "decorator") decorators.push(`decorator:${normalizedText(c)}`);
   if (node.type === "function_definition") {
     // `async def` or `def`: the keyword is the node's first token, so its text says it (the children need a node each).
     const source = sourceOf(node.tree);
     const isAsync = source === null ? node.children.some((c) => c.type === "async") : /^async\b/.test(source.slice(node.startIndex, node.startIndex + 6));
     return {
       ...emptySignature(name, kind),
-      modifiers: [...decorators, ...(isAsync ? ["async"] : [])].sort(),
+      modifiers: (isAsync ? pushed(decorators, "async") : decorators).sort(),
       type_params: typeParamsAfter(node, nameNode),
       params: paramsOf(node.childForFieldName("parameters")),
       returns: typeText(node.childForFieldName("return_type")),
@@ -226,7 +253,7 @@ function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind:
       ...emptySignature(name, kind),
       modifiers: decorators.sort(),
       type_params: typeParamsAfter(node, nameNode),
-      heritage: bases === null ? [] : bases.namedChildren.map((b) => normalizedText(b)),
+      heritage: bases === null ? [] : basesOf(bases),
     };
   }
   if (node.type === "type_alias_statement") {
