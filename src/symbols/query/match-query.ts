@@ -65,6 +65,7 @@ export function matchTree<N>(patterns: readonly QueryPattern[], root: N, access:
   );
   const none: QueryCapture[] = [];
   const early = patterns.map(earlyPredicates);
+  const leaves = patterns.map(leafCaptures);
   for (const node of access.candidates(root, types)) {
     // (an index loop over lists of one kind: a `[]` for none, iterated beside the index's lists, threw this
     // function's optimised code away)
@@ -72,11 +73,49 @@ export function matchTree<N>(patterns: readonly QueryPattern[], root: N, access:
     if (indices === undefined) continue;
     for (let k = 0; k < indices.length; k++) {
       const index = indices[k] as number;
+      const leaf = leaves[index] as readonly string[] | null;
+      if (leaf !== null) {
+        // A node alone, by its type: the match is this node under the pattern's captures (see leafCaptures).
+        if (!access.named(node)) continue;
+        const n = access.syntaxNode(node);
+        const captures = new Array<QueryCapture>(leaf.length);
+        for (let c = 0; c < leaf.length; c++) captures[c] = { name: leaf[c] as string, node: n };
+        out.push({ captures });
+        continue;
+      }
       m.early = early[index] as EarlyPredicates;
       m.step((patterns[index] as QueryPattern).root, node, none, found[index] as Found);
     }
   }
   return out;
+}
+
+const leafMemo = new WeakMap<QueryPattern, readonly string[] | null>();
+
+/**
+ * The captures of a pattern that is one named node of given types and nothing else (`(comment) @comment`,
+ * `[(type_identifier) (nested_type_identifier)] @reference.type`): no children, fields or predicates, and captures
+ * on the root alone; null for any other. Such a pattern matches each candidate node of those types once (the
+ * alternatives' types are distinct, so one way at most), and most matches of a file are of such patterns, so the
+ * matcher makes them directly.
+ */
+function leafCaptures(pattern: QueryPattern): readonly string[] | null {
+  let leaf = leafMemo.get(pattern);
+  if (leaf === undefined) {
+    const { root } = pattern;
+    const bare = (step: QueryStep): step is NodeStep => step.kind === "node" && step.type !== null && step.children.length === 0 && step.field === null;
+    const alternatives = root.kind === "alternation" ? root.alternatives : [root];
+    const types = alternatives.map((a) => (bare(a) ? a.type : null));
+    const ok =
+      pattern.predicates.length === 0 &&
+      root.captures.length > 0 &&
+      types.every((t) => t !== null) &&
+      new Set(types).size === types.length &&
+      (root.kind === "node" ? bare(root) : root.kind === "alternation" && alternatives.every((a) => a.captures.length === 0));
+    leaf = ok ? root.captures : null;
+    leafMemo.set(pattern, leaf);
+  }
+  return leaf;
 }
 
 /** A pattern's predicates on one capture's own text (`#eq? @a "x"`, `#match? @a "re"`), by that capture's name. */
