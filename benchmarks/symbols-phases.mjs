@@ -46,11 +46,14 @@ async function child(root) {
     await Promise.all(
       ["symbols/languages.js", "symbols/tree-parser.js", "symbols/flat-tree.js", "symbols/query/match-query.js", "symbols/query/parse-query.js", "symbols/typescript/extract-typescript.js", "symbols/python/extract-python.js", "symbols/raw-symbol.js", "symbols/extract-references.js", "symbols/normalize.js", "snapshot/content-hasher.js"].map(load),
     );
+  // The engine's own query and split of its matches: the measured build's, or, for a build older than
+  // combined-query.js, this one's (the same code, moved there from symbol-extractor.js).
+  const queryModule = ["dist", "symbols", "combined-query.js"];
+  const { combinedQuery, splitMatches } = await import(pathToFileURL(path.join(fs.existsSync(path.join(root, ...queryModule)) ? root : path.join(here, ".."), ...queryModule)).href);
   const hasher = await loadContentHasher();
   const spec = LANGUAGES.find((l) => l.id === lang);
   const parser = (await loadFlatParsers([spec], "native")).get(lang);
-  const query = ["definitions", "references", "lexical"].map((n) => fs.readFileSync(path.join(root, "grammars", lang, `${n}.scm`), "utf8")).join("\n");
-  const patterns = parseQuery(query);
+  const patterns = parseQuery(combinedQuery(spec));
   const flatLang = flatLanguage(parser.language.types, (id) => parser.language.nodeTypeIsNamed(id), parser.language.fields);
   const texts = corpusFiles().map((f) => fs.readFileSync(f, "utf8"));
   const ms = { parse: 0, "flat tree": 0, match: 0, split: 0, lexical: 0, extract: 0, finalize: 0, references: 0 };
@@ -65,20 +68,7 @@ async function child(root) {
     const data = timed("parse", () => parser.parse(text));
     const tree = timed("flat tree", () => new FlatTree(text, flatLang, data));
     const matches = timed("match", () => matchTree(patterns, 0, new FlatAccess(tree)));
-    // (as the extractor splits them: symbol-extractor.ts)
-    const parts = timed("split", () => {
-      const definitions = [];
-      const references = [];
-      const lexical = [];
-      for (const m of matches) {
-        const first = m.captures[0];
-        if (first === undefined) continue;
-        if (first.name.startsWith("scope.") || m.captures.some((c) => c.name.startsWith("definition."))) definitions.push(m);
-        else if (first.name === "comment" || first.name === "string") lexical.push(first);
-        else references.push(m);
-      }
-      return { definitions, references, lexical };
-    });
+    const parts = timed("split", () => splitMatches(matches));
     timed("lexical", () => indexLexical(tree, text, parts.lexical));
     const raw = timed("extract", () => (lang === "python" ? extractPython(tree, parts.definitions) : extractTypeScript(tree, parts.definitions, { isDeclarationFile: false, commonJs: false })));
     timed("finalize", () => finalizeSymbols(raw, (s) => hasher.xxh64(s)));

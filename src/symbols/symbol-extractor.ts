@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from "node:fs";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { loadContentHasher, type ContentHasher } from "../snapshot/content-hasher.js";
 import { extractReferences } from "./extract-references.js";
@@ -6,12 +5,13 @@ import { indexLexical } from "./normalize.js";
 import type { LanguageSpec } from "./languages.js";
 import { extractPython } from "./python/extract-python.js";
 import { finalizeSymbols, type RawSymbol } from "./raw-symbol.js";
-import type { QueryCapture, QueryMatch, SyntaxNode, Tree } from "./syntax.js";
+import type { QueryMatch, SyntaxNode, Tree } from "./syntax.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 import { extractTypeScript } from "./typescript/extract-typescript.js";
 import { loadTreeSitter } from "../tree-sitter/load-native.js";
 import { matchQuery, matchTree, type MatchableNode } from "./query/match-query.js";
 import { parseQuery } from "./query/parse-query.js";
+import { combinedQuery, splitMatches } from "./combined-query.js";
 import type { FlatTreeData } from "./flat-tree.js";
 import { bestFlatParserKind, type FlatParserKind } from "../tree-sitter/load-flat-parser.js";
 import { DEFAULT_MAX_FILE_BYTES, loadFlatParsers, screen } from "./tree-parser.js";
@@ -162,38 +162,6 @@ async function loadFlat(specs: readonly LanguageSpec[], kind: FlatParserKind): P
     });
   }
   return out;
-}
-
-function combinedQuery(spec: LanguageSpec): string {
-  return ["definitions", "references", "lexical"].map((q) => readQuery(spec, q)).join("\n");
-}
-
-/** Sorts the combined query's matches back into its three parts, by their capture names. */
-function splitMatches(matches: readonly QueryMatch[]): {
-  definitions: QueryMatch[];
-  references: QueryMatch[];
-  lexical: QueryCapture[];
-} {
-  const definitions: QueryMatch[] = [];
-  const references: QueryMatch[] = [];
-  const lexical: QueryCapture[] = [];
-  for (const m of matches) {
-    const first = m.captures[0];
-    if (first === undefined) continue;
-    if (first.name.startsWith("scope.") || m.captures.some((c) => c.name.startsWith("definition."))) definitions.push(m);
-    else if (first.name === "comment" || first.name === "string") lexical.push(first);
-    else references.push(m);
-  }
-  return { definitions, references, lexical };
-}
-
-function readQuery(spec: LanguageSpec, name: string): string {
-  // grammars/ sits two folders up from both src/symbols/ and dist/symbols/.
-  return spec.queries
-    .map((folder) => new URL(`../../grammars/${folder}/${name}.scm`, import.meta.url))
-    .filter((url) => existsSync(url))
-    .map((url) => readFileSync(url, "utf8"))
-    .join("\n");
 }
 
 /** Where the first syntax error is: the file still yields the symbols of the parts that parse. */
