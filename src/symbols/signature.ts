@@ -72,7 +72,7 @@ export function renderSignature(s: SignatureInfo): string {
     head += "<";
     for (let i = 0; i < s.type_params.length; i++) {
       const t = s.type_params[i] as TypeParamInfo;
-      head += `${i === 0 ? "" : ", "}${t.modifiers === undefined ? "" : `${joinWords(t.modifiers)} `}${t.name}${t.constraint === null ? "" : ` extends ${t.constraint}`}${t.default === null ? "" : ` = ${t.default}`}`;
+      head += `${i === 0 ? "" : ", "}${t.modifiers === undefined ? "" : `${t.modifiers.join(" ")} `}${t.name}${t.constraint === null ? "" : ` extends ${t.constraint}`}${t.default === null ? "" : ` = ${t.default}`}`;
     }
     head += ">";
   }
@@ -89,10 +89,4 @@ export function renderSignature(s: SignatureInfo): string {
   let heritage = "";
   for (let i = 0; i < s.heritage.length; i++) heritage += ` ${s.heritage[i] as string}`;
   return `${head}${s.returns === null ? "" : `: ${s.returns}`}${heritage}${s.type === null ? "" : ` : ${s.type}`}${s.value === null ? "" : ` = ${s.value}`}`;
-}
-
-function joinWords(words: readonly string[]): string {
-  let out = "";
-  for (let i = 0; i < words.length; i++) out += i === 0 ? (words[i] as string) : ` ${words[i] as string}`;
-  return out;
 }

@@ -218,11 +218,6 @@ function typeParamsOf(list: SyntaxNode | null): TypeParamInfo[] {
   });
 }
 
-function pushed(list: string[], item: string): string[] {
-  list.push(item);
-  return list;
-}
-
 function basesOf(bases: SyntaxNode): string[] {
   const out: string[] = [];
   for (const b of bases.namedChildren) out.push(normalizedText(b));
@@ -239,9 +234,10 @@ function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind:
     // `async def` or `def`: the keyword is the node's first token, so its text says it (the children need a node each).
     const source = sourceOf(node.tree);
     const isAsync = source === null ? node.children.some((c) => c.type === "async") : /^async\b/.test(source.slice(node.startIndex, node.startIndex + 6));
+    if (isAsync) decorators.push("async");
     return {
       ...emptySignature(name, kind),
-      modifiers: (isAsync ? pushed(decorators, "async") : decorators).sort(),
+      modifiers: decorators.sort(),
       type_params: typeParamsAfter(node, nameNode),
       params: paramsOf(node.childForFieldName("parameters")),
       returns: typeText(node.childForFieldName("return_type")),

@@ -111,7 +111,7 @@ function leafCaptures(pattern: QueryPattern): readonly string[] | null {
       root.captures.length > 0 &&
       types.every((t) => t !== null) &&
       new Set(types).size === types.length &&
-      (root.kind === "node" ? bare(root) : root.kind === "alternation" && alternatives.every((a) => a.captures.length === 0));
+      (root.kind !== "alternation" || alternatives.every((a) => a.captures.length === 0));
     leaf = ok ? root.captures : null;
     leafMemo.set(pattern, leaf);
   }
