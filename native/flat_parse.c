@@ -6,6 +6,16 @@
  * Positions are UTF-16 code units, as the text is parsed as UTF-16 (the
  * JavaScript string's own units), exactly as web-tree-sitter parses it.
  *
+ * The copy walks the tree's subtrees directly, with tree-sitter's internal
+ * headers (this addon compiles tree-sitter's runtime itself), in the order and
+ * with the answers of the public tree cursor: the visible nodes in pre-order,
+ * each one's symbol (its alias where its parent's production gives one), its
+ * field (looked up through its invisible ancestors, as
+ * ts_tree_cursor_current_field_id does), its range and its visible parent.
+ * The cursor asks the same of every node through several calls each; this
+ * walk keeps what it needs in a frame per level. test/symbols/flat-tree.test.ts
+ * holds its copies equal to web-tree-sitter's, made with the public cursor.
+ *
  * The grammar is the `language` external of a tree-sitter grammar package's
  * node binding (a TSLanguage pointer). Nothing here keeps file contents.
  */
@@ -13,6 +23,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tree_sitter/api.h>
+#include "language.h"
+#include "subtree.h"
+#include "tree.h"
+
+/* One level of the walk: a node whose children are being copied. */
+typedef struct {
+  const Subtree *children;
+  uint32_t count, index, structural;
+  uint32_t position; /* in bytes: where the next child's padding starts */
+  const TSSymbol *aliases;
+  const TSFieldMapEntry *fields, *fields_end;
+  int32_t parent;    /* the index of the nearest visible node at or above this one */
+  TSFieldId inherited; /* the field this (invisible) node passes to its children, as the cursor finds it; 0 under a visible one */
+} Frame;
 
 typedef struct {
   TSParser *parser;
@@ -21,15 +45,15 @@ typedef struct {
   int32_t *starts, *ends, *parents;
   uint16_t *types, *fields;
   uint8_t *flags;
-  int32_t *stack;
-  size_t cap, stack_cap;
+  Frame *frames;
+  size_t cap, frames_cap, count;
 } State;
 
 static void free_state(napi_env env, void *data, void *hint) {
   (void)env; (void)hint;
   State *s = data;
   if (s->parser) ts_parser_delete(s->parser);
-  free(s->text); free(s->starts); free(s->ends); free(s->parents); free(s->types); free(s->fields); free(s->flags); free(s->stack);
+  free(s->text); free(s->starts); free(s->ends); free(s->parents); free(s->types); free(s->fields); free(s->flags); free(s->frames);
   free(s);
 }
 
@@ -47,16 +71,108 @@ static int grow(State *s, size_t need) {
   return 1;
 }
 
-static int push(State *s, size_t depth, int32_t value) {
-  if (depth >= s->stack_cap) {
-    size_t cap = s->stack_cap ? s->stack_cap * 2 : 256;
-    while (cap <= depth) cap *= 2;
-    int32_t *a = realloc(s->stack, cap * 4);
-    if (!a) return 0;
-    s->stack = a; s->stack_cap = cap;
-  }
-  s->stack[depth] = value;
+/* Room for `units` UTF-16 units of text. */
+static int reserve_text(State *s, size_t units) {
+  if (units <= s->text_cap) return 1;
+  size_t cap = s->text_cap ? s->text_cap : 65536;
+  while (cap < units) cap *= 2;
+  uint16_t *t = realloc(s->text, cap * 2);
+  if (!t) return 0;
+  s->text = t; s->text_cap = cap;
   return 1;
+}
+
+static Frame *enter(State *s, size_t depth) {
+  if (depth >= s->frames_cap) {
+    size_t cap = s->frames_cap ? s->frames_cap * 2 : 256;
+    while (cap <= depth) cap *= 2;
+    Frame *a = realloc(s->frames, cap * sizeof(Frame));
+    if (!a) return NULL;
+    s->frames = a; s->frames_cap = cap;
+  }
+  return &s->frames[depth];
+}
+
+/* Copies one visible node (positions: bytes of UTF-16, halved into units); its index. */
+static inline int32_t emit(State *s, TSSymbol symbol, TSFieldId field, uint32_t start, uint32_t end, int32_t parent, int missing) {
+  size_t n = s->count++;
+  s->types[n] = symbol;
+  s->fields[n] = field;
+  s->starts[n] = (int32_t)(start >> 1);
+  s->ends[n] = (int32_t)(end >> 1);
+  s->parents[n] = parent;
+  s->flags[n] = missing ? 1 : 0;
+  return (int32_t)n;
+}
+
+/* The frame of `node`'s children; `start`: where the node starts (after its padding). */
+static void open_frame(Frame *f, const TSLanguage *language, Subtree node, uint32_t start, int32_t parent, TSFieldId inherited) {
+  f->children = ts_subtree_children(node);
+  f->count = node.ptr->child_count;
+  f->index = 0;
+  f->structural = 0;
+  /* A node's padding is its first child's: the first child's padding starts where the node's does. */
+  f->position = start - ts_subtree_padding(f->children[0]).bytes;
+  f->aliases = ts_language_alias_sequence(language, node.ptr->production_id);
+  ts_language_field_map(language, node.ptr->production_id, &f->fields, &f->fields_end);
+  f->parent = parent;
+  f->inherited = inherited;
+}
+
+/* The visible nodes of `tree` in pre-order, into the state's arrays (count: s->count); 0 when out of memory. */
+static int copy_tree(State *s, const TSTree *tree) {
+  const TSLanguage *language = tree->language;
+  Subtree root = tree->root;
+  s->count = 0;
+  /* Every node is copied at most once: the tree's visible nodes are no more than its subtrees. */
+  uint32_t start = ts_subtree_padding(root).bytes;
+  if (!grow(s, 1)) return 0;
+  int32_t top = emit(s, ts_language_public_symbol(language, ts_subtree_symbol(root)), 0, start, start + ts_subtree_size(root).bytes, -1, ts_subtree_missing(root));
+  if (ts_subtree_child_count(root) == 0) return 1;
+  size_t depth = 0;
+  Frame *f = enter(s, 0);
+  if (f == NULL) return 0;
+  open_frame(f, language, root, start, top, 0);
+  for (;;) {
+    f = &s->frames[depth];
+    if (f->index == f->count) {
+      if (depth == 0) return 1;
+      depth--;
+      continue;
+    }
+    Subtree child = f->children[f->index++];
+    uint32_t child_start = f->position + ts_subtree_padding(child).bytes;
+    uint32_t child_end = child_start + ts_subtree_size(child).bytes;
+    f->position = child_end;
+    int extra = ts_subtree_extra(child);
+    TSSymbol alias = 0;
+    TSFieldId field = 0;
+    if (!extra) {
+      if (f->aliases) alias = f->aliases[f->structural];
+      for (const TSFieldMapEntry *m = f->fields; m < f->fields_end; m++) {
+        if (!m->inherited && m->child_index == f->structural) { field = m->field_id; break; }
+      }
+      if (field == 0) field = f->inherited;
+      f->structural++;
+    }
+    uint32_t children = ts_subtree_child_count(child);
+    if (ts_subtree_visible(child) || alias != 0) {
+      if (!grow(s, s->count + 1)) return 0;
+      int32_t index = emit(s, ts_language_public_symbol(language, alias ? alias : ts_subtree_symbol(child)), field, child_start, child_end, f->parent, ts_subtree_missing(child));
+      if (children == 0) continue;
+      Frame *g = enter(s, depth + 1);
+      if (g == NULL) return 0;
+      open_frame(g, language, child, child_start, index, 0);
+      depth++;
+    } else if (children > 0 && child.ptr->visible_child_count > 0) {
+      /* An invisible node: its visible descendants are its visible parent's children, and it passes its field on. */
+      int32_t parent = f->parent;
+      Frame *g = enter(s, depth + 1);
+      if (g == NULL) return 0;
+      open_frame(g, language, child, child_start, parent, field);
+      depth++;
+    }
+  }
 }
 
 #define THROW(msg) do { napi_throw_error(env, "COMITY_NATIVE_PARSE", msg); return NULL; } while (0)
@@ -80,13 +196,7 @@ static napi_value parse(napi_env env, napi_callback_info info) {
   if (language == NULL) THROW("not a tree-sitter language");
   size_t length = 0;
   if (napi_get_value_string_utf16(env, argv[1], NULL, 0, &length) != napi_ok) THROW("the text is not a string");
-  if (length + 1 > s->text_cap) {
-    size_t cap = s->text_cap ? s->text_cap : 65536;
-    while (cap < length + 1) cap *= 2;
-    uint16_t *t = realloc(s->text, cap * 2);
-    if (!t) THROW("out of memory");
-    s->text = t; s->text_cap = cap;
-  }
+  if (!reserve_text(s, length + 1)) THROW("out of memory");
   napi_get_value_string_utf16(env, argv[1], (char16_t *)s->text, length + 1, &length);
   if (!ts_parser_set_language(s->parser, language)) THROW("incompatible language version");
   TSTree *tree = ts_parser_parse_string_encoding(s->parser, NULL, (const char *)s->text, (uint32_t)(length * 2), TSInputEncodingUTF16LE);
@@ -95,34 +205,8 @@ static napi_value parse(napi_env env, napi_callback_info info) {
     napi_get_null(env, &nul);
     return nul;
   }
-  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
-  size_t n = 0, depth = 0;
-  int ok = 1;
-  for (;;) {
-    if (!grow(s, n + 1)) { ok = 0; break; }
-    TSNode node = ts_tree_cursor_current_node(&cursor);
-    s->types[n] = ts_node_symbol(node);
-    s->fields[n] = ts_tree_cursor_current_field_id(&cursor);
-    s->starts[n] = (int32_t)(ts_node_start_byte(node) >> 1);
-    s->ends[n] = (int32_t)(ts_node_end_byte(node) >> 1);
-    s->parents[n] = depth == 0 ? -1 : s->stack[depth - 1];
-    s->flags[n] = ts_node_is_missing(node) ? 1 : 0;
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-      if (!push(s, depth, (int32_t)n)) { ok = 0; break; }
-      depth++;
-      n++;
-      continue;
-    }
-    n++;
-    int more = 0;
-    for (;;) {
-      if (ts_tree_cursor_goto_next_sibling(&cursor)) { more = 1; break; }
-      if (!ts_tree_cursor_goto_parent(&cursor)) break;
-      depth--;
-    }
-    if (!more) break;
-  }
-  ts_tree_cursor_delete(&cursor);
+  int ok = copy_tree(s, tree);
+  size_t n = s->count;
   ts_tree_delete(tree);
   if (!ok) THROW("out of memory");
   void *data = NULL;
