@@ -23,7 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+/* MSVC: no pthreads nor posix_memalign; the arena's chunks are plain malloc there, and the allocator is set at each
+ * load (the same four pointers, before any parse of that thread). */
+#define THREAD_LOCAL __declspec(thread)
+#else
+#include <pthread.h>
 #include <sys/mman.h>
+#define THREAD_LOCAL _Thread_local
+#endif
 #include <tree_sitter/api.h>
 #include "language.h"
 #include "subtree.h"
@@ -60,7 +68,7 @@ typedef struct {
   void *last;          /* the latest allocation, which a realloc can grow in place */
 } Arena;
 
-static _Thread_local Arena *active_arena;
+static THREAD_LOCAL Arena *active_arena;
 
 #define HUGE ((size_t)2 << 20)
 #define ARENA_CHUNK HUGE
@@ -79,9 +87,14 @@ static void out_of_memory(size_t size) {
 static Chunk *new_chunk(size_t size) {
   size_t total = (sizeof(Chunk) + size + HUGE - 1) & ~(HUGE - 1);
   void *p = NULL;
+#ifdef _WIN32
+  p = malloc(total);
+  if (p == NULL) return NULL;
+#else
   if (posix_memalign(&p, HUGE, total) != 0 || p == NULL) return NULL;
 #ifdef MADV_HUGEPAGE
   madvise(p, total, MADV_HUGEPAGE);
+#endif
 #endif
   Chunk *c = p;
   c->size = total - sizeof(Chunk);
@@ -152,6 +165,14 @@ static void arena_free(void *p) {
   if (active_arena == NULL) free(p);
   /* In a parse: nothing, the whole arena is dropped after it. */
 }
+
+static void set_allocator(void) {
+  ts_set_allocator(arena_malloc, arena_calloc, arena_realloc, arena_free);
+}
+
+#ifndef _WIN32
+static pthread_once_t allocator_once = PTHREAD_ONCE_INIT;
+#endif
 
 /* Starts a parse's arena on this thread. */
 static void arena_begin(Arena *a) {
@@ -410,8 +431,13 @@ static napi_value language_info(napi_env env, napi_callback_info info) {
 NAPI_MODULE_INIT() {
   State *s = calloc(1, sizeof(State));
   if (s == NULL) return NULL;
-  /* Once for the addon's copy of the runtime: inside a parse, the thread's arena; outside, malloc. */
-  ts_set_allocator(arena_malloc, arena_calloc, arena_realloc, arena_free);
+  /* Once for the addon's copy of the runtime, whichever thread loads it first: inside a parse, the thread's arena;
+   * outside, malloc. */
+#ifdef _WIN32
+  set_allocator();
+#else
+  pthread_once(&allocator_once, set_allocator);
+#endif
   if (napi_set_instance_data(env, s, free_state, NULL) != napi_ok) { free(s); return NULL; }
   napi_value fn;
   napi_create_function(env, "parse", NAPI_AUTO_LENGTH, parse, NULL, &fn);
