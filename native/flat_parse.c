@@ -70,8 +70,8 @@ typedef struct {
 
 static THREAD_LOCAL Arena *active_arena;
 
-#define HUGE ((size_t)2 << 20)
-#define ARENA_CHUNK HUGE
+#define HUGE_PAGE ((size_t)2 << 20)
+#define ARENA_CHUNK HUGE_PAGE
 /* What a thread keeps between parses: its chunks beyond this are given back. */
 #define ARENA_KEEP ((size_t)64 << 20)
 /* Each allocation is preceded by its size, in 16 bytes to keep the alignment malloc gives. */
@@ -85,13 +85,13 @@ static void out_of_memory(size_t size) {
 /* A chunk of `size` bytes of room, in memory the kernel may back with huge pages: first touching a 4 KiB page costs a
  * fault each, which in a virtual machine weighed as much as the parse's allocations did. */
 static Chunk *new_chunk(size_t size) {
-  size_t total = (sizeof(Chunk) + size + HUGE - 1) & ~(HUGE - 1);
+  size_t total = (sizeof(Chunk) + size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
   void *p = NULL;
 #ifdef _WIN32
   p = malloc(total);
   if (p == NULL) return NULL;
 #else
-  if (posix_memalign(&p, HUGE, total) != 0 || p == NULL) return NULL;
+  if (posix_memalign(&p, HUGE_PAGE, total) != 0 || p == NULL) return NULL;
 #ifdef MADV_HUGEPAGE
   madvise(p, total, MADV_HUGEPAGE);
 #endif
@@ -287,7 +287,6 @@ static int copy_tree(State *s, const TSTree *tree) {
   const TSLanguage *language = tree->language;
   Subtree root = tree->root;
   s->count = 0;
-  /* Every node is copied at most once: the tree's visible nodes are no more than its subtrees. */
   uint32_t start = ts_subtree_padding(root).bytes;
   if (!grow(s, 1)) return 0;
   int32_t top = emit(s, ts_language_public_symbol(language, ts_subtree_symbol(root)), 0, start, start + ts_subtree_size(root).bytes, -1, ts_subtree_missing(root));
