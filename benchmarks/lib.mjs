@@ -1,6 +1,8 @@
 // Shared helpers for benchmarks: seeded randomness, timing, and a plain-text table.
 import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as os from "node:os";
+import * as path from "node:path";
 
 /** mulberry32: a small seeded PRNG, so generated workspaces are the same on every machine. */
 export function rng(seed) {
@@ -79,4 +81,28 @@ export function ensureTool(command, debianPackage) {
   }
   console.error(`${command} is missing and could not be installed: its anchor is skipped`);
   return false;
+}
+
+/** Where symbols-real.mjs keeps its real corpora (`ts`, `py`), fetched once and then offline. */
+export const REAL_CORPORA = path.join(os.tmpdir(), "comity-bench", "real-code");
+
+/** The files under `root` whose name `keep` matches and whose path `skip` does not, sorted. */
+export function listFiles(root, keep, skip) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (skip.test(p)) continue;
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && keep.test(e.name)) out.push(p);
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+
+/** A real corpus's files (`ts`: its TypeScript sources without declaration files; `py`: its Python files), sorted. */
+export function realCorpusFiles(id) {
+  const dir = path.join(REAL_CORPORA, id);
+  return id === "ts" ? listFiles(dir, /\.tsx?$/, /\.d\.ts$/) : listFiles(dir, /\.py$/, /^$/);
 }

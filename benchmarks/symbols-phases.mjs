@@ -14,28 +14,18 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { median, table } from "./lib.mjs";
+import { median, REAL_CORPORA, realCorpusFiles, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
   options: { corpus: { type: "string", default: "ts" }, runs: { type: "string", default: "7" }, turbofan: { type: "boolean", default: false }, jobs: { type: "string" }, root: { type: "string", multiple: true }, child: { type: "string" } },
 });
-const corpusDir = path.join(os.tmpdir(), "comity-bench", "real-code", values.corpus);
+const corpusDir = path.join(REAL_CORPORA, values.corpus);
 
 /** The corpus's files, as symbols-real.mjs lists them. */
 function corpusFiles() {
   if (!fs.existsSync(path.join(corpusDir, ".done"))) throw new Error(`${corpusDir} is missing: run node benchmarks/symbols-real.mjs --runs 1 --corpus ${values.corpus} first`);
-  const keep = values.corpus === "ts" ? /\.tsx?$/ : /\.py$/;
-  const out = [];
-  const walk = (d) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && keep.test(e.name) && !/\.d\.ts$/.test(e.name)) out.push(p);
-    }
-  };
-  walk(corpusDir);
-  return out.sort();
+  return realCorpusFiles(values.corpus);
 }
 
 /** One cold pass in this process over the corpus, with the build at `root`: ms by phase. */

@@ -16,7 +16,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { ensureTool, machine, median, table } from "./lib.mjs";
+import { ensureTool, listFiles, machine, median, REAL_CORPORA, realCorpusFiles, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.js");
@@ -24,7 +24,7 @@ const astGrep = path.join(here, "..", "node_modules", ".bin", "ast-grep");
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, corpus: { type: "string", default: "all" } } });
 const runs = Number(values.runs);
 const PACKAGES = ["effect@3.18.4", "rxjs@7.8.2"];
-const base = path.join(os.tmpdir(), "comity-bench", "real-code");
+const base = REAL_CORPORA;
 
 /** The TypeScript corpus: each package's `src/`, unpacked from `npm pack` once. */
 function tsCorpus() {
@@ -42,7 +42,7 @@ function tsCorpus() {
     }
     fs.writeFileSync(path.join(dir, ".done"), PACKAGES.join("\n"));
   }
-  return { dir, files: listFiles(dir, /\.tsx?$/, /\.d\.ts$/) };
+  return { dir, files: realCorpusFiles("ts") };
 }
 
 /** The Python corpus: this machine's standard library (its .py files, without site-packages), copied once so that every tool reads exactly the same files. */
@@ -58,21 +58,7 @@ function pyCorpus() {
     }
     fs.writeFileSync(path.join(dir, ".done"), stdlib);
   }
-  return { dir, files: listFiles(dir, /\.py$/, /^$/) };
-}
-
-function listFiles(root, keep, skip) {
-  const out = [];
-  const walk = (d) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (skip.test(p)) continue;
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && keep.test(e.name)) out.push(p);
-    }
-  };
-  walk(root);
-  return out.sort();
+  return { dir, files: realCorpusFiles("py") };
 }
 
 const time = (cmd, args, opts = {}) => {
