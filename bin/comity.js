@@ -3,8 +3,8 @@ import { runCli } from "../dist/cli/main.js";
 
 // The commands that extract the symbols of many files run for seconds: for them, TurboFan's inlining costs more
 // compiling (on V8's background threads, beside the parse workers on the same cores) than the inlined code gains
-// back (benchmarks/README.md, "no inlining"). Set before any code is hot, and only there: loading `node:v8` costs a
-// hook 7 ms, and `serve` runs for days.
+// back (benchmarks/README.md, "no inlining"). Set before any code is hot, and only there: a hook has no need to load
+// `node:v8`, and `serve` runs for days.
 if (process.argv[2] === "symbols" || process.argv[2] === "analyze") (await import("node:v8")).setFlagsFromString("--no-turbo-inlining");
 
 // A reader that stops early (`comity ... | head`) is not an error.
