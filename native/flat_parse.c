@@ -20,6 +20,7 @@
  * node binding (a TSLanguage pointer). Nothing here keeps file contents.
  */
 #include <node_api.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,8 @@ static void *arena_malloc(size_t size) {
 static void *arena_calloc(size_t count, size_t size) {
   Arena *a = active_arena;
   if (a == NULL) { void *p = calloc(count, size); if (count > 0 && size > 0 && p == NULL) out_of_memory(count * size); return p; }
+  /* calloc's own check: a product that overflows is a failed allocation, never a short one. */
+  if (size != 0 && count > SIZE_MAX / size) out_of_memory(SIZE_MAX);
   void *p = arena_alloc(a, count * size);
   memset(p, 0, count * size);
   return p;
