@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { compareStrings } from "../errors/diagnostic.js";
+import { pruneFolder } from "../fs/prune-folder.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import type { FileSymbols, ParamInfo, ReferenceRecord, SignatureInfo, SymbolKind, SymbolRecord } from "./types.js";
 import { EXTRACTOR_VERSION } from "./extractor-version.js";
@@ -65,7 +65,7 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
         const shard = path.dirname(target);
         if (!prunedShards.has(shard)) {
           prunedShards.add(shard);
-          pruneShard(shard, share, target);
+          pruneFolder(shard, share, target);
         }
       } catch {
         // A cache that cannot be written is only slower.
@@ -147,24 +147,6 @@ function writeEntryFile(target: string, text: string): void {
     }
   }
   writeFileAtomic(target, text);
-}
-
-/** Leaves at most `keep` files in one folder of the cache, removing the least recently written (never `justWritten`). */
-function pruneShard(shard: string, keep: number, justWritten: string): void {
-  const names = fs.readdirSync(shard);
-  if (names.length <= keep) return;
-  const files: Array<{ file: string; mtimeMs: number }> = [];
-  for (const n of names) {
-    const f = path.join(shard, n);
-    if (f === justWritten) continue;
-    try {
-      files.push({ file: f, mtimeMs: fs.statSync(f).mtimeMs });
-    } catch {
-      // gone already
-    }
-  }
-  files.sort((a, b) => a.mtimeMs - b.mtimeMs || compareStrings(a.file, b.file));
-  for (const f of files.slice(0, names.length - keep)) fs.rmSync(f.file, { force: true });
 }
 
 /**
