@@ -1,8 +1,11 @@
 import { statSync } from "node:fs";
-import { Worker } from "node:worker_threads";
+import * as path from "node:path";
+import { createRequire } from "node:module";
+import type { Worker } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
-import { loadContentHasher } from "../snapshot/content-hasher.js";
+import { loadContentHasher, type ContentHasher } from "../snapshot/content-hasher.js";
 import { bestFlatParserKind, type FlatParserKind } from "../tree-sitter/load-flat-parser.js";
+import { createFileIndex, type FileIndex } from "./file-index.js";
 import { languageOf } from "./languages.js";
 import { CONTROL, EXTRACT_IN_WORKERS_FROM, jobBytes, type ExtractJob, type ParseMessage, type ParsedTree, type ParseWork, type ParseWorkerData } from "./parse-work.js";
 import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols.js";
@@ -52,7 +55,9 @@ export function startExtractPool(options: Pick<ExtractManyOptions, "workers"> & 
   const count = Math.max(1, options.workers);
   const kind = options.backend === "wasm" ? "wasm" : bestFlatParserKind();
   const workerData: ParseWorkerData = { languages: options.languages ?? null, extract: count >= EXTRACT_IN_WORKERS_FROM, kind };
-  const workers = Array.from({ length: count }, () => new Worker(workerUrl(), { workerData }));
+  // node:worker_threads loads when a pool starts: a warm run, which needs none, spent 6 ms of 230 loading it.
+  const { Worker: WorkerThread } = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
+  const workers = Array.from({ length: count }, () => new WorkerThread(workerUrl(), { workerData }));
   const exited = new Set<Worker>();
   const ready = workers.map(
     (w) =>
@@ -145,6 +150,32 @@ export interface ExtractManyOptions {
   readonly backend?: ParserBackend;
   /** Workers started ahead ({@link startExtractPool}): used if the pool is needed, and closed either way. */
   readonly pool?: ExtractPool;
+  /**
+   * With a cache: files given by path are looked up in a file index (`<cacheDir>/files`, see {@link createFileIndex})
+   * by their stat, and their hashes recorded there, so that a run over unchanged files reads none of them. For runs
+   * over many files that a person may run again (`comity symbols`); off by default. `now`: the clock it judges
+   * whether a file has settled by (Date.now unless given).
+   */
+  readonly fileIndex?: boolean | { readonly now: () => number };
+}
+
+/** A job's content hash: the file index's when the file's stat is the one recorded, else its bytes' (recorded for next time). */
+function contentHashOf(job: ExtractJob, hasher: ContentHasher, index: FileIndex | null): string {
+  if (index === null || job.bytes !== undefined || job.abs === undefined) return hasher.xxh64(jobBytes(job));
+  // (stat before the bytes are read: a change after it shows in the next stat)
+  const stamp = job.stamp ?? statSync(job.abs);
+  const known = index.lookup(job.abs, stamp);
+  if (known !== null) return known;
+  const hash = hasher.xxh64(jobBytes(job));
+  index.record(job.abs, stamp, hash);
+  return hash;
+}
+
+/** The file index of these options, when they ask for one and have a cache. */
+function fileIndexOf(options: ExtractManyOptions, hasher: ContentHasher | null): FileIndex | null {
+  const asked = options.fileIndex ?? false;
+  if (asked === false || options.cacheDir === null || hasher === null) return null;
+  return createFileIndex(path.join(options.cacheDir, "files"), { nameOf: (folder) => hasher.xxh64(folder), ...(asked === true ? {} : { now: asked.now }) });
 }
 
 /** Where the compiled worker lives: beside this module in `dist/`, or in `dist/` when running from sources (tests). */
@@ -165,12 +196,14 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
   // The cache answers first, here: a warm run starts no worker and loads no grammar.
   const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
   const hasher = cache === null ? null : await loadContentHasher();
+  const index = fileIndexOf(options, hasher);
   return extractManyAs(jobs, options, {
     cached: (job) => {
       const lang = languageOf(job.path)?.id ?? "none";
-      const hit = job.known ?? (cache === null || hasher === null ? null : cache.get(hasher.xxh64(jobBytes(job)), lang));
+      const hit = job.known ?? (cache === null || hasher === null ? null : cache.get(contentHashOf(job, hasher, index), lang));
       return cachedFor(job.path, hit) ?? undefined;
     },
+    lookedUp: () => index?.save(),
     fromText: fromEntryText,
     fromResult: (r) => r,
     printedOnly: false,
@@ -184,15 +217,33 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
  * warm run), extracted and printed as {@link extractMany} extracts the rest.
  */
 export async function printedMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<Array<readonly Uint8Array[]>> {
+  const lines: Array<readonly Uint8Array[]> = [];
+  // (each line's pieces are its own: a cached line's bytes are borrowed only during the call)
+  await printedEach(jobs, options, (pieces) => void lines.push(pieces.map((p) => Buffer.from(p))));
+  return lines;
+}
+
+/**
+ * {@link printedMany}'s lines handed to `emit` in input order, each as soon as it and those before it are known, and
+ * not kept: a warm run holds no file's line longer than it takes to write it (holding all of them, then joining
+ * them, was a third of a warm run over 611 files, most of it the first touch of fresh memory). The pieces are
+ * valid during the call only (a cached line's bytes are read into a buffer that the next one reuses).
+ */
+export async function printedEach(jobs: readonly ExtractJob[], options: ExtractManyOptions, emit: (pieces: readonly Uint8Array[], index: number) => void): Promise<void> {
   const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
   const hasher = cache === null ? null : await loadContentHasher();
+  const index = fileIndexOf(options, hasher);
   const line = (text: string): readonly Uint8Array[] => [Buffer.from(text)];
-  return extractManyAs(jobs, options, {
+  await extractManyAs(jobs, options, {
+    lookedUp: () => index?.save(),
     cached: (job) => {
-      const printed = cache === null || hasher === null ? null : cache.printed(hasher.xxh64(jobBytes(job)), languageOf(job.path)?.id ?? "none");
+      const printed = cache === null || hasher === null ? null : cache.printed(contentHashOf(job, hasher, index), languageOf(job.path)?.id ?? "none", { borrow: true });
       // (diagnostics name the path they were found under, as a cache hit's do: see cachedFor)
       return printed === null ? undefined : printedFileBytes(job.path, printed.bytes, printed.diagnostics.map((d) => ({ ...d, path: job.path })));
     },
+    // A cached line that waits for an earlier file's extraction: its borrowed bytes copied.
+    keep: (pieces) => pieces.map((p) => Buffer.from(p)),
+    emit,
     fromText: (path, text) => {
       // (its diagnostics name the path the worker was given: this one)
       const parts = printedOfEntryText(text);
@@ -211,15 +262,36 @@ export async function printedMany(jobs: readonly ExtractJob[], options: ExtractM
 /** How {@link extractManyAs} makes its results: from the cache (undefined: a miss), from a worker's entry text (null: not one), or from an extraction here. */
 interface ResultsAs<T> {
   cached(job: ExtractJob): T | undefined;
+  /** Called once every job was looked up in the cache (before any is extracted). */
+  lookedUp?(): void;
   fromText(path: string, text: string): T | null;
   fromResult(r: FileSymbols): T;
   /** Whether `fromText` reads only an entry text's printed form and diagnostics (a worker then leaves out the first line of what is not stored). */
   readonly printedOnly: boolean;
+  /**
+   * Given: each result is handed to it in input order, as soon as it and all before it are known, and not kept (the
+   * results returned are then placeholders). A cached result that cannot be handed over at once goes through `keep`
+   * first (its bytes may be borrowed until the next lookup).
+   */
+  readonly emit?: (t: T, index: number) => void;
+  readonly keep?: (t: T) => T;
 }
 
 /** {@link extractMany}'s pool, making each result as `as` says. */
 async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractManyOptions, as: ResultsAs<T>): Promise<T[]> {
   const results: Array<T | undefined> = Array.from({ length: jobs.length }, () => undefined);
+  // With `emit`: results[i] for i < next were handed over, and hold this placeholder.
+  const handed = {} as T;
+  let next = 0;
+  const put = (i: number, t: T): void => {
+    results[i] = t;
+    const { emit } = as;
+    if (emit === undefined) return;
+    for (let r = results[next]; r !== undefined && next < results.length; r = results[next]) {
+      emit(r, next);
+      results[next++] = handed;
+    }
+  };
   // Jobs done on this thread. Each result becomes what is kept of it (`keep`) as soon as it is extracted, so that the
   // extraction's objects die young: kept until the end, every scavenge copied them (a third more time collecting
   // garbage in a 611-file run).
@@ -233,15 +305,18 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     const languages = languagesOf(list);
     const extractor = await createSymbolExtractor(many ? { backend: options.backend ?? "flat", languages } : { languages });
     const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
-    indices.forEach((i, k) => (results[i] = keep(extractJob(list[k] as ExtractJob, extractor, cache), i)));
+    indices.forEach((i, k) => put(i, keep(extractJob(list[k] as ExtractJob, extractor, cache), i)));
   };
   jobs.forEach((job, i) => {
     try {
-      results[i] = as.cached(job);
+      const hit = as.cached(job);
+      // (handed over now, or kept: the next lookup may reuse what it borrowed)
+      if (hit !== undefined) put(i, i === next || as.keep === undefined ? hit : as.keep(hit));
     } catch {
       // unreadable: the extraction below reports it
     }
   });
+  as.lookedUp?.();
   const todo = results.flatMap((r, i) => (r === undefined ? [i] : []));
   // A pool started by the caller is used as it is; otherwise as many workers as the work is worth, when asked (the
   // files' sizes are added up only until there is enough for all of them).
@@ -293,7 +368,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     const extracted = (k: number, tree: ParsedTree): void => {
       if (extractor === null) return;
       const parsed = tree.bytes === null ? undefined : { bytes: Buffer.from(tree.bytes.buffer, tree.bytes.byteOffset, tree.bytes.byteLength), tree: tree.buffer === null ? null : unpackFlatTreeData(tree.count, tree.buffer) };
-      results[todo[k] as number] = as.fromResult(extractJob(list[k] as ExtractJob, extractor, deferred, parsed));
+      put(todo[k] as number, as.fromResult(extractJob(list[k] as ExtractJob, extractor, deferred, parsed)));
     };
     const run = (w: Worker, slot: number, ready: Promise<void>): Promise<void> =>
       new Promise((resolve) => {
@@ -323,7 +398,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
             const job = list[m.index] as ExtractJob;
             if (m.storeAs !== null) toStore.push([m.storeAs, languageOf(job.path)?.id ?? "none", m.text]);
             const r = as.fromText(job.path, m.text);
-            if (r !== null) results[todo[m.index] as number] = r;
+            if (r !== null) put(todo[m.index] as number, r);
           } else extracted(m.index, m);
           done();
         });

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import type { FileSymbols, LanguageId } from "./types.js";
 import type { FlatParserKind } from "../tree-sitter/load-flat-parser.js";
+import type { FileStamp } from "./file-index.js";
 
 /** One file to analyse: the path to report, and where to read it or its bytes (an old version read from git). */
 export interface ExtractJob {
@@ -15,6 +16,8 @@ export interface ExtractJob {
   readonly known?: Omit<FileSymbols, "path">;
   /** False: the result is not stored in the cache (the caller keeps what it needs of it elsewhere). */
   readonly store?: boolean;
+  /** The file's stat, taken before anything read it (a file index looks it up instead of hashing the bytes). */
+  readonly stamp?: FileStamp;
 }
 
 /** The bytes of a job. */

@@ -12,9 +12,10 @@ export interface SymbolCache {
   set(contentHash: string, language: string, result: FileSymbols): void;
   /**
    * A cached result's {@link printedSymbols} text, as the UTF-8 bytes the entry file holds, and its diagnostics:
-   * read without decoding its records (or even its first line); null on a miss.
+   * read without decoding its records (or even its first line); null on a miss. `borrow`: the bytes are read into a
+   * buffer that the next borrowing call reuses (valid until then; no fresh memory for each of many entries).
    */
-  printed?(contentHash: string, language: string): { readonly bytes: Uint8Array; readonly diagnostics: FileSymbols["diagnostics"] } | null;
+  printed?(contentHash: string, language: string, options?: { borrow?: boolean }): { readonly bytes: Uint8Array; readonly diagnostics: FileSymbols["diagnostics"] } | null;
   /** Stores a result given as its {@link entryText}. */
   setText?(contentHash: string, language: string, text: string): void;
 }
@@ -35,6 +36,7 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
   const share = Math.max(1, Math.ceil((options.maxEntries ?? 50_000) / SHARDS));
   const prunedShards = new Set<string>();
   const file = (hash: string, language: string): string => path.join(dir, hash.slice(0, 2), `v${EXTRACTOR_VERSION}-${language}-${hash}.json`);
+  const scratch = { buffer: Buffer.alloc(0) };
   return {
     get(hash, language) {
       const lines = readEntryFile(file(hash, language));
@@ -45,8 +47,8 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
         return null;
       }
     },
-    printed(hash, language) {
-      const entry = readEntryBytes(file(hash, language));
+    printed(hash, language, options = {}) {
+      const entry = readEntryBytes(file(hash, language), options.borrow === true ? scratch : null);
       if (entry === null) return null;
       const { bytes, ends } = entry;
       try {
@@ -87,18 +89,43 @@ function readEntryFile(file: string): [string, string, string] | null {
   return [bytes.toString("utf8", 0, ends[0]), bytes.toString("utf8", ends[0] + 1, ends[1]), bytes.toString("utf8", ends[1] + 1, ends[2])];
 }
 
-/** An entry file's bytes and where its three lines end (see {@link readEntryFile}); null on a miss or another shape. */
-function readEntryBytes(file: string): { bytes: Buffer; ends: [number, number, number] } | null {
+/**
+ * An entry file's bytes and where its three lines end (see {@link readEntryFile}); null on a miss or another shape.
+ * `scratch`: read into its buffer (grown when too small), which the bytes returned are a view of.
+ */
+function readEntryBytes(file: string, scratch: { buffer: Buffer } | null = null): { bytes: Buffer; ends: [number, number, number] } | null {
   let bytes: Buffer;
   try {
     // A miss is asked without an exception (building one costs more than the lookup: a cold run misses thousands).
-    if (fs.statSync(file, { throwIfNoEntry: false }) === undefined) return null;
-    bytes = fs.readFileSync(file);
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (stat === undefined) return null;
+    bytes = scratch === null ? fs.readFileSync(file) : readInto(file, stat.size, scratch);
   } catch {
     return null;
   }
   const ends = lineEnds((from) => bytes.indexOf(10, from), bytes.length);
   return ends === null ? null : { bytes, ends };
+}
+
+/** A file's bytes, read into `scratch.buffer` (grown as it needs: `size` is only a hint), as a view of it. */
+function readInto(file: string, size: number, scratch: { buffer: Buffer }): Buffer {
+  const fd = fs.openSync(file, "r");
+  try {
+    let length = 0;
+    for (;;) {
+      // Room for one more byte than the hint: a read that fills the buffer may not be the last.
+      if (scratch.buffer.length < Math.max(size, length) + 1) {
+        const grown = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 * Math.max(size, length) + 1));
+        scratch.buffer.copy(grown, 0, 0, length);
+        scratch.buffer = grown;
+      }
+      const n = fs.readSync(fd, scratch.buffer, length, scratch.buffer.length - length, null);
+      if (n === 0) return scratch.buffer.subarray(0, length);
+      length += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**

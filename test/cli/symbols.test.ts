@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { runBuiltCli } from "../helpers/run-cli.js";
+import { SETTLED_MS } from "../../src/symbols/file-index.js";
 
 let sb: Sandbox;
 let env: NodeJS.ProcessEnv;
@@ -75,6 +76,25 @@ def g${i}(x, *, k=${i}):
     expect(counts.every((n) => n > 0)).toBe(true);
     for (const r of [two, cold, warm, ...wasm]) expect(r.stdout).toBe(one.stdout);
     expect(runBuiltCli(["symbols", "--jobs", "0", ...files], { cwd: sb.dir, env }).status).toBe(2);
+  });
+
+  it("answers a re-run over unchanged files by their stats, and sees a file changed since", async () => {
+    const files = ["a.ts", "b.ts", "c.py"];
+    sb.write("a.ts", "export function a(x: number): number { return x; }\n");
+    sb.write("b.ts", "export const b = 1;\n");
+    sb.write("c.py", "def c(y):\n    return y\n");
+    // Files changed in the last SETTLED_MS are read every time: these must be older for the index to record them.
+    await new Promise((resolve) => setTimeout(resolve, SETTLED_MS + 100));
+    const cold = runBuiltCli(["symbols", "--json", ...files], { cwd: sb.dir, env });
+    const index = path.join(sb.dir, "..", "config", "symbols", "files");
+    expect(fs.readdirSync(index)).toHaveLength(1);
+    const warm = runBuiltCli(["symbols", "--json", ...files], { cwd: sb.dir, env });
+    expect(warm.stdout).toBe(cold.stdout);
+    expect(JSON.parse(warm.stdout)).toEqual(JSON.parse(runBuiltCli(["symbols", "--json", "--no-cache", ...files], { cwd: sb.dir, env }).stdout));
+    // A change: its stat differs from the recorded one, so the file is read again.
+    sb.write("b.ts", "export const b = 2;\nexport function added(): void {}\n");
+    const changed = JSON.parse(runBuiltCli(["symbols", "--json", ...files], { cwd: sb.dir, env }).stdout) as { files: Array<{ symbols: Array<{ name: string }> }> };
+    expect(changed.files[1]?.symbols.map((s) => s.name)).toEqual(["added", "b"]);
   });
 
   it("fails clearly on a missing file", () => {

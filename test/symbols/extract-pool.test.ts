@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultMinBytesPerWorker, extractMany, printedMany, startExtractPool, workersFor, type ExtractJob } from "../../src/symbols/extract-pool.js";
+import { defaultMinBytesPerWorker, extractMany, printedEach, printedMany, startExtractPool, workersFor, type ExtractJob } from "../../src/symbols/extract-pool.js";
+import { SETTLED_MS } from "../../src/symbols/file-index.js";
 import { EXTRACT_IN_WORKERS_FROM } from "../../src/symbols/parse-work.js";
 
 let dir: string;
@@ -90,5 +91,44 @@ describe("extractMany (worker pool)", () => {
     expect(crashed(await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, minBytesPerWorker: Math.floor(bytes / 2) }))).toBe(true);
     // Unset, the workers asked for run, whatever the work.
     expect(crashed(await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1 }))).toBe(true);
+  });
+
+  it("hands each printed line over in input order as soon as it can, cached or not, and borrows nothing it keeps", async () => {
+    const cacheDir = path.join(dir, "cache");
+    const expected = (await printedMany(jobs, { workers: 1, cacheDir: null })).map((line) => Buffer.concat(line).toString());
+    // Every third file cached: hits wait behind misses (kept, as copies), and go out as soon as those are done.
+    await printedMany(jobs.filter((_, i) => i % 3 === 0), { workers: 1, cacheDir });
+    for (const workers of [1, 2]) {
+      const seen: Array<[number, string]> = [];
+      await printedEach(jobs, { workers, cacheDir, minFilesForPool: 1 }, (pieces, i) => void seen.push([i, Buffer.concat(pieces).toString()]));
+      expect(seen.map(([i]) => i)).toEqual(jobs.map((_, i) => i));
+      expect(seen.map(([, text]) => text)).toEqual(expected);
+    }
+    // All cached: each line's bytes are borrowed, and the next lookup reuses them; copies made during the call hold.
+    const copies: string[] = [];
+    await printedEach(jobs, { workers: 1, cacheDir }, (pieces) => void copies.push(Buffer.concat(pieces).toString()));
+    expect(copies).toEqual(expected);
+  });
+
+  it("with a file index, answers by each file's stat without reading it, and sees a change the stat shows", async () => {
+    const cacheDir = path.join(dir, "cache");
+    const later = { now: () => Date.now() + SETTLED_MS + 1000 };
+    const stamped = (): ExtractJob[] => jobs.map((j) => (fs.existsSync(j.abs ?? "") ? { ...j, stamp: fs.statSync(j.abs ?? "") } : j));
+    const first = await extractMany(stamped(), { workers: 1, cacheDir, fileIndex: later });
+    expect(fs.readdirSync(path.join(cacheDir, "files"))).toHaveLength(1);
+    // f3.ts changes, but the job carries the stat recorded before (what a change within the file system's timestamp
+    // granularity could look like, were the file not settled): the index answers, so the file was not read.
+    const before = stamped();
+    fs.writeFileSync(path.join(dir, "f3.ts"), "export function changed(): void {}\n");
+    const blind = await extractMany(before, { workers: 1, cacheDir, fileIndex: later });
+    expect(blind[6]?.symbols.map((s) => s.qualified_name)).toEqual(first[6]?.symbols.map((s) => s.qualified_name));
+    // With the file's real stat: read, hashed and seen; and without a file index, always.
+    const seen = await extractMany(stamped(), { workers: 1, cacheDir, fileIndex: later });
+    expect(seen[6]?.symbols.map((s) => s.qualified_name)).toEqual(["changed"]);
+    expect((await extractMany(before, { workers: 1, cacheDir }))[6]?.symbols.map((s) => s.qualified_name)).toEqual(["changed"]);
+    // By the real clock, files written just now have not settled: nothing is recorded for them.
+    const fresh = path.join(dir, "fresh");
+    await extractMany(stamped(), { workers: 1, cacheDir: fresh, fileIndex: true });
+    expect(fs.existsSync(path.join(fresh, "files"))).toBe(false);
   });
 });

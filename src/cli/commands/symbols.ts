@@ -8,6 +8,7 @@ import { extractWithCache } from "../../symbols/extract-with-cache.js";
 import { createSymbolCache } from "../../symbols/symbol-cache.js";
 import { shownSymbol } from "../../symbols/printed-symbols.js";
 import type { FileSymbols, SymbolRecord } from "../../symbols/types.js";
+import { chunkedWriter } from "../chunked-writer.js";
 import type { CliIo } from "../io.js";
 
 export const SYMBOLS_USAGE = `usage: comity symbols FILE... [--json] [--no-cache] [--jobs N]
@@ -41,8 +42,12 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     io.stderr.write(SYMBOLS_USAGE);
     return 2;
   }
-  const files = positionals.map((p) => ({ given: p, abs: path.resolve(io.cwd, p) }));
-  const missing = files.filter((f) => !isFile(f.abs));
+  // (each file's stat, taken before anything reads it, is what the file index compares: see extractMany)
+  const files = positionals.map((p) => {
+    const abs = path.resolve(io.cwd, p);
+    return { given: p, abs, stat: statOf(abs) };
+  });
+  const missing = files.filter((f) => f.stat === undefined || !f.stat.isFile());
   if (missing.length > 0) {
     io.stderr.write(missing.map((f) => `comity: ${f.given}: no such file\n`).join(""));
     return 2;
@@ -52,7 +57,7 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
   const read = (f: { given: string; abs: string }, as = f.given): { path: string; bytes: Buffer } => ({ path: as, bytes: fs.readFileSync(f.abs) });
 
   if (values.diff) {
-    const [b, a] = files as [{ given: string; abs: string }, { given: string; abs: string }];
+    const [b, a] = files as [(typeof files)[number], (typeof files)[number]];
     // Both sides are read as the AFTER file's language.
     const [before, after] = (await extractWithCache([read(b, a.given), read(a)], { cache })) as [FileSymbols, FileSymbols];
     // The comparison code loads only for --diff.
@@ -76,21 +81,22 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
   // Many files: a pool of worker threads, one per core (the same as comity analyze; on 2 cores, only for enough bytes
   // to parse, unless --jobs says how many), or with --jobs 1 this thread with the pool's backend; a few: this
   // process, with the backend that starts quickest.
-  const { extractMany, printedMany, defaultMinBytesPerWorker } = await import("../../symbols/extract-pool.js");
-  const jobList = files.map((f) => ({ path: f.given, abs: f.abs }));
-  const poolOptions = { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io), ...(values.jobs === undefined ? { minBytesPerWorker: defaultMinBytesPerWorker(jobs) } : {}) };
+  const { extractMany, printedEach, defaultMinBytesPerWorker } = await import("../../symbols/extract-pool.js");
+  const jobList = files.map((f) => ({ path: f.given, abs: f.abs, ...(f.stat === undefined ? {} : { stamp: f.stat }) }));
+  // The file index: a run over files that did not change since the last reads none of them.
+  const poolOptions = { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io), fileIndex: true, ...(values.jobs === undefined ? { minBytesPerWorker: defaultMinBytesPerWorker(jobs) } : {}) };
   if (values.json && io.stdout.isTTY !== true) {
     // For a program: one line per file (a third of the bytes of the indented form), copied from the cache where it
-    // can be.
-    const lines = await printedMany(jobList, poolOptions);
+    // can be, and written as it comes (in order): nothing holds the whole output.
+    const out = chunkedWriter((chunk) => io.stdout.write(chunk));
     const separator = Buffer.from(",\n");
-    const pieces: Uint8Array[] = [Buffer.from('{"schema":"comity.symbols/1","files":[\n')];
-    lines.forEach((line, i) => {
-      if (i > 0) pieces.push(separator);
-      pieces.push(...line);
+    out.push(Buffer.from('{"schema":"comity.symbols/1","files":[\n'));
+    await printedEach(jobList, poolOptions, (line, i) => {
+      if (i > 0) out.push(separator);
+      for (const piece of line) out.push(piece);
     });
-    pieces.push(Buffer.from("\n]}\n"));
-    io.stdout.write(Buffer.concat(pieces));
+    out.push(Buffer.from("\n]}\n"));
+    out.end();
     return 0;
   }
   const results = await extractMany(jobList, poolOptions);
@@ -108,11 +114,11 @@ function cacheDirOf(io: CliIo): string {
   return path.join(configDir(io.env, io.env["HOME"] ?? os.homedir()), "symbols");
 }
 
-function isFile(p: string): boolean {
+function statOf(p: string): fs.Stats | undefined {
   try {
-    return fs.statSync(p).isFile();
+    return fs.statSync(p, { throwIfNoEntry: false });
   } catch {
-    return false;
+    return undefined;
   }
 }
 
