@@ -1,6 +1,7 @@
 /** What a CLI command may touch: its streams, folder and environment. Injected so commands run in tests. */
 export interface CliIo {
-  readonly stdout: { write(chunk: string | Uint8Array): unknown; readonly isTTY?: boolean };
+  /** `done`: called once the chunk is written (its buffer may then be reused), as a Node stream calls it. */
+  readonly stdout: { write(chunk: string | Uint8Array, done?: (error?: Error | null) => void): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;

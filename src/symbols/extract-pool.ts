@@ -227,9 +227,15 @@ export async function printedMany(jobs: readonly ExtractJob[], options: ExtractM
  * {@link printedMany}'s lines handed to `emit` in input order, each as soon as it and those before it are known, and
  * not kept: a warm run holds no file's line longer than it takes to write it (holding all of them, then joining
  * them, was a third of a warm run over 611 files, most of it the first touch of fresh memory). The pieces are
- * valid during the call only (a cached line's bytes are read into a buffer that the next one reuses).
+ * valid during the call only (a cached line's bytes are read into a buffer that the next one reuses). `room`: after
+ * each line, the cache's answers wait for the promise it gives (the consumer's writes catch up), if any.
  */
-export async function printedEach(jobs: readonly ExtractJob[], options: ExtractManyOptions, emit: (pieces: readonly Uint8Array[], index: number) => void): Promise<void> {
+export async function printedEach(
+  jobs: readonly ExtractJob[],
+  options: ExtractManyOptions,
+  emit: (pieces: readonly Uint8Array[], index: number) => void,
+  room?: () => Promise<void> | null,
+): Promise<void> {
   const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
   const hasher = cache === null ? null : await loadContentHasher();
   const index = fileIndexOf(options, hasher);
@@ -244,6 +250,7 @@ export async function printedEach(jobs: readonly ExtractJob[], options: ExtractM
     // A cached line that waits for an earlier file's extraction: its borrowed bytes copied.
     keep: (pieces) => pieces.map((p) => Buffer.from(p)),
     emit,
+    ...(room === undefined ? {} : { room }),
     fromText: (path, text) => {
       // (its diagnostics name the path the worker was given: this one)
       const parts = printedOfEntryText(text);
@@ -275,6 +282,8 @@ interface ResultsAs<T> {
    */
   readonly emit?: (t: T, index: number) => void;
   readonly keep?: (t: T) => T;
+  /** After each cached result, the lookups wait for the promise it gives, if any (what `emit` feeds catches up). */
+  readonly room?: () => Promise<void> | null;
 }
 
 /** {@link extractMany}'s pool, making each result as `as` says. */
@@ -307,7 +316,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
     indices.forEach((i, k) => put(i, keep(extractJob(list[k] as ExtractJob, extractor, cache), i)));
   };
-  jobs.forEach((job, i) => {
+  for (const [i, job] of jobs.entries()) {
     try {
       const hit = as.cached(job);
       // (handed over now, or kept: the next lookup may reuse what it borrowed)
@@ -315,7 +324,9 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     } catch {
       // unreadable: the extraction below reports it
     }
-  });
+    const wait = as.room?.();
+    if (wait !== undefined && wait !== null) await wait;
+  }
   as.lookedUp?.();
   const todo = results.flatMap((r, i) => (r === undefined ? [i] : []));
   // A pool started by the caller is used as it is; otherwise as many workers as the work is worth, when asked (the

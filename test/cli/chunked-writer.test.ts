@@ -4,6 +4,7 @@ import { chunkedWriter } from "../../src/cli/chunked-writer.js";
 describe("chunkedWriter", () => {
   it("writes what it is given, in order, in chunks of at most its size, copying each piece at once", () => {
     const written: Uint8Array[] = [];
+    // (a stream that keeps every chunk, and never says it is written: no chunk is reused)
     const out = chunkedWriter((chunk) => void written.push(chunk), 8);
     const borrowed = Buffer.from("abc");
     const expected: string[] = [];
@@ -21,5 +22,42 @@ describe("chunkedWriter", () => {
     expect(written.map((c) => c.length)).toEqual([8, 2, 21, 1, 8, 1]);
     out.end();
     expect(written).toHaveLength(6);
+  });
+
+  it("reuses a chunk once the stream says it is written, and asks its feeder to wait while many are in flight", async () => {
+    const text: string[] = [];
+    // Where each chunk's memory is (small buffers share Node's pool: its ArrayBuffer and offset).
+    const ids = new Map<ArrayBufferLike, number>();
+    const buffers = new Set<string>();
+    const pending: Array<() => void> = [];
+    const out = chunkedWriter(
+      (chunk, done) => {
+        text.push(Buffer.from(chunk).toString());
+        if (!ids.has(chunk.buffer)) ids.set(chunk.buffer, ids.size);
+        buffers.add(`${ids.get(chunk.buffer)}@${chunk.byteOffset}`);
+        pending.push(done);
+      },
+      4,
+      2,
+    );
+    const pieces = ["abcd", "efgh", "ijkl", "mnop", "qrst", "uv"];
+    out.push(Buffer.from(pieces[0] ?? ""));
+    out.push(Buffer.from(pieces[1] ?? ""));
+    expect(out.room()).toBeNull();
+    out.push(Buffer.from(pieces[2] ?? ""));
+    // Two chunks written and not yet said to be: the feeder is asked to wait a turn of the event loop.
+    const wait = out.room();
+    expect(wait).toBeInstanceOf(Promise);
+    await wait;
+    for (const done of pending.splice(0)) done();
+    expect(out.room()).toBeNull();
+    for (const piece of pieces.slice(3)) out.push(Buffer.from(piece));
+    out.end();
+    for (const done of pending.splice(0)) done();
+    expect(text.join("")).toBe(pieces.join(""));
+    // Six chunks written from four buffers: the first two came back and were each filled again; the third was still
+    // in flight, so the last chunk needed a new one.
+    expect(text).toHaveLength(6);
+    expect(buffers.size).toBe(4);
   });
 });

@@ -88,13 +88,18 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
   if (values.json && io.stdout.isTTY !== true) {
     // For a program: one line per file (a third of the bytes of the indented form), copied from the cache where it
     // can be, and written as it comes (in order): nothing holds the whole output.
-    const out = chunkedWriter((chunk) => io.stdout.write(chunk));
+    const out = chunkedWriter((chunk, done) => io.stdout.write(chunk, done));
     const separator = Buffer.from(",\n");
     out.push(Buffer.from('{"schema":"comity.symbols/1","files":[\n'));
-    await printedEach(jobList, poolOptions, (line, i) => {
-      if (i > 0) out.push(separator);
-      for (const piece of line) out.push(piece);
-    });
+    await printedEach(
+      jobList,
+      poolOptions,
+      (line, i) => {
+        if (i > 0) out.push(separator);
+        for (const piece of line) out.push(piece);
+      },
+      out.room,
+    );
     out.push(Buffer.from("\n]}\n"));
     out.end();
     return 0;
