@@ -1,5 +1,5 @@
 /**
- * A writer that copies what it is given into chunks of `size` bytes and writes each full one: many small pieces
+ * A writer that copies what it is given into chunks of `size` bytes and writes each one full: many small pieces
  * (a line's parts, for each of thousands of files) cost a few writes, and a piece may be a view of a buffer that
  * its owner reuses as soon as `push` returns. A chunk is reused once the stream says it is written (`done`), and
  * a new one made while none is free: fresh memory costs its first touch (a page fault per 4 KiB, about 10 µs each
@@ -35,15 +35,15 @@ export function chunkedWriter(write: (chunk: Uint8Array, done: () => void) => vo
   };
   return {
     push(piece) {
-      if (piece.length > size) {
-        // A large piece goes out as a copy of its own, after what is waiting.
-        flush();
-        write(Buffer.from(piece), () => undefined);
-        return;
+      // Across as many chunks as it fills (a large piece copied whole, to a buffer of its own, was fresh memory each
+      // time: a Python file's line can be hundreds of kilobytes).
+      for (let from = 0; from < piece.length; ) {
+        if (used === size) flush();
+        const n = Math.min(size - used, piece.length - from);
+        chunk.set(from === 0 && n === piece.length ? piece : piece.subarray(from, from + n), used);
+        used += n;
+        from += n;
       }
-      if (used + piece.length > size) flush();
-      chunk.set(piece, used);
-      used += piece.length;
     },
     room: () => (flying < inFlight ? null : new Promise((resolve) => setImmediate(resolve))),
     end: flush,

@@ -159,16 +159,19 @@ export interface ExtractManyOptions {
   readonly fileIndex?: boolean | { readonly now: () => number };
 }
 
-/** A job's content hash: the file index's when the file's stat is the one recorded, else its bytes' (recorded for next time). */
-function contentHashOf(job: ExtractJob, hasher: ContentHasher, index: FileIndex | null): string {
-  if (index === null || job.bytes !== undefined || job.abs === undefined) return hasher.xxh64(jobBytes(job));
+/**
+ * A job's content hash: the file index's when the file's stat is the one recorded (`indexed`: a file hashed before,
+ * whose result is likely cached), else its bytes' (recorded for next time).
+ */
+function contentHashOf(job: ExtractJob, hasher: ContentHasher, index: FileIndex | null): { hash: string; indexed: boolean } {
+  if (index === null || job.bytes !== undefined || job.abs === undefined) return { hash: hasher.xxh64(jobBytes(job)), indexed: false };
   // (stat before the bytes are read: a change after it shows in the next stat)
   const stamp = job.stamp ?? statSync(job.abs);
   const known = index.lookup(job.abs, stamp);
-  if (known !== null) return known;
+  if (known !== null) return { hash: known, indexed: true };
   const hash = hasher.xxh64(jobBytes(job));
   index.record(job.abs, stamp, hash);
-  return hash;
+  return { hash, indexed: false };
 }
 
 /** The file index of these options, when they ask for one and have a cache. */
@@ -200,7 +203,7 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
   return extractManyAs(jobs, options, {
     cached: (job) => {
       const lang = languageOf(job.path)?.id ?? "none";
-      const hit = job.known ?? (cache === null || hasher === null ? null : cache.get(contentHashOf(job, hasher, index), lang));
+      const hit = job.known ?? (cache === null || hasher === null ? null : cache.get(contentHashOf(job, hasher, index).hash, lang));
       return cachedFor(job.path, hit) ?? undefined;
     },
     lookedUp: () => index?.save(),
@@ -243,7 +246,9 @@ export async function printedEach(
   await extractManyAs(jobs, options, {
     lookedUp: () => index?.save(),
     cached: (job) => {
-      const printed = cache === null || hasher === null ? null : cache.printed(contentHashOf(job, hasher, index), languageOf(job.path)?.id ?? "none", { borrow: true });
+      if (cache === null || hasher === null) return undefined;
+      const { hash, indexed } = contentHashOf(job, hasher, index);
+      const printed = cache.printed(hash, languageOf(job.path)?.id ?? "none", { borrow: true, likely: indexed });
       // (diagnostics name the path they were found under, as a cache hit's do: see cachedFor)
       return printed === null ? undefined : printedFileBytes(job.path, printed.bytes, printed.diagnostics.map((d) => ({ ...d, path: job.path })));
     },

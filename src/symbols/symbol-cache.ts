@@ -14,8 +14,9 @@ export interface SymbolCache {
    * A cached result's {@link printedSymbols} text, as the UTF-8 bytes the entry file holds, and its diagnostics:
    * read without decoding its records (or even its first line); null on a miss. `borrow`: the bytes are read into a
    * buffer that the next borrowing call reuses (valid until then; no fresh memory for each of many entries).
+   * `likely`: a hit is expected (the entry file is opened without a stat first: a miss then costs an exception).
    */
-  printed?(contentHash: string, language: string, options?: { borrow?: boolean }): { readonly bytes: Uint8Array; readonly diagnostics: FileSymbols["diagnostics"] } | null;
+  printed?(contentHash: string, language: string, options?: { borrow?: boolean; likely?: boolean }): { readonly bytes: Uint8Array; readonly diagnostics: FileSymbols["diagnostics"] } | null;
   /** Stores a result given as its {@link entryText}. */
   setText?(contentHash: string, language: string, text: string): void;
 }
@@ -48,7 +49,7 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
       }
     },
     printed(hash, language, options = {}) {
-      const entry = readEntryBytes(file(hash, language), options.borrow === true ? scratch : null);
+      const entry = readEntryBytes(file(hash, language), options.borrow === true ? scratch : null, options.likely === true);
       if (entry === null) return null;
       const { bytes, ends } = entry;
       try {
@@ -91,15 +92,15 @@ function readEntryFile(file: string): [string, string, string] | null {
 
 /**
  * An entry file's bytes and where its three lines end (see {@link readEntryFile}); null on a miss or another shape.
- * `scratch`: read into its buffer (grown when too small), which the bytes returned are a view of.
+ * `scratch`: read into its buffer (grown when too small), which the bytes returned are a view of. `likely`: the
+ * entry is expected to be there, and is opened without asking first.
  */
-function readEntryBytes(file: string, scratch: { buffer: Buffer } | null = null): { bytes: Buffer; ends: [number, number, number] } | null {
+function readEntryBytes(file: string, scratch: { buffer: Buffer } | null = null, likely = false): { bytes: Buffer; ends: [number, number, number] } | null {
   let bytes: Buffer;
   try {
     // A miss is asked without an exception (building one costs more than the lookup: a cold run misses thousands).
-    const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (stat === undefined) return null;
-    bytes = scratch === null ? fs.readFileSync(file) : readInto(file, stat.size, scratch);
+    if (!likely && fs.statSync(file, { throwIfNoEntry: false }) === undefined) return null;
+    bytes = scratch === null ? fs.readFileSync(file) : readInto(file, scratch);
   } catch {
     return null;
   }
@@ -107,21 +108,25 @@ function readEntryBytes(file: string, scratch: { buffer: Buffer } | null = null)
   return ends === null ? null : { bytes, ends };
 }
 
-/** A file's bytes, read into `scratch.buffer` (grown as it needs: `size` is only a hint), as a view of it. */
-function readInto(file: string, size: number, scratch: { buffer: Buffer }): Buffer {
+/**
+ * A file's bytes, read into `scratch.buffer` (doubled while a read fills it), as a view of it. A read that leaves
+ * room is taken as the last: a regular file reads short only at its end (were it ever otherwise, the entry would
+ * be incomplete, which its reader takes as a miss). One read, not a stat and a read to the end, for each of the
+ * thousands of entries of a warm run.
+ */
+function readInto(file: string, scratch: { buffer: Buffer }): Buffer {
   const fd = fs.openSync(file, "r");
   try {
     let length = 0;
     for (;;) {
-      // Room for one more byte than the hint: a read that fills the buffer may not be the last.
-      if (scratch.buffer.length < Math.max(size, length) + 1) {
-        const grown = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 * Math.max(size, length) + 1));
+      if (scratch.buffer.length - length < 4096) {
+        const grown = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 * scratch.buffer.length));
         scratch.buffer.copy(grown, 0, 0, length);
         scratch.buffer = grown;
       }
       const n = fs.readSync(fd, scratch.buffer, length, scratch.buffer.length - length, null);
-      if (n === 0) return scratch.buffer.subarray(0, length);
       length += n;
+      if (n === 0 || length < scratch.buffer.length) return scratch.buffer.subarray(0, length);
     }
   } finally {
     fs.closeSync(fd);

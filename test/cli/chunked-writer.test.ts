@@ -18,8 +18,8 @@ describe("chunkedWriter", () => {
     }
     out.end();
     expect(Buffer.concat(written).toString()).toBe(expected.join(""));
-    // Only a piece larger than a chunk goes out on its own, larger than the size.
-    expect(written.map((c) => c.length)).toEqual([8, 2, 21, 1, 8, 1]);
+    // Every chunk full but the last: a piece that does not fit goes on in the next.
+    expect(written.map((c) => c.length)).toEqual([8, 8, 8, 8, 8, 1]);
     out.end();
     expect(written).toHaveLength(6);
   });

@@ -232,6 +232,28 @@ describe("symbol cache", () => {
     }
   });
 
+  it("reads a printed form into a borrowed buffer as it reads it into its own, large or small, and misses quietly", () => {
+    const cache = createSymbolCache(dir);
+    // A file with enough symbols for an entry several times the borrowed buffer's first 64 KiB, then a small one:
+    // the buffer grows while a read fills it, and a shorter entry read after a longer one ends where it ends.
+    const big = Buffer.from(Array.from({ length: 2000 }, (_, i) => `export function f${i}(a: number, b: string): void {}\n`).join(""));
+    const small = Buffer.from("def g(x):\n    return x\n");
+    const cases = [["big.ts", big], ["small.py", small], ["big.ts", big], ["small.py", small]] as const;
+    for (const [name, bytes] of cases) cachedExtract(name, bytes, extractor, cache);
+    for (const [name, bytes] of cases) {
+      const key = [extractor.hasher.xxh64(bytes), languageOf(name)?.id ?? "none"] as const;
+      const own = cache.printed?.(...key);
+      for (const likely of [false, true]) {
+        const borrowed = cache.printed?.(...key, { borrow: true, likely });
+        expect(Buffer.from(borrowed?.bytes ?? []).toString()).toBe(Buffer.from(own?.bytes ?? []).toString());
+        expect(borrowed?.diagnostics).toEqual(own?.diagnostics);
+      }
+    }
+    expect(Buffer.from(cache.printed?.(extractor.hasher.xxh64(big), "typescript")?.bytes ?? []).length).toBeGreaterThan(3 * 64 * 1024);
+    // A miss, whether a hit was expected or not: null, no exception.
+    for (const likely of [false, true]) expect(cache.printed?.("0123456789abcdef", "typescript", { borrow: true, likely })).toBeNull();
+  });
+
   it("does not read what an earlier extractor version stored: its results may miss what this one finds", () => {
     const cache = createSymbolCache(dir);
     const source = Buffer.from("export const { a, b } = o;\n");
