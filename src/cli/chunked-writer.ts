@@ -8,9 +8,10 @@
 export interface ChunkedWriter {
   push(piece: Uint8Array): void;
   /**
-   * Null while few chunks are in flight; else a promise that resolves on the event loop's next turn, when the
-   * stream has had its chance to say which it has written (a writer fed in one long synchronous loop never reuses
-   * a chunk otherwise).
+   * Null while few chunks are in flight; else a promise to wait for: the next chunk written, once the stream has
+   * said it writes them (a slow reader holds the feeder back, without a busy wait); until it has, the event loop's
+   * next turn, when the stream has its chance to say so (a writer fed in one long synchronous loop never reuses a
+   * chunk otherwise; a stream that never says only costs a turn each time).
    */
   room(): Promise<void> | null;
   /** Writes what is left. */
@@ -22,6 +23,9 @@ export function chunkedWriter(write: (chunk: Uint8Array, done: () => void) => vo
   let chunk: Buffer = Buffer.allocUnsafe(size);
   let used = 0;
   let flying = 0;
+  // Whether the stream has said a chunk was written; who waits for the next one.
+  let reports = false;
+  let wake: (() => void) | null = null;
   const flush = (): void => {
     if (used === 0) return;
     const full = chunk;
@@ -29,6 +33,10 @@ export function chunkedWriter(write: (chunk: Uint8Array, done: () => void) => vo
     write(full.subarray(0, used), () => {
       flying--;
       free.push(full);
+      reports = true;
+      const waiting = wake;
+      wake = null;
+      waiting?.();
     });
     chunk = free.pop() ?? Buffer.allocUnsafe(size);
     used = 0;
@@ -45,7 +53,10 @@ export function chunkedWriter(write: (chunk: Uint8Array, done: () => void) => vo
         from += n;
       }
     },
-    room: () => (flying < inFlight ? null : new Promise((resolve) => setImmediate(resolve))),
+    room() {
+      if (flying < inFlight) return null;
+      return new Promise<void>((resolve) => (reports ? (wake = resolve) : setImmediate(resolve)));
+    },
     end: flush,
   };
 }

@@ -60,4 +60,40 @@ describe("chunkedWriter", () => {
     expect(text).toHaveLength(6);
     expect(buffers.size).toBe(4);
   });
+
+  it("holds its feeder back until a slow stream has written a chunk, and never hangs on a stream that says nothing", async () => {
+    // A pipe whose reader is slow: the first chunk fits in its buffer (said written at once), each later one is said
+    // written 5 ms later.
+    const order: string[] = [];
+    const slow = chunkedWriter(
+      (chunk, done) => {
+        order.push(`write ${Buffer.from(chunk).toString()}`);
+        const said = (): void => {
+          order.push("written");
+          done();
+        };
+        if (order.length === 1) said();
+        else setTimeout(said, 5);
+      },
+      2,
+      1,
+    );
+    for (const piece of ["ab", "cd", "ef", "gh"]) {
+      slow.push(Buffer.from(piece));
+      const wait = slow.room();
+      if (wait !== null) await wait;
+    }
+    slow.end();
+    // Each chunk is written only once the one before it was: the feeder waited for the stream's word, with no
+    // busy wait (turns of the event loop are only for a stream that has not yet said it writes).
+    expect(order).toEqual(["write ab", "written", "write cd", "written", "write ef", "written", "write gh"]);
+
+    // A stream that never says: a turn of the event loop each time, never a promise that does not resolve.
+    const mute = chunkedWriter(() => undefined, 2, 1);
+    for (const piece of ["ab", "cd", "ef", "gh"]) {
+      mute.push(Buffer.from(piece));
+      await mute.room();
+    }
+    mute.end();
+  });
 });
