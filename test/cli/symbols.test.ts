@@ -78,23 +78,27 @@ def g${i}(x, *, k=${i}):
     expect(runBuiltCli(["symbols", "--jobs", "0", ...files], { cwd: sb.dir, env }).status).toBe(2);
   });
 
-  it("answers a re-run over unchanged files by their stats, and sees a file changed since", async () => {
-    const files = ["a.ts", "b.ts", "c.py"];
-    sb.write("a.ts", "export function a(x: number): number { return x; }\n");
+  it("answers a re-run over many unchanged files by their stats, and sees a file changed since", async () => {
+    // Many files (the file index is kept for 32 or more: for a few, writing it costs more than it saves).
+    const files = ["b.ts", "c.py"];
     sb.write("b.ts", "export const b = 1;\n");
     sb.write("c.py", "def c(y):\n    return y\n");
+    for (let i = 0; i < 30; i++) files.push(path.relative(sb.dir, sb.write(`src/a${i}.ts`, `export function a${i}(x: number): number { return x; }\n`)));
     // Files changed in the last SETTLED_MS are read every time: these must be older for the index to record them.
     await new Promise((resolve) => setTimeout(resolve, SETTLED_MS + 100));
-    const cold = runBuiltCli(["symbols", "--json", ...files], { cwd: sb.dir, env });
     const index = path.join(sb.dir, "..", "config", "symbols", "files");
-    expect(fs.readdirSync(index)).toHaveLength(1);
+    const few = runBuiltCli(["symbols", "--json", "b.ts", "c.py"], { cwd: sb.dir, env });
+    expect(fs.existsSync(index)).toBe(false);
+    const cold = runBuiltCli(["symbols", "--json", ...files], { cwd: sb.dir, env });
+    expect(fs.readdirSync(index)).toHaveLength(2);
     const warm = runBuiltCli(["symbols", "--json", ...files], { cwd: sb.dir, env });
     expect(warm.stdout).toBe(cold.stdout);
+    expect((JSON.parse(cold.stdout) as { files: unknown[] }).files.slice(0, 2)).toEqual((JSON.parse(few.stdout) as { files: unknown[] }).files);
     expect(JSON.parse(warm.stdout)).toEqual(JSON.parse(runBuiltCli(["symbols", "--json", "--no-cache", ...files], { cwd: sb.dir, env }).stdout));
     // A change: its stat differs from the recorded one, so the file is read again.
     sb.write("b.ts", "export const b = 2;\nexport function added(): void {}\n");
     const changed = JSON.parse(runBuiltCli(["symbols", "--json", ...files], { cwd: sb.dir, env }).stdout) as { files: Array<{ symbols: Array<{ name: string }> }> };
-    expect(changed.files[1]?.symbols.map((s) => s.name)).toEqual(["added", "b"]);
+    expect(changed.files[0]?.symbols.map((s) => s.name)).toEqual(["added", "b"]);
   });
 
   it("fails clearly on a missing file", () => {

@@ -81,10 +81,12 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
   // Many files: a pool of worker threads, one per core (the same as comity analyze; on 2 cores, only for enough bytes
   // to parse, unless --jobs says how many), or with --jobs 1 this thread with the pool's backend; a few: this
   // process, with the backend that starts quickest.
-  const { extractMany, printedEach, defaultMinBytesPerWorker } = await import("../../symbols/extract-pool.js");
+  const { extractMany, printedEach, defaultMinBytesPerWorker, DEFAULT_MIN_FILES_FOR_POOL } = await import("../../symbols/extract-pool.js");
   const jobList = files.map((f) => ({ path: f.given, abs: f.abs, ...(f.stat === undefined ? {} : { stamp: f.stat }) }));
-  // The file index: a run over files that did not change since the last reads none of them.
-  const poolOptions = { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io), fileIndex: true, ...(values.jobs === undefined ? { minBytesPerWorker: defaultMinBytesPerWorker(jobs) } : {}) };
+  // The file index, for many files: a run over files that did not change since the last reads none of them. For a
+  // few, writing a folder's index file costs more than reading them would save.
+  const fileIndex = files.length >= DEFAULT_MIN_FILES_FOR_POOL;
+  const poolOptions = { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io), fileIndex, ...(values.jobs === undefined ? { minBytesPerWorker: defaultMinBytesPerWorker(jobs) } : {}) };
   if (values.json && io.stdout.isTTY !== true) {
     // For a program: one line per file (a third of the bytes of the indented form), copied from the cache where it
     // can be, and written as it comes (in order): nothing holds the whole output.
