@@ -94,19 +94,20 @@ describe("extractMany (worker pool)", () => {
   });
 
   it("hands each printed line over in input order as soon as it can, cached or not, and borrows nothing it keeps", async () => {
-    const cacheDir = path.join(dir, "cache");
     const expected = (await printedMany(jobs, { workers: 1, cacheDir: null })).map((line) => Buffer.concat(line).toString());
-    // Every third file cached: hits wait behind misses (kept, as copies), and go out as soon as those are done.
-    await printedMany(jobs.filter((_, i) => i % 3 === 0), { workers: 1, cacheDir });
+    // Every third file cached: hits wait behind misses (kept, as copies), and go out as soon as those are done, on
+    // this thread and from a pool's workers.
     for (const workers of [1, 2]) {
+      const cacheDir = path.join(dir, `cache-${workers}`);
+      await printedMany(jobs.filter((_, i) => i % 3 === 0), { workers: 1, cacheDir });
       const seen: Array<[number, string]> = [];
       await printedEach(jobs, { workers, cacheDir, minFilesForPool: 1 }, (pieces, i) => void seen.push([i, Buffer.concat(pieces).toString()]));
       expect(seen.map(([i]) => i)).toEqual(jobs.map((_, i) => i));
       expect(seen.map(([, text]) => text)).toEqual(expected);
     }
-    // All cached: each line's bytes are borrowed, and the next lookup reuses them; copies made during the call hold.
+    // All cached now: each line's bytes are borrowed, and the next lookup reuses them; copies made during the call hold.
     const copies: string[] = [];
-    await printedEach(jobs, { workers: 1, cacheDir }, (pieces) => void copies.push(Buffer.concat(pieces).toString()));
+    await printedEach(jobs, { workers: 1, cacheDir: path.join(dir, "cache-2") }, (pieces) => void copies.push(Buffer.concat(pieces).toString()));
     expect(copies).toEqual(expected);
   });
 
