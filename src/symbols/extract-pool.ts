@@ -214,24 +214,13 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
 }
 
 /**
- * Each file's line of `comity.symbols/1` JSON ({@link printedFile}) as UTF-8
- * pieces, in input order: copied from the cache's printed form where it has
- * one (its bytes: nothing is decoded nor encoded again, which is most of a
- * warm run), extracted and printed as {@link extractMany} extracts the rest.
- */
-export async function printedMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<Array<readonly Uint8Array[]>> {
-  const lines: Array<readonly Uint8Array[]> = [];
-  // (each line's pieces are its own: a cached line's bytes are borrowed only during the call)
-  await printedEach(jobs, options, (pieces) => void lines.push(pieces.map((p) => Buffer.from(p))));
-  return lines;
-}
-
-/**
- * {@link printedMany}'s lines handed to `emit` in input order, each as soon as it and those before it are known, and
- * not kept: a warm run holds no file's line longer than it takes to write it (holding all of them, then joining
- * them, was a third of a warm run over 611 files, most of it the first touch of fresh memory). The pieces are
- * valid during the call only (a cached line's bytes are read into a buffer that the next one reuses). `room`: after
- * each line, the cache's answers wait for the promise it gives (the consumer's writes catch up), if any.
+ * Each file's line of `comity.symbols/1` JSON ({@link printedFile}) as UTF-8 pieces, handed to `emit` in input order,
+ * each as soon as it and those before it are known: copied from the cache's printed form where it has one (its bytes:
+ * nothing is decoded nor encoded again, which is most of a warm run), extracted and printed as {@link extractMany}
+ * extracts the rest. Not kept: a warm run holds no file's line longer than it takes to write it (holding all of them,
+ * then joining them, was a third of a warm run over 611 files, most of it the first touch of fresh memory). The
+ * pieces are valid during the call only (a cached line's bytes are read into a buffer that the next one reuses).
+ * `room`: after each line, the cache's answers wait for the promise it gives (the consumer's writes catch up), if any.
  */
 export async function printedEach(
   jobs: readonly ExtractJob[],

@@ -2,9 +2,16 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultMinBytesPerWorker, extractMany, printedEach, printedMany, startExtractPool, workersFor, type ExtractJob } from "../../src/symbols/extract-pool.js";
+import { defaultMinBytesPerWorker, extractMany, printedEach, startExtractPool, workersFor, type ExtractJob, type ExtractManyOptions } from "../../src/symbols/extract-pool.js";
 import { SETTLED_MS } from "../../src/symbols/file-index.js";
 import { EXTRACT_IN_WORKERS_FROM } from "../../src/symbols/parse-work.js";
+
+/** Every printed line, in order, each piece copied (a cached line's bytes are borrowed only during the call). */
+async function printedMany(list: readonly ExtractJob[], options: ExtractManyOptions): Promise<Array<readonly Uint8Array[]>> {
+  const lines: Array<readonly Uint8Array[]> = [];
+  await printedEach(list, options, (pieces) => void lines.push(pieces.map((p) => Buffer.from(p))));
+  return lines;
+}
 
 let dir: string;
 let jobs: ExtractJob[];
