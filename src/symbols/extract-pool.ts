@@ -290,7 +290,8 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     results[i] = t;
     const { emit } = as;
     if (emit === undefined) return;
-    for (let r = results[next]; r !== undefined && next < results.length; r = results[next]) {
+    // (past the last job, results[next] is undefined too)
+    for (let r = results[next]; r !== undefined; r = results[next]) {
       emit(r, next);
       results[next++] = handed;
     }
