@@ -3,9 +3,10 @@ import * as path from "node:path";
 import { createRequire } from "node:module";
 import type { Worker } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
-import { loadContentHasher, type ContentHasher } from "../snapshot/content-hasher.js";
+import type { ContentHasher } from "../snapshot/content-hasher.js";
 import { bestFlatParserKind, type FlatParserKind } from "../tree-sitter/load-flat-parser.js";
-import { createFileIndex, type FileIndex } from "./file-index.js";
+import { createFileIndex, type FileIndex, type FileStamp } from "./file-index.js";
+import { createFolderLines, type Line as FolderLine } from "./folder-lines.js";
 import { languageOf } from "./languages.js";
 import { CONTROL, EXTRACT_IN_WORKERS_FROM, jobBytes, type ExtractJob, type ParseMessage, type ParsedTree, type ParseWork, type ParseWorkerData } from "./parse-work.js";
 import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols.js";
@@ -151,34 +152,42 @@ export interface ExtractManyOptions {
   /** Workers started ahead ({@link startExtractPool}): used if the pool is needed, and closed either way. */
   readonly pool?: ExtractPool;
   /**
-   * With a cache: files given by path are looked up in a file index (`<cacheDir>/files`, see {@link createFileIndex})
-   * by their stat, and their hashes recorded there, so that a run over unchanged files reads none of them. For runs
-   * over many files that a person may run again (`comity symbols`); off by default. `now`: the clock it judges
-   * whether a file has settled by (Date.now unless given).
+   * With a cache: files given by path are looked up by their stat, so that a run over unchanged files reads none of
+   * them: {@link extractMany} in a file index of their content hashes (`<cacheDir>/files`, see
+   * {@link createFileIndex}), {@link printedEach} in each folder's printed lines (`<cacheDir>/lines`, see
+   * {@link createFolderLines}). For runs over many files that a person may run again (`comity symbols`); off by
+   * default. `now`: the clock it judges whether a file has settled by (Date.now unless given).
    */
   readonly fileIndex?: boolean | { readonly now: () => number };
 }
 
 /**
  * A job's content hash: the file index's when the file's stat is the one recorded (`indexed`: a file hashed before,
- * whose result is likely cached), else its bytes' (recorded for next time).
+ * whose result is likely cached), else its bytes' (recorded for next time). Null when the bytes must be hashed and
+ * no hasher is given (the caller loads one and asks again: a run that the index answers whole never loads it).
  */
-function contentHashOf(job: ExtractJob, hasher: ContentHasher, index: FileIndex | null): { hash: string; indexed: boolean } {
-  if (index === null || job.bytes !== undefined || job.abs === undefined) return { hash: hasher.xxh64(jobBytes(job)), indexed: false };
+function contentHashOf(job: ExtractJob, hasher: ContentHasher | null, index: FileIndex | null): { hash: string; indexed: boolean } | null {
+  if (index === null || job.bytes !== undefined || job.abs === undefined) return hasher === null ? null : { hash: hasher.xxh64(jobBytes(job)), indexed: false };
   // (stat before the bytes are read: a change after it shows in the next stat)
   const stamp = job.stamp ?? statSync(job.abs);
   const known = index.lookup(job.abs, stamp);
   if (known !== null) return { hash: known, indexed: true };
+  if (hasher === null) return null;
   const hash = hasher.xxh64(jobBytes(job));
   index.record(job.abs, stamp, hash);
   return { hash, indexed: false };
 }
 
+/** The content hasher, loaded when first needed (its module and WASM are a tenth of a warm run that needs none). */
+async function loadHasher(): Promise<ContentHasher> {
+  return (await import("../snapshot/content-hasher.js")).loadContentHasher();
+}
+
 /** The file index of these options, when they ask for one and have a cache. */
-function fileIndexOf(options: ExtractManyOptions, hasher: ContentHasher | null): FileIndex | null {
+function fileIndexOf(options: ExtractManyOptions): FileIndex | null {
   const asked = options.fileIndex ?? false;
-  if (asked === false || options.cacheDir === null || hasher === null) return null;
-  return createFileIndex(path.join(options.cacheDir, "files"), { nameOf: (folder) => hasher.xxh64(folder), ...(asked === true ? {} : { now: asked.now }) });
+  if (asked === false || options.cacheDir === null) return null;
+  return createFileIndex(path.join(options.cacheDir, "files"), asked === true ? {} : { now: asked.now });
 }
 
 /** Where the compiled worker lives: beside this module in `dist/`, or in `dist/` when running from sources (tests). */
@@ -198,12 +207,12 @@ function workerUrl(): URL {
 export async function extractMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<FileSymbols[]> {
   // The cache answers first, here: a warm run starts no worker and loads no grammar.
   const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
-  const hasher = cache === null ? null : await loadContentHasher();
-  const index = fileIndexOf(options, hasher);
+  const hasher = cache === null ? null : await loadHasher();
+  const index = fileIndexOf(options);
   return extractManyAs(jobs, options, {
     cached: (job) => {
       const lang = languageOf(job.path)?.id ?? "none";
-      const hit = job.known ?? (cache === null || hasher === null ? null : cache.get(contentHashOf(job, hasher, index).hash, lang));
+      const hit = job.known ?? (cache === null || hasher === null ? null : cache.get((contentHashOf(job, hasher, index) as { hash: string }).hash, lang));
       return cachedFor(job.path, hit) ?? undefined;
     },
     lookedUp: () => index?.save(),
@@ -215,9 +224,9 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
 
 /**
  * Each file's line of `comity.symbols/1` JSON ({@link printedFile}) as UTF-8 pieces, handed to `emit` in input order,
- * each as soon as it and those before it are known: copied from the cache's printed form where it has one (its bytes:
- * nothing is decoded nor encoded again, which is most of a warm run), extracted and printed as {@link extractMany}
- * extracts the rest. Not kept: a warm run holds no file's line longer than it takes to write it (holding all of them,
+ * each as soon as it and those before it are known: copied from the printed form that the folder's lines (with
+ * `fileIndex`) or the cache have (its bytes: nothing is decoded nor encoded again, which is most of a warm run),
+ * extracted and printed as {@link extractMany} extracts the rest. Not kept: a warm run holds no file's line longer than it takes to write it (holding all of them,
  * then joining them, was a third of a warm run over 611 files, most of it the first touch of fresh memory). The
  * pieces are valid during the call only (a cached line's bytes are read into a buffer that the next one reuses).
  * `room`: after each line, the cache's answers wait for the promise it gives (the consumer's writes catch up), if any.
@@ -229,40 +238,110 @@ export async function printedEach(
   room?: () => Promise<void> | null,
 ): Promise<void> {
   const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
-  const hasher = cache === null ? null : await loadContentHasher();
-  const index = fileIndexOf(options, hasher);
-  const line = (text: string): readonly Uint8Array[] => [Buffer.from(text)];
-  await extractManyAs(jobs, options, {
-    lookedUp: () => index?.save(),
-    cached: (job) => {
-      if (cache === null || hasher === null) return undefined;
-      const { hash, indexed } = contentHashOf(job, hasher, index);
-      const printed = cache.printed(hash, languageOf(job.path)?.id ?? "none", { borrow: true, likely: indexed });
-      // (diagnostics name the path they were found under, as a cache hit's do: see cachedFor)
-      return printed === null ? undefined : printedFileBytes(job.path, printed.bytes, printed.diagnostics.map((d) => ({ ...d, path: job.path })));
+  // With the file index asked for: each folder's lines (`<cacheDir>/lines`), by stat, which a warm run reads instead
+  // of each file (to hash it) and each cache entry. They keep this run's lines that they did not have.
+  const asked = options.fileIndex ?? false;
+  const lines = asked === false || options.cacheDir === null ? null : createFolderLines(path.join(options.cacheDir, "lines"), asked === true ? {} : { now: asked.now });
+  let hasher: ContentHasher | null = null;
+  // For a job looked up by path: the stat taken before its bytes were read, the content hash they had, and the hash
+  // its line was found or stored under in the cache (what its folder's lines keep it by: with the stat when the two
+  // hashes are the same bytes').
+  const stamps: Array<FileStamp | undefined> = [];
+  const hashes: Array<string | undefined> = [];
+  const keys: Array<string | undefined> = [];
+  const languageId = (job: ExtractJob): string => languageOf(job.path)?.id ?? "none";
+  const kept = (job: ExtractJob, line: FolderLine, fresh: boolean): Line => {
+    const pieces = printedFileBytes(job.path, line.printed, diagnosticsAt(JSON.parse(line.diagnostics.toString("utf8")) as FileSymbols["diagnostics"], job.path));
+    return fresh ? { pieces, fresh: { printed: line.printed, diagnostics: line.diagnostics.toString("utf8"), borrowed: true } } : { pieces };
+  };
+  const found = (job: ExtractJob, i: number, hasher: ContentHasher): Line | undefined => {
+    const language = languageId(job);
+    const hash = hasher.xxh64(jobBytes(job));
+    hashes[i] = hash;
+    // (the same bytes under a newer stat: the line is kept again, with it)
+    const line = lines === null || job.abs === undefined ? null : lines.byHash(job.abs, hash, language);
+    if (line !== null) {
+      keys[i] = hash;
+      return kept(job, line, true);
+    }
+    const printed = cache === null ? null : cache.printed(hash, language, { borrow: true });
+    if (printed === null) return undefined;
+    keys[i] = hash;
+    // (diagnostics name the path they were found under, as a cache hit's do: see cachedFor)
+    return {
+      pieces: printedFileBytes(job.path, printed.bytes, diagnosticsAt(printed.diagnostics, job.path)),
+      fresh: { printed: printed.bytes, diagnostics: JSON.stringify(printed.diagnostics), borrowed: true },
+    };
+  };
+  const made = (path: string, printed: string, diagnostics: string): Line => {
+    const bytes = Buffer.from(printed);
+    return { pieces: [Buffer.from(`{"path":${JSON.stringify(path)},`), bytes, Buffer.from(`,"diagnostics":${diagnostics}}`)], fresh: { printed: bytes, diagnostics, borrowed: false } };
+  };
+  await extractManyAs<Line>(jobs, options, {
+    cached: (job, i) => {
+      if (cache === null) return undefined;
+      if (lines !== null && job.abs !== undefined && job.bytes === undefined) {
+        // (stat before the bytes are read: a change after it shows in the next stat)
+        const stamp = job.stamp ?? statSync(job.abs);
+        stamps[i] = stamp;
+        const line = lines.byStamp(job.abs, stamp, languageId(job));
+        if (line !== null) return kept(job, line, false);
+      }
+      if (hasher !== null) return found(job, i, hasher);
+      // The content hasher loads for the first file that must be hashed: a run that the lines answer whole needs none.
+      return loadHasher().then((loaded) => found(job, i, (hasher = loaded)));
+    },
+    stored: (i, key) => {
+      keys[i] = key;
     },
     // A cached line that waits for an earlier file's extraction: its borrowed bytes copied.
-    keep: (pieces) => pieces.map((p) => Buffer.from(p)),
-    emit,
+    keep: (line) => {
+      const pieces = line.pieces.map((p) => Buffer.from(p));
+      return line.fresh === undefined ? { pieces } : { pieces, fresh: { ...line.fresh, printed: pieces[1] as Buffer, borrowed: false } };
+    },
+    emit: (line, i) => {
+      emit(line.pieces, i);
+      const job = jobs[i] as ExtractJob;
+      const key = keys[i];
+      if (lines === null || line.fresh === undefined || key === undefined || job.abs === undefined) return;
+      const stamp = key === hashes[i] ? stamps[i] ?? null : null;
+      lines.put(job.abs, stamp, key, languageId(job), line.fresh.borrowed ? Buffer.from(line.fresh.printed) : line.fresh.printed, line.fresh.diagnostics);
+    },
     ...(room === undefined ? {} : { room }),
     fromText: (path, text) => {
       // (its diagnostics name the path the worker was given: this one)
       const parts = printedOfEntryText(text);
       if (parts === null) return null;
       try {
-        return line(printedFile(path, parts.printed, JSON.parse(parts.diagnostics) as FileSymbols["diagnostics"]));
+        return made(path, parts.printed, JSON.stringify(JSON.parse(parts.diagnostics) as FileSymbols["diagnostics"]));
       } catch {
         return null;
       }
     },
-    fromResult: (r) => line(printedFile(r.path, printedSymbols(r), r.diagnostics)),
+    fromResult: (r) => made(r.path, printedSymbols(r), JSON.stringify(r.diagnostics)),
     printedOnly: true,
   });
+  lines?.save();
+}
+
+/** A line of {@link printedEach}: its UTF-8 pieces, and (when its folder's lines do not have it) what they are to keep. */
+interface Line {
+  readonly pieces: readonly Uint8Array[];
+  /** Its printed form (`borrowed`: valid until the next lookup) and diagnostics' JSON. */
+  readonly fresh?: { readonly printed: Uint8Array; readonly diagnostics: string; readonly borrowed: boolean };
+}
+
+/** Diagnostics found under another path, as they read under this one. */
+function diagnosticsAt(diagnostics: FileSymbols["diagnostics"], path: string): FileSymbols["diagnostics"] {
+  return diagnostics.length === 0 ? diagnostics : diagnostics.map((d) => ({ ...d, path }));
 }
 
 /** How {@link extractManyAs} makes its results: from the cache (undefined: a miss), from a worker's entry text (null: not one), or from an extraction here. */
 interface ResultsAs<T> {
-  cached(job: ExtractJob): T | undefined;
+  /** A promise when the answer needs something loaded first (awaited before the next lookup). */
+  cached(job: ExtractJob, index: number): T | undefined | Promise<T | undefined>;
+  /** Job `index`'s result was stored in the cache under `key` (told before the result is handed over). */
+  stored?(index: number, key: string): void;
   /** Called once every job was looked up in the cache (before any is extracted). */
   lookedUp?(): void;
   fromText(path: string, text: string): T | null;
@@ -309,11 +388,22 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     const languages = languagesOf(list);
     const extractor = await createSymbolExtractor(many ? { backend: options.backend ?? "flat", languages } : { languages });
     const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
-    indices.forEach((i, k) => put(i, keep(extractJob(list[k] as ExtractJob, extractor, cache), i)));
+    const { stored } = as;
+    const storeFor = (i: number): Pick<SymbolCache, "set"> | null =>
+      cache === null || stored === undefined
+        ? cache
+        : {
+            set: (key, language, r) => {
+              cache.set(key, language, r);
+              stored(i, key);
+            },
+          };
+    indices.forEach((i, k) => put(i, keep(extractJob(list[k] as ExtractJob, extractor, storeFor(i)), i)));
   };
   for (const [i, job] of jobs.entries()) {
     try {
-      const hit = as.cached(job);
+      let hit = as.cached(job, i);
+      if (hit instanceof Promise) hit = await hit;
       // (handed over now, or kept: the next lookup may reuse what it borrowed)
       if (hit !== undefined) put(i, i === next || as.keep === undefined ? hit : as.keep(hit));
     } catch {
@@ -374,7 +464,9 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     const extracted = (k: number, tree: ParsedTree): void => {
       if (extractor === null) return;
       const parsed = tree.bytes === null ? undefined : { bytes: Buffer.from(tree.bytes.buffer, tree.bytes.byteOffset, tree.bytes.byteLength), tree: tree.buffer === null ? null : unpackFlatTreeData(tree.count, tree.buffer) };
-      put(todo[k] as number, as.fromResult(extractJob(list[k] as ExtractJob, extractor, deferred, parsed)));
+      const i = todo[k] as number;
+      const store = deferred === null ? null : { set: (key: string, language: string, r: FileSymbols) => (deferred.set(key, language, r), as.stored?.(i, key)) };
+      put(i, as.fromResult(extractJob(list[k] as ExtractJob, extractor, store, parsed)));
     };
     const run = (w: Worker, slot: number, ready: Promise<void>): Promise<void> =>
       new Promise((resolve) => {
@@ -402,7 +494,10 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
           if ("text" in m) {
             // A result a worker extracted: not kept when it is not one (the job is then done here).
             const job = list[m.index] as ExtractJob;
-            if (m.storeAs !== null) toStore.push([m.storeAs, languageOf(job.path)?.id ?? "none", m.text]);
+            if (m.storeAs !== null) {
+              toStore.push([m.storeAs, languageOf(job.path)?.id ?? "none", m.text]);
+              as.stored?.(todo[m.index] as number, m.storeAs);
+            }
             const r = as.fromText(job.path, m.text);
             if (r !== null) put(todo[m.index] as number, r);
           } else extracted(m.index, m);

@@ -21,6 +21,16 @@ export interface FileStamp {
  */
 export const SETTLED_MS = 2000;
 
+/** Whether a stat shows a file whose last change is at least {@link SETTLED_MS} before `now` (a hash read after it may be recorded by it). */
+export function hasSettled(stamp: FileStamp, now: number): boolean {
+  return Math.max(stamp.mtimeMs, stamp.ctimeMs) <= now - SETTLED_MS;
+}
+
+/** Whether two stats show the same version of a file (the fields git's index compares). */
+export function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
+}
+
 /**
  * Which content hash each file had, by path and stat: a run over unchanged files asks the stat, not the bytes, and
  * reads no source (the symbol cache is keyed by content hash). One small JSON file per source folder, in `dir`,
@@ -49,7 +59,25 @@ interface Folder {
   changed: boolean;
 }
 
-export function createFileIndex(dir: string, options: { nameOf: (folder: string) => string; now?: () => number; maxFolders?: number }): FileIndex {
+/**
+ * The name a source folder's files are kept under in a cache folder (its index here, its lines in
+ * {@link createFolderLines}): 64 bits of FNV-1a over its path's UTF-16 units, as 16 hex digits (two 32-bit lanes with
+ * different offset bases). Computed here, not with the content hasher: a warm run that hashes no file does not load
+ * it (a tenth of such a run). Each file records its folder's path: a collision is a miss, never a wrong answer.
+ */
+export function folderFileName(folder: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let i = 0; i < folder.length; i++) {
+    const c = folder.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (a >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
+
+export function createFileIndex(dir: string, options: { nameOf?: (folder: string) => string; now?: () => number; maxFolders?: number } = {}): FileIndex {
+  const nameOf = options.nameOf ?? folderFileName;
   const now = options.now ?? Date.now;
   let pruned = false;
   const folders = new Map<string, Folder>();
@@ -57,7 +85,7 @@ export function createFileIndex(dir: string, options: { nameOf: (folder: string)
     const parent = path.dirname(abs);
     let folder = folders.get(parent);
     if (folder === undefined) {
-      const file = path.join(dir, `${options.nameOf(parent)}.json`);
+      const file = path.join(dir, `${nameOf(parent)}.json`);
       folder = { file, entries: readFolder(file, parent), seen: new Set(), changed: false };
       folders.set(parent, folder);
     }
@@ -73,7 +101,7 @@ export function createFileIndex(dir: string, options: { nameOf: (folder: string)
     record(abs, stamp, hash) {
       const { folder, name } = folderOf(abs);
       folder.seen.add(name);
-      const settled = Math.max(stamp.mtimeMs, stamp.ctimeMs) <= now() - SETTLED_MS;
+      const settled = hasSettled(stamp, now());
       const old = folder.entries.get(name);
       if (!settled) {
         // Not recorded, and an older entry for the name goes (it no longer says anything).

@@ -118,6 +118,77 @@ describe("extractMany (worker pool)", () => {
     expect(copies).toEqual(expected);
   });
 
+  it("with a file index, prints from each folder's lines by the files' stats, without the files or the cache, and sees a change", async () => {
+    const later = { now: () => Date.now() + SETTLED_MS + 1000 };
+    const stamped = (): ExtractJob[] => jobs.map((j) => (fs.existsSync(j.abs ?? "") ? { ...j, stamp: fs.statSync(j.abs ?? "") } : j));
+    const text = async (list: readonly ExtractJob[], options: ExtractManyOptions): Promise<string[]> => (await printedMany(list, options)).map((l) => Buffer.concat(l).toString());
+    // The symbol cache's entries removed: what answers then is the folder's lines, or a new extraction.
+    const dropEntries = (cacheDir: string): void => {
+      for (const name of fs.readdirSync(cacheDir)) if (/^[0-9a-f]{2}$/.test(name)) fs.rmSync(path.join(cacheDir, name), { recursive: true });
+    };
+    // ...and the sources' folder moved away too (the jobs carry their stats; moving the folder changes none of
+    // them): only the lines can answer.
+    const caches = fs.mkdtempSync(path.join(os.tmpdir(), "comity-pool-caches-"));
+    const linesAlone = async (cacheDir: string): Promise<string[]> => {
+      const list = stamped();
+      dropEntries(cacheDir);
+      fs.renameSync(dir, `${dir}.away`);
+      try {
+        return await text(list, { workers: 1, cacheDir, fileIndex: later });
+      } finally {
+        fs.renameSync(`${dir}.away`, dir);
+      }
+    };
+    const expected = await text(jobs, { workers: 1, cacheDir: null });
+    // Lines made on this thread, by a pool's workers' trees, and by a wide pool's workers: each kept under the hash
+    // of the bytes it was printed from.
+    for (const workers of [1, 2, EXTRACT_IN_WORKERS_FROM]) {
+      const cacheDir = path.join(caches, `cache-${workers}`);
+      expect(await text(stamped(), { workers, cacheDir, fileIndex: later, minFilesForPool: 1 })).toEqual(expected);
+      expect(fs.readdirSync(path.join(cacheDir, "lines"))).toHaveLength(1);
+      expect(await linesAlone(cacheDir)).toEqual(expected);
+    }
+    const cacheDir = path.join(caches, "cache-1");
+    // f3.ts changes, but its job carries the stat kept before: its old line answers, so the file was not read.
+    const before = stamped();
+    fs.writeFileSync(path.join(dir, "f3.ts"), "export function changed(): void {}\n");
+    expect(await text(before, { workers: 1, cacheDir, fileIndex: later })).toEqual(expected);
+    // With its real stat: read, hashed, extracted (no entry has it), and kept; the next run answers from the lines.
+    const seen = await text(stamped(), { workers: 1, cacheDir, fileIndex: later });
+    expect(seen[6]).toContain('"name":"changed"');
+    expect(seen.filter((_, i) => i !== 6)).toEqual(expected.filter((_, i) => i !== 6));
+    expect(await linesAlone(cacheDir)).toEqual(seen);
+    // By the real clock, files written just now have not settled: their lines are kept by content hash only.
+    const fresh = path.join(caches, "fresh");
+    expect(await text(stamped(), { workers: 1, cacheDir: fresh, fileIndex: true })).toEqual(seen);
+    const [file] = fs.readdirSync(path.join(fresh, "lines"));
+    const head = JSON.parse(fs.readFileSync(path.join(fresh, "lines", file ?? "")).toString("utf8").split("\n")[0] ?? "") as { files: unknown[][] };
+    expect(head.files.every((row) => row.length === 5)).toBe(true);
+    dropEntries(fresh);
+    expect(await text(stamped(), { workers: 1, cacheDir: fresh, fileIndex: true })).toEqual(seen);
+    fs.rmSync(caches, { recursive: true, force: true });
+  });
+
+  it("keeps no stat with a line printed from other bytes than the ones hashed after it (a file changed between the two reads)", async () => {
+    const later = { now: () => Date.now() + SETTLED_MS + 1000 };
+    const cacheDir = path.join(dir, "cache");
+    const f3 = path.join(dir, "f3.ts");
+    const original = fs.readFileSync(f3);
+    const before = jobs.map((j) => (fs.existsSync(j.abs ?? "") ? { ...j, stamp: fs.statSync(j.abs ?? "") } : j));
+    const expected = (await printedMany(jobs, { workers: 1, cacheDir: null })).map((l) => Buffer.concat(l).toString());
+    // f3.ts is hashed at its lookup (the 7th), then changes before it is extracted.
+    let lookups = 0;
+    const room = (): null => {
+      if (++lookups === 7) fs.writeFileSync(f3, "export function other(): void {}\n");
+      return null;
+    };
+    await printedEach(before, { workers: 1, cacheDir, fileIndex: later }, () => undefined, room);
+    // Back to the bytes it had at that stat: were the other bytes' line kept with it, it would answer now.
+    fs.writeFileSync(f3, original);
+    const lines = (await printedMany(before, { workers: 1, cacheDir, fileIndex: later })).map((l) => Buffer.concat(l).toString());
+    expect(lines[6]).toBe(expected[6]);
+  });
+
   it("with a file index, answers by each file's stat without reading it, and sees a change the stat shows", async () => {
     const cacheDir = path.join(dir, "cache");
     const later = { now: () => Date.now() + SETTLED_MS + 1000 };

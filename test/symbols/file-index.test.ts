@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createFileIndex, SETTLED_MS, type FileStamp } from "../../src/symbols/file-index.js";
+import { createFileIndex, folderFileName, SETTLED_MS, type FileStamp } from "../../src/symbols/file-index.js";
 
 let dir: string;
 let src: string;
@@ -107,5 +107,15 @@ describe("createFileIndex", () => {
     }
     // (each process prunes once, after its first write: the fourth and the fifth each removed the oldest)
     expect(fs.readdirSync(indexDir()).sort()).toEqual(names.slice(2).map((n) => `${n}.json`).sort());
+  });
+});
+
+describe("folderFileName", () => {
+  it("names each folder by 16 hex digits, the same each time, different for nearby paths", () => {
+    const folders = ["/a", "/b", "/a/b", "/a/c", "/tmp/x/src", "/tmp/x/src2", "/tmp/y/src", "C:\\src", ""];
+    const names = folders.map((f) => folderFileName(f));
+    for (const n of names) expect(n).toMatch(/^[0-9a-f]{16}$/);
+    expect(new Set(names).size).toBe(folders.length);
+    expect(folders.map((f) => folderFileName(f))).toEqual(names);
   });
 });

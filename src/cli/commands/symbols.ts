@@ -4,8 +4,6 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
 import type { SymbolChange } from "../../symbols/compare-symbols.js";
-import { extractWithCache } from "../../symbols/extract-with-cache.js";
-import { createSymbolCache } from "../../symbols/symbol-cache.js";
 import { shownSymbol } from "../../symbols/printed-symbols.js";
 import type { FileSymbols, SymbolRecord } from "../../symbols/types.js";
 import { chunkedWriter } from "../chunked-writer.js";
@@ -52,12 +50,15 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     io.stderr.write(missing.map((f) => `comity: ${f.given}: no such file\n`).join(""));
     return 2;
   }
-  const cache = values["no-cache"] ? null : createSymbolCache(cacheDirOf(io));
+  const cached = !values["no-cache"];
   // Grammars load only for files the cache cannot answer: start-up is most of a one-file run.
   const read = (f: { given: string; abs: string }, as = f.given): { path: string; bytes: Buffer } => ({ path: as, bytes: fs.readFileSync(f.abs) });
 
   if (values.diff) {
     const [b, a] = files as [(typeof files)[number], (typeof files)[number]];
+    // (loaded for --diff only: each module a process loads costs it about a millisecond)
+    const [{ extractWithCache }, { createSymbolCache }] = await Promise.all([import("../../symbols/extract-with-cache.js"), import("../../symbols/symbol-cache.js")]);
+    const cache = cached ? createSymbolCache(cacheDirOf(io)) : null;
     // Both sides are read as the AFTER file's language.
     const [before, after] = (await extractWithCache([read(b, a.given), read(a)], { cache })) as [FileSymbols, FileSymbols];
     // The comparison code loads only for --diff.
@@ -86,7 +87,7 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
   // The file index, for many files: a run over files that did not change since the last reads none of them. For a
   // few, writing a folder's index file costs more than reading them would save.
   const fileIndex = files.length >= DEFAULT_MIN_FILES_FOR_POOL;
-  const poolOptions = { workers: jobs, cacheDir: cache === null ? null : cacheDirOf(io), fileIndex, ...(values.jobs === undefined ? { minBytesPerWorker: defaultMinBytesPerWorker(jobs) } : {}) };
+  const poolOptions = { workers: jobs, cacheDir: cached ? cacheDirOf(io) : null, fileIndex, ...(values.jobs === undefined ? { minBytesPerWorker: defaultMinBytesPerWorker(jobs) } : {}) };
   if (values.json && io.stdout.isTTY !== true) {
     // For a program: one line per file (a third of the bytes of the indented form), copied from the cache where it
     // can be, and written as it comes (in order): nothing holds the whole output.
