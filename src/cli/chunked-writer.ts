@@ -18,7 +18,12 @@ export interface ChunkedWriter {
   end(): void;
 }
 
-export function chunkedWriter(write: (chunk: Uint8Array, done: () => void) => void, size = 64 * 1024, inFlight = 16): ChunkedWriter {
+/**
+ * `inFlight`: how many chunks may be written and not yet said to be before the feeder is asked to wait. Each of them
+ * is memory the next chunk cannot reuse: four (a quarter of a megabyte) fill a pipe's buffer several times over, and
+ * sixteen cost a warm run the page faults of a megabyte of fresh chunks.
+ */
+export function chunkedWriter(write: (chunk: Uint8Array, done: () => void) => void, size = 64 * 1024, inFlight = 4): ChunkedWriter {
   const free: Buffer[] = [];
   let chunk: Buffer = Buffer.allocUnsafe(size);
   let used = 0;

@@ -251,7 +251,9 @@ export async function printedEach(
   const keys: Array<string | undefined> = [];
   const languageId = (job: ExtractJob): string => languageOf(job.path)?.id ?? "none";
   const kept = (job: ExtractJob, line: FolderLine, fresh: boolean): Line => {
-    const pieces = printedFileBytes(job.path, line.printed, diagnosticsAt(JSON.parse(line.diagnostics.toString("utf8")) as FileSymbols["diagnostics"], job.path));
+    // (most files have none: `[]` is not parsed)
+    const none = line.diagnostics.length === 2 && line.diagnostics[0] === 0x5b && line.diagnostics[1] === 0x5d;
+    const pieces = printedFileBytes(job.path, line.printed, none ? [] : diagnosticsAt(JSON.parse(line.diagnostics.toString("utf8")) as FileSymbols["diagnostics"], job.path));
     return fresh ? { pieces, fresh: { printed: line.printed, diagnostics: line.diagnostics.toString("utf8"), borrowed: true } } : { pieces };
   };
   const found = (job: ExtractJob, i: number, hasher: ContentHasher): Line | undefined => {

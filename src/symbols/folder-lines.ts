@@ -65,47 +65,58 @@ export function createFolderLines(dir: string, options: { nameOf?: (folder: stri
   const nameOf = options.nameOf ?? folderFileName;
   const now = options.now ?? Date.now;
   const fileOf = (parent: string): string => path.join(dir, `${nameOf(parent)}.lines`);
-  // Each folder's table, read once; the file of the folder asked last stays open, and lines are read from it by
-  // windows of WINDOW bytes at a line's offset, into a buffer reused from window to window: a folder's files are
-  // mostly asked for in order, and its lines are kept in name order, so a window holds many (one read per line was a
-  // tenth of a warm run). Not the whole file at once: input lists visit a folder more than once (a sorted list of
-  // Python's stdlib switched folders 191 times for 125 folders), and its top folder's file is megabytes.
+  // Each folder's table, read once; the files of the folders asked last stay open (OPEN_FILES of them), and lines
+  // are read by windows of WINDOW bytes at a line's offset, into a buffer reused from window to window: a folder's
+  // files are mostly asked for in order, and its lines are kept in name order, so a window holds many (one read per
+  // line was a tenth of a warm run). Not the whole file at once: input lists visit a folder more than once (a
+  // sorted list of Python's stdlib switched folders 191 times for 125 folders), and its top folder's file is
+  // megabytes.
   const tables = new Map<string, Table | null>();
-  let open: { parent: string; fd: number } | null = null;
+  // Open files by folder, the least recently asked first.
+  const open = new Map<string, number>();
   let scratch = Buffer.alloc(0);
-  // Which bytes of the open file `scratch` holds.
-  let window = { start: 0, length: 0 };
+  // Which bytes of which folder's file `scratch` holds.
+  let window = { parent: "", start: 0, length: 0 };
   const put = new Map<string, Map<string, Kept>>();
   // Names asked for in this run, by folder (known to exist when a save keeps their old lines).
   const asked = new Map<string, Set<string>>();
   let pruned = false;
-  const close = (): void => {
-    if (open === null) return;
+  const close = (parent: string): void => {
+    const fd = open.get(parent);
+    if (fd === undefined) return;
+    open.delete(parent);
     try {
-      fs.closeSync(open.fd);
+      fs.closeSync(fd);
     } catch {
       // closed already
     }
-    open = null;
   };
   /** The folder's table, with its file open: null when it has none (or not one this reader can trust). */
   const tableOf = (parent: string): { table: Table; fd: number } | null => {
-    if (open?.parent === parent) {
-      const table = tables.get(parent);
-      return table === undefined || table === null ? null : { table, fd: open.fd };
-    }
-    close();
-    window = { start: 0, length: 0 };
     const known = tables.get(parent);
     if (known === null) return null;
+    const was = open.get(parent);
+    if (was !== undefined && known !== undefined) {
+      // (the most recently asked, now)
+      open.delete(parent);
+      open.set(parent, was);
+      return { table: known, fd: was };
+    }
+    for (const oldest of open.keys()) {
+      if (open.size < OPEN_FILES) break;
+      close(oldest);
+    }
     try {
       const fd = fs.openSync(fileOf(parent), "r");
-      open = { parent, fd };
+      open.set(parent, fd);
       // (opened again: the table read before holds while the file is the same one, which a save replaces whole)
       const table = known !== undefined && sameFile(known, fs.fstatSync(fd)) ? known : readTable(fd, parent);
       tables.set(parent, table);
+      if (window.parent === parent) window = { parent: "", start: 0, length: 0 };
+      if (table === null) close(parent);
       return table === null ? null : { table, fd };
     } catch {
+      close(parent);
       tables.set(parent, null);
       return null;
     }
@@ -121,14 +132,17 @@ export function createFolderLines(dir: string, options: { nameOf?: (folder: stri
     const e = at?.table.entries.get(name);
     if (at === null || e === undefined || e.language !== language || !matches(e)) return null;
     const length = e.printed + e.diagnostics;
-    if (e.start < window.start || e.start + length > window.start + window.length) {
+    if (window.parent !== parent || e.start < window.start || e.start + length > window.start + window.length) {
       if (scratch.length < length) scratch = Buffer.allocUnsafeSlow(Math.max(length, WINDOW));
+      // From the line on; or, asked for a line before the bytes held (a list in reverse order), up to its end.
+      const backwards = window.parent === parent && e.start < window.start;
+      const start = backwards ? Math.max(0, e.start + length - scratch.length) : e.start;
       try {
-        window = { start: e.start, length: readAt(at.fd, scratch, Math.min(scratch.length, at.table.size - e.start), e.start) };
+        window = { parent, start, length: readAt(at.fd, scratch, Math.min(scratch.length, at.table.size - start), start) };
       } catch {
-        window = { start: 0, length: 0 };
+        window = { parent: "", start: 0, length: 0 };
       }
-      if (window.length < length) return null;
+      if (window.start + window.length < e.start + length) return null;
     }
     const from = e.start - window.start;
     return { hash: e.hash, printed: scratch.subarray(from, from + e.printed), diagnostics: scratch.subarray(from + e.printed, from + length) };
@@ -144,7 +158,7 @@ export function createFolderLines(dir: string, options: { nameOf?: (folder: stri
       lines.set(path.basename(abs), { hash, language, stamp: settled ? stampOf(stamp) : null, printed, diagnostics: Buffer.from(diagnostics) });
     },
     save() {
-      close();
+      for (const parent of [...open.keys()]) close(parent);
       for (const [parent, lines] of put) {
         const file = fileOf(parent);
         // The lines this run did not put: kept while their files exist.
@@ -180,8 +194,9 @@ export function createFolderLines(dir: string, options: { nameOf?: (folder: stri
   };
 }
 
-/** How much of a folder's file is read at once (see createFolderLines). */
+/** How much of a folder's file is read at once, and how many folders' files stay open (see createFolderLines). */
 const WINDOW = 512 * 1024;
+const OPEN_FILES = 16;
 
 /** A folder file's table: where each name's line is, and which file it was read from (its inode, size and mtime). */
 interface Table {

@@ -22,8 +22,11 @@ export function printedFile(path: string, printed: string, diagnostics: FileSymb
  * bytes to the output: decoding them into a string and encoding it again was a third of a warm run's work).
  */
 export function printedFileBytes(path: string, printed: Uint8Array, diagnostics: FileSymbols["diagnostics"]): readonly Uint8Array[] {
-  return [Buffer.from(`{"path":${JSON.stringify(path)},`), printed, Buffer.from(`,"diagnostics":${JSON.stringify(diagnostics)}}`)];
+  return [Buffer.from(`{"path":${JSON.stringify(path)},`), printed, diagnostics.length === 0 ? NO_DIAGNOSTICS : Buffer.from(`,"diagnostics":${JSON.stringify(diagnostics)}}`)];
 }
+
+/** The end of a line without diagnostics, most files' (shared: pieces are only read). */
+const NO_DIAGNOSTICS = Buffer.from(`,"diagnostics":[]}`);
 
 /** A symbol as `comity symbols --json` shows it: the record without its detail (built field by field: reading `detail` of a cached record would decode it, for nothing). */
 export function shownSymbol(s: FileSymbols["symbols"][number]): Omit<FileSymbols["symbols"][number], "detail"> {

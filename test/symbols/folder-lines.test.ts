@@ -118,7 +118,7 @@ describe("createFolderLines", () => {
     }
   });
 
-  it("reads lines in any order, across folders visited again, beyond a window, and from a file replaced meanwhile", () => {
+  it("reads lines in any order, across folders visited again, and beyond a window", () => {
     const other = path.join(dir, "other");
     const files = Array.from({ length: 40 }, (_, i) => write(`f${String(i).padStart(2, "0")}.ts`, `${i}\n`, i % 2 === 0 ? src : other));
     // Lines of 50 KB (two megabytes in all: several windows), one of them larger than a window.
@@ -127,18 +127,40 @@ describe("createFolderLines", () => {
     files.forEach((f, i) => put(writer, f, `h${i}`, body(i)));
     writer.save();
     const reader = createFolderLines(linesDir(), { now: later });
-    // Backwards, alternating between the two folders at each file.
-    for (let i = files.length - 1; i >= 0; i--) {
-      const f = files[i] as (typeof files)[number];
-      expect(reader.byStamp(f.abs, f.stamp, "typescript")?.printed.toString()).toBe(body(i));
+    // Backwards, alternating between the two folders at each file, then forwards.
+    for (const order of [[...files.keys()].reverse(), [...files.keys()]]) {
+      for (const i of order) {
+        const f = files[i] as (typeof files)[number];
+        expect(reader.byStamp(f.abs, f.stamp, "typescript")?.printed.toString()).toBe(body(i));
+      }
     }
-    // Another writer replaces one folder's file; the reader, coming back to it, reads the new one.
+  });
+
+  it("reads a folder's file again when another process replaced it while it was closed", () => {
+    // Twenty folders: more than stay open at once, so the first one's file is closed by the time it is asked again.
+    const files = Array.from({ length: 20 }, (_, i) => write("a.ts", `${i}\n`, path.join(dir, `folder${String(i).padStart(2, "0")}`)));
+    const writer = createFolderLines(linesDir(), { now: later });
+    files.forEach((f, i) => put(writer, f, `h${i}`, `line ${i}`));
+    writer.save();
+    const reader = createFolderLines(linesDir(), { now: later });
+    files.forEach((f, i) => expect(text(reader.byStamp(f.abs, f.stamp, "typescript"))).toBe(`line ${i}|[]`));
+    const first = files[0] as (typeof files)[number];
     const replacer = createFolderLines(linesDir(), { now: later });
-    put(replacer, files[0] as (typeof files)[number], "new", "replaced");
+    // (a longer line: the old table's offsets would read the wrong bytes)
+    put(replacer, first, "new", "replaced, and longer than it was");
     replacer.save();
-    expect(reader.byStamp(files[1]?.abs ?? "", files[1]?.stamp as FileStamp, "typescript")?.printed.toString()).toBe(body(1));
-    expect(text(reader.byStamp(files[0]?.abs ?? "", files[0]?.stamp as FileStamp, "typescript"))).toBe("replaced|[]");
-    expect(reader.byStamp(files[2]?.abs ?? "", files[2]?.stamp as FileStamp, "typescript")?.printed.toString()).toBe(body(2));
+    expect(text(reader.byStamp(first.abs, first.stamp, "typescript"))).toBe("replaced, and longer than it was|[]");
+    expect(reader.byHash(first.abs, "h0", "typescript")).toBeNull();
+    // Again, with the bytes last read still the first folder's: the others are opened (asked for a hash none has),
+    // which closes its file, and read nothing. What was read of the old file answers nothing of the new one.
+    const again = createFolderLines(linesDir(), { now: later });
+    expect(text(again.byStamp(first.abs, first.stamp, "typescript"))).toBe("replaced, and longer than it was|[]");
+    for (const f of files.slice(1)) expect(again.byHash(f.abs, "none", "typescript")).toBeNull();
+    const shorter = createFolderLines(linesDir(), { now: later });
+    // (a longer hash: its line starts inside what was read of the old file)
+    put(shorter, first, "a-longer-hash", "R");
+    shorter.save();
+    expect(text(again.byStamp(first.abs, first.stamp, "typescript"))).toBe("R|[]");
   });
 
   it("keeps at most maxFolders folder files, dropping the least recently written", () => {
