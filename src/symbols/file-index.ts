@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { parentAndName } from "../fs/clean-path.js";
 import { pruneFolder } from "../fs/prune-folder.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 
@@ -82,14 +83,14 @@ export function createFileIndex(dir: string, options: { nameOf?: (folder: string
   let pruned = false;
   const folders = new Map<string, Folder>();
   const folderOf = (abs: string): { folder: Folder; name: string } => {
-    const parent = path.dirname(abs);
+    const [parent, name] = parentAndName(abs);
     let folder = folders.get(parent);
     if (folder === undefined) {
       const file = path.join(dir, `${nameOf(parent)}.json`);
       folder = { file, entries: readFolder(file, parent), seen: new Set(), changed: false };
       folders.set(parent, folder);
     }
-    return { folder, name: path.basename(abs) };
+    return { folder, name };
   };
   return {
     lookup(abs, stamp) {

@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { parentAndName } from "../fs/clean-path.js";
 import { pruneFolder } from "../fs/prune-folder.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { EXTRACTOR_VERSION } from "./extractor-version.js";
@@ -123,8 +124,7 @@ export function createFolderLines(dir: string, options: { nameOf?: (folder: stri
   };
   /** The line of `abs` that `matches`; null when there is none. */
   const find = (abs: string, language: string, matches: (e: Located) => boolean): Line | null => {
-    const parent = path.dirname(abs);
-    const name = path.basename(abs);
+    const [parent, name] = parentAndName(abs);
     let names = asked.get(parent);
     if (names === undefined) asked.set(parent, (names = new Set()));
     names.add(name);
@@ -151,11 +151,11 @@ export function createFolderLines(dir: string, options: { nameOf?: (folder: stri
     byStamp: (abs, stamp, language) => find(abs, language, (e) => e.stamp !== null && sameStamp(e.stamp, stamp)),
     byHash: (abs, hash, language) => find(abs, language, (e) => e.hash === hash),
     put(abs, stamp, hash, language, printed, diagnostics) {
-      const parent = path.dirname(abs);
+      const [parent, name] = parentAndName(abs);
       let lines = put.get(parent);
       if (lines === undefined) put.set(parent, (lines = new Map()));
       const settled = stamp !== null && hasSettled(stamp, now());
-      lines.set(path.basename(abs), { hash, language, stamp: settled ? stampOf(stamp) : null, printed, diagnostics: Buffer.from(diagnostics) });
+      lines.set(name, { hash, language, stamp: settled ? stampOf(stamp) : null, printed, diagnostics: Buffer.from(diagnostics) });
     },
     save() {
       for (const parent of [...open.keys()]) close(parent);

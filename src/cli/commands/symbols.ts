@@ -3,6 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
+import { resolvePath } from "../../fs/clean-path.js";
 import type { SymbolChange } from "../../symbols/compare-symbols.js";
 import { shownSymbol } from "../../symbols/printed-symbols.js";
 import type { FileSymbols, SymbolRecord } from "../../symbols/types.js";
@@ -42,7 +43,7 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
   }
   // (each file's stat, taken before anything reads it, is what the file index compares: see extractMany)
   const files = positionals.map((p) => {
-    const abs = path.resolve(io.cwd, p);
+    const abs = resolvePath(io.cwd, p);
     return { given: p, abs, stat: statOf(abs) };
   });
   const missing = files.filter((f) => f.stat === undefined || !f.stat.isFile());
