@@ -9,7 +9,7 @@ import { createFileIndex, type FileIndex, type FileStamp } from "./file-index.js
 import { createFolderLines, type Line as FolderLine } from "./folder-lines.js";
 import { languageOf } from "./languages.js";
 import { CONTROL, EXTRACT_IN_WORKERS_FROM, jobBytes, type ExtractJob, type ParseMessage, type ParsedTree, type ParseWork, type ParseWorkerData } from "./parse-work.js";
-import { printedFile, printedFileBytes, printedSymbols } from "./printed-symbols.js";
+import { printedFileBytes, printedSymbols } from "./printed-symbols.js";
 import { cachedFor, createSymbolCache, entryText, fromEntryText, printedOfEntryText, type SymbolCache } from "./symbol-cache.js";
 import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId } from "./types.js";
@@ -223,12 +223,14 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
 }
 
 /**
- * Each file's line of `comity.symbols/1` JSON ({@link printedFile}) as UTF-8 pieces, handed to `emit` in input order,
- * each as soon as it and those before it are known: copied from the printed form that the folder's lines (with
+ * Each file's line of `comity.symbols/1` JSON ({@link printedFileBytes}) as UTF-8 pieces, handed to `emit` in input
+ * order, each as soon as it and those before it are known: copied from the printed form that the folder's lines (with
  * `fileIndex`) or the cache have (its bytes: nothing is decoded nor encoded again, which is most of a warm run),
- * extracted and printed as {@link extractMany} extracts the rest. Not kept: a warm run holds no file's line longer than it takes to write it (holding all of them,
- * then joining them, was a third of a warm run over 611 files, most of it the first touch of fresh memory). The
- * pieces are valid during the call only (a cached line's bytes are read into a buffer that the next one reuses).
+ * extracted and printed as {@link extractMany} extracts the rest. Not kept: a warm run holds no file's line longer
+ * than it takes to write it (holding all of them, then joining them, was a third of a warm run over 611 files, most
+ * of it the first touch of fresh memory); only the lines that a folder's file did not have are held, to be kept
+ * there at the end. The pieces are valid during the call only (a cached line's bytes are read into a buffer that the
+ * next one reuses).
  * `room`: after each line, the cache's answers wait for the promise it gives (the consumer's writes catch up), if any.
  */
 export async function printedEach(
@@ -275,9 +277,9 @@ export async function printedEach(
       fresh: { printed: printed.bytes, diagnostics: JSON.stringify(printed.diagnostics), borrowed: true },
     };
   };
-  const made = (path: string, printed: string, diagnostics: string): Line => {
+  const made = (path: string, printed: string, diagnostics: FileSymbols["diagnostics"], json: string): Line => {
     const bytes = Buffer.from(printed);
-    return { pieces: [Buffer.from(`{"path":${JSON.stringify(path)},`), bytes, Buffer.from(`,"diagnostics":${diagnostics}}`)], fresh: { printed: bytes, diagnostics, borrowed: false } };
+    return { pieces: printedFileBytes(path, bytes, diagnostics), fresh: { printed: bytes, diagnostics: json, borrowed: false } };
   };
   await extractManyAs<Line>(jobs, options, {
     cached: (job, i) => {
@@ -315,12 +317,12 @@ export async function printedEach(
       const parts = printedOfEntryText(text);
       if (parts === null) return null;
       try {
-        return made(path, parts.printed, JSON.stringify(JSON.parse(parts.diagnostics) as FileSymbols["diagnostics"]));
+        return made(path, parts.printed, JSON.parse(parts.diagnostics) as FileSymbols["diagnostics"], parts.diagnostics);
       } catch {
         return null;
       }
     },
-    fromResult: (r) => made(r.path, printedSymbols(r), JSON.stringify(r.diagnostics)),
+    fromResult: (r) => made(r.path, printedSymbols(r), r.diagnostics, JSON.stringify(r.diagnostics)),
     printedOnly: true,
   });
   lines?.save();

@@ -152,10 +152,14 @@ export function createFolderLines(dir: string, options: { nameOf?: (folder: stri
     byHash: (abs, hash, language) => find(abs, language, (e) => e.hash === hash),
     put(abs, stamp, hash, language, printed, diagnostics) {
       const [parent, name] = parentAndName(abs);
+      const kept = stamp !== null && hasSettled(stamp, now()) ? stampOf(stamp) : null;
+      // Nothing new for the folder's file (a line it has, its stat not yet settled: a file that stays recent, or
+      // whose clock is ahead, would have its folder's file written on every run).
+      const had = tables.get(parent)?.entries.get(name);
+      if (had !== undefined && had.hash === hash && had.language === language && (kept === null || (had.stamp !== null && sameStamp(had.stamp, kept)))) return;
       let lines = put.get(parent);
       if (lines === undefined) put.set(parent, (lines = new Map()));
-      const settled = stamp !== null && hasSettled(stamp, now());
-      lines.set(name, { hash, language, stamp: settled ? stampOf(stamp) : null, printed, diagnostics: Buffer.from(diagnostics) });
+      lines.set(name, { hash, language, stamp: kept, printed, diagnostics: Buffer.from(diagnostics) });
     },
     save() {
       for (const parent of [...open.keys()]) close(parent);

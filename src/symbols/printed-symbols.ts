@@ -12,14 +12,10 @@ export function printedSymbols(r: Pick<FileSymbols, "language" | "symbols" | "re
   return body.slice(1, -1);
 }
 
-/** One file's entry in `comity.symbols/1` JSON, on one line: its path, what {@link printedSymbols} says, its diagnostics. */
-export function printedFile(path: string, printed: string, diagnostics: FileSymbols["diagnostics"]): string {
-  return `{"path":${JSON.stringify(path)},${printed},"diagnostics":${JSON.stringify(diagnostics)}}`;
-}
-
 /**
- * {@link printedFile} as UTF-8 pieces, the printed form as the bytes it was read as (a warm run copies the cache's
- * bytes to the output: decoding them into a string and encoding it again was a third of a warm run's work).
+ * One file's entry in `comity.symbols/1` JSON, on one line (its path, what {@link printedSymbols} says, its
+ * diagnostics), as UTF-8 pieces: the printed form as the bytes it was read as (a warm run copies the cache's bytes
+ * to the output: decoding them into a string and encoding it again was a third of a warm run's work).
  */
 export function printedFileBytes(path: string, printed: Uint8Array, diagnostics: FileSymbols["diagnostics"]): readonly Uint8Array[] {
   return [Buffer.from(`{"path":${JSON.stringify(path)},`), printed, diagnostics.length === 0 ? NO_DIAGNOSTICS : Buffer.from(`,"diagnostics":${JSON.stringify(diagnostics)}}`)];

@@ -62,6 +62,15 @@ describe("createFolderLines", () => {
     const lines = createFolderLines(linesDir(), { now: Date.now });
     put(lines, a, "aaaa", "one");
     lines.save();
+    // Found by its hash again while still too recent: nothing new to keep, so the folder's file is not rewritten
+    // (a save replaces it with a new inode).
+    const inode = (): number => fs.statSync(path.join(linesDir(), fs.readdirSync(linesDir())[0] ?? "")).ino;
+    const was = inode();
+    const recent = createFolderLines(linesDir(), { now: Date.now });
+    expect(text(recent.byHash(a.abs, "aaaa", "typescript"))).toBe("one|[]");
+    put(recent, a, "aaaa", "one");
+    recent.save();
+    expect(inode()).toBe(was);
     const again = createFolderLines(linesDir(), { now: later });
     expect(again.byStamp(a.abs, a.stamp, "typescript")).toBeNull();
     expect(text(again.byHash(a.abs, "aaaa", "typescript"))).toBe("one|[]");
