@@ -5,7 +5,7 @@
       "variables": {
         "tree_sitter": "<!(node -p \"require('path').dirname(require.resolve('tree-sitter/package.json'))\")/vendor/tree-sitter/lib"
       },
-      "sources": ["flat_parse.c", "tree_sitter_runtime.c"],
+      "sources": ["flat_parse.c", "stat_many.c", "tree_sitter_runtime.c"],
       "include_dirs": ["<(tree_sitter)/include", "<(tree_sitter)/src"],
       "defines": ["NAPI_VERSION=8", "_POSIX_C_SOURCE=200112L", "_DEFAULT_SOURCE"],
       "cflags_c": ["-std=c11", "-fvisibility=hidden"],

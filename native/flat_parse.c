@@ -35,6 +35,7 @@
 #endif
 #include <tree_sitter/api.h>
 #include "language.h"
+#include "stat_many.h"
 #include "subtree.h"
 #include "tree.h"
 
@@ -446,5 +447,9 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "parse", fn);
   napi_create_function(env, "language", NAPI_AUTO_LENGTH, language_info, NULL, &fn);
   napi_set_named_property(env, exports, "language", fn);
+#ifndef _WIN32
+  napi_create_function(env, "statMany", NAPI_AUTO_LENGTH, comity_stat_many, NULL, &fn);
+  napi_set_named_property(env, exports, "statMany", fn);
+#endif
   return exports;
 }

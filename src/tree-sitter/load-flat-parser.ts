@@ -15,6 +15,8 @@ export interface FlatParserAddon {
   parse(language: unknown, text: string): ArrayBuffer | null;
   /** Each symbol's name and kind (0 regular, 1 anonymous, 2 auxiliary, 3 supertype), and each field's name (0: null). */
   language(language: unknown): { readonly names: readonly (string | null)[]; readonly kinds: readonly number[]; readonly fields: readonly (string | null)[] };
+  /** Six numbers a path: kind (1 regular file, 0 other, -1 none), size, mtimeMs, ctimeMs, inode, device (see `src/fs/stat-many.ts`); not on Windows. */
+  statMany?(paths: readonly string[]): Float64Array;
 }
 
 /** Set to `wasm`, the engine does not use its native parser (it parses with web-tree-sitter, as when it is not built). */

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
 import { resolvePath } from "../../fs/clean-path.js";
+import { statMany } from "../../fs/stat-many.js";
 import type { SymbolChange } from "../../symbols/compare-symbols.js";
 import { shownSymbol } from "../../symbols/printed-symbols.js";
 import type { FileSymbols, SymbolRecord } from "../../symbols/types.js";
@@ -42,11 +43,10 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     return 2;
   }
   // (each file's stat, taken before anything reads it, is what the file index compares: see extractMany)
-  const files = positionals.map((p) => {
-    const abs = resolvePath(io.cwd, p);
-    return { given: p, abs, stat: statOf(abs) };
-  });
-  const missing = files.filter((f) => f.stat === undefined || !f.stat.isFile());
+  const absolute = positionals.map((p) => resolvePath(io.cwd, p));
+  const stats = statMany(absolute);
+  const files = positionals.map((p, i) => ({ given: p, abs: absolute[i] as string, stat: stats[i] }));
+  const missing = files.filter((f) => f.stat === undefined || !f.stat.isFile);
   if (missing.length > 0) {
     io.stderr.write(missing.map((f) => `comity: ${f.given}: no such file\n`).join(""));
     return 2;
@@ -121,14 +121,6 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
 
 function cacheDirOf(io: CliIo): string {
   return path.join(configDir(io.env, io.env["HOME"] ?? os.homedir()), "symbols");
-}
-
-function statOf(p: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(p, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
 }
 
 function formatFile(r: FileSymbols): string {
