@@ -42,7 +42,8 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     io.stderr.write(SYMBOLS_USAGE);
     return 2;
   }
-  // (each file's stat, taken before anything reads it, is what the file index compares: see extractMany)
+  // (each file's stat, taken before anything reads it, is what the folder lines and the file index compare: see
+  // ExtractManyOptions.fileIndex)
   const absolute = positionals.map((p) => resolvePath(io.cwd, p));
   const stats = statMany(absolute);
   const files = positionals.map((p, i) => ({ given: p, abs: absolute[i] as string, stat: stats[i] }));
