@@ -161,21 +161,16 @@ export interface ExtractManyOptions {
   readonly fileIndex?: boolean | { readonly now: () => number };
 }
 
-/**
- * A job's content hash: the file index's when the file's stat is the one recorded (`indexed`: a file hashed before,
- * whose result is likely cached), else its bytes' (recorded for next time). Null when the bytes must be hashed and
- * no hasher is given (the caller loads one and asks again: a run that the index answers whole never loads it).
- */
-function contentHashOf(job: ExtractJob, hasher: ContentHasher | null, index: FileIndex | null): { hash: string; indexed: boolean } | null {
-  if (index === null || job.bytes !== undefined || job.abs === undefined) return hasher === null ? null : { hash: hasher.xxh64(jobBytes(job)), indexed: false };
+/** A job's content hash: the file index's when the file's stat is the one recorded, else its bytes' (recorded for next time). */
+function contentHashOf(job: ExtractJob, hasher: ContentHasher, index: FileIndex | null): string {
+  if (index === null || job.bytes !== undefined || job.abs === undefined) return hasher.xxh64(jobBytes(job));
   // (stat before the bytes are read: a change after it shows in the next stat)
   const stamp = job.stamp ?? statSync(job.abs);
   const known = index.lookup(job.abs, stamp);
-  if (known !== null) return { hash: known, indexed: true };
-  if (hasher === null) return null;
+  if (known !== null) return known;
   const hash = hasher.xxh64(jobBytes(job));
   index.record(job.abs, stamp, hash);
-  return { hash, indexed: false };
+  return hash;
 }
 
 /** The content hasher, loaded when first needed (its module and WASM are a tenth of a warm run that needs none). */
@@ -183,11 +178,11 @@ async function loadHasher(): Promise<ContentHasher> {
   return (await import("../snapshot/content-hasher.js")).loadContentHasher();
 }
 
-/** The file index of these options, when they ask for one and have a cache. */
-function fileIndexOf(options: ExtractManyOptions): FileIndex | null {
+/** Where and by which clock these options ask for files to be looked up by their stat: null when they do not, or have no cache. */
+function byStatOf(options: ExtractManyOptions): { dir: string; clock: { now?: () => number } } | null {
   const asked = options.fileIndex ?? false;
   if (asked === false || options.cacheDir === null) return null;
-  return createFileIndex(path.join(options.cacheDir, "files"), asked === true ? {} : { now: asked.now });
+  return { dir: options.cacheDir, clock: asked === true ? {} : { now: asked.now } };
 }
 
 /** Where the compiled worker lives: beside this module in `dist/`, or in `dist/` when running from sources (tests). */
@@ -208,11 +203,12 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
   // The cache answers first, here: a warm run starts no worker and loads no grammar.
   const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
   const hasher = cache === null ? null : await loadHasher();
-  const index = fileIndexOf(options);
+  const byStat = byStatOf(options);
+  const index = byStat === null ? null : createFileIndex(path.join(byStat.dir, "files"), byStat.clock);
   return extractManyAs(jobs, options, {
     cached: (job) => {
       const lang = languageOf(job.path)?.id ?? "none";
-      const hit = job.known ?? (cache === null || hasher === null ? null : cache.get((contentHashOf(job, hasher, index) as { hash: string }).hash, lang));
+      const hit = job.known ?? (cache === null || hasher === null ? null : cache.get(contentHashOf(job, hasher, index), lang));
       return cachedFor(job.path, hit) ?? undefined;
     },
     lookedUp: () => index?.save(),
@@ -242,8 +238,8 @@ export async function printedEach(
   const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
   // With the file index asked for: each folder's lines (`<cacheDir>/lines`), by stat, which a warm run reads instead
   // of each file (to hash it) and each cache entry. They keep this run's lines that they did not have.
-  const asked = options.fileIndex ?? false;
-  const lines = asked === false || options.cacheDir === null ? null : createFolderLines(path.join(options.cacheDir, "lines"), asked === true ? {} : { now: asked.now });
+  const byStat = byStatOf(options);
+  const lines = byStat === null ? null : createFolderLines(path.join(byStat.dir, "lines"), byStat.clock);
   let hasher: ContentHasher | null = null;
   // For a job looked up by path: the stat taken before its bytes were read, the content hash they had, and the hash
   // its line was found or stored under in the cache (what its folder's lines keep it by: with the stat when the two
