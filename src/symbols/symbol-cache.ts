@@ -14,9 +14,8 @@ export interface SymbolCache {
    * A cached result's {@link printedSymbols} text, as the UTF-8 bytes the entry file holds, and its diagnostics:
    * read without decoding its records (or even its first line); null on a miss. `borrow`: the bytes are read into a
    * buffer that the next borrowing call reuses (valid until then; no fresh memory for each of many entries).
-   * `likely`: a hit is expected (the entry file is opened without a stat first: a miss then costs an exception).
    */
-  printed?(contentHash: string, language: string, options?: { borrow?: boolean; likely?: boolean }): { readonly bytes: Uint8Array; readonly diagnostics: FileSymbols["diagnostics"] } | null;
+  printed?(contentHash: string, language: string, options?: { borrow?: boolean }): { readonly bytes: Uint8Array; readonly diagnostics: FileSymbols["diagnostics"] } | null;
   /** Stores a result given as its {@link entryText}. */
   setText?(contentHash: string, language: string, text: string): void;
 }
@@ -49,7 +48,7 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
       }
     },
     printed(hash, language, options = {}) {
-      const entry = readEntryBytes(file(hash, language), options.borrow === true ? scratch : null, options.likely === true);
+      const entry = readEntryBytes(file(hash, language), options.borrow === true ? scratch : null);
       if (entry === null) return null;
       const { bytes, ends } = entry;
       try {
@@ -92,14 +91,13 @@ function readEntryFile(file: string): [string, string, string] | null {
 
 /**
  * An entry file's bytes and where its three lines end (see {@link readEntryFile}); null on a miss or another shape.
- * `scratch`: read into its buffer (grown when too small), which the bytes returned are a view of. `likely`: the
- * entry is expected to be there, and is opened without asking first.
+ * `scratch`: read into its buffer (grown when too small), which the bytes returned are a view of.
  */
-function readEntryBytes(file: string, scratch: { buffer: Buffer } | null = null, likely = false): { bytes: Buffer; ends: [number, number, number] } | null {
+function readEntryBytes(file: string, scratch: { buffer: Buffer } | null = null): { bytes: Buffer; ends: [number, number, number] } | null {
   let bytes: Buffer;
   try {
     // A miss is asked without an exception (building one costs more than the lookup: a cold run misses thousands).
-    if (!likely && fs.statSync(file, { throwIfNoEntry: false }) === undefined) return null;
+    if (fs.statSync(file, { throwIfNoEntry: false }) === undefined) return null;
     bytes = scratch === null ? fs.readFileSync(file) : readInto(file, scratch);
   } catch {
     return null;
