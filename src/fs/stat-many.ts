@@ -1,14 +1,18 @@
 import * as fs from "node:fs";
 import { loadFlatParser } from "../tree-sitter/load-flat-parser.js";
 
-/** What a stat says of a path: the fields git's index compares (as `fs.Stats` has them), and whether it is a regular file. */
-export interface PathStat {
-  readonly isFile: boolean;
+/** What a file's stat says of its version: git's index compares the same fields (as `fs.Stats` has them). */
+export interface FileStamp {
   readonly size: number;
   readonly mtimeMs: number;
   readonly ctimeMs: number;
   readonly ino: number;
   readonly dev: number;
+}
+
+/** What a stat says of a path: its {@link FileStamp}, and whether it is a regular file. */
+export interface PathStat extends FileStamp {
+  readonly isFile: boolean;
 }
 
 /**

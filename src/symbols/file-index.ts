@@ -2,16 +2,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parentAndName } from "../fs/clean-path.js";
 import { pruneFolder } from "../fs/prune-folder.js";
+import type { FileStamp } from "../fs/stat-many.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 
-/** What a file's stat says of its version: git's index compares the same fields. */
-export interface FileStamp {
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly ctimeMs: number;
-  readonly ino: number;
-  readonly dev: number;
-}
+export type { FileStamp } from "../fs/stat-many.js";
 
 /**
  * A file's content hash is recorded only when its last change (`mtime` and `ctime`) is at least this much older than
