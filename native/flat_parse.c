@@ -35,6 +35,7 @@
 #endif
 #include <tree_sitter/api.h>
 #include "language.h"
+#include "extract_symbols.h"
 #include "stat_many.h"
 #include "subtree.h"
 #include "tree.h"
@@ -351,19 +352,16 @@ static const TSLanguage *language_of(napi_env env, napi_value value) {
   return ptr;
 }
 
-/* parse(language, text): ArrayBuffer (count = byteLength / 17), or null when tree-sitter returned no tree. */
-static napi_value parse(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  State *s = NULL;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2) THROW("parse(language, text)");
-  if (napi_get_instance_data(env, (void **)&s) != napi_ok || s == NULL) THROW("not initialised");
-  const TSLanguage *language = language_of(env, argv[0]);
+/* Parses `text` with `language` into the state's arrays; the tree packed (ArrayBuffer), or null when tree-sitter made
+ * none (NULL: an exception is pending). `length`: the text's UTF-16 units. */
+static napi_value parse_text(napi_env env, State *s, napi_value lang, napi_value text, size_t *length_out) {
+  const TSLanguage *language = language_of(env, lang);
   if (language == NULL) THROW("not a tree-sitter language");
   size_t length = 0;
-  if (napi_get_value_string_utf16(env, argv[1], NULL, 0, &length) != napi_ok) THROW("the text is not a string");
+  if (napi_get_value_string_utf16(env, text, NULL, 0, &length) != napi_ok) THROW("the text is not a string");
   if (!reserve_text(s, length + 1)) THROW("out of memory");
-  napi_get_value_string_utf16(env, argv[1], (char16_t *)s->text, length + 1, &length);
+  napi_get_value_string_utf16(env, text, (char16_t *)s->text, length + 1, &length);
+  *length_out = length;
   arena_begin(&s->arena);
   TSParser *parser = ts_parser_new();
   if (!ts_parser_set_language(parser, language)) {
@@ -378,6 +376,7 @@ static napi_value parse(napi_env env, napi_callback_info info) {
   ts_parser_delete(parser);
   arena_end(&s->arena);
   if (tree == NULL) {
+    s->count = 0;
     napi_value nul;
     napi_get_null(env, &nul);
     return nul;
@@ -394,6 +393,55 @@ static napi_value parse(napi_env env, napi_callback_info info) {
   memcpy(out + 14 * n, s->fields, n * 2);
   memcpy(out + 16 * n, s->flags, n);
   return buffer;
+}
+
+/* parse(language, text): ArrayBuffer (count = byteLength / 17), or null when tree-sitter returned no tree. */
+static napi_value parse(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  State *s = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2) THROW("parse(language, text)");
+  if (napi_get_instance_data(env, (void **)&s) != napi_ok || s == NULL) THROW("not initialised");
+  size_t length = 0;
+  return parse_text(env, s, argv[0], argv[1], &length);
+}
+
+/*
+ * parseExtract(language, program, text, path, declaration, printedOnly): parse() and the native extraction of the tree
+ * (extract_symbols.cc) in one call: the symbol cache's entry text of the file (a string); the tree, as parse() returns
+ * it, when the native extraction does not handle this file (the caller extracts it); null when tree-sitter made none.
+ * `printedOnly`: the entry text's first line left empty (nothing will store it).
+ */
+static napi_value parse_extract(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  State *s = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5) THROW("parseExtract(language, program, text, path, declaration)");
+  if (napi_get_instance_data(env, (void **)&s) != napi_ok || s == NULL) THROW("not initialised");
+  const ComityProgram *program = comity_program_of(env, argv[1]);
+  if (program == NULL) THROW("not an extraction program");
+  size_t path_length = 0;
+  if (napi_get_value_string_utf16(env, argv[3], NULL, 0, &path_length) != napi_ok) THROW("the path is not a string");
+  uint16_t *path = malloc((path_length + 1) * 2);
+  if (path == NULL) THROW("out of memory");
+  napi_get_value_string_utf16(env, argv[3], (char16_t *)path, path_length + 1, &path_length);
+  bool declaration = false, printed_only = false;
+  napi_get_value_bool(env, argv[4], &declaration);
+  if (argc >= 6) napi_get_value_bool(env, argv[5], &printed_only);
+  size_t length = 0;
+  napi_value tree = parse_text(env, s, argv[0], argv[2], &length);
+  napi_valuetype type;
+  if (tree == NULL || napi_typeof(env, tree, &type) != napi_ok || type == napi_null) { free(path); return tree; }
+  ComityFlatTree flat = { s->count, s->starts, s->ends, s->parents, s->types, s->fields, s->flags };
+  size_t out_length = 0;
+  char *entry = comity_extract(program, s->text, length, &flat, path, path_length, declaration, printed_only, &out_length);
+  free(path);
+  if (entry == NULL) return tree;
+  napi_value result;
+  napi_status status = napi_create_string_utf8(env, entry, out_length, &result);
+  free(entry);
+  if (status != napi_ok) THROW("out of memory");
+  return result;
 }
 
 /* language(language): { names, kinds, fields }: each symbol's name and kind (0 regular, 1 anonymous, 2 auxiliary,
@@ -445,6 +493,10 @@ NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "parse", NAPI_AUTO_LENGTH, parse, NULL, &fn);
   napi_set_named_property(env, exports, "parse", fn);
+  napi_create_function(env, "parseExtract", NAPI_AUTO_LENGTH, parse_extract, NULL, &fn);
+  napi_set_named_property(env, exports, "parseExtract", fn);
+  napi_create_function(env, "extractProgram", NAPI_AUTO_LENGTH, comity_extract_program, NULL, &fn);
+  napi_set_named_property(env, exports, "extractProgram", fn);
   napi_create_function(env, "language", NAPI_AUTO_LENGTH, language_info, NULL, &fn);
   napi_set_named_property(env, exports, "language", fn);
 #ifndef _WIN32

@@ -21,6 +21,26 @@ export { jobBytes, type ExtractJob } from "./parse-work.js";
  * One job's symbols, extracted and stored in the cache under its content hash (the caller has looked there already).
  * `parsed`: the bytes a parse worker read and their tree, read instead of the job's file (the tree is theirs).
  */
+/**
+ * One job's result as its entry text, made by the native extraction ({@link SymbolExtractor.extractText}) and stored
+ * in the cache under its content hash; null when that extraction does not handle it ({@link extractJob} it then).
+ * `printedOnly`: when nothing stores it, its first line is left empty (see `entryText`).
+ */
+export function extractJobText(job: ExtractJob, extractor: SymbolExtractor, cache: Pick<Required<SymbolCache>, "setText"> | null, printedOnly = false): string | null {
+  const extractText = extractor.extractText;
+  if (extractText === undefined) return null;
+  let bytes: Buffer;
+  try {
+    bytes = jobBytes(job);
+  } catch {
+    return null;
+  }
+  const store = cache !== null && job.store !== false;
+  const text = extractText.call(extractor, job.path, bytes, printedOnly && !store);
+  if (text !== null && store) cache.setText(extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", text);
+  return text;
+}
+
 export function extractJob(job: ExtractJob, extractor: SymbolExtractor, cache: Pick<SymbolCache, "set"> | null, parsed?: { bytes: Buffer; tree: FlatTreeData | null }): FileSymbols {
   try {
     const bytes = parsed?.bytes ?? jobBytes(job);
@@ -389,7 +409,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     const extractor = await createSymbolExtractor(many ? { backend: options.backend ?? "flat", languages } : { languages });
     const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
     const { stored } = as;
-    const storeFor = (i: number): Pick<SymbolCache, "set"> | null =>
+    const storeFor = (i: number): Pick<Required<SymbolCache>, "set" | "setText"> | null =>
       cache === null || stored === undefined
         ? cache
         : {
@@ -397,8 +417,18 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
               cache.set(key, language, r);
               stored(i, key);
             },
+            setText: (key, language, text) => {
+              cache.setText(key, language, text);
+              stored(i, key);
+            },
           };
-    indices.forEach((i, k) => put(i, keep(extractJob(list[k] as ExtractJob, extractor, storeFor(i)), i)));
+    indices.forEach((i, k) => {
+      const job = list[k] as ExtractJob;
+      // The native extraction's entry text when it has one; the JavaScript extraction otherwise.
+      const text = extractJobText(job, extractor, storeFor(i), as.printedOnly);
+      const fromText = text === null ? null : as.fromText(job.path, text);
+      put(i, fromText ?? keep(extractJob(job, extractor, storeFor(i)), i));
+    });
   };
   for (const [i, job] of jobs.entries()) {
     try {

@@ -10,6 +10,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { CONTROL, jobBytes, PARSE_AHEAD, type ParseMessage, type ParseWork, type ParseWorkerData } from "./parse-work.js";
 import { packFlatTreeData } from "./flat-tree.js";
 import type { SymbolExtractor } from "./symbol-extractor.js";
+import type { ContentHasher } from "../snapshot/content-hasher.js";
 import { createTreeParser, type TreeParser } from "./tree-parser.js";
 
 const data = workerData as ParseWorkerData;
@@ -19,6 +20,8 @@ const backend = data.kind === "wasm" ? "wasm" : "flat";
 const extractor: SymbolExtractor | null = data.extract ? await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend, ...languages }) : null;
 const parser: TreeParser | null = extractor === null ? await createTreeParser({ ...languages, kind: data.kind }) : null;
 const entryText = extractor === null ? null : (await import("./symbol-cache.js")).entryText;
+// A worker that parses hashes the files it extracts natively for the cache (loaded when first needed).
+let hasher: ContentHasher | null = null;
 const post = (m: ParseMessage, transfer: ArrayBuffer[] = []): void => parentPort?.postMessage(m, transfer);
 
 /** Job k: its tree for the pool's thread, or (a worker that extracts) its result. */
@@ -36,15 +39,22 @@ function answer(work: ParseWork, k: number): void {
     const r = extractor.extract(job.path, source);
     return post({ index: k, text: entryText(r, { printedOnly: work.printedOnly && !store }), storeAs: store ? extractor.hasher.xxh64(source) : null });
   }
+  // The native extraction's result, for the languages it handles: the entry text, sent as a worker that extracts does.
+  const store = work.cached && job.store !== false;
+  const made = source === null || parser === null ? null : parser.parseOrExtract(job.path, source, work.printedOnly && !store);
+  if (typeof made === "string" && source !== null) {
+    return post({ index: k, text: made, storeAs: store && hasher !== null ? hasher.xxh64(source) : null });
+  }
   // A copy of the bytes with a buffer of its own, which is transferred (a small file's bytes share Node's buffer pool).
   const bytes = source === null ? null : new Uint8Array(source);
-  const tree = source === null || parser === null ? null : parser.parse(job.path, source);
+  const tree = typeof made === "string" ? null : made;
   const buffer = tree === null ? null : packFlatTreeData(tree);
   const transfer = [...(bytes === null ? [] : [bytes.buffer as ArrayBuffer]), ...(buffer === null ? [] : [buffer])];
   post({ index: k, bytes, count: tree?.count ?? -1, buffer }, transfer);
 }
 
-parentPort?.on("message", (work: ParseWork) => {
+parentPort?.on("message", async (work: ParseWork) => {
+  if (work.cached && parser !== null) hasher ??= await (await import("../snapshot/content-hasher.js")).loadContentHasher();
   const control = new Int32Array(work.control);
   for (;;) {
     // No more than PARSE_AHEAD trees wait for the extraction (they are held in its thread's memory).

@@ -14,7 +14,7 @@ import { parseQuery } from "./query/parse-query.js";
 import { combinedQuery, splitMatches } from "./combined-query.js";
 import type { FlatTreeData } from "./flat-tree.js";
 import { bestFlatParserKind, type FlatParserKind } from "../tree-sitter/load-flat-parser.js";
-import { DEFAULT_MAX_FILE_BYTES, loadFlatParsers, screen } from "./tree-parser.js";
+import { DECLARATION_FILE, DEFAULT_MAX_FILE_BYTES, loadFlatParsers, screen } from "./tree-parser.js";
 
 export { DEFAULT_MAX_FILE_BYTES } from "./tree-parser.js";
 
@@ -27,6 +27,13 @@ export interface SymbolExtractor {
    * used by the backends whose extraction reads such copies ("flat", "wasm"), and ignored by the native one.
    */
   extract(path: string, source: string | Buffer, parsed?: FlatTreeData | null): FileSymbols;
+  /**
+   * The file's result as its symbol cache entry text (`entryText`), made by the native extraction
+   * (`native/extract_symbols.cc`, TypeScript, TSX and JavaScript with the native parser); null when that extraction
+   * does not handle the file (then {@link SymbolExtractor.extract} it). Absent where there is none at all.
+   * `printedOnly`: the entry text's first line left empty, as `entryText`'s option does (nothing will store it).
+   */
+  extractText?(path: string, source: string | Buffer, printedOnly?: boolean): string | null;
   readonly hasher: ContentHasher;
 }
 
@@ -56,6 +63,8 @@ const MATCHER_FILES = 8;
 interface Loaded {
   /** `given`: the text's tree, already parsed and copied (the flat backends read it instead of parsing). */
   run(text: string, given: FlatTreeData | null): { tree: Tree; matches: readonly QueryMatch[]; dispose(): void };
+  /** The native parser's extraction ({@link FlatParser.extract}): the entry text, or the tree for {@link Loaded.run}. */
+  readonly extract?: (text: string, path: string, printedOnly?: boolean) => string | FlatTreeData;
 }
 
 /**
@@ -79,8 +88,20 @@ export async function createSymbolExtractor(
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const hash = (text: string): string => hasher.xxh64(text);
 
+  const nativeText = (path: string, source: string | Buffer, printedOnly = false): string | null => {
+    const screened = screen(path, source, loaded, maxBytes);
+    if ("diagnostic" in screened || screened.lang.extract === undefined) return null;
+    try {
+      const r = screened.lang.extract(screened.text, path, printedOnly);
+      return typeof r === "string" ? r : null;
+    } catch {
+      return null;
+    }
+  };
+  const anyNative = [...loaded.values()].some((l) => l.extract !== undefined);
   return {
     hasher,
+    ...(anyNative ? { extractText: nativeText } : {}),
     extract(path, source, given) {
       const screened = screen(path, source, loaded, maxBytes);
       if ("diagnostic" in screened) return { path, language: screened.language, symbols: [], references: [], diagnostics: [screened.diagnostic] };
@@ -95,7 +116,7 @@ export async function createSymbolExtractor(
         const { definitions, references, lexical } = splitMatches(parsed.matches);
         indexLexical(tree, text, lexical);
         const raw: RawSymbol[] =
-          spec.extractor === "python" ? extractPython(tree, definitions) : extractTypeScript(tree, definitions, { isDeclarationFile: /\.d\.[cm]?ts$/i.test(path), commonJs: spec.id === "javascript" });
+          spec.extractor === "python" ? extractPython(tree, definitions) : extractTypeScript(tree, definitions, { isDeclarationFile: DECLARATION_FILE.test(path), commonJs: spec.id === "javascript" });
         return { path, language: spec.id, symbols: finalizeSymbols(raw, hash), references: extractReferences(references), diagnostics };
       } catch (error) {
         return empty(spec.id, [...diagnostics, diagnostic("extract_failed", "warning", path, `symbol extraction failed: ${error instanceof Error ? error.message : String(error)}`)]);
@@ -159,6 +180,7 @@ async function loadFlat(specs: readonly LanguageSpec[], kind: FlatParserKind): P
         const flat = new FlatTree(text, flatLang, given ?? parser.parse(text));
         return { tree: flat, matches: matchTree(patterns, 0, new FlatAccess(flat)), dispose: () => undefined };
       },
+      ...(parser.extract === undefined ? {} : { extract: parser.extract }),
     });
   }
   return out;

@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
-import { bestFlatParserKind, loadFlatParser, type FlatParserKind } from "../tree-sitter/load-flat-parser.js";
+import { bestFlatParserKind, loadFlatParser, type FlatParserAddon, type FlatParserKind } from "../tree-sitter/load-flat-parser.js";
 import { initWebTreeSitter } from "../tree-sitter/init-web-tree-sitter.js";
 import type { WasmTree } from "../tree-sitter/flatten-wasm.js";
 import type { FlatTreeData } from "./flat-tree.js";
@@ -40,6 +40,12 @@ export function screen<L>(path: string, source: string | Buffer, loaded: Readonl
 export interface TreeParser {
   /** The flat copy of the file's tree, as the extraction of it would read it; null when that extraction would not parse it (its diagnostic is made there) or the parser failed. */
   parse(path: string, source: Buffer): FlatTreeData | null;
+  /**
+   * For a language the native parser extracts too ({@link FlatParser.extract}): the file's symbol cache entry text;
+   * otherwise what {@link TreeParser.parse} gives (the tree for the extraction elsewhere, or null). `printedOnly`: see
+   * {@link FlatParser.extract}.
+   */
+  parseOrExtract(path: string, source: Buffer, printedOnly?: boolean): string | FlatTreeData | null;
 }
 
 /**
@@ -65,6 +71,16 @@ export async function createTreeParser(options: { maxFileBytes?: number; languag
         return null;
       }
     },
+    parseOrExtract(path, source, printedOnly = false) {
+      const screened = screen(path, source, parsers, maxBytes);
+      if ("diagnostic" in screened) return null;
+      try {
+        const { lang, text } = screened;
+        return lang.extract === undefined ? lang.parse(text) : lang.extract(text, path, printedOnly);
+      } catch {
+        return null;
+      }
+    },
   };
 }
 
@@ -75,6 +91,13 @@ export async function createTreeParser(options: { maxFileBytes?: number; languag
  */
 export interface FlatParser {
   parse(text: string): FlatTreeData;
+  /**
+   * The native parser with the native extraction of the language (TypeScript, TSX, JavaScript): the text's symbol
+   * cache entry text (as `entryText` writes the JavaScript extraction's), or its tree when the native extraction does
+   * not handle it (the caller extracts that tree). Absent where there is no native extraction. `printedOnly`: the entry
+   * text's first line left empty, as `entryText`'s option does (nothing will store it).
+   */
+  readonly extract?: (text: string, path: string, printedOnly?: boolean) => string | FlatTreeData;
   /** The grammar's type names, which of them are named, and its field names. */
   readonly language: { readonly types: ReadonlyArray<string | undefined>; nodeTypeIsNamed(id: number): boolean; readonly fields: ReadonlyArray<string | null> };
 }
@@ -103,18 +126,55 @@ export async function loadFlatParsers(specs: readonly LanguageSpec[], kind: Flat
     // The tables web-tree-sitter's `Language` makes: a name for each regular or anonymous symbol, named the regular ones.
     const info = addon.language(native);
     const types = info.names.map((name, id) => ((info.kinds[id] as number) < 2 && name !== null ? name : undefined));
+    const nodeTypeIsNamed = (id: number): boolean => info.kinds[id] === 0;
+    const extract = spec.extractor === "typescript" ? await nativeExtraction(addon, native, spec, types, nodeTypeIsNamed, info.fields) : undefined;
     out.set(spec.id, {
       parse: (text) => {
         const packed = addon.parse(native, text);
         if (packed === null) throw new Error("the parser returned no tree");
         return unpackFlatTreeData(packed.byteLength / 17, packed);
       },
-      language: { types, nodeTypeIsNamed: (id) => info.kinds[id] === 0, fields: info.fields },
+      ...(extract === undefined ? {} : { extract }),
+      language: { types, nodeTypeIsNamed, fields: info.fields },
     });
   }
   if (others.length > 0) for (const [id, parser] of await loadWasmParsers(others)) out.set(id, parser);
   return out;
 }
+
+/**
+ * The native extraction of one language (`native/extract_symbols.cc`, a port of the TypeScript extractor that gives
+ * the same entry text), with the tables and query the JavaScript extraction reads; undefined when the addon has none
+ * (an older build). Set `COMITY_NATIVE_EXTRACT=0` and the JavaScript extraction does it all.
+ */
+async function nativeExtraction(
+  addon: FlatParserAddon,
+  native: unknown,
+  spec: LanguageSpec,
+  types: ReadonlyArray<string | undefined>,
+  isNamed: (id: number) => boolean,
+  fields: ReadonlyArray<string | null>,
+): Promise<FlatParser["extract"]> {
+  const { parseExtract, extractProgram } = addon;
+  if (parseExtract === undefined || extractProgram === undefined || process.env[NATIVE_EXTRACT_ENV] === "0") return undefined;
+  const [{ parseQuery }, { combinedQuery }, { unpackFlatTreeData }] = await Promise.all([import("./query/parse-query.js"), import("./combined-query.js"), import("./flat-tree.js")]);
+  // The named types, as flatLanguage reads them (ERROR is named).
+  const named = new Uint8Array(0x10000);
+  for (let id = 0; id < types.length; id++) named[id] = isNamed(id) ? 1 : 0;
+  named[0xffff] = 1;
+  const program = extractProgram.call(addon, { language: spec.id, typeNames: types, named, fieldNames: fields, patterns: parseQuery(combinedQuery(spec)), commonJs: spec.id === "javascript" });
+  return (text, path, printedOnly = false) => {
+    const r = parseExtract.call(addon, native, program, text, path, DECLARATION_FILE.test(path), printedOnly);
+    if (r === null) throw new Error("the parser returned no tree");
+    return typeof r === "string" ? r : unpackFlatTreeData(r.byteLength / 17, r);
+  };
+}
+
+/** Set to `0`, the native parser's symbol extraction is not used (the JavaScript extraction reads its trees). */
+export const NATIVE_EXTRACT_ENV = "COMITY_NATIVE_EXTRACT";
+
+/** A TypeScript declaration file, whose top-level declarations are exported without `export` (extract-typescript.ts). */
+export const DECLARATION_FILE = /\.d\.[cm]?ts$/i;
 
 /** Each language's parser into flat copies, through web-tree-sitter. */
 export async function loadWasmParsers(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, FlatParser>> {

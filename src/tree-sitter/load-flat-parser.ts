@@ -13,6 +13,26 @@ import { createRequire } from "node:module";
 export interface FlatParserAddon {
   /** The tree of `text`, packed (`byteLength / 17` nodes); null when tree-sitter made none. Throws on a language it cannot use. */
   parse(language: unknown, text: string): ArrayBuffer | null;
+  /**
+   * `parse` and the native symbol extraction of its tree (`native/extract_symbols.cc`) in one call: the file's
+   * symbol cache entry text; the tree, packed as `parse` returns it, when the native extraction does not handle this
+   * text (the caller extracts it); null when tree-sitter made no tree. `program`: an {@link FlatParserAddon.extractProgram}'s;
+   * `printedOnly`: the entry text's first line left empty (nothing will store it).
+   */
+  parseExtract?(language: unknown, program: unknown, text: string, path: string, declaration: boolean, printedOnly: boolean): string | ArrayBuffer | null;
+  /**
+   * A language's extraction, compiled for {@link FlatParserAddon.parseExtract}: its type names (by id; none is ERROR)
+   * and which are named (65536 flags), its field names (by id), its combined query's patterns (`parseQuery`'s), its id,
+   * and whether CommonJS exports count (JavaScript).
+   */
+  extractProgram?(spec: {
+    language: string;
+    typeNames: ReadonlyArray<string | undefined>;
+    named: Uint8Array;
+    fieldNames: ReadonlyArray<string | null>;
+    patterns: readonly unknown[];
+    commonJs: boolean;
+  }): unknown;
   /** Each symbol's name and kind (0 regular, 1 anonymous, 2 auxiliary, 3 supertype), and each field's name (0: null). */
   language(language: unknown): { readonly names: readonly (string | null)[]; readonly kinds: readonly number[]; readonly fields: readonly (string | null)[] };
   /** Six numbers a path: kind (1 regular file, 0 other, -1 none), size, mtimeMs, ctimeMs, inode, device (see `src/fs/stat-many.ts`); not on Windows. */
