@@ -352,15 +352,84 @@ static const TSLanguage *language_of(napi_env env, napi_value value) {
   return ptr;
 }
 
-/* Parses `text` with `language` into the state's arrays; the tree packed (ArrayBuffer), or null when tree-sitter made
- * none (NULL: an exception is pending). `length`: the text's UTF-16 units. */
-static napi_value parse_text(napi_env env, State *s, napi_value lang, napi_value text, size_t *length_out) {
+/* The state's tree (s->count nodes) packed into an ArrayBuffer, in the layout of packFlatTreeData. */
+static napi_value packed_tree(napi_env env, State *s) {
+  size_t n = s->count;
+  void *data = NULL;
+  napi_value buffer;
+  if (napi_create_arraybuffer(env, n * 17, &data, &buffer) != napi_ok) THROW("out of memory");
+  char *out = data;
+  memcpy(out, s->starts, n * 4);
+  memcpy(out + 4 * n, s->ends, n * 4);
+  memcpy(out + 8 * n, s->parents, n * 4);
+  memcpy(out + 12 * n, s->types, n * 2);
+  memcpy(out + 14 * n, s->fields, n * 2);
+  memcpy(out + 16 * n, s->flags, n);
+  return buffer;
+}
+
+/*
+ * UTF-8 bytes into the state's text as UTF-16, as Buffer's toString("utf8") decodes them (the WHATWG decoder: each
+ * maximal ill-formed subsequence is one U+FFFD; a byte order mark is kept); the number of units, or -1 when out of
+ * memory.
+ */
+static ptrdiff_t decode_utf8(State *s, const uint8_t *bytes, size_t n) {
+  /* At most one unit a byte. */
+  if (!reserve_text(s, n + 1)) return -1;
+  uint16_t *out = s->text;
+  size_t k = 0;
+  uint32_t cp = 0, needed = 0, seen = 0, lower = 0x80, upper = 0xbf;
+  for (size_t i = 0; i < n; i++) {
+    uint8_t b = bytes[i];
+    if (needed == 0) {
+      if (b <= 0x7f) out[k++] = b;
+      else if (b >= 0xc2 && b <= 0xdf) { needed = 1; cp = b & 0x1f; }
+      else if (b >= 0xe0 && b <= 0xef) { if (b == 0xe0) lower = 0xa0; if (b == 0xed) upper = 0x9f; needed = 2; cp = b & 0xf; }
+      else if (b >= 0xf0 && b <= 0xf4) { if (b == 0xf0) lower = 0x90; if (b == 0xf4) upper = 0x8f; needed = 3; cp = b & 0x7; }
+      else out[k++] = 0xfffd;
+      continue;
+    }
+    if (b < lower || b > upper) {
+      /* The sequence so far is one U+FFFD, and this byte starts afresh. */
+      cp = needed = seen = 0; lower = 0x80; upper = 0xbf;
+      out[k++] = 0xfffd;
+      i--;
+      continue;
+    }
+    lower = 0x80; upper = 0xbf;
+    cp = (cp << 6) | (b & 0x3f);
+    if (++seen < needed) continue;
+    if (cp > 0xffff) { cp -= 0x10000; out[k++] = (uint16_t)(0xd800 + (cp >> 10)); out[k++] = (uint16_t)(0xdc00 + (cp & 0x3ff)); }
+    else out[k++] = (uint16_t)cp;
+    cp = needed = seen = 0;
+  }
+  if (needed != 0) out[k++] = 0xfffd;
+  return (ptrdiff_t)k;
+}
+
+/* Parses `text` with `language` into the state's arrays; the tree packed (ArrayBuffer; `pack` 0: true, and the tree is
+ * in the state's arrays only), or null when tree-sitter made none (NULL: an exception is pending). `length`: the
+ * text's UTF-16 units. */
+static napi_value parse_text(napi_env env, State *s, napi_value lang, napi_value text, size_t *length_out, int pack) {
   const TSLanguage *language = language_of(env, lang);
   if (language == NULL) THROW("not a tree-sitter language");
   size_t length = 0;
-  if (napi_get_value_string_utf16(env, text, NULL, 0, &length) != napi_ok) THROW("the text is not a string");
-  if (!reserve_text(s, length + 1)) THROW("out of memory");
-  napi_get_value_string_utf16(env, text, (char16_t *)s->text, length + 1, &length);
+  bool typed = false;
+  napi_is_typedarray(env, text, &typed);
+  if (typed) {
+    /* UTF-8 bytes (a Buffer): decoded here, with no JavaScript string made of them. */
+    napi_typedarray_type kind;
+    size_t n = 0;
+    void *data = NULL;
+    if (napi_get_typedarray_info(env, text, &kind, &n, &data, NULL, NULL) != napi_ok || kind != napi_uint8_array) THROW("the text is not a string nor UTF-8 bytes");
+    ptrdiff_t units = decode_utf8(s, data, n);
+    if (units < 0) THROW("out of memory");
+    length = (size_t)units;
+  } else {
+    if (napi_get_value_string_utf16(env, text, NULL, 0, &length) != napi_ok) THROW("the text is not a string");
+    if (!reserve_text(s, length + 1)) THROW("out of memory");
+    napi_get_value_string_utf16(env, text, (char16_t *)s->text, length + 1, &length);
+  }
   *length_out = length;
   arena_begin(&s->arena);
   TSParser *parser = ts_parser_new();
@@ -382,17 +451,13 @@ static napi_value parse_text(napi_env env, State *s, napi_value lang, napi_value
     return nul;
   }
   if (!ok) THROW("out of memory");
-  void *data = NULL;
-  napi_value buffer;
-  if (napi_create_arraybuffer(env, n * 17, &data, &buffer) != napi_ok) THROW("out of memory");
-  char *out = data;
-  memcpy(out, s->starts, n * 4);
-  memcpy(out + 4 * n, s->ends, n * 4);
-  memcpy(out + 8 * n, s->parents, n * 4);
-  memcpy(out + 12 * n, s->types, n * 2);
-  memcpy(out + 14 * n, s->fields, n * 2);
-  memcpy(out + 16 * n, s->flags, n);
-  return buffer;
+  (void)n;
+  if (!pack) {
+    napi_value yes;
+    napi_get_boolean(env, true, &yes);
+    return yes;
+  }
+  return packed_tree(env, s);
 }
 
 /* parse(language, text): ArrayBuffer (count = byteLength / 17), or null when tree-sitter returned no tree. */
@@ -403,12 +468,13 @@ static napi_value parse(napi_env env, napi_callback_info info) {
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2) THROW("parse(language, text)");
   if (napi_get_instance_data(env, (void **)&s) != napi_ok || s == NULL) THROW("not initialised");
   size_t length = 0;
-  return parse_text(env, s, argv[0], argv[1], &length);
+  return parse_text(env, s, argv[0], argv[1], &length, 1);
 }
 
 /*
  * parseExtract(language, program, text, path, declaration, printedOnly): parse() and the native extraction of the tree
- * (extract_symbols.cc) in one call: the symbol cache's entry text of the file (a string); the tree, as parse() returns
+ * (extract_symbols.cc) in one call: the symbol cache's entry text of the file (its UTF-8 bytes, a Uint8Array over an
+ * ArrayBuffer of its own); the tree, as parse() returns
  * it, when the native extraction does not handle this file (the caller extracts it); null when tree-sitter made none.
  * `printedOnly`: the entry text's first line left empty (nothing will store it).
  */
@@ -429,16 +495,22 @@ static napi_value parse_extract(napi_env env, napi_callback_info info) {
   napi_get_value_bool(env, argv[4], &declaration);
   if (argc >= 6) napi_get_value_bool(env, argv[5], &printed_only);
   size_t length = 0;
-  napi_value tree = parse_text(env, s, argv[0], argv[2], &length);
+  napi_value tree = parse_text(env, s, argv[0], argv[2], &length, 0);
   napi_valuetype type;
   if (tree == NULL || napi_typeof(env, tree, &type) != napi_ok || type == napi_null) { free(path); return tree; }
   ComityFlatTree flat = { s->count, s->starts, s->ends, s->parents, s->types, s->fields, s->flags };
   size_t out_length = 0;
   char *entry = comity_extract(program, s->text, length, &flat, path, path_length, declaration, printed_only, &out_length);
   free(path);
-  if (entry == NULL) return tree;
-  napi_value result;
-  napi_status status = napi_create_string_utf8(env, entry, out_length, &result);
+  if (entry == NULL) return packed_tree(env, s);
+  /* The entry's UTF-8 bytes, in a buffer of their own (a worker transfers it to the pool's thread, which writes them). */
+  void *data = NULL;
+  napi_value buffer, result;
+  napi_status status = napi_create_arraybuffer(env, out_length, &data, &buffer);
+  if (status == napi_ok) {
+    memcpy(data, entry, out_length);
+    status = napi_create_typedarray(env, napi_uint8_array, out_length, buffer, 0, &result);
+  }
   free(entry);
   if (status != napi_ok) THROW("out of memory");
   return result;

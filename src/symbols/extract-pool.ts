@@ -10,7 +10,7 @@ import { createFolderLines, type Line as FolderLine } from "./folder-lines.js";
 import { languageOf } from "./languages.js";
 import { CONTROL, EXTRACT_IN_WORKERS_FROM, jobBytes, type ExtractJob, type ParseMessage, type ParsedTree, type ParseWork, type ParseWorkerData } from "./parse-work.js";
 import { printedFileBytes, printedSymbols } from "./printed-symbols.js";
-import { cachedFor, createSymbolCache, entryText, fromEntryText, printedOfEntryText, type SymbolCache } from "./symbol-cache.js";
+import { cachedFor, createSymbolCache, entryText, fromEntryText, printedOfEntryText, type EntryText, type SymbolCache } from "./symbol-cache.js";
 import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 import type { FlatTreeData } from "./flat-tree.js";
@@ -26,7 +26,7 @@ export { jobBytes, type ExtractJob } from "./parse-work.js";
  * in the cache under its content hash; null when that extraction does not handle it ({@link extractJob} it then).
  * `printedOnly`: when nothing stores it, its first line is left empty (see `entryText`).
  */
-export function extractJobText(job: ExtractJob, extractor: SymbolExtractor, cache: Pick<Required<SymbolCache>, "setText"> | null, printedOnly = false): string | null {
+export function extractJobText(job: ExtractJob, extractor: SymbolExtractor, cache: Pick<Required<SymbolCache>, "setText"> | null, printedOnly = false): Uint8Array | null {
   const extractText = extractor.extractText;
   if (extractText === undefined) return null;
   let bytes: Buffer;
@@ -293,8 +293,8 @@ export async function printedEach(
       fresh: { printed: printed.bytes, diagnostics: JSON.stringify(printed.diagnostics), borrowed: true },
     };
   };
-  const made = (path: string, printed: string, diagnostics: FileSymbols["diagnostics"], json: string): Line => {
-    const bytes = Buffer.from(printed);
+  const made = (path: string, printed: string | Uint8Array, diagnostics: FileSymbols["diagnostics"], json: string): Line => {
+    const bytes = typeof printed === "string" ? Buffer.from(printed) : printed;
     return { pieces: printedFileBytes(path, bytes, diagnostics), fresh: { printed: bytes, diagnostics: json, borrowed: false } };
   };
   await extractManyAs<Line>(jobs, options, {
@@ -364,7 +364,7 @@ interface ResultsAs<T> {
   stored?(index: number, key: string): void;
   /** Called once every job was looked up in the cache (before any is extracted). */
   lookedUp?(): void;
-  fromText(path: string, text: string): T | null;
+  fromText(path: string, text: EntryText): T | null;
   fromResult(r: FileSymbols): T;
   /** Whether `fromText` reads only an entry text's printed form and diagnostics (a worker then leaves out the first line of what is not stored). */
   readonly printedOnly: boolean;
@@ -468,13 +468,18 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
   // Stored once the workers are gone: files created while other threads of the process run are slow to create (two
   // worker threads creating 2,000 small files each took 0.9 s, one alone 0.06 s; a cold `comity analyze` of 2,000
   // changed files spent up to 2 s storing its 4,000 entries as they came, 0.1-0.2 s after).
-  const toStore: Array<[key: string, language: string, text: string]> = [];
+  const toStore: Array<[key: string, language: string, text: EntryText]> = [];
   const failed = new Set<number>();
   try {
     // Loaded while the workers start (their start-up is longer); workers that extract need none of it.
     const { unpackFlatTreeData } = await import("./flat-tree.js");
-    // (the parser the workers use: this thread's extraction reads their trees with its grammars' tables)
-    const extractor = pool.extract ? null : await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend: pool.kind === "wasm" ? "wasm" : "flat", languages });
+    // (the parser the workers use: this thread's extraction reads their trees with its grammars' tables). None when
+    // the workers' native parser extracts every file's symbols itself: a tree that comes back all the same (a file it
+    // does not handle) is left for the end, done here like a file no worker took.
+    const extractor =
+      pool.extract || (await import("./tree-parser.js")).nativeExtracts(languages, pool.kind)
+        ? null
+        : await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend: pool.kind === "wasm" ? "wasm" : "flat", languages });
     const control = new Int32Array(new SharedArrayBuffer(4 * (CONTROL.workers + pool.workers.length)));
     control.fill(-1, CONTROL.workers);
     const work = {
@@ -492,6 +497,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     // (stored as entry texts, once the workers are gone)
     const deferred = options.cacheDir === null ? null : { set: (key: string, language: string, r: FileSymbols) => void toStore.push([key, language, entryText(r)]) };
     const extracted = (k: number, tree: ParsedTree): void => {
+      // (none here: see above)
       if (extractor === null) return;
       const parsed = tree.bytes === null ? undefined : { bytes: Buffer.from(tree.bytes.buffer, tree.bytes.byteOffset, tree.bytes.byteLength), tree: tree.buffer === null ? null : unpackFlatTreeData(tree.count, tree.buffer) };
       const i = todo[k] as number;

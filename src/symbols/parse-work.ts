@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import type { FileSymbols, LanguageId } from "./types.js";
 import type { FlatParserKind } from "../tree-sitter/load-flat-parser.js";
 import type { FileStamp } from "./file-index.js";
+import type { EntryText } from "./symbol-cache.js";
 
 /** One file to analyse: the path to report, and where to read it or its bytes (an old version read from git). */
 export interface ExtractJob {
@@ -95,7 +96,8 @@ export interface ParsedTree {
  */
 export interface ExtractedFile {
   readonly index: number;
-  readonly text: string;
+  /** A string from the JavaScript extraction; UTF-8 bytes from the native one (their buffer transferred). */
+  readonly text: EntryText;
   readonly storeAs: string | null;
 }
 

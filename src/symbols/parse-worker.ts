@@ -42,12 +42,12 @@ function answer(work: ParseWork, k: number): void {
   // The native extraction's result, for the languages it handles: the entry text, sent as a worker that extracts does.
   const store = work.cached && job.store !== false;
   const made = source === null || parser === null ? null : parser.parseOrExtract(job.path, source, work.printedOnly && !store);
-  if (typeof made === "string" && source !== null) {
-    return post({ index: k, text: made, storeAs: store && hasher !== null ? hasher.xxh64(source) : null });
+  if (made instanceof Uint8Array && source !== null) {
+    return post({ index: k, text: made, storeAs: store && hasher !== null ? hasher.xxh64(source) : null }, [made.buffer as ArrayBuffer]);
   }
   // A copy of the bytes with a buffer of its own, which is transferred (a small file's bytes share Node's buffer pool).
   const bytes = source === null ? null : new Uint8Array(source);
-  const tree = typeof made === "string" ? null : made;
+  const tree = made instanceof Uint8Array ? null : made;
   const buffer = tree === null ? null : packFlatTreeData(tree);
   const transfer = [...(bytes === null ? [] : [bytes.buffer as ArrayBuffer]), ...(buffer === null ? [] : [buffer])];
   post({ index: k, bytes, count: tree?.count ?? -1, buffer }, transfer);

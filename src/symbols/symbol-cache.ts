@@ -17,8 +17,14 @@ export interface SymbolCache {
    */
   printed?(contentHash: string, language: string, options?: { borrow?: boolean }): { readonly bytes: Uint8Array; readonly diagnostics: FileSymbols["diagnostics"] } | null;
   /** Stores a result given as its {@link entryText}. */
-  setText?(contentHash: string, language: string, text: string): void;
+  setText?(contentHash: string, language: string, text: EntryText): void;
 }
+
+/**
+ * A result as the cache stores it ({@link entryText}): as a string, or as its UTF-8 bytes (as the native extraction
+ * makes it: written, sent to another thread and printed without being decoded).
+ */
+export type EntryText = string | Uint8Array;
 
 /** Entries are spread over this many folders by the first two hex digits of their content hash. */
 const SHARDS = 256;
@@ -159,7 +165,7 @@ function isCurrent(lines: [string, string, string] | null): boolean {
  * write through a temp file and a rename, measured on this machine's ext4:
  * a cold `comity analyze` of 2,000 changed files writes 4,000 entries.
  */
-function writeEntryFile(target: string, text: string): void {
+function writeEntryFile(target: string, text: EntryText): void {
   try {
     fs.writeFileSync(target, text, { flag: "wx" });
     return;
@@ -266,16 +272,22 @@ export function entryText(r: FileSymbols, options: { printedOnly?: boolean } = {
   return `${options.printedOnly === true ? "" : JSON.stringify(encodeEntry(r))}\n${printedSymbols(r)}\n${JSON.stringify(r.diagnostics)}\n`;
 }
 
-/** An {@link entryText}'s printed form and its diagnostics' JSON; null when it is not one. */
-export function printedOfEntryText(text: string): { readonly printed: string; readonly diagnostics: string } | null {
-  const ends = lineEnds((from) => text.indexOf("\n", from), text.length);
-  return ends === null ? null : { printed: text.slice(ends[0] + 1, ends[1]), diagnostics: text.slice(ends[1] + 1, ends[2]) };
+/** An {@link entryText}'s printed form (of the entry's kind: a string, or bytes) and its diagnostics' JSON; null when it is not one. */
+export function printedOfEntryText<T extends EntryText>(text: T): { readonly printed: T; readonly diagnostics: string } | null {
+  if (typeof text === "string") {
+    const ends = lineEnds((from) => text.indexOf("\n", from), text.length);
+    return ends === null ? null : { printed: text.slice(ends[0] + 1, ends[1]) as T, diagnostics: text.slice(ends[1] + 1, ends[2]) };
+  }
+  const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+  const ends = lineEnds((from) => bytes.indexOf(10, from), bytes.length);
+  return ends === null ? null : { printed: bytes.subarray(ends[0] + 1, ends[1]) as unknown as T, diagnostics: bytes.toString("utf8", ends[1] + 1, ends[2]) };
 }
 
 /** An {@link entryText} back as this path's symbols, with lazily decoded details; null when it is not one. */
-export function fromEntryText(repoPath: string, text: string): FileSymbols | null {
+export function fromEntryText(repoPath: string, text: EntryText): FileSymbols | null {
   try {
-    return cachedFor(repoPath, decodeEntry(JSON.parse(text.slice(0, text.indexOf("\n"))) as Entry));
+    const first = typeof text === "string" ? text.slice(0, text.indexOf("\n")) : Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString("utf8", 0, text.indexOf(10));
+    return cachedFor(repoPath, decodeEntry(JSON.parse(first) as Entry));
   } catch {
     return null;
   }

@@ -28,12 +28,12 @@ export interface SymbolExtractor {
    */
   extract(path: string, source: string | Buffer, parsed?: FlatTreeData | null): FileSymbols;
   /**
-   * The file's result as its symbol cache entry text (`entryText`), made by the native extraction
+   * The file's result as its symbol cache entry text (`entryText`, as UTF-8), made by the native extraction
    * (`native/extract_symbols.cc`, TypeScript, TSX and JavaScript with the native parser); null when that extraction
    * does not handle the file (then {@link SymbolExtractor.extract} it). Absent where there is none at all.
    * `printedOnly`: the entry text's first line left empty, as `entryText`'s option does (nothing will store it).
    */
-  extractText?(path: string, source: string | Buffer, printedOnly?: boolean): string | null;
+  extractText?(path: string, source: string | Buffer, printedOnly?: boolean): Uint8Array | null;
   readonly hasher: ContentHasher;
 }
 
@@ -64,7 +64,7 @@ interface Loaded {
   /** `given`: the text's tree, already parsed and copied (the flat backends read it instead of parsing). */
   run(text: string, given: FlatTreeData | null): { tree: Tree; matches: readonly QueryMatch[]; dispose(): void };
   /** The native parser's extraction ({@link FlatParser.extract}): the entry text, or the tree for {@link Loaded.run}. */
-  readonly extract?: (text: string, path: string, printedOnly?: boolean) => string | FlatTreeData;
+  readonly extract?: (text: string | Uint8Array, path: string, printedOnly?: boolean) => Uint8Array | FlatTreeData;
 }
 
 /**
@@ -88,12 +88,12 @@ export async function createSymbolExtractor(
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const hash = (text: string): string => hasher.xxh64(text);
 
-  const nativeText = (path: string, source: string | Buffer, printedOnly = false): string | null => {
-    const screened = screen(path, source, loaded, maxBytes);
+  const nativeText = (path: string, source: string | Buffer, printedOnly = false): Uint8Array | null => {
+    const screened = screen(path, source, loaded, maxBytes, true);
     if ("diagnostic" in screened || screened.lang.extract === undefined) return null;
     try {
       const r = screened.lang.extract(screened.text, path, printedOnly);
-      return typeof r === "string" ? r : null;
+      return r instanceof Uint8Array ? r : null;
     } catch {
       return null;
     }

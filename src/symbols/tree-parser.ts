@@ -11,7 +11,7 @@ import { bestFlatParserKind, loadFlatParser, type FlatParserAddon, type FlatPars
 import { initWebTreeSitter } from "../tree-sitter/init-web-tree-sitter.js";
 import type { WasmTree } from "../tree-sitter/flatten-wasm.js";
 import type { FlatTreeData } from "./flat-tree.js";
-import { languageOf, type LanguageSpec } from "./languages.js";
+import { LANGUAGES, languageOf, type LanguageSpec } from "./languages.js";
 import type { LanguageId } from "./types.js";
 
 /** Files larger than this are skipped with a diagnostic (generated bundles, data). */
@@ -22,7 +22,13 @@ export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
  * text and not binary. The file's text, or the one diagnostic that says why it is not parsed. A parse worker
  * ({@link createTreeParser}) checks the same, so that it parses what the extraction would.
  */
-export function screen<L>(path: string, source: string | Buffer, loaded: ReadonlyMap<LanguageId, L>, maxBytes: number): { spec: LanguageSpec; lang: L; text: string } | { language: LanguageId | null; diagnostic: Diagnostic } {
+export function screen<L>(path: string, source: string | Buffer, loaded: ReadonlyMap<LanguageId, L>, maxBytes: number): { spec: LanguageSpec; lang: L; text: string } | { language: LanguageId | null; diagnostic: Diagnostic };
+/**
+ * `undecoded`: a text given as bytes is left undecoded when no byte of it is 0 (then none of its first 8192 characters
+ * is either): the native parser decodes it itself.
+ */
+export function screen<L>(path: string, source: string | Buffer, loaded: ReadonlyMap<LanguageId, L>, maxBytes: number, undecoded: true): { spec: LanguageSpec; lang: L; text: string | Buffer } | { language: LanguageId | null; diagnostic: Diagnostic };
+export function screen<L>(path: string, source: string | Buffer, loaded: ReadonlyMap<LanguageId, L>, maxBytes: number, undecoded = false): { spec: LanguageSpec; lang: L; text: string | Buffer } | { language: LanguageId | null; diagnostic: Diagnostic } {
   const spec = languageOf(path);
   if (spec === null) return { language: null, diagnostic: diagnostic("unsupported_language", "info", path, "no symbol extraction for this file type") };
   const lang = loaded.get(spec.id);
@@ -31,6 +37,7 @@ export function screen<L>(path: string, source: string | Buffer, loaded: Readonl
   if (bytes > maxBytes) return { language: spec.id, diagnostic: diagnostic("file_too_large", "info", path, `skipped: ${bytes} bytes is over the ${maxBytes}-byte limit`) };
   const binary = (): { language: LanguageId; diagnostic: Diagnostic } => ({ language: spec.id, diagnostic: diagnostic("binary_file", "info", path, "skipped: binary content") });
   if (typeof source !== "string" && source.subarray(0, 8192).includes(0)) return binary();
+  if (undecoded && typeof source !== "string" && !source.includes(0)) return { spec, lang, text: source };
   const text = typeof source === "string" ? source : source.toString("utf8");
   if (text.slice(0, 8192).includes("\0")) return binary();
   return { spec, lang, text };
@@ -41,11 +48,11 @@ export interface TreeParser {
   /** The flat copy of the file's tree, as the extraction of it would read it; null when that extraction would not parse it (its diagnostic is made there) or the parser failed. */
   parse(path: string, source: Buffer): FlatTreeData | null;
   /**
-   * For a language the native parser extracts too ({@link FlatParser.extract}): the file's symbol cache entry text;
+   * For a language the native parser extracts too ({@link FlatParser.extract}): the file's symbol cache entry text (UTF-8);
    * otherwise what {@link TreeParser.parse} gives (the tree for the extraction elsewhere, or null). `printedOnly`: see
    * {@link FlatParser.extract}.
    */
-  parseOrExtract(path: string, source: Buffer, printedOnly?: boolean): string | FlatTreeData | null;
+  parseOrExtract(path: string, source: Buffer, printedOnly?: boolean): Uint8Array | FlatTreeData | null;
 }
 
 /**
@@ -72,11 +79,11 @@ export async function createTreeParser(options: { maxFileBytes?: number; languag
       }
     },
     parseOrExtract(path, source, printedOnly = false) {
-      const screened = screen(path, source, parsers, maxBytes);
+      const screened = screen(path, source, parsers, maxBytes, true);
       if ("diagnostic" in screened) return null;
       try {
         const { lang, text } = screened;
-        return lang.extract === undefined ? lang.parse(text) : lang.extract(text, path, printedOnly);
+        return lang.extract === undefined ? lang.parse(typeof text === "string" ? text : text.toString("utf8")) : lang.extract(text, path, printedOnly);
       } catch {
         return null;
       }
@@ -97,7 +104,7 @@ export interface FlatParser {
    * not handle it (the caller extracts that tree). Absent where there is no native extraction. `printedOnly`: the entry
    * text's first line left empty, as `entryText`'s option does (nothing will store it).
    */
-  readonly extract?: (text: string, path: string, printedOnly?: boolean) => string | FlatTreeData;
+  readonly extract?: (text: string | Uint8Array, path: string, printedOnly?: boolean) => Uint8Array | FlatTreeData;
   /** The grammar's type names, which of them are named, and its field names. */
   readonly language: { readonly types: ReadonlyArray<string | undefined>; nodeTypeIsNamed(id: number): boolean; readonly fields: ReadonlyArray<string | null> };
 }
@@ -166,8 +173,18 @@ async function nativeExtraction(
   return (text, path, printedOnly = false) => {
     const r = parseExtract.call(addon, native, program, text, path, DECLARATION_FILE.test(path), printedOnly);
     if (r === null) throw new Error("the parser returned no tree");
-    return typeof r === "string" ? r : unpackFlatTreeData(r.byteLength / 17, r);
+    return r instanceof Uint8Array ? r : unpackFlatTreeData(r.byteLength / 17, r);
   };
+}
+
+/**
+ * Whether the native parser extracts the symbols of these languages' files itself ({@link FlatParser.extract}): a
+ * pool whose workers parse with it gets their results back, not their trees (but for a file it does not handle).
+ */
+export function nativeExtracts(languages: readonly LanguageId[], kind: FlatParserKind): boolean {
+  if (kind !== "native" || process.env[NATIVE_EXTRACT_ENV] === "0") return false;
+  const addon = loadFlatParser();
+  return addon !== null && addon.parseExtract !== undefined && languages.every((id) => languageSpec(id)?.extractor === "typescript");
 }
 
 /** Set to `0`, the native parser's symbol extraction is not used (the JavaScript extraction reads its trees). */
@@ -175,6 +192,10 @@ export const NATIVE_EXTRACT_ENV = "COMITY_NATIVE_EXTRACT";
 
 /** A TypeScript declaration file, whose top-level declarations are exported without `export` (extract-typescript.ts). */
 export const DECLARATION_FILE = /\.d\.[cm]?ts$/i;
+
+function languageSpec(id: LanguageId): LanguageSpec | undefined {
+  return LANGUAGES.find((l) => l.id === id);
+}
 
 /** Each language's parser into flat copies, through web-tree-sitter. */
 export async function loadWasmParsers(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, FlatParser>> {

@@ -14,12 +14,13 @@ export interface FlatParserAddon {
   /** The tree of `text`, packed (`byteLength / 17` nodes); null when tree-sitter made none. Throws on a language it cannot use. */
   parse(language: unknown, text: string): ArrayBuffer | null;
   /**
-   * `parse` and the native symbol extraction of its tree (`native/extract_symbols.cc`) in one call: the file's
-   * symbol cache entry text; the tree, packed as `parse` returns it, when the native extraction does not handle this
-   * text (the caller extracts it); null when tree-sitter made no tree. `program`: an {@link FlatParserAddon.extractProgram}'s;
+   * `parse` and the native symbol extraction of its tree (`native/extract_symbols.cc`) in one call, of a text given as
+   * a string or as UTF-8 bytes (decoded as `Buffer#toString` decodes them): the file's symbol cache entry text, as
+   * UTF-8 (over a buffer of its own); the tree, packed as `parse` returns it, when the native extraction does not
+   * handle this text (the caller extracts it); null when tree-sitter made no tree. `program`: an {@link FlatParserAddon.extractProgram}'s;
    * `printedOnly`: the entry text's first line left empty (nothing will store it).
    */
-  parseExtract?(language: unknown, program: unknown, text: string, path: string, declaration: boolean, printedOnly: boolean): string | ArrayBuffer | null;
+  parseExtract?(language: unknown, program: unknown, text: string | Uint8Array, path: string, declaration: boolean, printedOnly: boolean): Uint8Array | ArrayBuffer | null;
   /**
    * A language's extraction, compiled for {@link FlatParserAddon.parseExtract}: its type names (by id; none is ERROR)
    * and which are named (65536 flags), its field names (by id), its combined query's patterns (`parseQuery`'s), its id,
