@@ -398,7 +398,8 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
   // Jobs done on this thread. Each result becomes what is kept of it (`keep`) as soon as it is extracted, so that the
   // extraction's objects die young: kept until the end, every scavenge copied them (a third more time collecting
   // garbage in a 611-file run).
-  const local = async (indices: readonly number[], keep: (r: FileSymbols, i: number) => T): Promise<void> => {
+  // `native`: the native extraction's entry texts may answer (not for results that `keep` must see as records).
+  const local = async (indices: readonly number[], keep: (r: FileSymbols, i: number) => T, native = true): Promise<void> => {
     const list = indices.map((i) => jobs[i] as ExtractJob);
     // Loaded only when something is not cached: a warm run loads no extractor code.
     const { createSymbolExtractor } = await import("./symbol-extractor.js");
@@ -425,7 +426,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     indices.forEach((i, k) => {
       const job = list[k] as ExtractJob;
       // The native extraction's entry text when it has one; the JavaScript extraction otherwise.
-      const text = extractJobText(job, extractor, storeFor(i), as.printedOnly);
+      const text = native ? extractJobText(job, extractor, storeFor(i), as.printedOnly) : null;
       const fromText = text === null ? null : as.fromText(job.path, text);
       put(i, fromText ?? keep(extractJob(job, extractor, storeFor(i)), i));
     });
@@ -556,6 +557,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     await local(
       leftovers.map((k) => todo[k] as number),
       (r, i) => as.fromResult(failed.has(i) ? { ...r, diagnostics: [...r.diagnostics, diagnostic("worker_crashed", "info", r.path, "a worker died on this file: analysed in the main thread")] } : r),
+      false,
     );
   }
   return results as T[];
