@@ -8,9 +8,12 @@
 // copy), at 1 and 2 threads, with web-tree-sitter's (the fallback when the native parser is not built) on one
 // thread beside it. The native parser must be built (npm ci builds it): the run stops otherwise. Every figure is a whole
 // process, Node's or the tool's start-up included; Comity's is `comity symbols --json --no-cache --jobs N` over the
-// corpus's files.
+// corpus's files. The TypeScript corpus's symbols are extracted by the native extraction (native/extract_symbols.cc);
+// a row shows the JavaScript extraction it ports on one thread (`COMITY_NATIVE_EXTRACT=0`, as where the native parser
+// is not built), and the run checks that both print the same bytes.
 // Usage: node benchmarks/symbols-real.mjs [--runs 3] [--corpus ts|py]
 import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -75,6 +78,7 @@ if (problem !== null) throw new Error(`the native parser does not load (${proble
 
 const rows = [];
 const verdicts = [];
+const identical = [];
 const corpora = [
   ["TypeScript", tsCorpus, "function $F($$$A) { $$$B }", "ts"],
   ["Python", pyCorpus, "def $F($$$A): $$$B", "py"],
@@ -92,6 +96,7 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   const processes = {
     sg1: () => time(astGrep, ["run", "--pattern", pattern, "--lang", sgLang, "--json=stream", "--threads", "1", corpus.dir]),
     ours1: () => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", "1", ...corpus.files], { env }),
+    ...(sgLang === "ts" ? { js1: () => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", "1", ...corpus.files], { env: { ...env, COMITY_NATIVE_EXTRACT: "0" } }) } : {}),
     // The engine's own floor: the same parser parsing the same files in a whole process, and nothing else, on one
     // thread and on two worker threads (as the engine's pool parses); and web-tree-sitter's, the fallback's.
     floor1: () => time(process.execPath, [floorScript, "--parser", "native", sgLang, ...corpus.files]),
@@ -108,6 +113,13 @@ for (const [lang, load, pattern, sgLang] of corpora) {
     warm: () => time(process.execPath, [bin, "symbols", "--json", ...corpus.files], { env }),
   };
   const rounds = Array.from({ length: runs }, () => Object.fromEntries(Object.entries(processes).map(([k, run]) => [k, run()])));
+  // The native extraction against the JavaScript one it ports, on the whole corpus: the same bytes, or no figures.
+  if (sgLang === "ts") {
+    const printed = (extra) => execFileSync(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", "1", ...corpus.files], { env: { ...env, ...extra }, maxBuffer: 1 << 30 });
+    const [nativeOut, jsOut] = [printed({}), printed({ COMITY_NATIVE_EXTRACT: "0" })];
+    if (!nativeOut.equals(jsOut)) throw new Error(`${lang}: the native extraction's output differs from the JavaScript extraction's`);
+    identical.push(`${lang}: the native and the JavaScript extraction print the same ${nativeOut.length} bytes (md5 ${createHash("md5").update(nativeOut).digest("hex")})`);
+  }
   fs.rmSync(configDir, { recursive: true, force: true });
   const ms = (k) => median(rounds.map((r) => r[k]));
   const ratio = (a, b) => median(rounds.map((r) => r[a] / r[b]));
@@ -122,9 +134,10 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   row("parse and copy, Comity's native parser, 1 thread (the engine's floor)", "floor1", "sg1");
   row("parse only, web-tree-sitter, 1 thread (the fallback's floor)", "wasm1", "sg1");
   row("comity symbols --jobs 1", "ours1", "sg1");
+  if (sgLang === "ts") row("comity symbols --jobs 1, the JavaScript extraction (COMITY_NATIVE_EXTRACT=0)", "js1", "sg1");
   row("ast-grep, 2 threads (anchor)", "sg2", null);
   row("parse and copy, Comity's native parser, 2 threads (the engine's floor)", "floor2", "sg2");
-  row("comity symbols --jobs 2 (2 parse workers; symbols extracted on the main thread)", "ours2", "sg2");
+  row(`comity symbols --jobs 2 (${sgLang === "ts" ? "2 workers parse and extract" : "2 parse workers; symbols extracted on the main thread"})`, "ours2", "sg2");
   if (haveCtags) rows.push([`${label}; ctags`, ms("ctags").toFixed(0), mbps(ms("ctags")), `${ratio("sg2", "ctags").toFixed(2)} (of ast-grep 2 threads)`]);
   rows.push([`${label}; comity symbols, cache cold then warm`, `${ms("cold").toFixed(0)} / ${ms("warm").toFixed(0)}`, "", `${ratio("cold", "warm").toFixed(1)}x faster warm${spread("cold", "warm", 1)}`]);
   for (const t of [1, 2]) {
@@ -137,4 +150,6 @@ for (const [lang, load, pattern, sgLang] of corpora) {
 console.log(`machine: ${machine()}; corpora: ${PACKAGES.join(", ")} (src/), python3 ${execFileSync("python3", ["-c", "import sys; print(sys.version.split()[0])"], { encoding: "utf8" }).trim()} stdlib; ${runs} rounds, each running every process once; median ms, and the median of the rounds' ratios (lowest-highest round in brackets); whole processes\n`);
 console.log(table(["process", "median ms", "MB/s", "throughput ÷ ast-grep (same threads)"], rows));
 console.log("");
+for (const line of identical) console.log(`${line}.`);
+if (identical.length > 0) console.log("");
 console.log(table(["target", "figure", "verdict"], verdicts));

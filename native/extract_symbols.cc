@@ -423,7 +423,7 @@ struct ComityProgram {
   std::unordered_map<std::string, int> captureIds;
   std::vector<Pattern> patterns;
   /** Pattern indices by the name id of the root's type, and the names any root can have. */
-  std::unordered_map<int, std::vector<int>> byType;
+  std::vector<std::vector<int>> byType;  // by name id
   std::vector<uint8_t> rootName;  // by name id
   bool commonJs = false;
   /** The language's id in the output (typescript, tsx, javascript). */
@@ -760,9 +760,7 @@ const std::vector<Match> &matchTree(Tree &t) {
   for (N node = 0; node < n; node++) {
     int name = t.name(node);
     if (!p.rootName[static_cast<size_t>(name)]) continue;
-    auto it = p.byType.find(name);
-    if (it == p.byType.end()) continue;
-    for (int index : it->second) {
+    for (int index : p.byType[static_cast<size_t>(name)]) {
       const Pattern &pattern = p.patterns[static_cast<size_t>(index)];
       if (pattern.leaf) {
         if (!t.named(node)) continue;
@@ -2369,6 +2367,10 @@ std::vector<Record> finalizeSymbols(Tree &t, std::vector<Raw> &raw) {
 /** The first syntax error's line (symbol-extractor.ts parseErrorDiagnostic); 0 when the tree has none. */
 int parseErrorLine(Tree &t) {
   int32_t n = t.count();
+  // (most files have no error at all: one look at each node says so)
+  bool any = false;
+  for (int32_t i = 0; i < n && !any; i++) any = t.t.types[i] == ERROR_TYPE || t.missing(i);
+  if (!any) return 0;
   std::vector<uint8_t> &errors = scratch.errors;
   errors.assign(static_cast<size_t>(n), 0);
   for (int32_t i = n - 1; i >= 0; i--) {
@@ -2675,12 +2677,13 @@ extern "C" napi_value comity_extract_program(napi_env env, napi_callback_info in
     p->patterns.push_back(std::move(pattern));
   }
   p->rootName.assign(p->names.size() + 1, 0);
+  p->byType.assign(p->names.size() + 1, {});
   for (size_t i = 0; i < p->patterns.size(); i++) {
     std::vector<int> names;
     rootNames(p->patterns[i].root, names);
     for (int name : names) {
       if (name < 0) continue;
-      auto &list = p->byType[name];
+      auto &list = p->byType[static_cast<size_t>(name)];
       if (std::find(list.begin(), list.end(), static_cast<int>(i)) == list.end()) list.push_back(static_cast<int>(i));
       p->rootName[static_cast<size_t>(name)] = 1;
     }
