@@ -215,7 +215,8 @@ function workerUrl(): URL {
  * Extracts the symbols of many files, results in input order (deterministic
  * output whatever finishes first): a pool of worker threads parses them, and
  * this thread extracts from their trees as they come (see `ParseWork`; in a
- * wide pool the workers extract too). A worker that dies takes no more work;
+ * wide pool the workers extract too, and so does the native parser, for the
+ * languages it extracts itself). A worker that dies takes no more work;
  * the file it was parsing, and any no worker parsed, are done here, one by
  * one, so one bad file costs a diagnostic, not the run.
  */
@@ -455,8 +456,8 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     workers = workersFor(bytes, options.workers, options.minBytesPerWorker);
   }
   // The pool's workers parse, and this thread extracts from their trees as they come (see ParseWork); in a wide pool
-  // each worker extracts too (EXTRACT_IN_WORKERS_FROM). The native backend's trees cannot be handed over: with it,
-  // this thread does it all.
+  // each worker extracts too (EXTRACT_IN_WORKERS_FROM), and the native parser extracts the languages it can in any
+  // pool. The native backend's trees cannot be handed over: with it, this thread does it all.
   if (todo.length === 0 || workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL) || options.backend === "native") {
     await options.pool?.close();
     if (todo.length === 0) return results as T[];
