@@ -21,6 +21,17 @@ export { jobBytes, type ExtractJob } from "./parse-work.js";
  * One job's symbols, extracted and stored in the cache under its content hash (the caller has looked there already).
  * `parsed`: the bytes a parse worker read and their tree, read instead of the job's file (the tree is theirs).
  */
+export function extractJob(job: ExtractJob, extractor: SymbolExtractor, cache: Pick<SymbolCache, "set"> | null, parsed?: { bytes: Buffer; tree: FlatTreeData | null }): FileSymbols {
+  try {
+    const bytes = parsed?.bytes ?? jobBytes(job);
+    const r = extractor.extract(job.path, bytes, parsed?.tree ?? null);
+    if (job.store !== false) cache?.set(extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", r);
+    return r;
+  } catch (error) {
+    return unreadable(job.path, error);
+  }
+}
+
 /**
  * One job's result as its entry text, made by the native extraction ({@link SymbolExtractor.extractText}) and stored
  * in the cache under its content hash; null when that extraction does not handle it ({@link extractJob} it then).
@@ -39,17 +50,6 @@ export function extractJobText(job: ExtractJob, extractor: SymbolExtractor, cach
   const text = extractText.call(extractor, job.path, bytes, printedOnly && !store);
   if (text !== null && store) cache.setText(extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", text);
   return text;
-}
-
-export function extractJob(job: ExtractJob, extractor: SymbolExtractor, cache: Pick<SymbolCache, "set"> | null, parsed?: { bytes: Buffer; tree: FlatTreeData | null }): FileSymbols {
-  try {
-    const bytes = parsed?.bytes ?? jobBytes(job);
-    const r = extractor.extract(job.path, bytes, parsed?.tree ?? null);
-    if (job.store !== false) cache?.set(extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", r);
-    return r;
-  } catch (error) {
-    return unreadable(job.path, error);
-  }
 }
 
 function unreadable(path: string, error: unknown): FileSymbols {
