@@ -8,9 +8,9 @@
 // copy), at 1 and 2 threads, with web-tree-sitter's (the fallback when the native parser is not built) on one
 // thread beside it. The native parser must be built (npm ci builds it): the run stops otherwise. Every figure is a whole
 // process, Node's or the tool's start-up included; Comity's is `comity symbols --json --no-cache --jobs N` over the
-// corpus's files. The TypeScript corpus's symbols are extracted by the native extraction (native/extract_symbols.cc);
-// a row shows the JavaScript extraction it ports on one thread (`COMITY_NATIVE_EXTRACT=0`, as where the native parser
-// is not built), and the run checks that both print the same bytes.
+// corpus's files. The symbols are extracted by the native extraction (native/extract_symbols.cc); a row shows the
+// JavaScript extraction it ports on one thread (`COMITY_NATIVE_EXTRACT=0`, as where the native parser is not built),
+// and the run checks that both print the same bytes.
 // Usage: node benchmarks/symbols-real.mjs [--runs 3] [--corpus ts|py]
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -96,7 +96,7 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   const processes = {
     sg1: () => time(astGrep, ["run", "--pattern", pattern, "--lang", sgLang, "--json=stream", "--threads", "1", corpus.dir]),
     ours1: () => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", "1", ...corpus.files], { env }),
-    ...(sgLang === "ts" ? { js1: () => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", "1", ...corpus.files], { env: { ...env, COMITY_NATIVE_EXTRACT: "0" } }) } : {}),
+    js1: () => time(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", "1", ...corpus.files], { env: { ...env, COMITY_NATIVE_EXTRACT: "0" } }),
     // The engine's own floor: the same parser parsing the same files in a whole process, and nothing else, on one
     // thread and on two worker threads (as the engine's pool parses); and web-tree-sitter's, the fallback's.
     floor1: () => time(process.execPath, [floorScript, "--parser", "native", sgLang, ...corpus.files]),
@@ -114,7 +114,7 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   };
   const rounds = Array.from({ length: runs }, () => Object.fromEntries(Object.entries(processes).map(([k, run]) => [k, run()])));
   // The native extraction against the JavaScript one it ports, on the whole corpus: the same bytes, or no figures.
-  if (sgLang === "ts") {
+  {
     const printed = (extra) => execFileSync(process.execPath, [bin, "symbols", "--json", "--no-cache", "--jobs", "1", ...corpus.files], { env: { ...env, ...extra }, maxBuffer: 1 << 30 });
     const [nativeOut, jsOut] = [printed({}), printed({ COMITY_NATIVE_EXTRACT: "0" })];
     if (!nativeOut.equals(jsOut)) throw new Error(`${lang}: the native extraction's output differs from the JavaScript extraction's`);
@@ -134,10 +134,10 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   row("parse and copy, Comity's native parser, 1 thread (the engine's floor)", "floor1", "sg1");
   row("parse only, web-tree-sitter, 1 thread (the fallback's floor)", "wasm1", "sg1");
   row("comity symbols --jobs 1", "ours1", "sg1");
-  if (sgLang === "ts") row("comity symbols --jobs 1, the JavaScript extraction (COMITY_NATIVE_EXTRACT=0)", "js1", "sg1");
+  row("comity symbols --jobs 1, the JavaScript extraction (COMITY_NATIVE_EXTRACT=0)", "js1", "sg1");
   row("ast-grep, 2 threads (anchor)", "sg2", null);
   row("parse and copy, Comity's native parser, 2 threads (the engine's floor)", "floor2", "sg2");
-  row(`comity symbols --jobs 2 (${sgLang === "ts" ? "2 workers parse and extract" : "2 parse workers; symbols extracted on the main thread"})`, "ours2", "sg2");
+  row("comity symbols --jobs 2 (2 workers parse and extract)", "ours2", "sg2");
   if (haveCtags) rows.push([`${label}; ctags`, ms("ctags").toFixed(0), mbps(ms("ctags")), `${ratio("sg2", "ctags").toFixed(2)} (of ast-grep 2 threads)`]);
   rows.push([`${label}; comity symbols, cache cold then warm`, `${ms("cold").toFixed(0)} / ${ms("warm").toFixed(0)}`, "", `${ratio("cold", "warm").toFixed(1)}x faster warm${spread("cold", "warm", 1)}`]);
   for (const t of [1, 2]) {

@@ -35,6 +35,7 @@
 #include "extract/normalize.h"
 #include "extract/signature.h"
 #include "extract/extract_typescript.h"
+#include "extract/extract_python.h"
 #include "extract/extract_references.h"
 #include "extract/entry_text.h"
 #include "extract/compile_program.h"
@@ -89,6 +90,7 @@ extern "C" napi_value comity_extract_program(napi_env env, napi_callback_info in
   if (getProperty(env, arg, "commonJs", &flag)) napi_get_value_bool(env, flag, &commonJs);
   p->commonJs = commonJs;
   p->language = stringProperty(env, arg, "language").value_or("");
+  p->python = stringProperty(env, arg, "extractor").value_or("") == "python";
   for (napi_value pv : arrayProperty(env, arg, "patterns")) {
     Pattern pattern;
     napi_value root;
@@ -202,7 +204,13 @@ extern "C" char *comity_extract(const ComityProgram *program, const uint16_t *te
       diagnostics += ",\"message\":\"syntax error" + (line > 0 ? " at line " + std::to_string(line) : std::string()) + ": symbols come from the parts that parse\"}]";
     }
     Extractor x(t, indexLexical(t, lexical));
-    std::vector<Raw> raw = x.extract(definitions, p, declaration != 0);
+    std::vector<Raw> raw;
+    if (p.python) {
+      PyExtractor py(t, x);
+      raw = py.extract(definitions, p);
+    } else {
+      raw = x.extract(definitions, p, declaration != 0);
+    }
     std::vector<Record> records = finalizeSymbols(t, raw);
     References refs(t, p);
     std::vector<Reference> found = refs.extract(references);

@@ -1,6 +1,6 @@
 /*
- * The symbol extraction of TypeScript, TSX and JavaScript files, in C++: a port of src/symbols/ (the query matcher,
- * the lexical index and normalisation, the TypeScript extractor, references, grouping, signatures, hashes and the
+ * The symbol extraction of TypeScript, TSX, JavaScript and Python files, in C++: a port of src/symbols/ (the query
+ * matcher, the lexical index and normalisation, the TypeScript and Python extractors, references, grouping, signatures, hashes and the
  * cache entry's text), run on the flat copy flat_parse.c makes of a tree. Its output is the symbol cache's entry
  * text (src/symbols/symbol-cache.ts, entryText) of the JavaScript extraction of the same text, byte for byte;
  * test/symbols/native-extract.test.ts holds the two equal.

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds Comity's native parser (native/flat_parse.c: tree-sitter's runtime, from the pinned `tree-sitter`
 // package's sources, parsing into the flat copies the symbol extraction reads; native/extract_symbols.cc: the
-// extraction of TypeScript's and JavaScript's symbols from them). Run by `npm ci`/`npm install` (the package's
+// extraction of the symbols from them). Run by `npm ci`/`npm install` (the package's
 // install script). It is an accelerator: when it cannot be built (no compiler, no headers), this says so on one
 // line and exits 0, and the engine parses many files with web-tree-sitter and extracts them in JavaScript instead.
 import { spawnSync } from "node:child_process";

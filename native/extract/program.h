@@ -117,6 +117,8 @@ struct ComityProgram {
   std::vector<std::vector<int>> byType;  // by name id
   std::vector<uint8_t> rootName;  // by name id
   bool commonJs = false;
+  /** Python's extractor (python/extract-python.ts), not TypeScript's. */
+  bool python = false;
   /** The language's id in the output (typescript, tsx, javascript). */
   std::string language;
 

@@ -261,7 +261,7 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
 
 /**
  * Whether many files' symbols are parsed natively (`native/`, built by npm install) or with web-tree-sitter, its slower
- * fallback; and whether the native parser extracts TypeScript's and JavaScript's symbols itself.
+ * fallback; and whether the native parser extracts their symbols itself.
  */
 async function symbolsParserCheck(env: DoctorOptions["env"]): Promise<DoctorCheck> {
   const { FLAT_PARSER_ENV, openFlatParser } = await import("../tree-sitter/load-flat-parser.js");
@@ -272,7 +272,7 @@ async function symbolsParserCheck(env: DoctorOptions["env"]): Promise<DoctorChec
   if (addon !== null) {
     const extracts = addon.parseExtract !== undefined && env[NATIVE_EXTRACT_ENV] !== "0";
     const detail = extracts
-      ? "native: many files are parsed by Comity's native parser, which also extracts the symbols of TypeScript and JavaScript files"
+      ? "native: many files are parsed by Comity's native parser, which also extracts their symbols"
       : `native: many files are parsed by Comity's native parser${env[NATIVE_EXTRACT_ENV] === "0" ? ` (their symbols extracted in JavaScript, chosen by ${NATIVE_EXTRACT_ENV}=0)` : ""}`;
     return { id: "symbols_parser", status: "ok", title, detail };
   }

@@ -55,8 +55,8 @@ export const EXTRACT_IN_WORKERS_FROM = 4;
  * each file and send its tree back as a flat copy ({@link ParsedTree}); the pool's thread extracts the symbols from
  * the copies as they come. So the extraction's code is compiled in one thread: on 2 cores, each worker compiling
  * it for itself (`node --trace-opt`: 2.5-3 s of TurboFan's time over a 611-file run) took a core's time from the
- * parsing. The languages the native parser extracts itself (TypeScript, TSX, JavaScript: `native/extract_symbols.cc`)
- * compile nothing: a worker sends their results back ({@link ExtractedFile}, as UTF-8 bytes), not their trees.
+ * parsing. With the native parser, which extracts too (`native/extract_symbols.cc`), nothing is compiled: a worker
+ * sends each file's result back ({@link ExtractedFile}, as UTF-8 bytes), not its tree.
  */
 export interface ParseWork {
   /** The files, as the pool's jobs say (path, where to read it, or its bytes). */

@@ -29,7 +29,7 @@ export interface SymbolExtractor {
   extract(path: string, source: string | Buffer, parsed?: FlatTreeData | null): FileSymbols;
   /**
    * The file's result as its symbol cache entry text (`entryText`, as UTF-8), made by the native extraction
-   * (`native/extract_symbols.cc`, TypeScript, TSX and JavaScript with the native parser); null when that extraction
+   * (`native/extract_symbols.cc`, with the native parser); null when that extraction
    * does not handle the file (then {@link SymbolExtractor.extract} it). Absent where there is none at all.
    * `printedOnly`: the entry text's first line left empty, as `entryText`'s option does (nothing will store it).
    */

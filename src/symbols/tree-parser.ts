@@ -99,7 +99,7 @@ export async function createTreeParser(options: { maxFileBytes?: number; languag
 export interface FlatParser {
   parse(text: string): FlatTreeData;
   /**
-   * The native parser with the native extraction of the language (TypeScript, TSX, JavaScript): the text's symbol
+   * The native parser with the native extraction of the language: the text's symbol
    * cache entry text (as `entryText` writes the JavaScript extraction's), or its tree when the native extraction does
    * not handle it (the caller extracts that tree). Absent where there is no native extraction. `printedOnly`: the entry
    * text's first line left empty, as `entryText`'s option does (nothing will store it).
@@ -134,7 +134,7 @@ export async function loadFlatParsers(specs: readonly LanguageSpec[], kind: Flat
     const info = addon.language(native);
     const types = info.names.map((name, id) => ((info.kinds[id] as number) < 2 && name !== null ? name : undefined));
     const nodeTypeIsNamed = (id: number): boolean => info.kinds[id] === 0;
-    const extract = spec.extractor === "typescript" ? await nativeExtraction(addon, native, spec, types, nodeTypeIsNamed, info.fields) : undefined;
+    const extract = await nativeExtraction(addon, native, spec, types, nodeTypeIsNamed, info.fields);
     out.set(spec.id, {
       parse: (text) => {
         const packed = addon.parse(native, text);
@@ -150,8 +150,8 @@ export async function loadFlatParsers(specs: readonly LanguageSpec[], kind: Flat
 }
 
 /**
- * The native extraction of one language (`native/extract_symbols.cc`, a port of the TypeScript extractor that gives
- * the same entry text), with the tables and query the JavaScript extraction reads; undefined when the addon has none
+ * The native extraction of one language (`native/extract_symbols.cc`, a port of the extraction in JavaScript that
+ * gives the same entry text), with the tables and query the JavaScript extraction reads; undefined when the addon has none
  * (an older build). Set `COMITY_NATIVE_EXTRACT=0` and the JavaScript extraction does it all.
  */
 async function nativeExtraction(
@@ -169,7 +169,7 @@ async function nativeExtraction(
   const named = new Uint8Array(0x10000);
   for (let id = 0; id < types.length; id++) named[id] = isNamed(id) ? 1 : 0;
   named[0xffff] = 1;
-  const program = extractProgram.call(addon, { language: spec.id, typeNames: types, named, fieldNames: fields, patterns: parseQuery(combinedQuery(spec)), commonJs: spec.id === "javascript" });
+  const program = extractProgram.call(addon, { language: spec.id, extractor: spec.extractor, typeNames: types, named, fieldNames: fields, patterns: parseQuery(combinedQuery(spec)), commonJs: spec.id === "javascript" });
   return (text, path, printedOnly = false) => {
     const r = parseExtract.call(addon, native, program, text, path, DECLARATION_FILE.test(path), printedOnly);
     if (r === null) throw new Error("the parser returned no tree");
@@ -184,7 +184,7 @@ async function nativeExtraction(
 export function nativeExtracts(languages: readonly LanguageId[], kind: FlatParserKind): boolean {
   if (kind !== "native" || process.env[NATIVE_EXTRACT_ENV] === "0") return false;
   const addon = loadFlatParser();
-  return addon !== null && addon.parseExtract !== undefined && languages.every((id) => languageSpec(id)?.extractor === "typescript");
+  return addon !== null && addon.parseExtract !== undefined && languages.every((id) => languageSpec(id) !== undefined);
 }
 
 /** Set to `0`, the native parser's symbol extraction is not used (the JavaScript extraction reads its trees). */

@@ -24,10 +24,11 @@ export interface FlatParserAddon {
   /**
    * A language's extraction, compiled for {@link FlatParserAddon.parseExtract}: its type names (by id; none is ERROR)
    * and which are named (65536 flags), its field names (by id), its combined query's patterns (`parseQuery`'s), its id,
-   * and whether CommonJS exports count (JavaScript).
+   * which extractor reads it (`LanguageSpec.extractor`), and whether CommonJS exports count (JavaScript).
    */
   extractProgram?(spec: {
     language: string;
+    extractor: "typescript" | "python";
     typeNames: ReadonlyArray<string | undefined>;
     named: Uint8Array;
     fieldNames: ReadonlyArray<string | null>;

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -33,21 +34,31 @@ describe.skipIf(!native)("native symbol extraction", () => {
     return { got: got === null ? null : Buffer.from(got).toString("utf8"), want: entryText(r), gotPrinted: gotPrinted === null ? null : Buffer.from(gotPrinted).toString("utf8"), wantPrinted: entryText(r, { printedOnly: true }) };
   };
 
-  it("is used only where asked for, and only for TypeScript, TSX and JavaScript", () => {
+  it("is used only where asked for, for every language", () => {
     expect(typeof withNative.extractText).toBe("function");
     expect(plain.extractText).toBeUndefined();
-    expect(withNative.extractText?.("a.py", Buffer.from("def f(): pass\n"))).toBeNull();
+    expect(withNative.extractText?.("a.py", Buffer.from("def f(): pass\n"))).toBeInstanceOf(Uint8Array);
+    expect(withNative.extractText?.("a.txt", Buffer.from("text\n"))).toBeNull();
     // Screened out (binary): the extraction says why, not the native one.
     expect(withNative.extractText?.("a.ts", Buffer.from("export const a = 1;\0"))).toBeNull();
   });
 
-  it("gives the JavaScript extraction's entry text for the golden fixtures and this repository's own sources", () => {
+  it("gives the JavaScript extraction's entry text for the golden fixtures, this repository's own sources and Python's standard library", () => {
+    const stdlib = execFileSync("python3", ["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: "utf8" }).trim();
+    const python = fs
+      .readdirSync(stdlib, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".py") && !f.includes("site-packages"))
+      .sort()
+      .filter((_, i) => i % 4 === 0)
+      .map((f) => path.join(stdlib, f));
+    expect(python.length).toBeGreaterThan(100);
     const files = [
-      ...["kinds.ts", "kinds.tsx", "kinds.js", "kinds.cjs"].map((name) => path.join(here, "fixtures", name)),
+      ...["kinds.ts", "kinds.tsx", "kinds.js", "kinds.cjs", "kinds.py"].map((name) => path.join(here, "fixtures", name)),
+      ...python,
       ...fs.readdirSync(path.join(root, "src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts")).map((f) => path.join(root, "src", f)),
       ...fs.readdirSync(path.join(root, "benchmarks")).filter((f) => /\.m?js$/.test(f)).map((f) => path.join(root, "benchmarks", f)),
     ];
-    expect(files.length).toBeGreaterThan(150);
+    expect(files.length).toBeGreaterThan(250);
     let differ = 0;
     for (const file of files) {
       const source = fs.readFileSync(file);
@@ -60,7 +71,7 @@ describe.skipIf(!native)("native symbol extraction", () => {
   });
 
   it("reads back as the golden files say", () => {
-    for (const name of ["kinds.ts", "kinds.tsx", "kinds.js", "kinds.cjs"]) {
+    for (const name of ["kinds.ts", "kinds.tsx", "kinds.js", "kinds.cjs", "kinds.py"]) {
       const text = withNative.extractText?.(name, fs.readFileSync(path.join(here, "fixtures", name)));
       expect(text).toBeInstanceOf(Uint8Array);
       const r = fromEntryText(name, text as Uint8Array);
@@ -121,6 +132,39 @@ describe.skipIf(!native)("native symbol extraction", () => {
       fc.property(files, ([parts, name, cut, noise]) => {
         let text = parts.map(([p, s]) => p + s).join("");
         // Noise somewhere (unbalanced brackets, stray characters), as a file being edited has.
+        const at = text.length === 0 ? 0 : cut % text.length;
+        text = text.slice(0, at) + noise + text.slice(at);
+        const { got, want, gotPrinted, wantPrinted } = both(name, Buffer.from(text));
+        expect(got).toBe(want);
+        expect(gotPrinted).toBe(wantPrinted);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  // Pieces of Python, joined the same way.
+  const pythonPieces = [
+    "def f(a, b: int = 1, /, c=2, *args: str, d, e: float = 3.0, **kw) -> list[int]:\n    return g(a)\n",
+    "async def h[T: (int, str), *Ts, **P](x: T) -> T:\n    await x\n",
+    "@decorator\n@other.deco(1)\nclass A(Base, metaclass=Meta):\n    x = 1\n    y: int = 2\n    a, b = 3, 4\n    def __init__(self, v):\n        self.v = v\n        self.p, self.q = 1, 2\n        other.w = 3\n    @property\n    def prop(self): return self.v\n    @prop.setter\n    def prop(self, v): self.v = v\n    class Inner:\n        def m(self, *, k): pass\n",
+    "class _Private:\n    def method(self): pass\n",
+    "__all__ = ['f', 'A', 'imported']\n__all__ += ('h',)\n__all__.extend(['x'])\n__all__.append('y')\n",
+    "type Pair[K] = tuple[K, K]\ntype Alias = int | None\n",
+    "x, y = 1, 2\nz: dict[str, int] = {}\n_hidden = 'v'\nCONST = \"\"\"doc\n  string\"\"\"\n",
+    "import os, sys as system\nfrom collections.abc import Mapping as M, Sequence\nfrom . import sibling\nfrom .pkg import *\n",
+    "def outer():\n    def inner(): pass\n    class Local: pass\n    return inner\n",
+    "if TYPE_CHECKING:\n    def conditional(): ...\nelse:\n    def conditional(): ...\n",
+    "def broken(:\n    pass\n",
+    "class C(\n",
+    "# comment\nf'{x!r:>10}' + b'bytes' + r'raw\\'\n",
+    "def uni_é(ñ: 'Ü') -> '変数': pass\n",
+  ];
+
+  it("gives the JavaScript extraction's entry text for any file made of Python pieces, broken or not", () => {
+    const files = fc.tuple(fc.array(fc.tuple(fc.constantFrom(...pythonPieces), fc.constantFrom("", "\n", "\n\n", "\r\n")), { maxLength: 8 }), fc.constantFrom("a.py", "a.pyi"), fc.nat(), fc.string({ maxLength: 3 }));
+    fc.assert(
+      fc.property(files, ([parts, name, cut, noise]) => {
+        let text = parts.map(([p, s]) => p + s).join("");
         const at = text.length === 0 ? 0 : cut % text.length;
         text = text.slice(0, at) + noise + text.slice(at);
         const { got, want, gotPrinted, wantPrinted } = both(name, Buffer.from(text));
@@ -200,7 +244,7 @@ describe.skipIf(!native)("comity symbols with and without the native extraction"
       .filter((f) => f.endsWith(".ts"))
       .sort()
       .map((f) => path.join(root, "src", "symbols", f));
-    const jobs = [...files.map((f) => ({ path: f, abs: f })), { path: "x.py", bytes: Buffer.from("def f(): pass\n") }];
+    const jobs = [...files.map((f) => ({ path: f, abs: f })), { path: "x.py", bytes: Buffer.from("def f(): pass\n") }, { path: "y.txt", bytes: Buffer.from("text\n") }];
     const printed = async (workers: number, cacheDir: string | null): Promise<string> => {
       const out: string[] = [];
       await printedEach(jobs, { workers, cacheDir, minFilesForPool: 1 }, (pieces) => out.push(Buffer.concat(pieces.map((p) => Buffer.from(p))).toString()));
