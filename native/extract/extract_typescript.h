@@ -446,6 +446,8 @@ struct Extractor {
   };
 
   bool isExported(N node, N nameNode, const std::string &kind, const U16 &name, const std::vector<Container> &containers, size_t depthOf, Exports &ex) {
+    // (recursion as deep as the containers nest: past this, the JavaScript extraction answers)
+    if (depthOf > 1000) throw Unsupported{};
     N decl = t.is(node, "variable_declarator") ? (t.parent(node) >= 0 ? t.parent(node) : node) : node;
     N wrapper = t.parent(decl);
     bool hasExport = t.is(wrapper, "export_statement") || (t.is(wrapper, "ambient_declaration") && t.is(t.parent(wrapper), "export_statement"));
@@ -646,6 +648,14 @@ struct Extractor {
     depth--;
   }
 
+  /** A class expression's signature (`export default class ...`, `module.exports = class ...`): type parameters and heritage. */
+  Sig classValueSignature(const U16 &name, N value) {
+    Sig s = emptySignature(name, "class");
+    s.typeParams = typeParamsOf(t.childForField(value, "type_parameters"));
+    s.heritage = heritageOf(value);
+    return s;
+  }
+
   void defaultExports(N root, std::vector<Raw> &out) {
     for (N s : t.namedChildren(root)) {
       if (!t.is(s, "export_statement") || !t.hasAnyChild(s, "default")) continue;
@@ -654,12 +664,7 @@ struct Extractor {
       std::string kind = t.is(value, "class") ? "class" : isFunctionValue(t, value) ? "function" : "variable";
       Raw r;
       U16 name = u("default");
-      if (kind == "function") r.sig = functionSignature(name, kind, s, value);
-      else if (kind == "class") {
-        r.sig = emptySignature(name, kind);
-        r.sig.typeParams = typeParamsOf(t.childForField(value, "type_parameters"));
-        r.sig.heritage = heritageOf(value);
-      } else r.sig = emptySignature(name, kind);
+      r.sig = kind == "function" ? functionSignature(name, kind, s, value) : kind == "class" ? classValueSignature(name, value) : emptySignature(name, kind);
       r.body = kind == "function" ? normalized(t.childForField(value, "body")) : normalized(value);
       r.name = name;
       r.qualified = name;
@@ -728,12 +733,7 @@ struct Extractor {
     bool isFunction = isFunctionValue(t, value) || t.is(value, "method_definition");
     std::string kind = isFunction ? "function" : t.is(value, "class") ? "class" : "variable";
     Raw r;
-    if (kind == "function") r.sig = functionSignature(name, kind, value, value);
-    else if (kind == "class") {
-      r.sig = emptySignature(name, kind);
-      r.sig.typeParams = typeParamsOf(t.childForField(value, "type_parameters"));
-      r.sig.heritage = heritageOf(value);
-    } else r.sig = emptySignature(name, kind);
+    r.sig = kind == "function" ? functionSignature(name, kind, value, value) : kind == "class" ? classValueSignature(name, value) : emptySignature(name, kind);
     r.body = normalized(kind == "function" || kind == "class" ? t.childForField(value, "body") : value);
     r.name = name;
     r.qualified = name;

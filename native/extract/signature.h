@@ -58,18 +58,11 @@ void jsonStrings(std::string &out, const std::vector<U16> &a) {
   out.push_back(']');
 }
 
-void canonicalOne(std::string &out, const Sig &x) {
+/** Type parameters as the canonical form and the cache's detail both write them: [name, constraint, default(, modifiers)]. */
+void typeParamsJson(std::string &out, const std::vector<TypeParam> &params) {
   out.push_back('[');
-  appendJson(out, V16(x.name));
-  out.push_back(',');
-  appendJsonAscii(out, x.kind.c_str());
-  out.push_back(',');
-  std::vector<U16> mods = x.modifiers;
-  if (mods.size() >= 2) std::stable_sort(mods.begin(), mods.end());
-  jsonStrings(out, mods);
-  out += ",[";
-  for (size_t i = 0; i < x.typeParams.size(); i++) {
-    const TypeParam &t = x.typeParams[i];
+  for (size_t i = 0; i < params.size(); i++) {
+    const TypeParam &t = params[i];
     if (i > 0) out.push_back(',');
     out.push_back('[');
     appendJson(out, V16(t.name));
@@ -83,7 +76,21 @@ void canonicalOne(std::string &out, const Sig &x) {
     }
     out.push_back(']');
   }
-  out += "],";
+  out.push_back(']');
+}
+
+void canonicalOne(std::string &out, const Sig &x) {
+  out.push_back('[');
+  appendJson(out, V16(x.name));
+  out.push_back(',');
+  appendJsonAscii(out, x.kind.c_str());
+  out.push_back(',');
+  std::vector<U16> mods = x.modifiers;
+  if (mods.size() >= 2) std::stable_sort(mods.begin(), mods.end());
+  jsonStrings(out, mods);
+  out.push_back(',');
+  typeParamsJson(out, x.typeParams);
+  out.push_back(',');
   if (!x.hasParams) out += "null";
   else {
     out.push_back('[');
@@ -200,23 +207,8 @@ void detailJson(std::string &out, const Sig &x, const U16 &name, const std::stri
   std::string s;
   jsonStrings(s, x.modifiers);
   slots.push_back(s);
-  s = "[";
-  for (size_t i = 0; i < x.typeParams.size(); i++) {
-    const TypeParam &t = x.typeParams[i];
-    if (i > 0) s.push_back(',');
-    s.push_back('[');
-    appendJson(s, V16(t.name));
-    s.push_back(',');
-    appendJson(s, t.constraint);
-    s.push_back(',');
-    appendJson(s, t.def);
-    if (t.hasModifiers) {
-      s.push_back(',');
-      jsonStrings(s, t.modifiers);
-    }
-    s.push_back(']');
-  }
-  s.push_back(']');
+  s.clear();
+  typeParamsJson(s, x.typeParams);
   slots.push_back(s);
   if (!x.hasParams) slots.push_back("0");
   else {

@@ -82,6 +82,21 @@ describe.skipIf(!native)("native symbol extraction", () => {
     }
   });
 
+  /** Both extractions agree on 300 files made of pieces (with noise inserted somewhere, as a file being edited has). */
+  const sameForAny = (files: fc.Arbitrary<[Array<[string, string]>, string, number, string]>): void => {
+    fc.assert(
+      fc.property(files, ([parts, name, cut, noise]) => {
+        let text = parts.map(([p, s]) => p + s).join("");
+        const at = text.length === 0 ? 0 : cut % text.length;
+        text = text.slice(0, at) + noise + text.slice(at);
+        const { got, want, gotPrinted, wantPrinted } = both(name, Buffer.from(text));
+        expect(got).toBe(want);
+        expect(gotPrinted).toBe(wantPrinted);
+      }),
+      { numRuns: 300 },
+    );
+  };
+
   // Pieces of TypeScript, joined at random: declarations of every kind the extractor reads, with modifiers,
   // decorators, generics, exports and containers, and text that breaks the syntax (error recovery, missing nodes).
   const pieces = [
@@ -128,18 +143,7 @@ describe.skipIf(!native)("native symbol extraction", () => {
       fc.nat(),
       fc.string({ maxLength: 3 }),
     );
-    fc.assert(
-      fc.property(files, ([parts, name, cut, noise]) => {
-        let text = parts.map(([p, s]) => p + s).join("");
-        // Noise somewhere (unbalanced brackets, stray characters), as a file being edited has.
-        const at = text.length === 0 ? 0 : cut % text.length;
-        text = text.slice(0, at) + noise + text.slice(at);
-        const { got, want, gotPrinted, wantPrinted } = both(name, Buffer.from(text));
-        expect(got).toBe(want);
-        expect(gotPrinted).toBe(wantPrinted);
-      }),
-      { numRuns: 300 },
-    );
+    sameForAny(files);
   });
 
   // Pieces of Python, joined the same way.
@@ -162,17 +166,7 @@ describe.skipIf(!native)("native symbol extraction", () => {
 
   it("gives the JavaScript extraction's entry text for any file made of Python pieces, broken or not", () => {
     const files = fc.tuple(fc.array(fc.tuple(fc.constantFrom(...pythonPieces), fc.constantFrom("", "\n", "\n\n", "\r\n")), { maxLength: 8 }), fc.constantFrom("a.py", "a.pyi"), fc.nat(), fc.string({ maxLength: 3 }));
-    fc.assert(
-      fc.property(files, ([parts, name, cut, noise]) => {
-        let text = parts.map(([p, s]) => p + s).join("");
-        const at = text.length === 0 ? 0 : cut % text.length;
-        text = text.slice(0, at) + noise + text.slice(at);
-        const { got, want, gotPrinted, wantPrinted } = both(name, Buffer.from(text));
-        expect(got).toBe(want);
-        expect(gotPrinted).toBe(wantPrinted);
-      }),
-      { numRuns: 300 },
-    );
+    sameForAny(files);
   });
 
   it("classes every UTF-16 unit as normalisation does (Unicode letters and digits are words)", () => {
