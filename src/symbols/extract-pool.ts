@@ -476,10 +476,10 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     // Loaded while the workers start (their start-up is longer); workers that extract need none of it.
     const { unpackFlatTreeData } = await import("./flat-tree.js");
     // (the parser the workers use: this thread's extraction reads their trees with its grammars' tables). None when
-    // the workers' native parser extracts every file's symbols itself: a tree that comes back all the same (a file it
+    // the workers' native parser extracts the files' symbols itself: a tree that comes back all the same (a file it
     // does not handle) is left for the end, done here like a file no worker took.
     const extractor =
-      pool.extract || (await import("./tree-parser.js")).nativeExtracts(languages, pool.kind)
+      pool.extract || (await import("./tree-parser.js")).nativeExtracts(pool.kind)
         ? null
         : await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend: pool.kind === "wasm" ? "wasm" : "flat", languages });
     const control = new Int32Array(new SharedArrayBuffer(4 * (CONTROL.workers + pool.workers.length)));

@@ -47,11 +47,17 @@ const NO_CHILDREN: readonly number[] = new Array<number>(0);
 let afterScratch = new Int32Array(1 << 15);
 let nodeScratch: Array<FlatNode | undefined> = Array.from({ length: 1 << 15 });
 
+/** Which of a language's type ids are named (1), ERROR among them: the table flat trees and the native extraction read. */
+export function namedTypes(count: number, isNamed: (typeId: number) => boolean): Uint8Array {
+  const named = new Uint8Array(0x10000);
+  for (let id = 0; id < count; id++) named[id] = isNamed(id) ? 1 : 0;
+  named[ERROR_TYPE] = 1;
+  return named;
+}
+
 /** Reads a language's per-type answers once: type names and which types are named, by type id. */
 export function flatLanguage(typeNames: readonly (string | undefined)[], isNamed: (typeId: number) => boolean, fieldNames: readonly (string | null | undefined)[]): FlatLanguage {
-  const named = new Uint8Array(0x10000);
-  for (let id = 0; id < typeNames.length; id++) named[id] = isNamed(id) ? 1 : 0;
-  named[ERROR_TYPE] = 1;
+  const named = namedTypes(typeNames.length, isNamed);
   const fields = new Map<string, number>();
   fieldNames.forEach((name, id) => {
     if (typeof name === "string" && id > 0 && !fields.has(name)) fields.set(name, id);

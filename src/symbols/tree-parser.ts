@@ -11,7 +11,7 @@ import { bestFlatParserKind, loadFlatParser, type FlatParserAddon, type FlatPars
 import { initWebTreeSitter } from "../tree-sitter/init-web-tree-sitter.js";
 import type { WasmTree } from "../tree-sitter/flatten-wasm.js";
 import type { FlatTreeData } from "./flat-tree.js";
-import { LANGUAGES, languageOf, type LanguageSpec } from "./languages.js";
+import { languageOf, type LanguageSpec } from "./languages.js";
 import type { LanguageId } from "./types.js";
 
 /** Files larger than this are skipped with a diagnostic (generated bundles, data). */
@@ -164,11 +164,8 @@ async function nativeExtraction(
 ): Promise<FlatParser["extract"]> {
   const { parseExtract, extractProgram } = addon;
   if (parseExtract === undefined || extractProgram === undefined || process.env[NATIVE_EXTRACT_ENV] === "0") return undefined;
-  const [{ parseQuery }, { combinedQuery }, { unpackFlatTreeData }] = await Promise.all([import("./query/parse-query.js"), import("./combined-query.js"), import("./flat-tree.js")]);
-  // The named types, as flatLanguage reads them (ERROR is named).
-  const named = new Uint8Array(0x10000);
-  for (let id = 0; id < types.length; id++) named[id] = isNamed(id) ? 1 : 0;
-  named[0xffff] = 1;
+  const [{ parseQuery }, { combinedQuery }, { namedTypes, unpackFlatTreeData }] = await Promise.all([import("./query/parse-query.js"), import("./combined-query.js"), import("./flat-tree.js")]);
+  const named = namedTypes(types.length, isNamed);
   const program = extractProgram.call(addon, { language: spec.id, extractor: spec.extractor, typeNames: types, named, fieldNames: fields, patterns: parseQuery(combinedQuery(spec)), commonJs: spec.id === "javascript" });
   return (text, path, printedOnly = false) => {
     const r = parseExtract.call(addon, native, program, text, path, DECLARATION_FILE.test(path), printedOnly);
@@ -178,13 +175,13 @@ async function nativeExtraction(
 }
 
 /**
- * Whether the native parser extracts the symbols of these languages' files itself ({@link FlatParser.extract}): a
- * pool whose workers parse with it gets their results back, not their trees (but for a file it does not handle).
+ * Whether the native parser extracts the symbols of the files it parses itself ({@link FlatParser.extract}; every
+ * language has its port): a pool whose workers parse with it gets their results back, not their trees (but for a
+ * file it does not handle).
  */
-export function nativeExtracts(languages: readonly LanguageId[], kind: FlatParserKind): boolean {
+export function nativeExtracts(kind: FlatParserKind): boolean {
   if (kind !== "native" || process.env[NATIVE_EXTRACT_ENV] === "0") return false;
-  const addon = loadFlatParser();
-  return addon !== null && addon.parseExtract !== undefined && languages.every((id) => languageSpec(id) !== undefined);
+  return loadFlatParser()?.parseExtract !== undefined;
 }
 
 /** Set to `0`, the native parser's symbol extraction is not used (the JavaScript extraction reads its trees). */
@@ -192,10 +189,6 @@ export const NATIVE_EXTRACT_ENV = "COMITY_NATIVE_EXTRACT";
 
 /** A TypeScript declaration file, whose top-level declarations are exported without `export` (extract-typescript.ts). */
 export const DECLARATION_FILE = /\.d\.[cm]?ts$/i;
-
-function languageSpec(id: LanguageId): LanguageSpec | undefined {
-  return LANGUAGES.find((l) => l.id === id);
-}
 
 /** Each language's parser into flat copies, through web-tree-sitter. */
 export async function loadWasmParsers(specs: readonly LanguageSpec[]): Promise<Map<LanguageId, FlatParser>> {
