@@ -3,7 +3,7 @@
 // the parser `comity symbols` uses on many files, and does nothing else:
 // - --parser native (the default when it is built): Comity's native parser (native/flat_parse.c), which returns
 //   each tree as the flat copy the extraction reads, so its floor includes that copy;
-// - --parser wasm: web-tree-sitter, initialised the way the engine does (the engine's fallback), parse only.
+// - --parser wasm: web-tree-sitter, initialised the way the engine does (the engine's fallback), with the same copy.
 // With --threads N (N > 1), N worker threads parse, each taking the next file from a shared counter (the engine's
 // pool: its workers parse, its main thread waits).
 // Usage: node benchmarks/parse-floor.mjs [--threads N] [--parser native|wasm] ts|py FILE...
@@ -13,46 +13,28 @@ import { fileURLToPath } from "node:url";
 import { Worker, isMainThread, workerData } from "node:worker_threads";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = path.join(here, "..", "dist", "tree-sitter");
+const dist = path.join(here, "..", "dist");
 
 /** Parses files[i] for each i taken from the shared counter, until none is left. */
 async function parseAll(parser, lang, files, next) {
-  const parse = parser === "native" ? await nativeParse(lang) : await wasmParse(lang);
+  const parse = await layerParse(parser, lang);
   for (let i = Atomics.add(next, 0, 1); i < files.length; i = Atomics.add(next, 0, 1)) parse(files[i]);
 }
 
-/** The engine's native parser and grammar, loaded as the engine loads them. */
-async function nativeParse(lang) {
-  const { openFlatParser } = await import(path.join(dist, "load-flat-parser.js"));
-  const { loadNativeGrammar } = await import(path.join(dist, "load-native.js"));
-  const { addon, problem } = openFlatParser();
-  if (addon === null) throw new Error(`the native parser does not load: ${problem}`);
-  const grammar = loadNativeGrammar(lang === "py" ? "tree-sitter-python" : "tree-sitter-typescript");
-  const language = (lang === "py" ? grammar : grammar.typescript).language;
-  return (file) => {
-    if (addon.parse(language, fs.readFileSync(file, "utf8")) === null) throw new Error(`${file}: no tree`);
-  };
-}
-
-async function wasmParse(lang) {
-  const { Parser, Language } = await import("web-tree-sitter");
-  const { initWebTreeSitter } = await import(path.join(dist, "init-web-tree-sitter.js"));
-  await initWebTreeSitter(Parser);
-  const wasm = lang === "py" ? "tree-sitter-python/tree-sitter-python.wasm" : "tree-sitter-typescript/tree-sitter-typescript.wasm";
-  const language = await Language.load(fileURLToPath(import.meta.resolve(wasm)));
-  const parser = new Parser();
-  parser.setLanguage(language);
-  return (file) => {
-    const tree = parser.parse(fs.readFileSync(file, "utf8"));
-    if (tree === null) throw new Error(`${file}: no tree`);
-    tree.delete();
-  };
+/** The engine's parse layer (src/parse/), with the parser asked for: each file's flat copy, as the extraction reads it. */
+async function layerParse(kind, lang) {
+  const { loadFlatParsers } = await import(path.join(dist, "parse", "flat-parsers.js"));
+  const { LANGUAGES } = await import(path.join(dist, "symbols", "languages.js"));
+  const id = lang === "py" ? "python" : "typescript";
+  const parser = (await loadFlatParsers(LANGUAGES.filter((l) => l.id === id), kind)).get(id);
+  if (parser === undefined || parser.kind !== kind) throw new Error(`the ${kind} parser does not load`);
+  return (file) => parser.parse(fs.readFileSync(file, "utf8"));
 }
 
 if (isMainThread) {
   const args = process.argv.slice(2);
   const threads = args[0] === "--threads" ? Number(args.splice(0, 2)[1]) : 1;
-  const parser = args[0] === "--parser" ? args.splice(0, 2)[1] : (await import(path.join(dist, "load-flat-parser.js"))).bestFlatParserKind();
+  const parser = args[0] === "--parser" ? args.splice(0, 2)[1] : (await import(path.join(dist, "parse", "native-parser.js"))).bestFlatParserKind();
   const [lang, ...files] = args;
   const next = new Int32Array(new SharedArrayBuffer(4));
   if (threads <= 1) await parseAll(parser, lang, files, next);

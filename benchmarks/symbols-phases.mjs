@@ -34,7 +34,7 @@ async function child(root) {
   const load = (p) => import(pathToFileURL(path.join(root, "dist", p)).href);
   const [{ LANGUAGES }, { loadFlatParsers }, { FlatTree, FlatAccess, flatLanguage }, { matchTree }, { parseQuery }, { extractTypeScript }, { extractPython }, { finalizeSymbols }, { extractReferences }, { indexLexical }, { loadContentHasher }] =
     await Promise.all(
-      ["symbols/languages.js", "symbols/tree-parser.js", "symbols/flat-tree.js", "symbols/query/match-query.js", "symbols/query/parse-query.js", "symbols/typescript/extract-typescript.js", "symbols/python/extract-python.js", "symbols/raw-symbol.js", "symbols/extract-references.js", "symbols/normalize.js", "snapshot/content-hasher.js"].map(load),
+      ["symbols/languages.js", "parse/flat-parsers.js", "parse/flat-tree.js", "parse/query/match-query.js", "parse/query/parse-query.js", "symbols/typescript/extract-typescript.js", "symbols/python/extract-python.js", "symbols/raw-symbol.js", "symbols/extract-references.js", "symbols/normalize.js", "snapshot/content-hasher.js"].map(load),
     );
   // The engine's own query and split of its matches: the measured build's, or, for a build older than
   // combined-query.js, this one's (the same code, moved there from symbol-extractor.js).

@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 // One timed run of symbol extraction over a folder, as its own process (so that start-up,
 // grammar loading and workers count, as they do for ctags). Prints one JSON line.
-//   --mode engine   : the engine (extractMany: pool of --jobs workers, cache in --cache or none, --backend flat|wasm|native;
+//   --mode engine   : the engine (extractMany: pool of --jobs workers, cache in --cache or none, --backend flat|wasm;
 //                     flat, the engine's choice for many files: flat copies made by Comity's native parser)
-//   --mode thread   : the engine's extraction on this one thread, no pool, no cache (--backend flat|wasm|native)
-//   --mode native   : bare parse + our combined query (definitions, references and lexical as one, as the
-//                     engine runs them), one thread, native tree-sitter; no symbol built
-//   --mode wasm     : the same with web-tree-sitter and the grammars' .wasm files
+//   --mode thread   : the engine's extraction on this one thread, no pool, no cache (--backend flat|wasm)
+//   --mode wasm     : bare parse + tree-sitter's compiled combined query (definitions, references and lexical as one,
+//                     as the engine runs them), one thread, web-tree-sitter and the grammars' .wasm files; no symbol built
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
@@ -45,14 +44,7 @@ if (values.mode === "engine") {
   const combined = ["definitions", "references", "lexical"].map((name) => fs.readFileSync(path.join(here, "..", "grammars", isPy ? "python" : "typescript", `${name}.scm`), "utf8")).join("\n");
   let parse;
   let query;
-  if (values.mode === "native") {
-    const { default: Parser } = await import("tree-sitter");
-    const lang = isPy ? (await import("tree-sitter-python")).default : (await import("tree-sitter-typescript")).default.typescript;
-    const parser = new Parser();
-    parser.setLanguage(lang);
-    query = new Parser.Query(lang, combined);
-    parse = (text) => parser.parse(text);
-  } else {
+  {
     const { Parser, Language, Query } = await import("web-tree-sitter");
     await Parser.init();
     const wasm = isPy ? "tree-sitter-python/tree-sitter-python.wasm" : "tree-sitter-typescript/tree-sitter-typescript.wasm";

@@ -1,5 +1,44 @@
 #!/usr/bin/env node
-import { runCli } from "../dist/cli/main.js";
+import { appendFileSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+// `comity hook` must exit 0 whatever happens: a host reads exit 2 as "block" (Claude Code blocks the tool, or the
+// user's prompt). So its guard is set up here, before anything else loads, with nothing but Node's own modules: a
+// `dist/` module missing (an upgrade half done), no file descriptors left, an exception or a rejection nobody caught,
+// a hang past the host's timeout. Each prints nothing, adds one line to hook.log and exits 0.
+const hook = process.argv[2] === "hook";
+/** A hook's whole run ends by then, inside the shortest timeout a host gives it (5 s). */
+const HOOK_WATCHDOG_MS = 4800;
+
+function failOpen(reason) {
+  try {
+    const env = process.env;
+    const dir = env.COMITY_CONFIG_DIR ? resolve(env.COMITY_CONFIG_DIR) : join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config"), "comity");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const at = (name) => (process.argv.indexOf(name) > 0 ? String(process.argv[process.argv.indexOf(name) + 1] ?? "?") : "?");
+    const clean = (s) => String(s).replace(/[\t\r\n]+/g, " ").slice(0, 300);
+    appendFileSync(join(dir, "hook.log"), `${new Date().toISOString()}\tfail-open\t${clean(at("--tool"))}\t${clean(at("--event"))}\t${clean(reason)}\n`, { mode: 0o600 });
+  } catch {
+    // nothing more can be done quietly
+  }
+  process.exit(0);
+}
+
+if (hook) {
+  const why = (error) => `internal error: ${error instanceof Error ? error.message : String(error)}`;
+  process.on("uncaughtException", (error) => failOpen(why(error)));
+  process.on("unhandledRejection", (error) => failOpen(why(error)));
+  setTimeout(() => failOpen(`the hook ran past ${HOOK_WATCHDOG_MS} ms and was ended`), HOOK_WATCHDOG_MS).unref();
+}
+
+let runCli;
+try {
+  ({ runCli } = await import("../dist/cli/main.js"));
+} catch (error) {
+  if (hook) failOpen(`comity could not load (${error instanceof Error ? error.message : String(error)}): reinstall it`);
+  throw error;
+}
 
 // The commands that extract the symbols of many files run for seconds: for them, TurboFan's inlining costs more
 // compiling (on V8's background threads, beside the parse workers on the same cores) than the inlined code gains
@@ -10,7 +49,8 @@ if (process.argv[2] === "symbols" || process.argv[2] === "analyze") (await impor
 // A reader that stops early (`comity ... | head`) is not an error.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    if (error.code === "EPIPE") process.exit(hook ? 0 : (process.exitCode ?? 0));
+    if (hook) failOpen(`cannot write its answer: ${error.message}`);
     throw error;
   });
 }
@@ -32,14 +72,21 @@ async function readStdin(limit = 5 * 1024 * 1024) {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-const code = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  cwd: process.cwd(),
-  env: process.env,
-  stdinIsTTY: process.stdin.isTTY === true,
-  readStdin,
-});
+let code;
+try {
+  code = await runCli(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    cwd: process.cwd(),
+    env: process.env,
+    stdinIsTTY: process.stdin.isTTY === true,
+    readStdin,
+  });
+} catch (error) {
+  if (hook) failOpen(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+  throw error;
+}
+if (hook) code = 0;
 // Exit as soon as the output is flushed: an idle keep-alive socket or worker must not hold the process
 // (a hook's host is waiting on it).
 process.exitCode = code;

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef _WIN32
 /* MSVC: no pthreads nor posix_memalign; the arena's chunks are plain malloc there, and the allocator is set at each
  * load (the same four pointers, before any parse of that thread). */
@@ -35,7 +36,6 @@
 #endif
 #include <tree_sitter/api.h>
 #include "language.h"
-#include "extract_symbols.h"
 #include "stat_many.h"
 #include "subtree.h"
 #include "tree.h"
@@ -69,6 +69,7 @@ typedef struct Chunk {
 typedef struct {
   Chunk *first, *current;
   void *last;          /* the latest allocation, which a realloc can grow in place */
+  size_t allocated;    /* bytes handed out in this parse: what its memory bound is checked against */
 } Arena;
 
 static THREAD_LOCAL Arena *active_arena;
@@ -126,6 +127,7 @@ static void *arena_alloc(Arena *a, size_t size) {
   }
   unsigned char *p = c->data + c->used;
   c->used += need;
+  a->allocated += need;
   *(size_t *)p = size;
   a->last = p + HEADER;
   return p + HEADER;
@@ -183,6 +185,7 @@ static pthread_once_t allocator_once = PTHREAD_ONCE_INIT;
 static void arena_begin(Arena *a) {
   if (a->first != NULL) { a->current = a->first; a->first->used = 0; }
   a->last = NULL;
+  a->allocated = 0;
   active_arena = a;
 }
 
@@ -407,10 +410,47 @@ static ptrdiff_t decode_utf8(State *s, const uint8_t *bytes, size_t n) {
   return (ptrdiff_t)k;
 }
 
-/* Parses `text` with `language` into the state's arrays; the tree packed (ArrayBuffer; `pack` 0: true, and the tree is
- * in the state's arrays only), or null when tree-sitter made none (NULL: an exception is pending). `length`: the
- * text's UTF-16 units. */
-static napi_value parse_text(napi_env env, State *s, napi_value lang, napi_value text, size_t *length_out, int pack) {
+/* What one parse may spend: until `deadline` on the monotonic clock (none when `limited` is 0), and `max_bytes` of the
+ * arena (0: no bound). tree-sitter asks `over_budget` every hundred or so operations of the parse; a parse that
+ * never ends (a grammar's error recovery can loop on a few bytes of half-written code) is cancelled there. */
+typedef struct {
+  struct timespec deadline;
+  int limited;
+  size_t max_bytes;
+  const Arena *arena;
+  const int32_t *cancel; /* another thread sets it to stop this parse (a pool stopping a worker), or NULL */
+  int exceeded; /* 1: the deadline passed (or the parse was cancelled); 2: the memory bound */
+} Budget;
+
+static bool over_budget(TSParseState *state) {
+  Budget *b = state->payload;
+  if (b->max_bytes != 0 && b->arena->allocated > b->max_bytes) { b->exceeded = 2; return true; }
+  if (b->cancel != NULL && __atomic_load_n(b->cancel, __ATOMIC_RELAXED) != 0) { b->exceeded = 1; return true; }
+  if (!b->limited) return false;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (now.tv_sec > b->deadline.tv_sec || (now.tv_sec == b->deadline.tv_sec && now.tv_nsec >= b->deadline.tv_nsec)) { b->exceeded = 1; return true; }
+  return false;
+}
+
+/* The text to parse, as UTF-16LE bytes. */
+typedef struct {
+  const char *bytes;
+  uint32_t length;
+} Text;
+
+static const char *read_text(void *payload, uint32_t byte_index, TSPoint position, uint32_t *bytes_read) {
+  (void)position;
+  const Text *t = payload;
+  if (byte_index >= t->length) { *bytes_read = 0; return ""; }
+  *bytes_read = t->length - byte_index;
+  return t->bytes + byte_index;
+}
+
+/* Parses `text` with `language` into the state's arrays and returns the tree packed (an ArrayBuffer), or null when
+ * tree-sitter made none; NULL when an exception is pending, which is COMITY_PARSE_TIMEOUT or COMITY_PARSE_MEMORY when
+ * the parse went over its budget. */
+static napi_value parse_text(napi_env env, State *s, napi_value lang, napi_value text, double deadline_ms, double max_bytes, const int32_t *cancel) {
   const TSLanguage *language = language_of(env, lang);
   if (language == NULL) THROW("not a tree-sitter language");
   size_t length = 0;
@@ -430,7 +470,14 @@ static napi_value parse_text(napi_env env, State *s, napi_value lang, napi_value
     if (!reserve_text(s, length + 1)) THROW("out of memory");
     napi_get_value_string_utf16(env, text, (char16_t *)s->text, length + 1, &length);
   }
-  *length_out = length;
+  Budget budget = { { 0, 0 }, 0, max_bytes > 0 ? (size_t)max_bytes : 0, &s->arena, cancel, 0 };
+  if (deadline_ms > 0) {
+    clock_gettime(CLOCK_MONOTONIC, &budget.deadline);
+    long long ns = (long long)budget.deadline.tv_nsec + (long long)(deadline_ms * 1e6);
+    budget.deadline.tv_sec += (time_t)(ns / 1000000000LL);
+    budget.deadline.tv_nsec = (long)(ns % 1000000000LL);
+    budget.limited = 1;
+  }
   arena_begin(&s->arena);
   TSParser *parser = ts_parser_new();
   if (!ts_parser_set_language(parser, language)) {
@@ -438,82 +485,55 @@ static napi_value parse_text(napi_env env, State *s, napi_value lang, napi_value
     arena_end(&s->arena);
     THROW("incompatible language version");
   }
-  TSTree *tree = ts_parser_parse_string_encoding(parser, NULL, (const char *)s->text, (uint32_t)(length * 2), TSInputEncodingUTF16LE);
+  Text input_text = { (const char *)s->text, (uint32_t)(length * 2) };
+  TSInput input = { &input_text, read_text, TSInputEncodingUTF16LE, NULL };
+  TSParseOptions options = { &budget, over_budget };
+  TSTree *tree = ts_parser_parse_with_options(parser, NULL, input, options);
   int ok = tree == NULL ? 1 : copy_tree(s, tree);
-  size_t n = s->count;
   /* The parser is deleted (its external scanner frees what it allocated); the tree goes with the arena. */
   ts_parser_delete(parser);
   arena_end(&s->arena);
   if (tree == NULL) {
     s->count = 0;
+    if (budget.exceeded == 1) { napi_throw_error(env, "COMITY_PARSE_TIMEOUT", "the parse went past its deadline"); return NULL; }
+    if (budget.exceeded == 2) { napi_throw_error(env, "COMITY_PARSE_MEMORY", "the parse went past its memory bound"); return NULL; }
     napi_value nul;
     napi_get_null(env, &nul);
     return nul;
   }
   if (!ok) THROW("out of memory");
-  (void)n;
-  if (!pack) {
-    napi_value yes;
-    napi_get_boolean(env, true, &yes);
-    return yes;
-  }
   return packed_tree(env, s);
 }
 
-/* parse(language, text): ArrayBuffer (count = byteLength / 17), or null when tree-sitter returned no tree. */
-static napi_value parse(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  State *s = NULL;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2) THROW("parse(language, text)");
-  if (napi_get_instance_data(env, (void **)&s) != napi_ok || s == NULL) THROW("not initialised");
-  size_t length = 0;
-  return parse_text(env, s, argv[0], argv[1], &length, 1);
+/* A number argument, or `otherwise` when it is missing or not a number. */
+static double number_or(napi_env env, size_t argc, napi_value *argv, size_t i, double otherwise) {
+  double v = otherwise;
+  if (i < argc && napi_get_value_double(env, argv[i], &v) != napi_ok) v = otherwise;
+  return v;
 }
 
-/*
- * parseExtract(language, program, text, path, declaration, printedOnly): parse() and the native extraction of the tree
- * (extract_symbols.cc) in one call: the symbol cache's entry text of the file (its UTF-8 bytes, a Uint8Array over an
- * ArrayBuffer of its own); the tree, as parse() returns
- * it, when the native extraction does not handle this file (the caller extracts it); null when tree-sitter made none.
- * `printedOnly`: the entry text's first line left empty (nothing will store it).
- */
-static napi_value parse_extract(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
-  State *s = NULL;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5) THROW("parseExtract(language, program, text, path, declaration)");
-  if (napi_get_instance_data(env, (void **)&s) != napi_ok || s == NULL) THROW("not initialised");
-  const ComityProgram *program = comity_program_of(env, argv[1]);
-  if (program == NULL) THROW("not an extraction program");
-  size_t path_length = 0;
-  if (napi_get_value_string_utf16(env, argv[3], NULL, 0, &path_length) != napi_ok) THROW("the path is not a string");
-  uint16_t *path = malloc((path_length + 1) * 2);
-  if (path == NULL) THROW("out of memory");
-  napi_get_value_string_utf16(env, argv[3], (char16_t *)path, path_length + 1, &path_length);
-  bool declaration = false, printed_only = false;
-  napi_get_value_bool(env, argv[4], &declaration);
-  if (argc >= 6) napi_get_value_bool(env, argv[5], &printed_only);
-  size_t length = 0;
-  napi_value tree = parse_text(env, s, argv[0], argv[2], &length, 0);
-  napi_valuetype type;
-  if (tree == NULL || napi_typeof(env, tree, &type) != napi_ok || type == napi_null) { free(path); return tree; }
-  ComityFlatTree flat = { s->count, s->starts, s->ends, s->parents, s->types, s->fields, s->flags };
-  size_t out_length = 0;
-  char *entry = comity_extract(program, s->text, length, &flat, path, path_length, declaration, printed_only, &out_length);
-  free(path);
-  if (entry == NULL) return packed_tree(env, s);
-  /* The entry's UTF-8 bytes, in a buffer of their own (a worker transfers it to the pool's thread, which writes them). */
+/* The first element of an Int32Array argument (over a SharedArrayBuffer: another thread writes it), or NULL. */
+static const int32_t *flag_of(napi_env env, size_t argc, napi_value *argv, size_t i) {
+  bool typed = false;
+  if (i >= argc || napi_is_typedarray(env, argv[i], &typed) != napi_ok || !typed) return NULL;
+  napi_typedarray_type kind;
+  size_t n = 0;
   void *data = NULL;
-  napi_value buffer, result;
-  napi_status status = napi_create_arraybuffer(env, out_length, &data, &buffer);
-  if (status == napi_ok) {
-    memcpy(data, entry, out_length);
-    status = napi_create_typedarray(env, napi_uint8_array, out_length, buffer, 0, &result);
-  }
-  free(entry);
-  if (status != napi_ok) THROW("out of memory");
-  return result;
+  if (napi_get_typedarray_info(env, argv[i], &kind, &n, &data, NULL, NULL) != napi_ok || kind != napi_int32_array || n < 1) return NULL;
+  return data;
+}
+
+/* parse(language, text, deadlineMs, maxBytes, cancel): ArrayBuffer (count = byteLength / 17), or null when tree-sitter
+ * returned no tree. `deadlineMs` (0: none) and `maxBytes` (0: none) bound the parse, and `cancel` (an Int32Array whose
+ * first element another thread may set; optional) stops it: past any, it throws, with the code COMITY_PARSE_TIMEOUT
+ * or COMITY_PARSE_MEMORY. */
+static napi_value parse(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  State *s = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2) THROW("parse(language, text, deadlineMs, maxBytes, cancel)");
+  if (napi_get_instance_data(env, (void **)&s) != napi_ok || s == NULL) THROW("not initialised");
+  return parse_text(env, s, argv[0], argv[1], number_or(env, argc, argv, 2, 0), number_or(env, argc, argv, 3, 0), flag_of(env, argc, argv, 4));
 }
 
 /* language(language): { names, kinds, fields }: each symbol's name and kind (0 regular, 1 anonymous, 2 auxiliary,
@@ -565,10 +585,6 @@ NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "parse", NAPI_AUTO_LENGTH, parse, NULL, &fn);
   napi_set_named_property(env, exports, "parse", fn);
-  napi_create_function(env, "parseExtract", NAPI_AUTO_LENGTH, parse_extract, NULL, &fn);
-  napi_set_named_property(env, exports, "parseExtract", fn);
-  napi_create_function(env, "extractProgram", NAPI_AUTO_LENGTH, comity_extract_program, NULL, &fn);
-  napi_set_named_property(env, exports, "extractProgram", fn);
   napi_create_function(env, "language", NAPI_AUTO_LENGTH, language_info, NULL, &fn);
   napi_set_named_property(env, exports, "language", fn);
 #ifndef _WIN32

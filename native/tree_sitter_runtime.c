@@ -1,3 +1,3 @@
-/* tree-sitter's runtime, compiled from the pinned `tree-sitter` package's own copy of it (binding.gyp puts its
- * lib/src on the include path): the same version as the grammars' node bindings were built for. */
+/* tree-sitter's runtime, compiled into the native parser from the copy vendored in tree-sitter/ (binding.gyp puts its
+ * src on the include path; see tree-sitter/README.md). */
 #include "lib.c"

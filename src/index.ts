@@ -86,7 +86,6 @@ export {
   createSymbolExtractor,
   EXTRACTOR_VERSION,
   DEFAULT_MAX_FILE_BYTES,
-  DEFAULT_BACKEND,
   type SymbolExtractor,
   type ParserBackend,
 } from "./symbols/symbol-extractor.js";

@@ -26,7 +26,7 @@ import type { SymbolChange } from "../symbols/compare-symbols.js";
 import type { ExtractJob, ExtractPool } from "../symbols/extract-pool.js";
 import { languageOf } from "../symbols/languages.js";
 import { openOldVersionPacks } from "../symbols/old-version-packs.js";
-import { entryText, fromEntryText } from "../symbols/symbol-cache.js";
+import { entryText, fromEntryText, keepable } from "../symbols/symbol-cache.js";
 import type { FileSymbols, LanguageId, ReferenceRecord } from "../symbols/types.js";
 import { discoverRepos, findOwningRepo, type DiscoverOptions } from "../workspace/discover-repos.js";
 import { rankByActivity, repoActivityMs } from "../workspace/repo-activity.js";
@@ -113,6 +113,11 @@ export interface AnalyzeOptions extends DiscoverOptions {
   readonly statusIndex?: StatusIndexOptions | null;
   /** Called as repos are analysed in depth, for a progress display. */
   readonly onProgress?: (done: number, total: number, root: string) => void;
+  /**
+   * When the symbol extraction must end (epoch ms; a hook's, inside its host's timeout): a file not parsed by then is
+   * reported as not analysed, with a `parse_timeout` diagnostic.
+   */
+  readonly deadlineAt?: number;
 }
 
 /**
@@ -431,13 +436,19 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   let results: FileSymbols[] = [];
   if (jobs.length > 0) {
     const { extractMany, defaultMinBytesPerWorker } = await import("../symbols/extract-pool.js");
-    results = await extractMany(jobs, { workers, cacheDir, ...(started === null ? {} : { pool: started }), ...(sizedByWork ? { minBytesPerWorker: defaultMinBytesPerWorker(workers) } : {}) });
+    results = await extractMany(jobs, {
+      workers,
+      cacheDir,
+      ...(started === null ? {} : { pool: started }),
+      ...(sizedByWork ? { minBytesPerWorker: defaultMinBytesPerWorker(workers) } : {}),
+      ...(options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt }),
+    });
   }
   // The old versions read from git this run, for the next run that meets them (a file changed again).
   for (const { slot, key, language } of toPack) {
     const r = results[slot];
     // (not a result made here after its worker died: that is this run's story, not the blob's)
-    if (r !== undefined && !r.diagnostics.some((d) => d.code === "worker_crashed")) packs?.add(key, language, entryText(r));
+    if (r !== undefined && keepable(r) && !r.diagnostics.some((d) => d.code === "worker_crashed")) packs?.add(key, language, entryText(r));
   }
   packs?.save();
   const comparison = pending.some((p) => p.memo === null) ? await loadComparison() : null;
@@ -458,6 +469,14 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
         const { compareSymbols, newReferences } = comparison as Comparison; // loaded above whenever an entry is not in the memo
         const after = p.after === null ? null : (results[p.after] ?? null);
         const before = p.before === null ? null : (results[p.before] ?? null);
+        // A version whose parse was stopped at its limits has no symbols to compare: the file is reported as not
+        // analysed (with the diagnostic), never as every symbol removed or added, and not remembered.
+        const stopped = [after, before].find((r) => r !== null && !keepable(r));
+        if (stopped !== undefined && stopped !== null) {
+          for (const d of stopped.diagnostics) s.diagnostics.push({ ...d, path: path.join((repos[i] as Repo).root, c.path) });
+          changes.push({ path: c.path, change: c.change, language, symbols: null, new_references: null });
+          continue;
+        }
         entry = {
           base: p.key?.base ?? null,
           after: p.key?.after ?? null,

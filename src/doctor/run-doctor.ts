@@ -259,24 +259,14 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   return out;
 }
 
-/**
- * Whether many files' symbols are parsed natively (`native/`, built by npm install) or with web-tree-sitter, its slower
- * fallback; and whether the native parser extracts their symbols itself.
- */
+/** Whether files are parsed by Comity's native parser (`native/`) or by web-tree-sitter, its slower fallback. */
 async function symbolsParserCheck(env: DoctorOptions["env"]): Promise<DoctorCheck> {
-  const { FLAT_PARSER_ENV, openFlatParser } = await import("../tree-sitter/load-flat-parser.js");
-  const { NATIVE_EXTRACT_ENV } = await import("../symbols/tree-parser.js");
+  const { FLAT_PARSER_ENV, openFlatParser } = await import("../parse/native-parser.js");
   const title = "symbols parser";
   if (env[FLAT_PARSER_ENV] === "wasm") return { id: "symbols_parser", status: "ok", title, detail: `web-tree-sitter, chosen by ${FLAT_PARSER_ENV}=wasm (slower than the native parser on many files)` };
-  const { addon, problem } = openFlatParser();
-  if (addon !== null) {
-    const extracts = addon.parseExtract !== undefined && env[NATIVE_EXTRACT_ENV] !== "0";
-    const detail = extracts
-      ? "native: many files are parsed by Comity's native parser, which also extracts their symbols"
-      : `native: many files are parsed by Comity's native parser${env[NATIVE_EXTRACT_ENV] === "0" ? ` (their symbols extracted in JavaScript, chosen by ${NATIVE_EXTRACT_ENV}=0)` : ""}`;
-    return { id: "symbols_parser", status: "ok", title, detail };
-  }
-  return { id: "symbols_parser", status: "warn", title, detail: `web-tree-sitter: the native parser is not in use (${problem}); symbols and analyze work, more slowly (run node scripts/build-native.mjs in the comity package, which needs a C and a C++ compiler)` };
+  const { problem } = openFlatParser();
+  if (problem === null) return { id: "symbols_parser", status: "ok", title, detail: "native: files are parsed by Comity's native parser" };
+  return { id: "symbols_parser", status: "warn", title, detail: `web-tree-sitter: the native parser is not in use (${problem}); symbols and analyze work, more slowly (run node scripts/build-native.mjs in the comity package, which needs a C compiler)` };
 }
 
 function configDirCheck(dir: string): DoctorCheck {

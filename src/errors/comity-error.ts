@@ -7,6 +7,8 @@ export type ErrorCode =
   | "ROOT_NOT_A_DIRECTORY"
   | "ROOT_UNREADABLE"
   | "INVALID_ARGUMENT"
+  /** A parse stopped at its deadline or memory bound (`src/parse/parse-limits.ts`): the file counts as not parsing. */
+  | "PARSE_TIMEOUT"
   | "INTERNAL";
 
 /**

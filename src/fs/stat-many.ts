@@ -1,5 +1,5 @@
 import * as fs from "node:fs";
-import { loadFlatParser } from "../tree-sitter/load-flat-parser.js";
+import { loadFlatParser } from "../parse/native-parser.js";
 
 /** What a file's stat says of its version: git's index compares the same fields (as `fs.Stats` has them). */
 export interface FileStamp {

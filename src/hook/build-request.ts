@@ -85,9 +85,10 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       const changed = moved ? [...new Set([...(after ?? []), ...(ctx.state.changed?.[repo.root] ?? [])])].sort() : (after ?? []);
       body.paths = changed.slice(0, MAX_PATHS);
       const { REQUEST_LIMITS } = await import("../coordination/wire.js");
-      const analysed = capChanges(await analyses(ctx, repo, state, changed), REQUEST_LIMITS.changes);
+      const done = await analyses(ctx, repo, state, changed);
+      const analysed = capChanges(done.analysis, REQUEST_LIMITS.changes);
       body.analysis = analysed.analysis;
-      if (analysed.truncated) body.analysis_truncated = true;
+      if (analysed.truncated || done.truncated) body.analysis_truncated = true;
       break;
     }
     case "stop":
@@ -219,26 +220,35 @@ function importsOnly(refs: ReadonlyArray<{ kind: string; name: string; module: s
   return refs.filter((r) => (r.kind === "import" || r.kind === "export") && r.module !== null).slice(0, 5000);
 }
 
-/** Symbol analysis of the changed files in supported languages (at most 50 a request). */
-async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly string[]): Promise<FileEntry[]> {
+/**
+ * Symbol analysis of the changed files in supported languages (at most 50 a request), until the hook's deadline
+ * (`Ctx.deadlineAt`): the files not analysed by then are left out (their paths are sent all the same) and
+ * `truncated` says so. A file whose own parse went past its limits, with time left, counts as a file that does not
+ * parse.
+ */
+async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly string[]): Promise<{ analysis: FileEntry[]; truncated: boolean }> {
   const { languageOf } = await import("../symbols/languages.js");
   const files = paths.filter((p) => languageOf(p) !== null).slice(0, 50);
-  if (files.length === 0) return [];
+  if (files.length === 0) return { analysis: [], truncated: false };
   const { analyzeFile, headReader, stripLocal } = await import("../symbols/analyze-file.js");
-  const { createSymbolExtractor } = await import("../symbols/symbol-extractor.js");
+  const { createSymbolExtractor, didNotParse } = await import("../symbols/symbol-extractor.js");
   const { createSymbolCache } = await import("../symbols/symbol-cache.js");
+  const { limitsUntil } = await import("../parse/parse-limits.js");
   const languages = [...new Set(files.map((f) => languageOf(f)?.id).filter((l) => l !== undefined))];
   // Loaded only if the cache cannot answer for a file: a repeated edit costs no grammar load.
   let loading: Promise<Awaited<ReturnType<typeof createSymbolExtractor>>> | null = null;
-  const extractor = () => (loading ??= createSymbolExtractor({ languages }));
+  const extractor = () => (loading ??= createSymbolExtractor({ languages, parseLimits: limitsUntil(ctx.deadlineAt) }));
   const cache = createSymbolCache(path.join(ctx.configDir, "symbols"));
   const readHead = headReader(repo.commonDir ?? "", state.head_sha);
   const headHashes = state.head_sha === null ? null : (await import("../symbols/head-hashes.js")).createHeadHashes(path.join(ctx.configDir, "head-hashes"), state.head_sha);
   const out: FileEntry[] = [];
   for (const f of files) {
+    if (Date.now() >= ctx.deadlineAt) return { analysis: out, truncated: true };
     const a = await analyzeFile(repo.root, f, { extractor, readHead, cache, headHashes });
+    // Out of time in the middle of this file: it is not analysed, as the files after it.
+    if (Date.now() >= ctx.deadlineAt && a.diagnostics.some((d) => d.code === "parse_timeout")) return { analysis: out, truncated: true };
     // A file that does not parse has no reliable symbols: none counts as removed or changed until it parses again.
-    if (a.diagnostics.some((d) => d.code === "parse_error")) {
+    if (didNotParse(a)) {
       out.push({ path: a.path, language: a.language, changes: [], new_references: a.new_references, references: importsOnly(a.references), parse_error: true });
       continue;
     }
@@ -254,6 +264,5 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
     }
     out.push({ path: a.path, language: a.language, package: pkg, symbols: a.symbols.map(stripLocal), changes, new_references: a.new_references, references: importsOnly(a.references) });
   }
-  return out;
+  return { analysis: out, truncated: false };
 }
-

@@ -29,6 +29,11 @@ export interface Ctx {
   readonly turn: number;
   /** A hash of the host event (host, native event, payload). */
   readonly eventHash: string;
+  /**
+   * When the event's analysis must end (epoch ms), inside the host's timeout: a file not analysed by then is sent as
+   * a path only, and the request says `analysis_truncated`.
+   */
+  readonly deadlineAt: number;
 }
 
 export interface RepoRequest {

@@ -48,6 +48,13 @@ export const MAX_STDIN_BYTES = 4 * 1024 * 1024;
 export const PRE_TIMEOUT_MS = 400;
 export const OTHER_TIMEOUT_MS = 1500;
 
+/**
+ * How long a hook's analysis (symbols of the files an edit or a command changed; the session-start briefing's) may
+ * take, from the hook's start: the hosts' shortest timeout is 5 s (Comity's own hook configs give 5 to 10), and the
+ * request and the answer need their share of it.
+ */
+export const ANALYSIS_BUDGET_MS = 3000;
+
 /** A condition under which the hook prints nothing and logs one line. */
 class FailOpen extends Error {}
 
@@ -76,6 +83,7 @@ export async function runHook(input: HookInput): Promise<HookOutput> {
 }
 
 async function pipeline(input: HookInput, configDir: string): Promise<string> {
+  const startedAt = Date.now();
   if (!isKnownTool(input.tool)) throw new FailOpen(`unknown --tool '${input.tool}' (known: ${HOOK_TOOLS.join(", ")}): fix the hook's command, or run comity init again`);
   if (Buffer.byteLength(input.stdin) > MAX_STDIN_BYTES) throw new FailOpen(`stdin over ${MAX_STDIN_BYTES} bytes`);
   let payload: Record<string, unknown>;
@@ -112,7 +120,10 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   const configEnv: GitConfigEnv = { env: input.env, homeDir: input.env["HOME"] ?? os.homedir() };
   const state = readSessionState(configDir, stateKey);
   const hash = eventHash(host, nativeEvent, payload);
-  const ctx: Ctx = { input, payload, host, nativeEvent, event, tool, toolInput, cwd, roots, sessionId, prompt: view.prompt, agentId, configDir, configEnv, state, turn: turnOf(state, event, hash), eventHash: hash };
+  const ctx: Ctx = {
+    input, payload, host, nativeEvent, event, tool, toolInput, cwd, roots, sessionId, prompt: view.prompt, agentId, configDir, configEnv, state,
+    turn: turnOf(state, event, hash), eventHash: hash, deadlineAt: startedAt + ANALYSIS_BUDGET_MS,
+  };
 
   const mode = coordinationMode(input.env, configDir);
   // With coordination off, only a session start has something to say (the engine's briefing).
@@ -413,7 +424,7 @@ async function localBriefings(ctx: Ctx, repos: readonly Repo[]): Promise<Map<str
   for (const repo of repos) {
     try {
       // Symbols of the changed files come from the per-repo analysis cache when nothing moved since the last one.
-      const report = await analyzeWorkspace(repo.root, { walkUp: false, maxDepth: 0, symbols: true, maxRepos: 1, jobs: 1, symbolCacheDir: path.join(ctx.configDir, "symbols") });
+      const report = await analyzeWorkspace(repo.root, { walkUp: false, maxDepth: 0, symbols: true, maxRepos: 1, jobs: 1, symbolCacheDir: path.join(ctx.configDir, "symbols"), deadlineAt: ctx.deadlineAt });
       const r = report.repos.find((x) => x.root === ".");
       if (r?.analysed === true) out.set(repo.root, buildLocalBriefing(r));
     } catch {

@@ -1,5 +1,5 @@
 import * as path from "node:path";
-import type { SyntaxNode } from "tree-sitter";
+import type { SyntaxNode } from "../parse/syntax.js";
 import { commandWrites, patchTargets } from "./command-writes.js";
 import type { ShellParser } from "./load-shell-parser.js";
 

@@ -6,7 +6,7 @@ import { compareSymbols, type SymbolChange } from "./compare-symbols.js";
 import { languageOf } from "./languages.js";
 import { newReferences } from "./new-references.js";
 import type { HeadHashes } from "./head-hashes.js";
-import { cachedFor, type SymbolCache } from "./symbol-cache.js";
+import { cachedFor, keepable, type SymbolCache } from "./symbol-cache.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { extractAndStore } from "./extract-with-cache.js";
 import type { SymbolExtractor } from "./symbol-extractor.js";
@@ -82,6 +82,12 @@ export async function analyzeFile(
   const before = await extractHead();
   const after = await extract(afterBytes);
   if (after !== null) diagnostics.push(...after.diagnostics);
+  // A version whose parse was stopped at its limits has no symbols: nothing is compared (not every symbol removed or
+  // added), as for a file that does not parse.
+  if (before !== null && !keepable(before)) diagnostics.push(...before.diagnostics);
+  if ((before !== null && !keepable(before)) || (after !== null && !keepable(after))) {
+    return { path: repoPath, language, symbols: [], changes: [], new_references: [], references: after?.references ?? [], diagnostics };
+  }
   const compatLanguage = language === "python" ? "python" : "typescript";
   return {
     path: repoPath,

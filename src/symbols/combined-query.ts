@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import type { LanguageSpec } from "./languages.js";
-import type { QueryCapture, QueryMatch } from "./syntax.js";
+import type { QueryCapture, QueryMatch } from "../parse/syntax.js";
 
 /** A language's definitions, references and lexical queries as one query: one walk of the tree instead of three. */
 export function combinedQuery(spec: LanguageSpec): string {

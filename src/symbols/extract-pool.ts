@@ -1,100 +1,37 @@
 import { statSync } from "node:fs";
 import * as path from "node:path";
-import { createRequire } from "node:module";
-import type { Worker } from "node:worker_threads";
 import { diagnostic } from "../errors/diagnostic.js";
+import { parseLimitsOf, type ParseLimits } from "../parse/parse-limits.js";
 import type { ContentHasher } from "../snapshot/content-hasher.js";
-import { bestFlatParserKind, type FlatParserKind } from "../tree-sitter/load-flat-parser.js";
+import { extractJob } from "./extract-job.js";
 import { createFileIndex, type FileIndex, type FileStamp } from "./file-index.js";
 import { createFolderLines, type Line as FolderLine } from "./folder-lines.js";
 import { languageOf } from "./languages.js";
-import { CONTROL, EXTRACT_IN_WORKERS_FROM, jobBytes, type ExtractJob, type ParseMessage, type ParsedTree, type ParseWork, type ParseWorkerData } from "./parse-work.js";
+import { jobBytes, type ExtractJob } from "./parse-work.js";
 import { printedFileBytes, printedSymbols } from "./printed-symbols.js";
-import { cachedFor, createSymbolCache, entryText, fromEntryText, printedOfEntryText, type EntryText, type SymbolCache } from "./symbol-cache.js";
-import type { ParserBackend, SymbolExtractor } from "./symbol-extractor.js";
+import { runPool } from "./run-pool.js";
+import { startExtractPool, type ExtractPool } from "./start-extract-pool.js";
+import { cachedFor, createSymbolCache, fromEntryText, printedOfEntryText, type EntryText, type SymbolCache } from "./symbol-cache.js";
+import type { ParserBackend } from "./symbol-extractor.js";
+import { parseTimeoutDiagnostic } from "./tree-parser.js";
 import type { FileSymbols, LanguageId } from "./types.js";
-import type { FlatTreeData } from "./flat-tree.js";
 
 export { jobBytes, type ExtractJob } from "./parse-work.js";
 
-/**
- * One job's symbols, extracted and stored in the cache under its content hash (the caller has looked there already).
- * `parsed`: the bytes a parse worker read and their tree, read instead of the job's file (the tree is theirs).
- */
-export function extractJob(job: ExtractJob, extractor: SymbolExtractor, cache: Pick<SymbolCache, "set"> | null, parsed?: { bytes: Buffer; tree: FlatTreeData | null }): FileSymbols {
-  try {
-    const bytes = parsed?.bytes ?? jobBytes(job);
-    const r = extractor.extract(job.path, bytes, parsed?.tree ?? null);
-    if (job.store !== false) cache?.set(extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", r);
-    return r;
-  } catch (error) {
-    return unreadable(job.path, error);
-  }
+export { extractJob } from "./extract-job.js";
+export { startExtractPool, type ExtractPool } from "./start-extract-pool.js";
+
+/** The parser backend and parse limits these options ask for, as the extractor's and the pool's options. */
+function backendOf(options: ExtractManyOptions): { backend?: "flat" | "wasm" } {
+  return options.backend === undefined ? {} : { backend: options.backend };
+}
+function limitsOf(options: ExtractManyOptions): { parseLimits?: ParseLimits; deadlineAt?: number } {
+  return { ...(options.parseLimits === undefined ? {} : { parseLimits: options.parseLimits }), ...(options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt }) };
 }
 
-/**
- * One job's result as its entry text, made by the native extraction ({@link SymbolExtractor.extractText}) and stored
- * in the cache under its content hash; null when that extraction does not handle it ({@link extractJob} it then).
- * `printedOnly`: when nothing stores it, its first line is left empty (see `entryText`).
- */
-export function extractJobText(job: ExtractJob, extractor: SymbolExtractor, cache: Pick<Required<SymbolCache>, "setText"> | null, printedOnly = false): Uint8Array | null {
-  const extractText = extractor.extractText;
-  if (extractText === undefined) return null;
-  let bytes: Buffer;
-  try {
-    bytes = jobBytes(job);
-  } catch {
-    return null;
-  }
-  const store = cache !== null && job.store !== false;
-  const text = extractText.call(extractor, job.path, bytes, printedOnly && !store);
-  if (text !== null && store) cache.setText(extractor.hasher.xxh64(bytes), languageOf(job.path)?.id ?? "none", text);
-  return text;
-}
-
-function unreadable(path: string, error: unknown): FileSymbols {
-  return { path, language: null, symbols: [], references: [], diagnostics: [diagnostic("unreadable_file", "warning", path, error instanceof Error ? error.message : String(error))] };
-}
-
-/** Worker threads for {@link extractMany}, which may be started before the jobs are known (their start-up then overlaps the caller's reading). */
-export interface ExtractPool {
-  readonly workers: readonly Worker[];
-  /** Whether the workers extract too (a wide pool: {@link EXTRACT_IN_WORKERS_FROM}), or only parse. */
-  readonly extract: boolean;
-  /** Who parses in the workers. */
-  readonly kind: FlatParserKind;
-  /** Settles when each worker has loaded its parsers (or died). */
-  readonly ready: ReadonlyArray<Promise<void>>;
-  /** Whether a worker has not exited. */
-  alive(worker: Worker): boolean;
-  close(): Promise<void>;
-}
-
-/** Starts the worker threads of a pool; {@link extractMany} given it closes it, whether it needs it or not. */
-export function startExtractPool(options: Pick<ExtractManyOptions, "workers"> & { readonly languages?: readonly LanguageId[]; readonly backend?: "flat" | "wasm" }): ExtractPool {
-  // The languages to parse, when the jobs are known (all of them for a pool started ahead of its jobs).
-  const count = Math.max(1, options.workers);
-  const kind = options.backend === "wasm" ? "wasm" : bestFlatParserKind();
-  const workerData: ParseWorkerData = { languages: options.languages ?? null, extract: count >= EXTRACT_IN_WORKERS_FROM, kind };
-  // node:worker_threads loads when a pool starts: a warm run, which needs none, spent 6 ms of 230 loading it.
-  const { Worker: WorkerThread } = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
-  const workers = Array.from({ length: count }, () => new WorkerThread(workerUrl(), { workerData }));
-  const exited = new Set<Worker>();
-  const ready = workers.map(
-    (w) =>
-      new Promise<void>((resolve) => {
-        w.on("message", (m) => {
-          if (m === "ready") resolve();
-        });
-        w.once("error", () => resolve());
-        w.once("exit", () => {
-          exited.add(w);
-          resolve();
-        });
-      }),
-  );
-  let closed: Promise<void> | null = null;
-  return { workers, extract: workerData.extract, kind, ready, alive: (w) => !exited.has(w), close: () => (closed ??= Promise.all(workers.map((w) => w.terminate())).then(() => undefined)) };
+/** The result of a file whose parse was stopped at its limits: it counts as not parsing. */
+function timedOutSymbols(path: string, why: string): FileSymbols {
+  return { path, language: languageOf(path)?.id ?? null, symbols: [], references: [], diagnostics: [parseTimeoutDiagnostic(path, why)] };
 }
 
 /** The languages of these jobs' files (their grammars are what an extractor for them loads). */
@@ -162,13 +99,17 @@ export interface ExtractManyOptions {
   readonly cacheDir: string | null;
   /** Below this many files the pool is not started (its start-up costs more). Default 32. */
   readonly minFilesForPool?: number;
-  /**
-   * Backend for many files; `flat` by default (faster on many files), whose trees the pool's workers parse for this
-   * thread (with Comity's native parser when it is built, else web-tree-sitter; `wasm`: web-tree-sitter always).
-   * Native: this thread does it all, whatever `workers` says (its trees cannot be handed from a thread to another).
-   * A few files here use the native default.
-   */
+  /** Who parses: `flat` by default (Comity's native parser when it is built, else web-tree-sitter); `wasm`: web-tree-sitter always. */
   readonly backend?: ParserBackend;
+  /** The limits of every parse (by default each text's `defaultParseLimits`). */
+  readonly parseLimits?: ParseLimits;
+  /**
+   * When the whole extraction must end (epoch ms): each parse's limits are cut to the time left, and a file not
+   * parsed by then counts as not parsing (`parse_timeout`).
+   */
+  readonly deadlineAt?: number;
+  /** How long a pool's worker may spend on one file before it is stopped and replaced (by default, `workerDeadlineMs` of its size). */
+  readonly workerDeadlineMs?: number;
   /** Workers started ahead ({@link startExtractPool}): used if the pool is needed, and closed either way. */
   readonly pool?: ExtractPool;
   /**
@@ -203,12 +144,6 @@ function byStatOf(options: ExtractManyOptions): { dir: string; clock: { now?: ()
   const asked = options.fileIndex ?? false;
   if (asked === false || options.cacheDir === null) return null;
   return { dir: options.cacheDir, clock: asked === true ? {} : { now: asked.now } };
-}
-
-/** Where the compiled worker lives: beside this module in `dist/`, or in `dist/` when running from sources (tests). */
-function workerUrl(): URL {
-  const here = import.meta.url;
-  return here.endsWith(".ts") ? new URL("../../dist/symbols/parse-worker.js", here) : new URL("./parse-worker.js", here);
 }
 
 /**
@@ -399,38 +334,25 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
   // Jobs done on this thread. Each result becomes what is kept of it (`keep`) as soon as it is extracted, so that the
   // extraction's objects die young: kept until the end, every scavenge copied them (a third more time collecting
   // garbage in a 611-file run).
-  // `native`: the native extraction's entry texts may answer (not for results that `keep` must see as records).
-  const local = async (indices: readonly number[], keep: (r: FileSymbols, i: number) => T, native = true): Promise<void> => {
+  const local = async (indices: readonly number[], keep: (r: FileSymbols, i: number) => T): Promise<void> => {
     const list = indices.map((i) => jobs[i] as ExtractJob);
     // Loaded only when something is not cached: a warm run loads no extractor code.
     const { createSymbolExtractor } = await import("./symbol-extractor.js");
-    // Many files here (one thread asked for): the backend the pool would use; a few: the default, quicker to start.
-    const many = list.length >= (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL);
     // Only the grammars these files need: each costs a process tens of milliseconds to load.
-    const languages = languagesOf(list);
-    const extractor = await createSymbolExtractor(many ? { backend: options.backend ?? "flat", languages } : { languages });
+    const extractor = await createSymbolExtractor({ languages: languagesOf(list), ...backendOf(options), parseLimits: parseLimitsOf(options) });
     const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
     const { stored } = as;
-    const storeFor = (i: number): Pick<Required<SymbolCache>, "set" | "setText"> | null =>
+    const storeFor = (i: number): Pick<SymbolCache, "set"> | null =>
       cache === null || stored === undefined
         ? cache
         : {
             set: (key, language, r) => {
-              cache.set(key, language, r);
-              stored(i, key);
-            },
-            setText: (key, language, text) => {
-              cache.setText(key, language, text);
-              stored(i, key);
+              const kept = cache.set(key, language, r);
+              if (kept) stored(i, key);
+              return kept;
             },
           };
-    indices.forEach((i, k) => {
-      const job = list[k] as ExtractJob;
-      // The native extraction's entry text when it has one; the JavaScript extraction otherwise.
-      const text = native ? extractJobText(job, extractor, storeFor(i), as.printedOnly) : null;
-      const fromText = text === null ? null : as.fromText(job.path, text);
-      put(i, fromText ?? keep(extractJob(job, extractor, storeFor(i)), i));
-    });
+    indices.forEach((i, k) => put(i, keep(extractJob(list[k] as ExtractJob, extractor, storeFor(i)), i)));
   };
   for (const [i, job] of jobs.entries()) {
     try {
@@ -456,109 +378,42 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     workers = workersFor(bytes, options.workers, options.minBytesPerWorker);
   }
   // The pool's workers parse, and this thread extracts from their trees as they come (see ParseWork); in a wide pool
-  // each worker extracts too (EXTRACT_IN_WORKERS_FROM), and the native parser extracts the languages it can in any
-  // pool. The native backend's trees cannot be handed over: with it, this thread does it all.
-  if (todo.length === 0 || workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL) || options.backend === "native") {
+  // each worker extracts too (EXTRACT_IN_WORKERS_FROM).
+  if (todo.length === 0 || workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL)) {
     await options.pool?.close();
     if (todo.length === 0) return results as T[];
     await local(todo, (r) => as.fromResult(r));
     return results as T[];
   }
   const list = todo.map((i) => jobs[i] as ExtractJob);
-  const languages = languagesOf(list);
-  const pool = options.pool ?? startExtractPool({ workers, languages, backend: options.backend === "wasm" ? "wasm" : "flat" });
-  // Stored once the workers are gone: files created while other threads of the process run are slow to create (two
-  // worker threads creating 2,000 small files each took 0.9 s, one alone 0.06 s; a cold `comity analyze` of 2,000
-  // changed files spent up to 2 s storing its 4,000 entries as they came, 0.1-0.2 s after).
-  const toStore: Array<[key: string, language: string, text: EntryText]> = [];
-  const failed = new Set<number>();
-  try {
-    // Loaded while the workers start (their start-up is longer); workers that extract need none of it.
-    const { unpackFlatTreeData } = await import("./flat-tree.js");
-    // (the parser the workers use: this thread's extraction reads their trees with its grammars' tables). None when
-    // the workers' native parser extracts the files' symbols itself: a tree that comes back all the same (a file it
-    // does not handle) is left for the end, done here like a file no worker took.
-    const extractor =
-      pool.extract || (await import("./tree-parser.js")).nativeExtracts(pool.kind)
-        ? null
-        : await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend: pool.kind === "wasm" ? "wasm" : "flat", languages });
-    const control = new Int32Array(new SharedArrayBuffer(4 * (CONTROL.workers + pool.workers.length)));
-    control.fill(-1, CONTROL.workers);
-    const work = {
-      jobs: list.map((j) => ({ path: j.path, ...(j.abs === undefined ? {} : { abs: j.abs }), ...(j.bytes === undefined ? {} : { bytes: j.bytes }), ...(j.store === undefined ? {} : { store: j.store }) })),
-      control: control.buffer as SharedArrayBuffer,
-      cached: options.cacheDir !== null,
-      printedOnly: as.printedOnly,
-    };
-    const done = (): void => {
-      Atomics.add(control, CONTROL.extracted, 1);
-      Atomics.notify(control, CONTROL.extracted);
-    };
-    // Job k of the list, from its tree as a worker parsed it (or here, when it did not).
-    // (a wide pool's worker sends one only for a file it could not read: that file is done here, at the end)
-    // (stored as entry texts, once the workers are gone)
-    const deferred = options.cacheDir === null ? null : { set: (key: string, language: string, r: FileSymbols) => void toStore.push([key, language, entryText(r)]) };
-    const extracted = (k: number, tree: ParsedTree): void => {
-      // (none here: see above)
-      if (extractor === null) return;
-      const parsed = tree.bytes === null ? undefined : { bytes: Buffer.from(tree.bytes.buffer, tree.bytes.byteOffset, tree.bytes.byteLength), tree: tree.buffer === null ? null : unpackFlatTreeData(tree.count, tree.buffer) };
-      const i = todo[k] as number;
-      const store = deferred === null ? null : { set: (key: string, language: string, r: FileSymbols) => (deferred.set(key, language, r), as.stored?.(i, key)) };
-      put(i, as.fromResult(extractJob(list[k] as ExtractJob, extractor, store, parsed)));
-    };
-    const run = (w: Worker, slot: number, ready: Promise<void>): Promise<void> =>
-      new Promise((resolve) => {
-        let over = false;
-        const end = (): void => {
-          if (over) return;
-          over = true;
-          // The job it was parsing when it died, if its tree never came: done here, with a word that it was.
-          const current = Atomics.load(control, CONTROL.workers + slot);
-          if (current >= 0 && results[todo[current] as number] === undefined) failed.add(todo[current] as number);
-          resolve();
-        };
-        void ready.then(() => {
-          // A worker that died before it was ready takes nothing: what is left is done here afterwards.
-          if (!pool.alive(w)) return resolve();
-          w.postMessage({ ...work, slot } satisfies ParseWork);
-          // (each message's jobs are copied to the worker: their bytes too, for jobs that carry them)
-        });
-        w.on("message", (m: ParseMessage) => {
-          if (m === "ready") return;
-          if (m === "done") {
-            over = true;
-            return resolve();
-          }
-          if ("text" in m) {
-            // A result a worker extracted: not kept when it is not one (the job is then done here).
-            const job = list[m.index] as ExtractJob;
-            if (m.storeAs !== null) {
-              toStore.push([m.storeAs, languageOf(job.path)?.id ?? "none", m.text]);
-              as.stored?.(todo[m.index] as number, m.storeAs);
-            }
-            const r = as.fromText(job.path, m.text);
-            if (r !== null) put(todo[m.index] as number, r);
-          } else extracted(m.index, m);
-          done();
-        });
-        w.once("error", end);
-        w.once("exit", end);
-      });
-    await Promise.all(pool.workers.map((w, k) => run(w, k, pool.ready[k] as Promise<void>)));
-  } finally {
-    await pool.close();
-  }
-  if (options.cacheDir !== null) {
-    const cache = createSymbolCache(options.cacheDir);
-    for (const [key, language, text] of toStore) cache.setText(key, language, text);
+  const pool = options.pool ?? startExtractPool({ workers, languages: languagesOf(list), ...backendOf(options), ...(options.parseLimits === undefined ? {} : { parseLimits: options.parseLimits }) });
+  const { leftovers, timedOut, crashed } = await runPool(pool, list, {
+    cacheDir: options.cacheDir,
+    printedOnly: as.printedOnly,
+    ...(options.workerDeadlineMs === undefined ? {} : { workerDeadlineMs: options.workerDeadlineMs }),
+    ...limitsOf(options),
+    stored: (k, key) => as.stored?.(todo[k] as number, key),
+    result: (k, r) => put(todo[k] as number, as.fromResult(r)),
+    text: (k, path, text, storedAs) => {
+      if (storedAs !== null) as.stored?.(todo[k] as number, storedAs);
+      const r = as.fromText(path, text);
+      if (r !== null) put(todo[k] as number, r);
+      return r !== null;
+    },
+  });
+  // A job its worker was stopped on, past its deadline: the file counts as not parsing (it is not done again here,
+  // where it would hang this thread).
+  for (const k of timedOut) {
+    const job = list[k] as ExtractJob;
+    put(todo[k] as number, as.fromResult(timedOutSymbols(job.path, "its worker was stopped past its deadline")));
   }
   // Jobs a worker died on, and any never parsed: done here, each on its own.
-  const leftovers = todo.flatMap((i, k) => (results[i] === undefined ? [k] : []));
-  if (leftovers.length > 0) {
+  const crashedJobs = new Set([...crashed].map((k) => todo[k] as number));
+  const rest = leftovers.filter((k) => results[todo[k] as number] === undefined);
+  if (rest.length > 0) {
     await local(
-      leftovers.map((k) => todo[k] as number),
-      (r, i) => as.fromResult(failed.has(i) ? { ...r, diagnostics: [...r.diagnostics, diagnostic("worker_crashed", "info", r.path, "a worker died on this file: analysed in the main thread")] } : r),
-      false,
+      rest.map((k) => todo[k] as number),
+      (r, i) => as.fromResult(crashedJobs.has(i) ? { ...r, diagnostics: [...r.diagnostics, diagnostic("worker_crashed", "info", r.path, "a worker died on this file: analysed in the main thread")] } : r),
     );
   }
   return results as T[];

@@ -1,4 +1,4 @@
-import type { QueryCapture, QueryMatch, SyntaxNode } from "./syntax.js";
+import type { QueryCapture, QueryMatch, SyntaxNode } from "../parse/syntax.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { ReferenceRecord } from "./types.js";
 

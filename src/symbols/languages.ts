@@ -1,4 +1,5 @@
-import { loadNativeGrammar } from "../tree-sitter/load-native.js";
+import type { GrammarSpec } from "../parse/flat-parsers.js";
+import { loadNativeGrammar } from "../parse/load-grammar.js";
 import type { LanguageId } from "./types.js";
 
 /**
@@ -6,7 +7,7 @@ import type { LanguageId } from "./types.js";
  * `grammars/` plus one entry here (its extensions, the grammar package, and
  * which extractor reads its definitions).
  */
-export interface LanguageSpec {
+export interface LanguageSpec extends GrammarSpec {
   readonly id: LanguageId;
   readonly extensions: readonly string[];
   /**
@@ -15,12 +16,11 @@ export interface LanguageSpec {
    * its JSX patterns.
    */
   readonly queries: readonly string[];
-  /** Loads the native grammar (lazily: a hook that needs no symbols never loads one). */
-  readonly grammar: () => unknown;
-  /** The grammar package's WebAssembly build, for the WASM backend (a module specifier). */
-  readonly wasm: string;
   readonly extractor: "typescript" | "python";
 }
+
+const TS_SAMPLE = 'export function f(a: number): string { return "x" /* c */ }\nclass A { m() {} }\nconst o = { k: 1, ...p }\nlet t = <T,>(x: T) => x\nif (a { b(\n';
+const PY_SAMPLE = 'def f(a, *b, **c):\n    return "x"  # c\n\n@d\nclass A(B):\n    def m(self) -> int:\n        pass\nx = [i for i in y if i]\ndef g(:\n';
 
 export const LANGUAGES: readonly LanguageSpec[] = [
   {
@@ -30,6 +30,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     grammar: () => (loadNativeGrammar("tree-sitter-typescript") as { typescript: unknown }).typescript,
     wasm: "tree-sitter-typescript/tree-sitter-typescript.wasm",
     extractor: "typescript",
+    sample: TS_SAMPLE,
   },
   {
     id: "tsx",
@@ -38,6 +39,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     grammar: () => (loadNativeGrammar("tree-sitter-typescript") as { tsx: unknown }).tsx,
     wasm: "tree-sitter-typescript/tree-sitter-tsx.wasm",
     extractor: "typescript",
+    sample: TS_SAMPLE,
   },
   {
     id: "javascript",
@@ -46,6 +48,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     grammar: () => loadNativeGrammar("tree-sitter-javascript"),
     wasm: "tree-sitter-javascript/tree-sitter-javascript.wasm",
     extractor: "typescript",
+    sample: TS_SAMPLE,
   },
   {
     id: "python",
@@ -54,6 +57,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     grammar: () => loadNativeGrammar("tree-sitter-python"),
     wasm: "tree-sitter-python/tree-sitter-python.wasm",
     extractor: "python",
+    sample: PY_SAMPLE,
   },
 ];
 

@@ -1,4 +1,4 @@
-import type { SyntaxNode, Tree } from "./syntax.js";
+import type { SyntaxNode, Tree } from "../parse/syntax.js";
 
 /**
  * A memo of something derived from a node, kept per tree by node id (a

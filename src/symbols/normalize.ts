@@ -1,4 +1,4 @@
-import type { SyntaxNode, Tree } from "./syntax.js";
+import type { SyntaxNode, Tree } from "../parse/syntax.js";
 
 /**
  * Where a file's comments and string literals are: enough to normalise any

@@ -4,9 +4,9 @@
  */
 import { readFileSync } from "node:fs";
 import type { FileSymbols, LanguageId } from "./types.js";
-import type { FlatParserKind } from "../tree-sitter/load-flat-parser.js";
+import type { FlatParserKind } from "../parse/native-parser.js";
+import type { ParseLimits } from "../parse/parse-limits.js";
 import type { FileStamp } from "./file-index.js";
-import type { EntryText } from "./symbol-cache.js";
 
 /** One file to analyse: the path to report, and where to read it or its bytes (an old version read from git). */
 export interface ExtractJob {
@@ -36,6 +36,8 @@ export interface ParseWorkerData {
   readonly extract: boolean;
   /** Who parses: the pool's thread's choice, so that its extraction reads trees of the grammars it loaded. */
   readonly kind: FlatParserKind;
+  /** The limits of every parse (null: each text's `defaultParseLimits`). */
+  readonly parseLimits: ParseLimits | null;
 }
 
 /**
@@ -65,14 +67,26 @@ export interface ParseWork {
   readonly control: SharedArrayBuffer;
   /** This worker's slot in `control`, where it writes the job it is parsing (a worker that dies names the file it died on). */
   readonly slot: number;
+  /** How many slots the pool has (after the slots' jobs in `control` come their cancel flags: {@link cancelIndex}). */
+  readonly size: number;
   /** For a worker that extracts: whether results go into the cache (a job's own `store` may still say no). */
   readonly cached: boolean;
   /** For a worker that extracts: whether the pool's thread reads only a result's printed form (an entry text not stored is then sent without its first line). */
   readonly printedOnly: boolean;
+  /** When every parse of this work must end (epoch ms; null: each parse only has its own limits). */
+  readonly deadlineAt: number | null;
 }
 
-/** The slots of a {@link ParseWork}'s control array (Int32): the next job to take, the jobs extracted, then each worker's current job. */
+/**
+ * The slots of a {@link ParseWork}'s control array (Int32): the next job to take, the jobs extracted, then each
+ * worker's current job (-1: none), then each worker's cancel flag (set: its parse stops at once).
+ */
 export const CONTROL = { next: 0, extracted: 1, workers: 2 } as const;
+
+/** Where a slot's cancel flag is in the control array of a pool of `size` slots. */
+export function cancelIndex(size: number, slot: number): number {
+  return CONTROL.workers + size + slot;
+}
 
 /** How many jobs the workers may parse ahead of the extraction: their trees wait in this thread's memory until then. */
 export const PARSE_AHEAD = 64;
@@ -88,6 +102,8 @@ export interface ParsedTree {
   readonly bytes: Uint8Array | null;
   readonly count: number;
   readonly buffer: ArrayBuffer | null;
+  /** The parse went past its limits (no tree): the file counts as not parsing, and is not parsed again. */
+  readonly timedOut?: true;
 }
 
 /**
@@ -97,8 +113,7 @@ export interface ParsedTree {
  */
 export interface ExtractedFile {
   readonly index: number;
-  /** A string from the JavaScript extraction; UTF-8 bytes from the native one (their buffer transferred). */
-  readonly text: EntryText;
+  readonly text: string;
   readonly storeAs: string | null;
 }
 

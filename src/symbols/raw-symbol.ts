@@ -1,4 +1,4 @@
-import type { SyntaxNode } from "./syntax.js";
+import type { SyntaxNode } from "../parse/syntax.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import { canonicalSignature, renderSignature } from "./signature.js";
 import type { SignatureInfo, SymbolKind, SymbolRecord } from "./types.js";

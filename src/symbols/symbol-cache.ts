@@ -9,14 +9,15 @@ import { printedSymbols } from "./printed-symbols.js";
 /** Per-content cache of symbol results: an unchanged file costs a hash and a lookup. */
 export interface SymbolCache {
   get(contentHash: string, language: string): Omit<FileSymbols, "path"> | null;
-  set(contentHash: string, language: string, result: FileSymbols): void;
+  /** Stores a result; false when it is not one to keep ({@link keepable}). */
+  set(contentHash: string, language: string, result: FileSymbols): boolean;
   /**
    * A cached result's {@link printedSymbols} text, as the UTF-8 bytes the entry file holds, and its diagnostics:
    * read without decoding its records (or even its first line); null on a miss. `borrow`: the bytes are read into a
    * buffer that the next borrowing call reuses (valid until then; no fresh memory for each of many entries).
    */
   printed?(contentHash: string, language: string, options?: { borrow?: boolean }): { readonly bytes: Uint8Array; readonly diagnostics: FileSymbols["diagnostics"] } | null;
-  /** Stores a result given as its {@link entryText}. */
+  /** Stores a result given as its {@link entryText} (one not {@link keepable} is left out). */
   setText?(contentHash: string, language: string, text: EntryText): void;
 }
 
@@ -64,9 +65,12 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
       }
     },
     set(hash, language, result) {
+      if (!keepable(result)) return false;
       this.setText(hash, language, entryText(result));
+      return true;
     },
     setText(hash, language, text) {
+      if (!keepableText(text)) return;
       try {
         const target = file(hash, language);
         writeEntryFile(target, text);
@@ -80,6 +84,23 @@ export function createSymbolCache(dir: string, options: { maxEntries?: number } 
       }
     },
   };
+}
+
+/** The diagnostic of a result that depends on the time it was given, not on its content. */
+const UNKEPT = "parse_timeout";
+
+/**
+ * Whether a result may be kept and reused for the same content: not one whose parse was stopped at its limits (on
+ * another run, with more time, the same bytes may parse).
+ */
+export function keepable(r: Pick<FileSymbols, "diagnostics">): boolean {
+  return !r.diagnostics.some((d) => d.code === UNKEPT);
+}
+
+/** {@link keepable}, of a result as its entry text (its diagnostics are its last line). */
+export function keepableText(text: EntryText): boolean {
+  const parts = printedOfEntryText(text);
+  return parts !== null && !parts.diagnostics.includes(`"code":"${UNKEPT}"`);
 }
 
 /**

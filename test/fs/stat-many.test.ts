@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { statMany } from "../../src/fs/stat-many.js";
-import { loadFlatParser } from "../../src/tree-sitter/load-flat-parser.js";
+import { loadFlatParser } from "../../src/parse/native-parser.js";
 
 let dir: string;
 beforeEach(() => {

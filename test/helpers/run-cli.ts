@@ -11,8 +11,11 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs the built `comity` bin as a subprocess (`npm test` builds `dist/` first). */
-export function runBuiltCli(args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): CliResult {
+/**
+ * Runs the built `comity` bin as a subprocess (`npm test` builds `dist/` first). `timeoutMs`: killed past it (its
+ * status is then null), for a test whose point is that the command ends.
+ */
+export function runBuiltCli(args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): CliResult {
   if (!fs.existsSync(path.resolve(path.dirname(BIN), "../dist/cli/main.js"))) {
     throw new Error("dist/ is missing: run `npm run build` (npm test does it first)");
   }
@@ -21,6 +24,8 @@ export function runBuiltCli(args: readonly string[], options: { cwd: string; env
     env: options.env ?? process.env,
     input: options.input ?? "",
     encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: "SIGKILL" as const }),
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

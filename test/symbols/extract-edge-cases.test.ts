@@ -105,12 +105,11 @@ describe("files that do not parse, binary and over-size files", () => {
   });
 });
 
-describe("the native backend's two ways of matching its queries", () => {
-  it("gives the same result for a file matched by the engine's matcher and by tree-sitter's compiled query", async () => {
-    // A new extractor matches its first files with the engine's own matcher, then compiles tree-sitter's query.
+describe("one extractor over many files", () => {
+  it("gives the same result for the same file every time (its parser's scratch arrays are reused from file to file)", async () => {
     const fixtures = path.resolve(import.meta.dirname, "fixtures");
     for (const file of ["kinds.ts", "kinds.tsx", "kinds.js", "kinds.py"]) {
-      const fresh = await createSymbolExtractor({ backend: "native" });
+      const fresh = await createSymbolExtractor();
       const source = fs.readFileSync(path.join(fixtures, file));
       const runs = Array.from({ length: 12 }, () => {
         const r = fresh.extract(file, source);

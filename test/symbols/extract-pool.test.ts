@@ -36,14 +36,12 @@ describe("extractMany (worker pool)", () => {
   it("gives the same results as the main thread, in input order, on every backend", async () => {
     const here = await extractMany(jobs, { workers: 1, cacheDir: null });
     const pooled = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1 });
-    const native = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, backend: "native" });
     // The workers parse with web-tree-sitter (by default, with Comity's native parser when it is built).
     const wasmPool = startExtractPool({ workers: 2, backend: "wasm" });
     expect(wasmPool.kind).toBe("wasm");
     const wasm = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, backend: "wasm", pool: wasmPool });
     expect(pooled.map((r) => r.path)).toEqual(jobs.map((j) => j.path));
     expect(JSON.stringify(pooled)).toBe(JSON.stringify(here));
-    expect(JSON.stringify(native)).toBe(JSON.stringify(here));
     expect(JSON.stringify(wasm)).toBe(JSON.stringify(here));
     expect(here.at(-1)?.diagnostics.map((d) => d.code)).toEqual(["unreadable_file"]);
     expect(here[0]?.symbols.map((s) => s.qualified_name)).toEqual(["I0", "I0.x", "f0"]);
@@ -79,6 +77,21 @@ describe("extractMany (worker pool)", () => {
     const third = await extractMany(jobs, { workers: 2, cacheDir, minFilesForPool: 1 });
     expect(third[6]?.symbols.map((s) => s.signature)).toEqual(["function f3(a: string): void"]);
     expect(third[6]?.symbols[0]?.signature_hash).not.toBe(first[6]?.symbols.find((s) => s.name === "f3")?.signature_hash);
+  });
+
+  it("stops a worker stuck on one file past its deadline, puts a fresh one in its place, and finishes the rest", async () => {
+    const here = await extractMany(jobs, { workers: 1, cacheDir: null });
+    // A TSX text whose parse never ends, given a parse deadline far past the worker's: the worker is stuck in it.
+    const stuck: ExtractJob = { path: "x.tsx", bytes: Buffer.from("<a {{b:>c:d(e f)") };
+    const list = [...jobs.slice(0, 10), stuck, ...jobs.slice(10)];
+    for (const workers of [2, EXTRACT_IN_WORKERS_FROM]) {
+      const pooled = await extractMany(list, { workers, cacheDir: dir, minFilesForPool: 1, parseLimits: { deadlineMs: 600_000, maxBytes: 2 ** 34 }, workerDeadlineMs: 500 });
+      expect(pooled[10]?.diagnostics.map((d) => [d.code, d.message])).toEqual([["parse_timeout", "its worker was stopped past its deadline: no symbols are read from this file"]]);
+      expect(JSON.stringify([...pooled.slice(0, 10), ...pooled.slice(11)])).toBe(JSON.stringify(here));
+    }
+    // Nothing timed out is kept in the cache: a later run parses the file again.
+    const again = await extractMany([stuck], { workers: 1, cacheDir: dir, parseLimits: { deadlineMs: 50, maxBytes: 2 ** 30 } });
+    expect(again[0]?.diagnostics.map((d) => d.message)).toEqual(["the parse took longer than 50 ms and was stopped: no symbols are read from this file"]);
   });
 
   it("starts as many workers as the bytes to parse are worth when asked to, none for little work", async () => {

@@ -2,18 +2,19 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LANGUAGES } from "../../src/symbols/languages.js";
 import { indexLexical } from "../../src/symbols/normalize.js";
-import type { SyntaxNode, Tree } from "../../src/symbols/syntax.js";
+import type { SyntaxNode, Tree } from "../../src/parse/syntax.js";
 import { docComment, modifiersOf } from "../../src/symbols/typescript/ts-signature.js";
-import { loadTreeSitter } from "../../src/tree-sitter/load-native.js";
+import { loadFlatParsers } from "../../src/parse/flat-parsers.js";
+import { FlatTree, flatLanguage } from "../../src/parse/flat-tree.js";
 
 // The extractor reads a declaration's modifiers from the source text before its name when that text holds only
 // keywords, and walks the declaration's children otherwise. The walk is the oracle: on any declaration that
 // parses, both must give the same modifiers.
 
-const TreeSitter = loadTreeSitter();
-const parser = new TreeSitter();
-const grammar = LANGUAGES.find((l) => l.id === "typescript")?.grammar() as { language: unknown };
-parser.setLanguage({ language: grammar.language } as unknown as Parameters<typeof parser.setLanguage>[0]);
+const typescript = (await loadFlatParsers(LANGUAGES.filter((l) => l.id === "typescript"))).get("typescript");
+if (typescript === undefined) throw new Error("no TypeScript parser");
+const tables = flatLanguage(typescript.language.types, (id) => typescript.language.nodeTypeIsNamed(id), typescript.language.fields);
+const parser = { parse: (source: string): Tree => new FlatTree(source, tables, typescript.parse(source)) };
 
 const DECLARATIONS = new Set([
   "method_definition",
@@ -38,7 +39,7 @@ function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void): void {
 }
 
 function parse(source: string): Tree {
-  const tree = parser.parse(source) as unknown as Tree;
+  const tree = parser.parse(source);
   // What the extractor's lexical query captures, found by a walk here.
   const lexical: Array<{ name: string; node: SyntaxNode }> = [];
   walk(tree.rootNode, (n) => {

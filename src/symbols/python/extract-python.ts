@@ -1,5 +1,5 @@
 import { nodeMemo, parentOf } from "../node-memo.js";
-import type { QueryCapture, QueryMatch, SyntaxNode, Tree } from "../syntax.js";
+import type { QueryCapture, QueryMatch, SyntaxNode, Tree } from "../../parse/syntax.js";
 import { normalizedText, sourceOf, typeText } from "../normalize.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import { emptySignature } from "../signature.js";

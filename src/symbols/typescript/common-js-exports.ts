@@ -1,7 +1,7 @@
 import { normalizedText } from "../normalize.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import { emptySignature } from "../signature.js";
-import type { SyntaxNode } from "../syntax.js";
+import type { SyntaxNode } from "../../parse/syntax.js";
 import type { SignatureInfo, SymbolKind } from "../types.js";
 import { FUNCTION_VALUES, functionSignature, heritageOf, typeParamsOf } from "./ts-signature.js";
 

@@ -1,5 +1,5 @@
 import { parentOf } from "../node-memo.js";
-import type { QueryMatch, SyntaxNode, Tree } from "../syntax.js";
+import type { QueryMatch, SyntaxNode, Tree } from "../../parse/syntax.js";
 import { normalizedText, textMayMatch, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
 import type { RawSymbol } from "../raw-symbol.js";

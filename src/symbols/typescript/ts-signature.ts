@@ -1,5 +1,5 @@
 import { nodeMemo, parentOf } from "../node-memo.js";
-import type { SyntaxNode } from "../syntax.js";
+import type { SyntaxNode } from "../../parse/syntax.js";
 import { normalizedText, sourceOf, textMayMatch, typeText } from "../normalize.js";
 import { emptySignature } from "../signature.js";
 import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../types.js";

@@ -1,0 +1,86 @@
+import { createRequire } from "node:module";
+import type { Worker } from "node:worker_threads";
+import { bestFlatParserKind, type FlatParserKind } from "../parse/native-parser.js";
+import type { ParseLimits } from "../parse/parse-limits.js";
+import { EXTRACT_IN_WORKERS_FROM, type ParseWorkerData } from "./parse-work.js";
+import type { LanguageId } from "./types.js";
+
+/** One worker of a pool, and when it is ready (its parsers loaded) or gone. */
+export interface PoolWorker {
+  readonly worker: Worker;
+  readonly ready: Promise<void>;
+  /** Whether it has not exited. */
+  alive(): boolean;
+}
+
+/**
+ * The worker threads of `extractMany`, which may be started before the jobs are known (their start-up then overlaps
+ * the caller's reading). A worker that died or was stopped can be replaced by a fresh one in its slot.
+ */
+export interface ExtractPool {
+  /** How many slots (workers at once). */
+  readonly size: number;
+  /** Whether the workers extract too (a wide pool: {@link EXTRACT_IN_WORKERS_FROM}), or only parse. */
+  readonly extract: boolean;
+  /** Who parses in the workers. */
+  readonly kind: FlatParserKind;
+  /** The worker now in a slot. */
+  slot(index: number): PoolWorker;
+  /** Stops the slot's worker (if it still runs) and starts another in its place. */
+  replace(index: number): PoolWorker;
+  close(): Promise<void>;
+}
+
+export interface StartPoolOptions {
+  readonly workers: number;
+  /** The languages to parse, when the jobs are known (all of them for a pool started ahead of its jobs). */
+  readonly languages?: readonly LanguageId[];
+  readonly backend?: "flat" | "wasm";
+  /** The limits of every parse (by default each text's `defaultParseLimits`). */
+  readonly parseLimits?: ParseLimits;
+}
+
+/** Starts the worker threads of a pool; `extractMany` given it closes it, whether it needs it or not. */
+export function startExtractPool(options: StartPoolOptions): ExtractPool {
+  const size = Math.max(1, options.workers);
+  const kind = options.backend === "wasm" ? "wasm" : bestFlatParserKind();
+  const workerData: ParseWorkerData = { languages: options.languages ?? null, extract: size >= EXTRACT_IN_WORKERS_FROM, kind, parseLimits: options.parseLimits ?? null };
+  // node:worker_threads loads when a pool starts: a warm run, which needs none, spent 6 ms of 230 loading it.
+  const { Worker: WorkerThread } = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
+  const start = (): PoolWorker => {
+    const worker = new WorkerThread(workerUrl(), { workerData });
+    let exited = false;
+    const ready = new Promise<void>((resolve) => {
+      worker.on("message", (m) => {
+        if (m === "ready") resolve();
+      });
+      worker.once("error", () => resolve());
+      worker.once("exit", () => {
+        exited = true;
+        resolve();
+      });
+    });
+    return { worker, ready, alive: () => !exited };
+  };
+  const slots = Array.from({ length: size }, start);
+  let closed: Promise<void> | null = null;
+  return {
+    size,
+    extract: workerData.extract,
+    kind,
+    slot: (index) => slots[index] as PoolWorker,
+    replace(index) {
+      void (slots[index] as PoolWorker).worker.terminate();
+      const fresh = start();
+      slots[index] = fresh;
+      return fresh;
+    },
+    close: () => (closed ??= Promise.all(slots.map((s) => s.worker.terminate())).then(() => undefined)),
+  };
+}
+
+/** Where the compiled worker lives: beside this module in `dist/`, or in `dist/` when running from sources (tests). */
+function workerUrl(): URL {
+  const here = import.meta.url;
+  return here.endsWith(".ts") ? new URL("../../dist/symbols/parse-worker.js", here) : new URL("./parse-worker.js", here);
+}
