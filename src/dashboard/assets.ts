@@ -1,6 +1,6 @@
 /**
  * The dashboard's stylesheet and script, served from the package itself (nothing from the internet, no build
- * step). The script keeps the page live: an EventSource on `/events`, and on each change the page's main part
+ * step). The script keeps the page live: an EventSource on `/events` (under the page's base path), and on each change the page's main part
  * fetched again and swapped in place; relative times kept current; the connection's state said in a live region.
  */
 export const DASHBOARD_CSS = `:root{color-scheme:light dark;--fg:#1d2430;--bg:#fbfbfd;--muted:#5b6473;--line:#d8dce3;--bad:#b3261e;--warn:#8a5a00;--ok:#1e6b3a;--info:#2b5797;--focus:#1a73e8}
@@ -25,6 +25,7 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.25r
 
 export const DASHBOARD_JS = `"use strict";
 (() => {
+  const base = document.documentElement.dataset.base || "";
   const live = document.getElementById("live");
   const say = (state, text) => { if (live) { live.dataset.state = state; live.textContent = text; } };
   const ago = (ms) => {
@@ -42,7 +43,7 @@ export const DASHBOARD_JS = `"use strict";
     pending = true;
     try {
       const r = await fetch(location.pathname + "?fragment=1", { credentials: "same-origin", headers: { accept: "text/html" } });
-      if (r.status === 401) { location.href = "/signin"; return; }
+      if (r.status === 401) { location.href = base + "/signin"; return; }
       if (!r.ok) return;
       const html = await r.text();
       const main = document.getElementById("main");
@@ -54,7 +55,7 @@ export const DASHBOARD_JS = `"use strict";
   };
   let lostOnce = false;
   const connect = () => {
-    const es = new EventSource("/events");
+    const es = new EventSource(base + "/events");
     es.onopen = () => { say("live", "Live: updates as agents work"); if (lostOnce) refresh(); };
     es.addEventListener("change", refresh);
     es.onerror = () => {

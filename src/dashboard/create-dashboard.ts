@@ -5,16 +5,9 @@ import { POLICIES, type TeamPolicy } from "../coordination/wire.js";
 import { shortSessionId } from "../coordination/coordination-text.js";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
 import { readOverview, readRepoPage, readSessionPage } from "./dashboard-data.js";
+import { createEventStreams, type StreamLimits } from "./event-streams.js";
+import { createSignIns, SIGN_IN_LIMITS, type SignIn, type SignInLimits } from "./sign-ins.js";
 import { esc, renderOverview, renderPage, renderRepo, renderSession, renderSignIn, type ViewContext } from "./render-dashboard.js";
-
-/** A signed-in person: the team the token named, whether it was read-only, and the form token of the session. */
-interface SignedIn {
-  readonly teamId: string;
-  readonly team: string;
-  readonly readOnly: boolean;
-  readonly csrf: string;
-  readonly expires: number;
-}
 
 export interface DashboardTeam {
   readonly id: string;
@@ -25,8 +18,10 @@ export interface DashboardTeam {
 export interface DashboardOptions {
   /** Reads outside any write lock. */
   readonly read: <T>(fn: (sql: Sql) => Promise<T>) => Promise<T>;
-  /** The team a token names, or undefined. */
-  readonly teamForToken: (token: string) => Promise<DashboardTeam | undefined>;
+  /** The team a token names, with what names the token from then on (its hash), or undefined. */
+  readonly teamForToken: (token: string) => Promise<(DashboardTeam & { readonly key: string }) | undefined>;
+  /** Whether the token of that name is still valid (a revoked one's sign-ins end at their next request). */
+  readonly validKey?: (key: string) => Promise<boolean>;
   readonly setPolicy: (teamId: string, policy: TeamPolicy) => Promise<void>;
   readonly leaseMs: number;
   readonly now?: () => number;
@@ -35,10 +30,17 @@ export interface DashboardOptions {
   /** A secret that signs in once as this team (`comity status --web`, for the local user). */
   readonly oneTime?: { readonly secret: string; readonly team: DashboardTeam };
   /**
+   * The path every page lives under (default none): `comity status --web` serves under a random one, which its cookie
+   * is scoped to, so that no other server on the machine's loopback receives the cookie.
+   */
+  readonly base?: string;
+  /**
    * Where events are applied by other processes (the embedded store): polled every second while a page is open;
    * a new value is a change. The server calls {@link Dashboard.notify} itself instead.
    */
   readonly changeStamp?: () => Promise<string>;
+  readonly streamLimits?: Partial<StreamLimits>;
+  readonly signInLimits?: SignInLimits;
 }
 
 export interface Dashboard {
@@ -51,23 +53,27 @@ export interface Dashboard {
 }
 
 /** How long a sign-in lasts. */
-export const DASHBOARD_SESSION_MS = 8 * 60 * 60 * 1000;
+export const DASHBOARD_SESSION_MS = SIGN_IN_LIMITS.ttlMs;
 const COOKIE = "comity_dashboard";
-const SIGNIN_LIMIT = 20;
-const SIGNIN_WINDOW_MS = 10_000;
+/** The sign-in form's own token, in a cookie and in the form: a page of another site cannot post it (login CSRF). */
+const FORM_COOKIE = "comity_signin";
+/** Failed sign-ins allowed from one address in {@link SIGNIN_WINDOW_MS}: past that, a wrong token gets 429 (a right one still signs in). */
+export const SIGNIN_LIMIT = 20;
+export const SIGNIN_WINDOW_MS = 10_000;
 
 /**
  * The dashboard of `comity serve` (and of `comity status --web`): server-rendered pages of what every agent of a
  * team is doing (overview, repo, session), live over Server-Sent Events, behind a sign-in with a team token. The
- * sign-in is an HttpOnly, SameSite=Strict cookie naming a session held in memory (it ends with the process, or
- * after 8 hours); each page reads only the signed-in team's rows; the policy switch, the one thing that changes
- * state, takes a form token and a token that is not read-only.
+ * sign-in is an HttpOnly, SameSite=Strict cookie naming a sign-in held in memory (it ends with the process, after 8
+ * hours, or when its token is revoked); each page reads only the signed-in team's rows; the policy switch, the one
+ * thing that changes state, takes a form token and a token that is not read-only. Its live streams are bounded
+ * (`STREAM_LIMITS`), so that no sign-in can take the server's connections from the API.
  */
 export function createDashboard(options: DashboardOptions): Dashboard {
   const now = options.now ?? Date.now;
-  const sessions = new Map<string, SignedIn>();
-  const streams = new Map<string, Set<http.ServerResponse>>();
-  const pendingNotify = new Map<string, NodeJS.Timeout>();
+  const base = options.base ?? "";
+  const signIns = createSignIns(now, options.signInLimits);
+  const streams = createEventStreams({ now, ...(options.streamLimits === undefined ? {} : { limits: options.streamLimits }), ...(options.validKey === undefined ? {} : { valid: options.validKey }) });
   const failures = new Map<string, number[]>();
   let oneTimeUsed = false;
   let lastStamp: string | null = null;
@@ -77,51 +83,48 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       : setInterval(() => {
           // Polled whether or not a page is open, so that a page opened just before an event still sees it.
           void options.changeStamp?.().then((stamp) => {
-            if (lastStamp !== null && stamp !== lastStamp) for (const team of streams.keys()) notify(team);
+            if (lastStamp !== null && stamp !== lastStamp) for (const team of streams.teams()) streams.notify(team);
             lastStamp = stamp;
           }, () => undefined);
         }, 1000);
   poll?.unref();
   // The baseline at once: an event written before the first tick is a change for a page opened meanwhile.
   void options.changeStamp?.().then((stamp) => (lastStamp ??= stamp), () => undefined);
-  const heartbeat = setInterval(() => {
-    for (const set of streams.values()) for (const res of set) res.write(": ping\n\n");
-  }, 15_000);
-  heartbeat.unref();
 
-  const notify = (teamId: string): void => {
-    if (!streams.has(teamId) || pendingNotify.has(teamId)) return;
-    // At most a few updates a second, however many events arrive.
-    pendingNotify.set(
-      teamId,
-      setTimeout(() => {
-        pendingNotify.delete(teamId);
-        for (const res of streams.get(teamId) ?? []) res.write(`event: change\ndata: ${now()}\n\n`);
-      }, 200),
-    );
-  };
-
-  const signedIn = (req: http.IncomingMessage): SignedIn | null => {
-    const id = sessionIdOf(req);
-    const s = id === undefined ? undefined : sessions.get(id);
-    if (s === undefined || id === undefined) return null;
-    if (s.expires < now()) {
-      sessions.delete(id);
+  /** The request's sign-in, if it has one that is live and whose token is still valid (a revoked token's end now). */
+  const signedIn = async (req: http.IncomingMessage): Promise<{ id: string; me: SignIn } | null> => {
+    const id = cookieOf(req, COOKIE);
+    const me = id === undefined ? null : signIns.get(id);
+    if (me === null || id === undefined) return null;
+    if (me.key !== null && options.validKey !== undefined && !(await options.validKey(me.key))) {
+      signIns.endKey(me.key);
       return null;
     }
-    return s;
+    return { id, me };
   };
-  const cookie = (value: string, maxAgeS: number): string => `${COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${options.secureCookies === true ? "; Secure" : ""}`;
-  const startSession = (res: http.ServerResponse, team: DashboardTeam): void => {
-    if (sessions.size >= 10_000) for (const [k, v] of sessions) if (v.expires < now()) sessions.delete(k);
-    const id = randomBytes(24).toString("base64url");
-    sessions.set(id, { teamId: team.id, team: team.name, readOnly: team.readOnly, csrf: randomBytes(18).toString("base64url"), expires: now() + DASHBOARD_SESSION_MS });
-    res.setHeader("set-cookie", cookie(id, DASHBOARD_SESSION_MS / 1000));
+  const cookie = (name: string, value: string, maxAgeS: number, scope = `${base}/`): string =>
+    `${name}=${value}; Path=${scope}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${options.secureCookies === true ? "; Secure" : ""}`;
+  const startSession = (res: http.ServerResponse, team: DashboardTeam, key: string | null): void => {
+    const id = signIns.start(team, key);
+    res.setHeader("set-cookie", cookie(COOKIE, id, Math.floor(SIGN_IN_LIMITS.ttlMs / 1000)));
+  };
+  const signInPage = (req: http.IncomingMessage, res: http.ServerResponse, status: number, error: string | null): true => {
+    // The same token while the browser keeps its cookie: another load of the page (a favicon redirected here, a
+    // second tab) must not void a form already shown.
+    const form = cookieOf(req, FORM_COOKIE) ?? randomBytes(18).toString("base64url");
+    res.setHeader("set-cookie", cookie(FORM_COOKIE, form, 600, `${base}/signin`));
+    send(res, status, renderSignIn(error, base, form));
+    return true;
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<boolean> => {
-    const p = url.pathname;
-    if (p.startsWith("/v1/") || p === "/v1") return false;
+    if (url.pathname.startsWith("/v1/") || url.pathname === "/v1") return false;
+    if (base !== "" && url.pathname !== base && !url.pathname.startsWith(`${base}/`)) {
+      req.resume();
+      send(res, 404, "not found\n", "text/plain");
+      return true;
+    }
+    const p = url.pathname.slice(base.length) || "/";
     const method = req.method ?? "GET";
     if (method === "GET" && (p === "/assets/dashboard.css" || p === "/assets/dashboard.js")) {
       req.resume();
@@ -134,43 +137,50 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         const once = url.searchParams.get("once");
         if (once !== null && options.oneTime !== undefined && !oneTimeUsed && sameSecret(once, options.oneTime.secret)) {
           oneTimeUsed = true;
-          startSession(res, options.oneTime.team);
-          return redirect(res, "/");
+          startSession(res, options.oneTime.team, null);
+          return redirect(res, `${base}/`);
         }
-        send(res, 200, renderSignIn(once !== null ? "That sign-in link was used already, or is not this server's." : null));
-        return true;
+        return signInPage(req, res, 200, once !== null ? "That sign-in link was used already, or is not this server's." : null);
       }
       if (method === "POST") {
+        const body = await readForm(req);
+        // A sign-in posted from another site's page (login CSRF): its browser says where it came from, and it cannot
+        // have the form's own token.
+        if (!sameSite(req) || body === null || !sameSecret(body.get("form") ?? "", cookieOf(req, FORM_COOKIE) ?? "")) {
+          send(res, 403, "sign in from this server's own page\n", "text/plain");
+          return true;
+        }
         const address = req.socket.remoteAddress ?? "?";
         const recent = (failures.get(address) ?? []).filter((t) => t > now() - SIGNIN_WINDOW_MS);
-        const body = await readForm(req);
-        if (recent.length >= SIGNIN_LIMIT) {
-          res.setHeader("retry-after", String(Math.ceil(SIGNIN_WINDOW_MS / 1000)));
-          send(res, 429, renderSignIn("Too many failed sign-ins from here: wait a few seconds."));
-          return true;
-        }
-        const token = (body?.get("token") ?? "").trim();
+        const token = (body.get("token") ?? "").trim();
+        // Looked up even while the address is slowed down: a right token signs in (behind a proxy, everyone shares
+        // the address), a wrong one waits.
         const team = token === "" ? undefined : await options.teamForToken(token);
         if (team === undefined) {
+          if (recent.length >= SIGNIN_LIMIT) {
+            res.setHeader("retry-after", String(Math.ceil(SIGNIN_WINDOW_MS / 1000)));
+            return signInPage(req, res, 429, "Too many failed sign-ins from here: wait a few seconds.");
+          }
           failures.set(address, [...recent, now()]);
           if (failures.size > 10_000) failures.clear();
-          send(res, 401, renderSignIn("That token is not one of this server's."));
-          return true;
+          return signInPage(req, res, 401, "That token is not one of this server's.");
         }
-        startSession(res, team);
-        return redirect(res, "/");
+        startSession(res, team, team.key);
+        return redirect(res, `${base}/`);
       }
     }
-    const me = signedIn(req);
+    const who = await signedIn(req);
     const fragment = url.searchParams.get("fragment") === "1";
-    if (me === null) {
+    if (who === null) {
       req.resume();
+      res.setHeader("set-cookie", cookie(COOKIE, "", 0));
       if (p === "/events" || fragment || method !== "GET") {
         send(res, 401, "sign in first\n", "text/plain");
         return true;
       }
-      return redirect(res, "/signin");
+      return redirect(res, `${base}/signin`);
     }
+    const { me } = who;
     if (method === "POST") {
       const body = await readForm(req);
       if (body === null || !sameSecret(body.get("csrf") ?? "", me.csrf)) {
@@ -178,10 +188,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         return true;
       }
       if (p === "/signout") {
-        const id = sessionIdOf(req);
-        if (id !== undefined) sessions.delete(id);
-        res.setHeader("set-cookie", cookie("", 0));
-        return redirect(res, "/signin");
+        signIns.end(who.id);
+        streams.endSignIn(who.id);
+        res.setHeader("set-cookie", cookie(COOKIE, "", 0));
+        return redirect(res, `${base}/signin`);
       }
       if (p === "/policy") {
         const policy = body.get("policy") ?? "";
@@ -190,27 +200,18 @@ export function createDashboard(options: DashboardOptions): Dashboard {
           return true;
         }
         await options.setPolicy(me.teamId, policy as TeamPolicy);
-        notify(me.teamId);
-        return redirect(res, "/");
+        streams.notify(me.teamId);
+        return redirect(res, `${base}/`);
       }
       send(res, 404, "not found\n", "text/plain");
       return true;
     }
     req.resume();
     if (p === "/events") {
-      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
-      res.write("retry: 2000\n\n");
-      const set = streams.get(me.teamId) ?? new Set();
-      set.add(res);
-      streams.set(me.teamId, set);
-      req.socket.setTimeout(0);
-      res.on("close", () => {
-        set.delete(res);
-        if (set.size === 0) streams.delete(me.teamId);
-      });
+      streams.open(req, res, { signIn: who.id, teamId: me.teamId, key: me.key });
       return true;
     }
-    const ctx: ViewContext = { now: now(), team: me.team, csrf: me.csrf, readOnly: me.readOnly };
+    const ctx: ViewContext = { now: now(), team: me.team, csrf: me.csrf, readOnly: me.readOnly, base };
     const where = { teamId: me.teamId, now: ctx.now, leaseMs: options.leaseMs };
     let title: string;
     let main: string | null;
@@ -229,27 +230,42 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       [title, main] = ["Not found", null];
     }
     const status = main === null ? 404 : 200;
-    const body = main ?? `<h1>Not found</h1><p>Nothing of team ${esc(me.team)} here. <a href="/">Overview</a></p>`;
+    const body = main ?? `<h1>Not found</h1><p>Nothing of team ${esc(me.team)} here. <a href="${esc(base)}/">Overview</a></p>`;
     send(res, status, fragment ? body : renderPage(title, body, ctx));
     return true;
   };
 
   return {
     handle,
-    notify,
+    notify: (teamId) => streams.notify(teamId),
     close() {
       if (poll !== null) clearInterval(poll);
-      clearInterval(heartbeat);
-      for (const t of pendingNotify.values()) clearTimeout(t);
-      for (const set of streams.values()) for (const res of set) res.end();
-      streams.clear();
+      streams.close();
     },
   };
 }
 
-/** The sign-in's id from the request's cookie, if it carries one. */
-function sessionIdOf(req: http.IncomingMessage): string | undefined {
-  return new RegExp(`(?:^|;\\s*)${COOKIE}=([A-Za-z0-9_-]{20,})`).exec(req.headers.cookie ?? "")?.[1];
+/**
+ * Whether a form post comes from this server's own pages, as far as the browser says: no `Sec-Fetch-Site` other than
+ * same-origin (or none: typed by the person), and an `Origin`, if any, naming the host the request was sent to.
+ * (`Origin: null` says nothing: browsers send it for a page's own form under `Referrer-Policy: no-referrer`, which
+ * these pages have; the form's own token decides then.)
+ */
+function sameSite(req: http.IncomingMessage): boolean {
+  const site = req.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin" && site !== "none") return false;
+  const origin = req.headers.origin;
+  if (origin === undefined || origin === "null") return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+/** A cookie's value in the request, if it carries one of the shape Comity's cookies have. */
+function cookieOf(req: http.IncomingMessage, name: string): string | undefined {
+  return new RegExp(`(?:^|;\\s*)${name}=([A-Za-z0-9_-]{20,})`).exec(req.headers.cookie ?? "")?.[1];
 }
 
 function send(res: http.ServerResponse, status: number, body: string, type = "text/html", cache = "no-store"): void {

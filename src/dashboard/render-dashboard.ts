@@ -8,6 +8,8 @@ export interface ViewContext {
   readonly team: string;
   readonly csrf: string;
   readonly readOnly: boolean;
+  /** The path every page lives under ("" at the root). */
+  readonly base: string;
 }
 
 /** Text made safe for HTML (content and attribute values). */
@@ -25,49 +27,53 @@ const host = (tool: string): string => HOST_NAMES[tool] ?? tool;
 const kindClass = (kind: string): string => (kind.includes("breaking") ? "bad" : kind === "file_overlap" || kind === "symbol_overlap" ? "warn" : "info");
 
 /** The whole document: header with the team and sign-out, a live status line, and the page's main part. */
-export function renderPage(title: string, main: string, ctx: ViewContext | null): string {
+export function renderPage(title: string, main: string, ctx: ViewContext | null, base = ctx?.base ?? ""): string {
+  const b = esc(base);
   const nav =
     ctx === null
       ? ""
-      : `<nav aria-label="Main"><a href="/">Overview</a><span class="team">team <strong>${esc(ctx.team)}</strong>${ctx.readOnly ? " (read-only)" : ""}</span>
-<form method="post" action="/signout"><input type="hidden" name="csrf" value="${esc(ctx.csrf)}"><button type="submit">Sign out</button></form></nav>
+      : `<nav aria-label="Main"><a href="${b}/">Overview</a><span class="team">team <strong>${esc(ctx.team)}</strong>${ctx.readOnly ? " (read-only)" : ""}</span>
+<form method="post" action="${b}/signout"><input type="hidden" name="csrf" value="${esc(ctx.csrf)}"><button type="submit">Sign out</button></form></nav>
 <p id="live" role="status" aria-live="polite" data-state="connecting">Connecting…</p>`;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)} · Comity</title><link rel="stylesheet" href="/assets/dashboard.css"></head>
-<body><header><a class="brand" href="/">Comity</a>${nav}</header>
+<html lang="en" data-base="${b}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)} · Comity</title><link rel="stylesheet" href="${b}/assets/dashboard.css"></head>
+<body><header><a class="brand" href="${b}/">Comity</a>${nav}</header>
 <main id="main">${main}</main>
-${ctx === null ? "" : `<script src="/assets/dashboard.js" defer></script>`}
+${ctx === null ? "" : `<script src="${b}/assets/dashboard.js" defer></script>`}
 </body></html>
 `;
 }
 
-export function renderSignIn(error: string | null): string {
+/** The sign-in page; `form`: the form's own token (also in its cookie), without which a post is refused. */
+export function renderSignIn(error: string | null, base: string, form: string): string {
   return renderPage(
     "Sign in",
     `<h1>Sign in</h1>
 <p>Paste a token of your team: one from <code>comity serve token create --team NAME</code>, or a read-only one (<code>--read-only</code>) for looking only.</p>
 ${error === null ? "" : `<p class="error" role="alert">${esc(error)}</p>`}
-<form method="post" action="/signin" class="signin">
+<form method="post" action="${esc(base)}/signin" class="signin">
+<input type="hidden" name="form" value="${esc(form)}">
 <label for="token">Team token</label>
 <input id="token" name="token" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>`,
     null,
+    base,
   );
 }
 
 export function renderOverview(o: Overview, ctx: ViewContext): string {
   const policy = ctx.readOnly
     ? `<p>Policy: <strong>${esc(o.policy)}</strong></p>`
-    : `<form method="post" action="/policy" class="policy"><input type="hidden" name="csrf" value="${esc(ctx.csrf)}">
+    : `<form method="post" action="${esc(ctx.base)}/policy" class="policy"><input type="hidden" name="csrf" value="${esc(ctx.csrf)}">
 <label for="policy">Policy</label> <select id="policy" name="policy">${POLICIES.map((p) => `<option value="${p}"${p === o.policy ? " selected" : ""}>${p}</option>`).join("")}</select>
 <button type="submit">Apply</button></form>`;
   const repos =
     o.repos.length === 0
       ? `<p class="empty">No agents yet: run <code>comity init</code> in a repo, then <code>comity login</code> with a token of this team, and start an agent.</p>`
       : `<table><caption>Repos with activity</caption><thead><tr><th scope="col">Repo</th><th scope="col">Active sessions</th><th scope="col">Open conflicts</th><th scope="col">Breaking changes (12 h)</th></tr></thead><tbody>
-${o.repos.map((r) => `<tr><th scope="row"><a href="/repos/${esc(r.id)}">${esc(r.label)}</a></th><td>${r.sessions}</td><td>${r.conflicts > 0 ? `<span class="badge warn">${r.conflicts}</span>` : "0"}</td><td>${r.breaking > 0 ? `<span class="badge bad">${r.breaking}</span>` : "0"}</td></tr>`).join("\n")}
+${o.repos.map((r) => `<tr><th scope="row"><a href="${esc(ctx.base)}/repos/${esc(r.id)}">${esc(r.label)}</a></th><td>${r.sessions}</td><td>${r.conflicts > 0 ? `<span class="badge warn">${r.conflicts}</span>` : "0"}</td><td>${r.breaking > 0 ? `<span class="badge bad">${r.breaking}</span>` : "0"}</td></tr>`).join("\n")}
 </tbody></table>`;
   const conflicts =
     o.conflicts.length === 0
@@ -84,7 +90,7 @@ ${policy}
 function breakingList(list: Overview["breaking"], ctx: ViewContext): string {
   if (list.length === 0) return `<p class="empty">No breaking change in the last 12 hours.</p>`;
   return `<ul class="list">${list
-    .map((b) => `<li><span class="badge bad">breaking</span> <code>${esc(b.qualified_name)}</code> in <code>${esc(b.path)}</code> (<a href="/repos/${esc(b.repo_id)}">${esc(b.repo)}</a>) by <a href="/sessions/${esc(b.session_id)}">${esc(b.who)}</a>: ${esc(b.summary)}, ${esc(b.state)} (${when(b.at, ctx.now)})</li>`)
+    .map((b) => `<li><span class="badge bad">breaking</span> <code>${esc(b.qualified_name)}</code> in <code>${esc(b.path)}</code> (<a href="${esc(ctx.base)}/repos/${esc(b.repo_id)}">${esc(b.repo)}</a>) by <a href="${esc(ctx.base)}/sessions/${esc(b.session_id)}">${esc(b.who)}</a>: ${esc(b.summary)}, ${esc(b.state)} (${when(b.at, ctx.now)})</li>`)
     .join("\n")}</ul>`;
 }
 
@@ -94,7 +100,7 @@ function timeline(list: readonly ConflictEntry[], ctx: ViewContext): string {
     .map((c) => {
       const told = c.withdrawn_at !== null ? `withdrawn ${when(c.withdrawn_at, ctx.now)}` : c.told_at !== null ? `told ${when(c.told_at, ctx.now)}` : `<strong>queued</strong>`;
       const role = c.role === "informed" ? "informed that" : "affects";
-      return `<li>${when(c.created_at, ctx.now)} <span class="badge ${kindClass(c.kind)}">${esc(c.kind)}</span> ${esc(c.ref)} <code>${esc(c.subject)}</code>: ${role} <a href="/sessions/${esc(c.affected_id)}">${esc(c.affected)}</a>${c.role === "informed" ? " hears of" : ", with"} <a href="/sessions/${esc(c.other_id)}">${esc(c.other)}</a>; ${told}</li>`;
+      return `<li>${when(c.created_at, ctx.now)} <span class="badge ${kindClass(c.kind)}">${esc(c.kind)}</span> ${esc(c.ref)} <code>${esc(c.subject)}</code>: ${role} <a href="${esc(ctx.base)}/sessions/${esc(c.affected_id)}">${esc(c.affected)}</a>${c.role === "informed" ? " hears of" : ", with"} <a href="${esc(ctx.base)}/sessions/${esc(c.other_id)}">${esc(c.other)}</a>; ${told}</li>`;
     })
     .join("\n")}</ol>`;
 }
@@ -107,13 +113,13 @@ export function renderRepo(p: RepoPage, ctx: ViewContext): string {
           .map((s) => {
             const held = [...new Set(s.intents.flatMap((i) => i.paths))].sort();
             const changes = s.changes.map((c) => `<li><span class="badge ${c.compatibility === "breaking" ? "bad" : c.compatibility === "compatible" ? "ok" : "info"}">${esc(c.compatibility)}</span> <code>${esc(c.qualified_name)}</code> in <code>${esc(c.path)}</code> (${esc(c.change)}, ${esc(c.state)})</li>`);
-            return `<article class="session"><h3><a href="/sessions/${esc(s.session_id)}">${esc(s.label ?? "?")} · ${esc(host(s.tool))} ${esc(shortSessionId(s.external_id))}</a>${s.parent_external_id !== null ? " (subagent)" : ""}</h3>
+            return `<article class="session"><h3><a href="${esc(ctx.base)}/sessions/${esc(s.session_id)}">${esc(s.label ?? "?")} · ${esc(host(s.tool))} ${esc(shortSessionId(s.external_id))}</a>${s.parent_external_id !== null ? " (subagent)" : ""}</h3>
 <dl><dt>Folder</dt><dd><code>${esc(s.cwd_path ?? "-")}</code></dd><dt>Branch</dt><dd>${esc(s.branch ?? "-")}</dd><dt>Since</dt><dd>${when(Date.parse(s.started_at), ctx.now)}</dd><dt>Last seen</dt><dd>${when(Date.parse(s.last_seen_at), ctx.now)}</dd>${s.status_excerpt === null ? "" : `<dt>Last status</dt><dd>${esc(s.status_excerpt)}</dd>`}<dt>Queued for it</dt><dd>${s.queued}</dd></dl>
 <p>Holds: ${held.length === 0 ? "nothing" : held.map((f) => `<code>${esc(f)}</code>`).join(", ")}</p>
 ${changes.length === 0 ? "" : `<ul class="list">${changes.join("\n")}</ul>`}</article>`;
           })
           .join("\n");
-  return `<p><a href="/">← Overview</a></p><h1>${esc(p.repo.label)}</h1>
+  return `<p><a href="${esc(ctx.base)}/">← Overview</a></p><h1>${esc(p.repo.label)}</h1>
 <section aria-labelledby="s-h"><h2 id="s-h">Active sessions (${p.sessions.length})</h2>${sessions}</section>
 <section aria-labelledby="c-h"><h2 id="c-h">Conflicts, newest first</h2>${timeline(p.conflicts, ctx)}</section>
 <section aria-labelledby="b-h"><h2 id="b-h">Breaking changes</h2>${breakingList(p.breaking, ctx)}</section>`;
@@ -127,7 +133,7 @@ export function renderSession(p: SessionPage, ctx: ViewContext): string {
       : `<ol class="timeline">${p.events
           .map((e) => `<li>${when(e.at, ctx.now)} <code>${esc(e.event)}</code>${e.paths.length > 0 ? ` ${e.paths.slice(0, 5).map((x) => `<code>${esc(x)}</code>`).join(", ")}` : ""}: <span class="badge ${e.decision === "block" ? "bad" : e.decision === "warn" ? "warn" : "ok"}">${esc(e.decision)}</span>${e.refs.length > 0 ? ` told ${e.refs.map(esc).join(", ")}` : ""}</li>`)
           .join("\n")}</ol>`;
-  return `<p><a href="/repos/${esc(s.repo_id)}">← ${esc(s.repo)}</a></p><h1>${esc(s.label ?? "?")} · ${esc(host(s.tool))} ${esc(shortSessionId(s.external_id))}</h1>
+  return `<p><a href="${esc(ctx.base)}/repos/${esc(s.repo_id)}">← ${esc(s.repo)}</a></p><h1>${esc(s.label ?? "?")} · ${esc(host(s.tool))} ${esc(shortSessionId(s.external_id))}</h1>
 <dl><dt>Folder</dt><dd><code>${esc(s.cwd_path ?? "-")}</code></dd><dt>Branch</dt><dd>${esc(s.branch ?? "-")}</dd><dt>Started</dt><dd>${when(s.started_at, ctx.now)}</dd><dt>Last seen</dt><dd>${when(s.last_seen_at, ctx.now)}</dd><dt>State</dt><dd>${s.ended_at !== null ? "ended" : "active"}</dd>${s.status_excerpt === null ? "" : `<dt>Last status</dt><dd>${esc(s.status_excerpt)}</dd>`}</dl>
 <section aria-labelledby="e-h"><h2 id="e-h">Events, in order</h2>${events}</section>
 <section aria-labelledby="c-h"><h2 id="c-h">Its conflicts</h2>${timeline(p.conflicts, ctx)}</section>`;

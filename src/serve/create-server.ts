@@ -4,8 +4,9 @@ import type { Database } from "../store/database.js";
 import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys } from "../coordination/evaluate-event.js";
 import { listConflicts, listSessions } from "../coordination/list-sessions.js";
 import { loadRequestValidator, overLimits } from "../coordination/wire.js";
-import { setTeamPolicyById, teamForToken, touchToken, type Team } from "./teams.js";
+import { hashToken, setTeamPolicyById, teamForToken, tokenHashExists, touchToken, type Team } from "./teams.js";
 import { createDashboard } from "../dashboard/create-dashboard.js";
+import type { StreamLimits } from "../dashboard/event-streams.js";
 
 /**
  * Failed authentications allowed per client address in {@link FAILED_AUTH_WINDOW_MS}; past that, the address gets
@@ -39,6 +40,8 @@ export interface ServerOptions {
   readonly limits?: Partial<{ -readonly [K in keyof typeof SERVER_LIMITS]: number }>;
   /** Mark the dashboard's cookie Secure (the server is reached over TLS, through a proxy). */
   readonly secureCookies?: boolean;
+  /** Overrides of the dashboard's `STREAM_LIMITS` (tests). */
+  readonly streamLimits?: Partial<StreamLimits>;
 }
 
 /**
@@ -57,12 +60,14 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     read: (fn) => db.read(fn),
     teamForToken: async (token) => {
       const t = await db.read((sql) => teamForToken(sql, token));
-      return t === undefined ? undefined : { id: t.id, name: t.name, readOnly: t.readOnly };
+      return t === undefined ? undefined : { id: t.id, name: t.name, readOnly: t.readOnly, key: hashToken(token) };
     },
+    validKey: (key) => db.read((sql) => tokenHashExists(sql, key)),
     setPolicy: (teamId, policy) => setTeamPolicyById(db, teamId, policy),
     leaseMs,
     now,
     ...(options.secureCookies === undefined ? {} : { secureCookies: options.secureCookies }),
+    ...(options.streamLimits === undefined ? {} : { streamLimits: options.streamLimits }),
   });
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {

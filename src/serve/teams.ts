@@ -65,6 +65,11 @@ export async function teamForToken(sql: Sql, token: string): Promise<(Team & { r
   return row === undefined ? undefined : { ...toTeam(row), tokenLastUsed: row.last_used_at === null ? null : Number(row.last_used_at), readOnly: Number(row.read_only) === 1 };
 }
 
+/** Whether a token of this hash exists (not revoked): the dashboard's sign-ins made with it end when it does not. */
+export async function tokenHashExists(sql: Sql, hash: string): Promise<boolean> {
+  return (await first<{ n: number }>(sql, "SELECT 1 AS n FROM tokens WHERE hash = ?", [hash])) !== undefined;
+}
+
 /** Sets a team's policy by its id (the dashboard's switch). */
 export async function setTeamPolicyById(db: Database, teamId: string, policy: TeamPolicy): Promise<void> {
   await db.transaction(`team-id:${teamId}`, (sql) => sql.run("UPDATE teams SET policy = ? WHERE id = ?", [policy, teamId]));

@@ -30,20 +30,24 @@ describe("comity status --web", () => {
         let out = "";
         child.stdout.on("data", (c: Buffer) => {
           out += c.toString();
-          const m = /Open once to sign in: (http:\/\/127\.0\.0\.1:\d+\/signin\?once=\S+)/.exec(out);
+          const m = /Open once to sign in: (http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{16}\/signin\?once=\S+)/.exec(out);
           if (m?.[1] !== undefined) resolve(m[1]);
         });
         child.on("exit", (code) => reject(new Error(`exited ${code}`)));
       });
-      const base = new URL(link).origin;
+      // Every page is under a path of this launch's own, and the cookie is scoped to it (a browser sends a cookie of
+      // 127.0.0.1 to every port: no other local server gets this one unless asked for that path).
+      const base = link.slice(0, link.indexOf("/signin"));
+      const prefix = new URL(base).pathname;
+      expect((await fetch(`${new URL(link).origin}/`, { redirect: "manual" })).status).toBe(404);
       expect((await fetch(`${base}/`, { redirect: "manual" })).status).toBe(303);
       const first = await fetch(link, { redirect: "manual" });
       expect(first.status).toBe(303);
       const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
       expect(cookie).toMatch(/^comity_dashboard=/);
-      expect(first.headers.get("set-cookie")).toMatch(/HttpOnly; SameSite=Strict/);
+      expect(first.headers.get("set-cookie")).toContain(`; Path=${prefix}/; HttpOnly; SameSite=Strict`);
       // The link works once.
-      expect((await fetch(link, { redirect: "manual" })).headers.get("set-cookie")).toBeNull();
+      expect((await fetch(link, { redirect: "manual" })).headers.get("set-cookie")).not.toMatch(/comity_dashboard=/);
       const page = await (await fetch(`${base}/`, { headers: { cookie } })).text();
       expect(page).toContain("team <strong>this machine</strong>");
       expect(page).toMatch(/1 active session/);

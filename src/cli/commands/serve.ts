@@ -27,7 +27,8 @@ token create  prints a new token for the team (created if new) once; it is
               stored hashed. Hooks send it as COMITY_TOKEN. --name says whose
               it is (a person, a machine).
 token list    the team's tokens: id, name, created, last used (never a secret)
-token revoke  deletes a token by its id: its next request gets 401
+token revoke  deletes a token by its id: its next request gets 401, and the
+              dashboard sign-ins made with it end at their next request
 policy        shows or sets the team's policy, effective at the next request:
               first_contact (the default: the first edit that meets a conflict
               is denied once, with the whole warning; the retry is allowed),
@@ -69,7 +70,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     try {
       const { revokeToken } = await import("../../serve/teams.js");
       const gone = await revokeToken(db, extra[0] as string);
-      io.stdout.write(`revoked token ${extra[0]}${gone.name === null ? "" : ` (${gone.name})`} of team '${gone.team}': its next request gets 401\n`);
+      io.stdout.write(`revoked token ${extra[0]}${gone.name === null ? "" : ` (${gone.name})`} of team '${gone.team}': its next request gets 401, and its dashboard sign-ins end at their next request\n`);
       return 0;
     } finally {
       await db.close();

@@ -99,7 +99,11 @@ async function serveLocalDashboard(io: CliIo, mode: CoordinationMode, port: numb
   const { DEFAULT_LEASE_MS } = await import("../../coordination/evaluate-event.js");
   const store = await openEmbeddedStore(mode.file);
   const secret = randomBytes(24).toString("base64url");
+  // Every page under a path of its own for this launch, which the sign-in cookie is scoped to: a browser sends a
+  // cookie of 127.0.0.1 to every port of it, so any other local server could otherwise receive (and replay) it.
+  const base = `/${randomBytes(12).toString("base64url")}`;
   const dashboard = createDashboard({
+    base,
     read: (fn) => store.database.read(fn),
     teamForToken: async () => undefined,
     setPolicy: (_team, policy) => store.setPolicy(policy),
@@ -133,7 +137,7 @@ async function serveLocalDashboard(io: CliIo, mode: CoordinationMode, port: numb
   });
   const address = server.address();
   const where = typeof address === "object" && address !== null ? `http://127.0.0.1:${address.port}` : String(address);
-  io.stdout.write(`comity status: this machine's dashboard at ${where}/ (embedded store ${mode.file})\nOpen once to sign in: ${where}/signin?once=${secret}\n`);
+  io.stdout.write(`comity status: this machine's dashboard (embedded store ${mode.file})\nOpen once to sign in: ${where}${base}/signin?once=${secret}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
