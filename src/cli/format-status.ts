@@ -1,10 +1,11 @@
-import { ago, describeSession, HOST_NAMES, shortSessionId } from "../coordination/coordination-text.js";
+import { ago, describeSession, HOST_NAMES, oneLine, shortSessionId } from "../coordination/coordination-text.js";
 import type { StatusReport } from "../coordination/read-status.js";
 import { alignColumns } from "./align-columns.js";
 
 /**
  * `comity status` for a terminal: where coordination happens, a table of the active sessions, what each holds
- * and changed, then the open collisions. Colour only when `colour` (a TTY without NO_COLOR).
+ * and changed, then the open collisions. Colour only when `colour` (a TTY without NO_COLOR). What other sessions
+ * sent (labels, branches, paths, names) is shown as one line of data each, without control characters.
  */
 export function formatStatus(report: StatusReport, options: { now: number; colour: boolean }): string {
   const { now } = options;
@@ -26,9 +27,9 @@ export function formatStatus(report: StatusReport, options: { now: number; colou
     const breaking = s.changes.filter((c) => c.compatibility === "breaking").length;
     return [
       names.get(s.session_id) ?? "?",
-      HOST_NAMES[s.tool] ?? s.tool,
-      s.branch ?? "-",
-      s.cwd_path ?? "-",
+      HOST_NAMES[s.tool] ?? oneLine(s.tool, 32),
+      s.branch === null ? "-" : oneLine(s.branch, 60),
+      s.cwd_path === null ? "-" : oneLine(s.cwd_path, 60),
       ago(Date.parse(s.started_at), now),
       ago(Date.parse(s.last_seen_at), now),
       String(new Set([...s.intents.flatMap((i) => i.paths), ...s.files]).size),
@@ -46,7 +47,7 @@ export function formatStatus(report: StatusReport, options: { now: number; colou
     if (other.length > 0) lines.push(`  touched ${list(other, 8)}`);
     for (const c of s.changes.slice(0, 8)) {
       const tag = c.compatibility === "breaking" ? red("breaking") : c.compatibility === "compatible" ? "compatible" : dim("internal");
-      lines.push(`  changed ${c.qualified_name} in ${c.path} (${c.change}, ${tag}${c.state === "committed" ? ", committed" : ""})`);
+      lines.push(`  changed ${oneLine(c.qualified_name)} in ${oneLine(c.path)} (${oneLine(c.change, 32)}, ${tag}${c.state === "committed" ? ", committed" : ""})`);
     }
     if (s.changes.length > 8) lines.push(`          and ${s.changes.length - 8} more changes`);
     if (lines.length > 0) out.push("", `${bold(names.get(s.session_id) ?? "?")} ${dim(describeSession(s))}`, ...lines);
@@ -55,7 +56,7 @@ export function formatStatus(report: StatusReport, options: { now: number; colou
     const crows = report.conflicts.map((c) => [
       c.ref,
       c.kind,
-      c.subject.length > 60 ? `${c.subject.slice(0, 57)}...` : c.subject,
+      oneLine(c.subject, 60),
       names.get(c.session_id) ?? c.session_id.slice(0, 8),
       names.get(c.other_session_id) ?? c.other_session_id.slice(0, 8),
       c.told ? "yes" : yellow("not yet"),
@@ -68,12 +69,14 @@ export function formatStatus(report: StatusReport, options: { now: number; colou
 /** A session's short name: its label and id (`alice 0192f0c4`), a subagent's marked. */
 function nameOf(s: StatusReport["sessions"][number]): string {
   const id = shortSessionId(s.external_id);
-  const label = s.label !== null && s.label !== "" ? `${s.label} ` : "";
+  const label = s.label !== null && s.label !== "" ? `${oneLine(s.label, 40)} ` : "";
   return `${label}${id}${s.parent_external_id !== null ? " (subagent)" : ""}`;
 }
 
+/** At most `max` items (each one line of data: another session's text never moves the terminal), then how many more. */
 function list(items: readonly string[], max: number): string {
-  return items.length > max ? `${items.slice(0, max).join(", ")} and ${items.length - max} more` : items.join(", ");
+  const shown = items.slice(0, max).map((i) => oneLine(i));
+  return items.length > max ? `${shown.join(", ")} and ${items.length - max} more` : shown.join(", ");
 }
 
 /** A table with its head in bold. */

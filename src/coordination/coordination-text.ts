@@ -27,10 +27,32 @@ export const HOST_NAMES: Readonly<Record<string, string>> = {
 export function describeSession(s: SessionLabel): string {
   const id = shortSessionId(s.external_id);
   const parts: string[] = [];
-  if (s.label != null && s.label !== "") parts.push(`"${s.label}"`);
-  if (s.branch !== null) parts.push(`branch \`${s.branch}\``);
-  if (s.cwd_path != null && s.cwd_path !== "") parts.push(s.cwd_path === "." ? "at the repo root" : `in \`${s.cwd_path}\``);
-  return `${HOST_NAMES[s.tool] ?? s.tool} session ${id}${parts.length === 0 ? "" : ` (${parts.join(", ")})`}`;
+  if (s.label != null && s.label !== "") parts.push(quoted(s.label, 64));
+  if (s.branch !== null) parts.push(`branch ${code(s.branch, 120)}`);
+  if (s.cwd_path != null && s.cwd_path !== "") parts.push(s.cwd_path === "." ? "at the repo root" : `in ${code(s.cwd_path)}`);
+  return `${HOST_NAMES[s.tool] ?? oneLine(s.tool, 32)} session ${oneLine(id, 16)}${parts.length === 0 ? "" : ` (${parts.join(", ")})`}`;
+}
+
+/**
+ * Text that came from another session (a label, a branch, a path, a symbol name, a change's reason, a status
+ * excerpt), made one line of data: control and format characters (line breaks, bidirectional overrides) become
+ * spaces, runs of spaces one, and the rest is cut at `max` characters with an ellipsis. It can never start a line of
+ * its own, so never reads as a heading or an instruction of Comity's.
+ */
+export function oneLine(text: string, max = 200): string {
+  const flat = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ").replace(/\s+/g, " ").trim();
+  const chars = [...flat];
+  return chars.length <= max ? flat : `${chars.slice(0, max - 1).join("")}…`;
+}
+
+/** {@link oneLine} as inline code (a path, a name, a branch): a backtick inside cannot end it. */
+export function code(text: string, max = 200): string {
+  return `\`${oneLine(text, max).replace(/`/g, "'")}\``;
+}
+
+/** {@link oneLine} in double quotes (a label, a reason, a status excerpt): a quote inside cannot end them. */
+export function quoted(text: string, max = 200): string {
+  return `"${oneLine(text, max).replace(/"/g, "'")}"`;
 }
 
 /** A session id as people are shown it: a long one (a UUID) by its first 8 characters, a short one whole. */
@@ -51,7 +73,7 @@ export function ago(thenMs: number, nowMs: number): string {
 
 /** At most `max` items, then "and N more". */
 export function listSome(items: readonly string[], max: number, quote = true): string {
-  const shown = items.slice(0, max).map((i) => (quote ? `\`${i}\`` : i));
+  const shown = items.slice(0, max).map((i) => (quote ? code(i) : oneLine(i)));
   return items.length > max ? `${shown.join(", ")} and ${items.length - max} more` : shown.join(", ");
 }
 

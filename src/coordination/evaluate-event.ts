@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { compareStrings } from "../errors/diagnostic.js";
 import { first, marks, type Sql } from "../store/database.js";
-import { ago, describeSession, listSome } from "./coordination-text.js";
+import { ago, code, describeSession, listSome, oneLine, quoted } from "./coordination-text.js";
 import { deliversContext } from "./host-delivery.js";
 import { packageKey, packageLabel, packageOfImport } from "../packages/package-of-import.js";
 import { filesUsing, importNamesModule, importTarget, stemSuffixes, topName } from "./uses-symbol.js";
@@ -450,14 +450,14 @@ type GroupLike = { top: string; changes: readonly { qualified_name: string; rena
 function groupName(g: GroupLike): string {
   const members = g.changes.filter((x) => x.qualified_name !== g.top);
   const renamed = g.changes.find((x) => x.renamed_from !== null && x.renamed_from !== x.qualified_name);
-  if (renamed !== undefined) return `\`${renamed.renamed_from}\` (renamed to \`${renamed.qualified_name}\`)`;
-  if (members.length > 0 && members.length === g.changes.length) return `\`${g.top}\` members ${listSome(uniqueSorted(members.map((m) => m.qualified_name.slice(g.top.length + 1))), 6)}`;
-  return `\`${g.top}\``;
+  if (renamed !== undefined) return `${code(renamed.renamed_from ?? "")} (renamed to ${code(renamed.qualified_name)})`;
+  if (members.length > 0 && members.length === g.changes.length) return `${code(g.top)} members ${listSome(uniqueSorted(members.map((m) => m.qualified_name.slice(g.top.length + 1))), 6)}`;
+  return `${code(g.top)}`;
 }
 
 /** What changed and why it breaks callers: the change reasons (`PARAMETER_ADDED_REQUIRED: required parameter strict added`). */
 function groupWhy(g: GroupLike): string {
-  return [...new Set(g.changes.map((x) => x.summary))].slice(0, 3).join("; ");
+  return [...new Set(g.changes.map((x) => oneLine(x.summary, 240)))].slice(0, 3).join("; ");
 }
 
 function describeGroup(g: GroupLike): string {
@@ -537,7 +537,7 @@ async function beforeEdit(c: Coordination, paths: string[]): Promise<Outcome> {
       session: h,
       other: c.session,
       subject: h.path,
-      body: `${describeSession(c.session)} started editing \`${h.path}\`, which you are also changing. Coordinate before you both change the same code.`,
+      body: `${describeSession(c.session)} started editing ${code(h.path)}, which you are also changing. Coordinate before you both change the same code.`,
       paths: [h.path],
       changeAt: c.now,
     })),
@@ -551,7 +551,7 @@ function overlapBody(c: Coordination, h: HolderRow, groups: readonly ChangeGroup
   const how = Number(h.held) === 1 ? `holds it since ${ago(Number(h.since), c.now)}` : `changed it ${ago(Number(h.since), c.now)}`;
   const breaking = groups.filter((g) => g.changes.some((x) => x.compatibility === "breaking"));
   const other = groups.filter((g) => !breaking.includes(g));
-  const parts = [`\`${h.path}\` is also being changed by ${describeSession(h)}, which ${how}`];
+  const parts = [`${code(h.path)} is also being changed by ${describeSession(h)}, which ${how}`];
   if (breaking.length > 0) parts.push(`it changed ${breaking.map(describeGroup).join(", ")} incompatibly (${stateOf(breaking[0] as ChangeGroup)})`);
   if (other.length > 0) parts.push(`it also changed ${listSome(other.map((g) => g.top), 6)}`);
   return `${parts.join("; ")}.`;
@@ -614,14 +614,14 @@ function publicNamesOfGroup(g: ChangeGroup): string[] {
 
 /** A session whose code imports `name` from the package of a group another session broke: told before its next edit of that code. */
 function crossRepoWanted(user: SessionRow, g: ChangeGroup, name: string, users: readonly string[]): Wanted {
-  const where = user.repo_id === g.author.repo_id ? `\`${g.path}\`` : `\`${g.path}\` of the repo that publishes it`;
+  const where = user.repo_id === g.author.repo_id ? `${code(g.path)}` : `${code(g.path)} of the repo that publishes it`;
   return {
     kind: "cross_repo_breaking",
     role: "affected",
     session: user,
     other: g.author,
     subject: `${g.package}#${name}`,
-    body: `\`${name}\` of package \`${packageLabel(g.package ?? "")}\` (${where}) was changed incompatibly by ${describeSession(g.author)}: ${groupWhy(g)} (${stateOf(g)}). Your code imports it in ${listSome(users, 4)}.`,
+    body: `${code(name)} of package ${code(packageLabel(g.package ?? ""))} (${where}) was changed incompatibly by ${describeSession(g.author)}: ${groupWhy(g)} (${stateOf(g)}). Your code imports it in ${listSome(users, 4)}.`,
     paths: [...users],
     changeAt: g.at,
   };
@@ -634,7 +634,7 @@ function breakingWanted(user: SessionRow, g: ChangeGroup, users: readonly string
     session: user,
     other: g.author,
     subject: `${g.path}#${g.top}`,
-    body: `${groupName(g)} in \`${g.path}\` was changed incompatibly by ${describeSession(g.author)}: ${groupWhy(g)} (${stateOf(g)}). Your code uses it in ${listSome(users, 4)}.`,
+    body: `${groupName(g)} in ${code(g.path)} was changed incompatibly by ${describeSession(g.author)}: ${groupWhy(g)} (${stateOf(g)}). Your code uses it in ${listSome(users, 4)}.`,
     paths: [g.path, ...users],
     changeAt: g.at,
   };
@@ -646,7 +646,7 @@ async function beforePlan(c: Coordination, text: string): Promise<Outcome> {
   const wanted: Wanted[] = [];
   for (const h of await holdersOf(c, null)) {
     if (!namesFile(text, h.path)) continue;
-    wanted.push({ kind: "plan_overlap", role: "affected", session: c.session, other: h, subject: h.path, body: `your plan names \`${h.path}\`, which ${describeSession(h)} is changing.`, paths: [h.path], changeAt: Number(h.since) });
+    wanted.push({ kind: "plan_overlap", role: "affected", session: c.session, other: h, subject: h.path, body: `your plan names ${code(h.path)}, which ${describeSession(h)} is changing.`, paths: [h.path], changeAt: Number(h.since) });
   }
   for (const g of groupChanges((await othersChanges(c, {})).filter((x) => x.compatibility !== "internal"))) {
     const names = namesOf(g);
@@ -654,7 +654,7 @@ async function beforePlan(c: Coordination, text: string): Promise<Outcome> {
     const how = g.changes.some((x) => x.compatibility === "breaking") ? "incompatibly" : "compatibly";
     wanted.push({
       kind: "plan_overlap", role: "affected", session: c.session, other: g.author, subject: `${g.path}#${g.top}`,
-      body: `your plan names ${describeGroup(g)} in \`${g.path}\`, which ${describeSession(g.author)} changed ${how} (${stateOf(g)}).`, paths: [g.path], changeAt: g.at,
+      body: `your plan names ${describeGroup(g)} in ${code(g.path)}, which ${describeSession(g.author)} changed ${how} (${stateOf(g)}).`, paths: [g.path], changeAt: g.at,
     });
   }
   const rows = await recordConflicts(c, wanted);
@@ -698,7 +698,7 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
   for (const a of analyses) {
     if (a.parse_error === true) {
       const n = await c.sql.run("INSERT INTO session_parse_errors (session_id, path, created_at) VALUES (?, ?, ?) ON CONFLICT (session_id, path) DO NOTHING", [c.session.id, a.path, c.now]);
-      if (n > 0) selfNotes.push(`- \`${a.path}\` does not parse now: Comity keeps its symbols as they were, and reports no change of it, until it parses again.`);
+      if (n > 0) selfNotes.push(`- ${code(a.path)} does not parse now: Comity keeps its symbols as they were, and reports no change of it, until it parses again.`);
     } else {
       await c.sql.run("DELETE FROM session_parse_errors WHERE session_id = ? AND path = ?", [c.session.id, a.path]);
       if (a.symbols !== undefined) {
@@ -734,7 +734,7 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
       const same = theirChanges.filter((x) => x.id === h.id && x.path === h.path && myChanged.some((m) => m.path === h.path && m.qualified_name === x.qualified_name));
       if (same.length > 0) {
         for (const g of groupChanges(same)) {
-          wanted.push({ kind: "symbol_overlap", role: "affected", session: c.session, other: h, subject: `${g.path}#${g.top}`, body: `you and ${describeSession(h)} both changed ${describeGroup(g)} in \`${g.path}\`.`, paths: [g.path], changeAt: g.at });
+          wanted.push({ kind: "symbol_overlap", role: "affected", session: c.session, other: h, subject: `${g.path}#${g.top}`, body: `you and ${describeSession(h)} both changed ${describeGroup(g)} in ${code(g.path)}.`, paths: [g.path], changeAt: g.at });
         }
       } else {
         wanted.push({ kind: "file_overlap", role: "affected", session: c.session, other: h, subject: h.path, body: overlapBody(c, h, groupChanges(theirChanges.filter((x) => x.id === h.id && x.path === h.path))), paths: [h.path], changeAt: Number(h.since) });
@@ -785,7 +785,7 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
         wanted.push(breakingWanted(row, { ...g, author: c.session }, callers));
         informed.push({
           kind: "breaking_change", role: "informed", session: c.session, other: row, subject: `${g.path}#${g.top}`,
-          body: `your change to ${describeGroup(g)} in \`${g.path}\` breaks code of ${describeSession(row)}, which uses it in ${listSome(callers, 4)}. It will be told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
+          body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code of ${describeSession(row)}, which uses it in ${listSome(callers, 4)}. It will be told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
           paths: [g.path], changeAt: g.at,
         });
       }
@@ -812,7 +812,7 @@ async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Out
         wanted.push(crossRepoWanted(row, { ...g, author: c.session }, name, files));
         informed.push({
           kind: "cross_repo_breaking", role: "informed", session: c.session, other: row, subject: `${g.package}#${name}`,
-          body: `your change to ${describeGroup(g)} in \`${g.path}\` breaks code that imports \`${name}\` from package \`${packageLabel(g.package ?? "")}\`: ${describeSession(row)}${row.repo_id === c.repoId ? "" : ", in another repo,"} uses it in ${listSome(files, 4)}. It will be told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
+          body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code that imports ${code(name)} from package ${code(packageLabel(g.package ?? ""))}: ${describeSession(row)}${row.repo_id === c.repoId ? "" : ", in another repo,"} uses it in ${listSome(files, 4)}. It will be told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
           paths: [g.path], changeAt: g.at,
         });
       }
@@ -942,8 +942,8 @@ async function briefing(c: Coordination, dependencies: readonly string[]): Promi
     if (files.length > 0) parts.push(`files ${listSome(files.map((f) => f.path), 8)}`);
     // Breaking first ("breaking" < "compatible" < "internal" is also their alphabetical order).
     const ordered = [...symbols].sort((a, b) => compareStrings(a.compatibility, b.compatibility) || compareStrings(a.q, b.q));
-    if (ordered.length > 0) parts.push(`symbols ${listSome(ordered.map((s) => (s.compatibility === "breaking" ? `${s.q} (breaking)` : s.q)), 8)}`);
-    lines.push(parts.join("; ") + (o.status_excerpt ? `. Last status: "${o.status_excerpt.replace(/\s+/g, " ").slice(0, 200)}"` : ""));
+    if (ordered.length > 0) parts.push(`symbols ${listSome(ordered.map((s) => (s.compatibility === "breaking" ? `${code(s.q)} (breaking)` : code(s.q))), 8, false)}`);
+    lines.push(parts.join("; ") + (o.status_excerpt ? `. Last status: ${quoted(o.status_excerpt)}` : ""));
   }
   // A breaking change is news while its author is active, or once it is committed: one left behind by a session
   // that ended without committing it is gone with that session.
@@ -961,12 +961,12 @@ async function briefing(c: Coordination, dependencies: readonly string[]): Promi
   if (lines.length > 0) out.push("Other active sessions in this repo:", ...lines);
   if (breaking.length > 0) {
     out.push(`Breaking changes in the last ${BREAKING_HISTORY_MS / 3_600_000} hours:`);
-    for (const g of groupChanges(breaking).reverse().slice(0, 10)) out.push(`- ${groupName(g)} in \`${g.path}\` by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`);
+    for (const g of groupChanges(breaking).reverse().slice(0, 10)) out.push(`- ${groupName(g)} in ${code(g.path)} by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`);
   }
   if (upstream.length > 0) {
     out.push("Breaking changes in progress in packages this repo depends on:");
     for (const g of upstream.reverse().slice(0, 10)) {
-      out.push(`- ${listSome(publicNamesOfGroup(g), 4)} of \`${packageLabel(g.package ?? "")}\` (\`${g.path}\`) by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`);
+      out.push(`- ${listSome(publicNamesOfGroup(g), 4)} of ${code(packageLabel(g.package ?? ""))} (${code(g.path)}) by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`);
     }
   }
   return out.join("\n");

@@ -93,6 +93,8 @@ export interface EvaluateRequest {
 
 const text = (max: number) => ({ type: "string", maxLength: max });
 const nullableText = (max: number) => ({ type: ["string", "null"], maxLength: max });
+/** A name shown to other agents (a label, a branch): one line, no control characters (C0, DEL, C1, line separators). */
+const oneLineText = (max: number) => ({ type: ["string", "null"], maxLength: max, pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$" });
 const repoPath = { type: "string", minLength: 1, maxLength: 4096 };
 const paths = { type: "array", maxItems: 500, items: repoPath };
 const references = {
@@ -116,7 +118,7 @@ export const EVALUATE_REQUEST_SCHEMA = {
         tool: { type: "string", minLength: 1, maxLength: 64 },
         model: nullableText(256),
         parent_external_id: nullableText(512),
-        label: nullableText(128),
+        label: oneLineText(128),
       },
     },
     repo: {
@@ -124,7 +126,7 @@ export const EVALUATE_REQUEST_SCHEMA = {
       required: ["remote_fingerprints"],
       properties: {
         remote_fingerprints: { type: "array", minItems: 1, maxItems: 32, items: { type: "string", pattern: "^[0-9a-f]{16,128}$" } },
-        branch: nullableText(1024),
+        branch: oneLineText(1024),
         head_sha: { type: ["string", "null"], pattern: "^[0-9a-f]{40,64}$" },
         cwd_path: nullableText(4096),
         packages: { type: "array", maxItems: 200, items: { type: "object", required: ["name", "path", "ecosystem"], properties: { name: text(512), path: text(4096), ecosystem: text(32) } } },

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { EvaluateRequest, UseRecord } from "../coordination/wire.js";
+import { oneLine } from "../coordination/coordination-text.js";
 import { CLI_VERSION } from "../version.js";
 import type { RepoState } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
@@ -103,10 +104,13 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
   return body;
 }
 
-/** Who runs the session, for the other agents' warnings: `COMITY_AGENT_NAME`, else the machine's host name. */
+/**
+ * Who runs the session, for the other agents' warnings: `COMITY_AGENT_NAME`, else the machine's host name; one line,
+ * without control characters (the request schema refuses them).
+ */
 export function agentLabel(env: Readonly<Record<string, string | undefined>>): string {
-  const named = (env["COMITY_AGENT_NAME"] ?? "").trim();
-  return takeChars(named !== "" ? named : os.hostname(), 128);
+  const named = oneLine(env["COMITY_AGENT_NAME"] ?? "", 128);
+  return named !== "" ? named : oneLine(os.hostname(), 128);
 }
 
 /** Files whose imports are read before an edit: the languages whose symbols Comity compares. */
