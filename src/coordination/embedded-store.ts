@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { ComityError } from "../errors/comity-error.js";
 import type { Database } from "../store/database.js";
 import { migrate, MIGRATIONS } from "../store/migrations.js";
@@ -55,7 +56,7 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
   const database = await openSqliteDatabase(file, { checkpointer: false, busyTimeoutMs: options.busyTimeoutMs ?? EMBEDDED_BUSY_TIMEOUT_MS });
   const inode = inodeOf(file);
   try {
-    await ensureSchema(database, options.now ?? Date.now);
+    await ensureSchema(database, options.now ?? Date.now, readSettings(file).policy);
   } catch (error) {
     await database.close().catch(() => undefined);
     throw error;
@@ -83,7 +84,12 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
     },
     prune: (now) => guarded(() => pruneExpired(database, now)),
     policy: () => guarded(async () => asPolicy((await database.read((sql) => sql.all<{ policy: string }>("SELECT policy FROM teams WHERE id = ?", [LOCAL_TEAM.id])))[0]?.policy)),
-    setPolicy: (policy) => guarded(async () => void (await database.transaction("comity:policy", (sql) => sql.run("UPDATE teams SET policy = ? WHERE id = ?", [policy, LOCAL_TEAM.id])))),
+    setPolicy: (policy) =>
+      guarded(async () => {
+        // Kept outside the database too: a store rebuilt after it was found corrupt starts with it.
+        writeSettings(file, { ...readSettings(file), policy });
+        await database.transaction("comity:policy", (sql) => sql.run("UPDATE teams SET policy = ? WHERE id = ?", [policy, LOCAL_TEAM.id]));
+      }),
     close: () => database.close(),
   };
 }
@@ -93,7 +99,7 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
  * write lock). Many processes opening a new store at once each try, and the migrations' own transaction lets
  * one of them apply them.
  */
-async function ensureSchema(database: Database, now: () => number): Promise<void> {
+async function ensureSchema(database: Database, now: () => number, policy: TeamPolicy): Promise<void> {
   let ready = false;
   try {
     const rows = await database.read((sql) =>
@@ -107,8 +113,32 @@ async function ensureSchema(database: Database, now: () => number): Promise<void
   if (ready) return;
   await migrate(database);
   await database.transaction("comity:team", (sql) =>
-    sql.run("INSERT INTO teams (id, name, policy, created_at) VALUES (?, ?, 'first_contact', ?) ON CONFLICT DO NOTHING", [LOCAL_TEAM.id, LOCAL_TEAM.id, now()]),
+    sql.run("INSERT INTO teams (id, name, policy, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", [LOCAL_TEAM.id, LOCAL_TEAM.id, policy, now()]),
   );
+}
+
+/** This machine's coordination settings, kept beside the store and outside it: the policy (`comity policy`). */
+interface Settings {
+  readonly policy: TeamPolicy;
+}
+
+/** Where a store's settings are: `coordination.settings.json` beside `coordination.sqlite`. */
+export function settingsFile(storeFile: string): string {
+  return storeFile.replace(/(\.sqlite)?$/, ".settings.json");
+}
+
+/** The store's settings; the defaults when the file is missing or unreadable. */
+function readSettings(storeFile: string): Settings {
+  try {
+    const json = JSON.parse(fs.readFileSync(settingsFile(storeFile), "utf8")) as { policy?: unknown };
+    return { policy: asPolicy(typeof json.policy === "string" ? json.policy : undefined) };
+  } catch {
+    return { policy: asPolicy(undefined) };
+  }
+}
+
+function writeSettings(storeFile: string, settings: Settings): void {
+  writeFileAtomic(settingsFile(storeFile), `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
 }
 
 /** SQLite's codes for a store that cannot be used as it is: corrupt, not a database, unreadable, read-only. */
