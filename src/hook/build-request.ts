@@ -92,12 +92,19 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       if (analysed.truncated || done.truncated) body.analysis_truncated = true;
       break;
     }
-    case "stop":
+    case "stop": {
+      const tree = await worktreeOf(repo, ctx);
+      repoBody.worktree_hash = tree.worktree_hash;
       if ((ctx.input.env["COMITY_SHARE_STATUS"] ?? "1") !== "0") {
-        body.status = { excerpt: takeChars(str(payload["last_assistant_message"]) ?? "", 500), files: [...(ctx.state.touched[repo.root] ?? [])] };
+        // The files this turn meant to change that its working tree did change: an edit that was refused, failed or
+        // was never run changed nothing, and another session must not be told it did. (Unknown where git's view
+        // could not be read: then every file the turn named.)
+        const touched = ctx.state.touched[repo.root] ?? [];
+        const changed = new Set(tree.changes.map((c) => c.path));
+        body.status = { excerpt: takeChars(str(payload["last_assistant_message"]) ?? "", 500), files: tree.worktree_hash === null ? [...touched] : touched.filter((p) => changed.has(p)) };
       }
-      repoBody.worktree_hash = await worktreeHashOf(repo, ctx);
       break;
+    }
     case "session_end":
       break;
   }
@@ -174,8 +181,13 @@ function takeChars(s: string, max: number): string {
 }
 
 async function worktreeHashOf(repo: Repo, ctx: Ctx): Promise<string | null> {
+  return (await worktreeOf(repo, ctx)).worktree_hash;
+}
+
+/** The working tree against HEAD: its hash, and the paths that differ. */
+async function worktreeOf(repo: Repo, ctx: Ctx): Promise<{ worktree_hash: string | null; changes: ReadonlyArray<{ path: string }> }> {
   const { worktreeHash } = await import("../snapshot/worktree-hash.js");
-  return (await worktreeHash(repo, { configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx) })).worktree_hash;
+  return worktreeHash(repo, { configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx) });
 }
 
 function toolUseId(ctx: Ctx): string {

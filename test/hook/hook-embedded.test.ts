@@ -131,6 +131,21 @@ describe("embedded coordination (no server)", () => {
     expect(readHookLog(configDir)).toEqual([]);
   }, 120_000);
 
+  it("does not report a file as changed when the edit meant for it never ran: the next editor is not denied", async () => {
+    const config = path.join(main, "src/config.ts");
+    const other = path.join(main, "src/main.ts");
+    // A means to edit both files; the user refuses the first edit (nothing changes there), the second runs.
+    expect((await claude("A", main, "PreToolUse", edit(config, "a1"))).denied).toBeNull();
+    expect((await claude("A", main, "PreToolUse", edit(other, "a2"))).denied).toBeNull();
+    fs.appendFileSync(other, "// more\n");
+    await claude("A", main, "PostToolUse", { ...edit(other, "a2"), tool_response: {} });
+    await claude("A", main, "Stop", { stop_hook_active: false, last_assistant_message: "Done." });
+    // B, in the worktree, edits config.ts: A holds nothing any more (its turn ended) and never changed it.
+    expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b1"))).denied).toBeNull();
+    // main.ts, which A did change, still tells B.
+    expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/main.ts"), "b2"))).denied).toMatch(/CF-\d+ file_overlap: `src\/main\.ts`/);
+  });
+
   it("moves a corrupt store aside with one hook.log line, rebuilds it, and answers as if it were new", async () => {
     fs.mkdirSync(configDir, { recursive: true });
     fs.writeFileSync(store(), "this is not a database, it only has its name".repeat(200));
