@@ -72,7 +72,9 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
     case "pre_shell": {
       body.paths = paths.slice(0, MAX_PATHS);
       body.uses = await usesBefore(ctx, repo, paths.slice(0, MAX_PATHS));
-      body.shell = { command: takeChars(shell?.command ?? "", 4000), paths: paths.slice(0, MAX_PATHS), unresolved: shell?.unresolved ?? 0 };
+      // File contents (here-documents) and secrets typed inline never leave the machine.
+      const { redactCommand } = await import("../shell/redact-command.js");
+      body.shell = { command: takeChars(redactCommand(shell?.command ?? ""), 4000), paths: paths.slice(0, MAX_PATHS), unresolved: shell?.unresolved ?? 0 };
       await snapshotBefore(ctx, repo);
       break;
     }

@@ -1,3 +1,4 @@
+import { CODE, codeMask, STRING } from "./code-mask.js";
 import type { ReferenceRecord } from "./types.js";
 
 /**
@@ -7,9 +8,9 @@ import type { ReferenceRecord } from "./types.js";
  * without loading tree-sitter. The records have the shape the extractor gives
  * import references (`{kind: "import", name, module}`, `*` for a namespace,
  * side-effect, `require` or `import a.b` import, `default` for a default
- * import), so either can say what a file uses. Comments are not understood:
- * an import inside one counts, which errs on the side of telling. Sorted,
- * de-duplicated. Pure.
+ * import), so either can say what a file uses. Only real imports count: text
+ * that looks like one inside a comment, a string, a template literal or a
+ * Python docstring is never sent (`codeMask`). Sorted, de-duplicated. Pure.
  */
 export function scanImports(text: string, language: "typescript" | "python"): ReferenceRecord[] {
   const out = new Map<string, ReferenceRecord>();
@@ -17,8 +18,17 @@ export function scanImports(text: string, language: "typescript" | "python"): Re
     if (name === "" || module === "") return;
     out.set(`${name}\0${module}`, { kind: "import", name, module });
   };
+  const mask = codeMask(text, language);
+  // A match counts when its keyword is code (not in a string or comment) and everything from there to its module's
+  // string literal is code too; `quote`: where that literal starts (-1: the statement has none).
+  const real = (keyword: number, quote = -1): boolean => {
+    const end = quote < 0 ? keyword + 1 : quote;
+    for (let i = keyword; i < end; i++) if (mask[i] !== CODE) return false;
+    return quote < 0 || mask[quote] === STRING;
+  };
   if (language === "python") {
     for (const m of text.matchAll(/^[ \t]*from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)/gm)) {
+      if (!real(m.index + (m[0].length - m[0].trimStart().length))) continue;
       const names = (m[2] ?? "").replace(/[()\\]/g, " ");
       for (const part of names.split(",")) {
         const name = part.trim().split(/\s+as\s+/)[0]?.trim() ?? "";
@@ -26,6 +36,7 @@ export function scanImports(text: string, language: "typescript" | "python"): Re
       }
     }
     for (const m of text.matchAll(/^[ \t]*import[ \t]+([^\n#;]+)/gm)) {
+      if (!real(m.index + (m[0].length - m[0].trimStart().length))) continue;
       for (const part of (m[1] ?? "").split(",")) {
         const module = part.trim().split(/\s+as\s+/)[0]?.trim() ?? "";
         if (/^[A-Za-z_][\w.]*$/.test(module)) add("*", module);
@@ -33,7 +44,8 @@ export function scanImports(text: string, language: "typescript" | "python"): Re
     }
   } else {
     // import X, { a, b as c } from "m"; import * as ns from "m"; import type { T } from "m"; export { a } from "m"
-    for (const m of text.matchAll(/\b(import|export)\s+(type\s+)?([\w$*{}\s,]*?)\s*from\s*["'`]([^"'`\n]+)["'`]/g)) {
+    for (const m of text.matchAll(/\b(import|export)\s+(type\s+)?([\w$*{}\s,]*?)\s*from\s*["']([^"'\n]+)["']/g)) {
+      if (!real(m.index, m.index + m[0].length - (m[4] ?? "").length - 2)) continue;
       const clause = m[3] ?? "";
       const module = m[4] ?? "";
       const braces = /\{([^}]*)\}/.exec(clause);
@@ -47,8 +59,13 @@ export function scanImports(text: string, language: "typescript" | "python"): Re
       else if (m[1] === "import" && /^[\w$]+/.test(rest)) add("default", module);
     }
     // require("m"), import("m"), import "m"
-    for (const m of text.matchAll(/\b(?:require|import)\s*\(\s*["'`]([^"'`\n]+)["'`]\s*\)/g)) add("*", m[1] ?? "");
-    for (const m of text.matchAll(/^[ \t]*import\s*["']([^"'\n]+)["']/gm)) add("*", m[1] ?? "");
+    for (const m of text.matchAll(/\b(?:require|import)\s*\(\s*(["'])([^"'\n]+)["']\s*\)/g)) {
+      if (real(m.index, m.index + m[0].indexOf(m[1] ?? "'"))) add("*", m[2] ?? "");
+    }
+    for (const m of text.matchAll(/^[ \t]*import\s*(["'])([^"'\n]+)["']/gm)) {
+      const at = m.index + (m[0].length - m[0].trimStart().length);
+      if (real(at, m.index + m[0].indexOf(m[1] ?? "'"))) add("*", m[2] ?? "");
+    }
   }
   return [...out.values()].sort((a, b) => (a.name + "\0" + (a.module ?? "") < b.name + "\0" + (b.module ?? "") ? -1 : 1));
 }

@@ -1,3 +1,6 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { filesUsing, importNamesModule, importTarget, moduleStem, resolveRelative, stemSuffixes } from "../../src/coordination/uses-symbol.js";
@@ -71,6 +74,41 @@ describe("scanImports: what a file imports, without a parser", () => {
   it("reads Python's from-imports (also parenthesised) and plain imports", () => {
     const py = "from .config import parse_config, load as l\nfrom app.util import (\n    clamp,\n    lerp,\n)\nimport os.path, json as j\n";
     expect(scanImports(py, "python").map((r) => `${r.name}@${r.module}`)).toEqual(["*@json", "*@os.path", "clamp@app.util", "lerp@app.util", "load@.config", "parse_config@.config"]);
+  });
+
+  it("sends only real imports: never import-shaped text inside a string, a template, a comment or a docstring", () => {
+    const ts = [
+      `const doc = "import { secret } from './keys'";`,
+      "const t = `import { other } from \"./hidden\"\n${x}\nrequire('./in-template')`;",
+      "const re = /import x from 'y'/;",
+      "// import { c } from './commented'",
+      "/* export * from './block' */",
+      `const s = 'require("./quoted")';`,
+      'import { real } from "./real";',
+      "const t2 = `${require('./in-code')}`;",
+    ].join("\n");
+    expect(scanImports(ts, "typescript").map((r) => `${r.name}@${r.module}`)).toEqual(["*@./in-code", "real@./real"]);
+    const py = ['"""Example:', "from secrets_pkg import token", "import hidden", '"""', "s = 'from a import b'", "# import commented", "from real_pkg import thing", "x = '''", "import also_hidden", "'''"].join("\n");
+    expect(scanImports(py, "python").map((r) => `${r.name}@${r.module}`)).toEqual(["thing@real_pkg"]);
+  });
+
+  it("finds no import the parser does not find, in real code (the extractor's import references are the oracle)", async () => {
+    const { createSymbolExtractor } = await import("../../src/symbols/symbol-extractor.js");
+    const extractor = await createSymbolExtractor();
+    const root = path.resolve(import.meta.dirname, "../..");
+    const files = fs.readdirSync(path.join(root, "src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts")).map((f) => path.join(root, "src", f));
+    const stdlib = execFileSync("python3", ["-c", "import json, os; print(os.path.dirname(os.path.dirname(json.__file__)))"], { encoding: "utf8" }).trim();
+    files.push(...fs.readdirSync(path.join(stdlib, "email")).filter((f) => f.endsWith(".py")).map((f) => path.join(stdlib, "email", f)));
+    let found = 0;
+    for (const file of files) {
+      const text = fs.readFileSync(file, "utf8");
+      const parsed = new Set(extractor.extract(file, text).references.filter((r) => r.kind === "import" || r.kind === "export").map((r) => `${r.name}@${r.module}`));
+      for (const r of scanImports(text, file.endsWith(".py") ? "python" : "typescript")) {
+        found++;
+        expect(parsed.has(`${r.name}@${r.module}`), `${file}: ${r.name}@${r.module}`).toBe(true);
+      }
+    }
+    expect(found).toBeGreaterThan(500);
   });
 
   it("never throws on any text", () => {

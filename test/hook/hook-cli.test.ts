@@ -64,7 +64,7 @@ describe("comity hook: Claude Code and Codex events to requests", () => {
     expect(postEdit?.["analysis"][0]).toMatchObject({ path: "src/config.ts", language: "typescript", changes: [{ qualified_name: "parseConfig", compatibility: "breaking" }], references: [] });
     expect(preEdit?.["uses"]).toEqual([]);
     expect(JSON.stringify(postEdit?.["analysis"])).not.toContain("strict: boolean"); // no signature text, no contents
-    expect(preShell?.["shell"]).toEqual({ command: "cat <<'EOF' | tee notes.md\nhello\nEOF", paths: ["notes.md"], unresolved: 0 });
+    expect(preShell?.["shell"]).toEqual({ command: "cat <<'EOF' | tee notes.md\n… 1 line …\nEOF", paths: ["notes.md"], unresolved: 0 });
     expect(postShell?.["paths"]).toEqual(["notes.md"]);
     expect(stop?.["status"]).toEqual({ excerpt: "Done: parseConfig now takes strict.", files: ["notes.md", "src/config.ts"] });
     for (const q of server.requests) expect(q.body["dedupe_key"]).toMatch(/^[0-9a-f]{32}$/);
@@ -293,7 +293,9 @@ describe("comity hook: one session's hooks at once", () => {
     const results = await Promise.all(files.map((f, i) => hookC("PreToolUse", claudeC("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, f) }, tool_use_id: `t${i}` }))));
     expect(results.map((r) => r.stdout)).toEqual(files.map(() => "")); // Claude Code reads PreToolUse context only with the result: queued
     expect(readHookLog(configDir)).toEqual([]);
-    // The next PostToolUse delivers all 20, and the turn's stop sends all 20 files.
+    // The edits run (a stop sends only the files the working tree changed); the next PostToolUse delivers all 20
+    // warnings, and the turn's stop sends all 20 files.
+    for (const f of files) sb.write(path.relative(sb.dir, path.join(repo, f)), "export const x = 1;\n");
     const post = await hookC("PostToolUse", claudeC("PostToolUse", { tool_name: "Read", tool_input: {}, tool_use_id: "r" }));
     const stop = await hookC("Stop", claudeC("Stop", { stop_hook_active: false, last_assistant_message: "done" }));
     expect(stop.status).toBe(0);
