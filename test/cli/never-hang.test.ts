@@ -57,13 +57,13 @@ describe("files whose parse never ends", () => {
     });
     afterEach(async () => server.close());
 
-    const hook = (event: string, payload: Record<string, unknown>, cwd: string, extra: NodeJS.ProcessEnv = {}) =>
+    const hook = (event: string, payload: Record<string, unknown>, cwd: string, extra: NodeJS.ProcessEnv = {}, killAfterMs = GUARD_MS) =>
       new Promise<{ status: number | null; stdout: string }>((resolve) => {
         // Asynchronous: the test's own server must keep answering meanwhile.
         const child = spawn(process.execPath, [BIN, "hook", "--tool", "claude_code", "--event", event], { cwd, env: { ...env, COMITY_API_URL: server.url, COMITY_TOKEN: "t", ...extra }, stdio: ["pipe", "pipe", "ignore"] });
         let stdout = "";
         child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-        const guard = setTimeout(() => child.kill("SIGKILL"), GUARD_MS);
+        const guard = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
         child.on("close", (status) => {
           clearTimeout(guard);
           resolve({ status, stdout });
@@ -83,6 +83,19 @@ describe("files whose parse never ends", () => {
       expect(start.status).toBe(0);
       expect(JSON.parse(start.stdout).hookSpecificOutput.additionalContext).toContain("src/view.tsx");
       expect(readHookLog(configDir)).toEqual([]);
+    });
+
+    it("PostToolUse analyses 8,000 nested functions inside the host's timeout (a parent walk per node was quadratic)", async () => {
+      const repo = repoWithRemote(sb, "app");
+      const file = path.join(repo, "src/deep.ts");
+      const n = 8000;
+      fs.writeFileSync(file, `export ${Array.from({ length: n }, (_, i) => `function f${i}(a: number) {\n`).join("")}${"}\n".repeat(n)}`);
+      // Killed at the host's timeout (5 s), as Claude Code would: the answer must be there before.
+      const post = await hook("PostToolUse", { tool_name: "Write", tool_input: { file_path: file, content: "" }, tool_response: {}, tool_use_id: "t1" }, repo, {}, 5000);
+      expect(post.status).toBe(0);
+      const body = server.requests.find((q) => q.body["event"] === "post_edit")?.body as Record<string, unknown>;
+      expect(body["analysis_truncated"]).toBeUndefined();
+      expect((body["analysis"] as Array<{ path: string; symbols: Array<{ name: string }> }>).map((a) => [a.path, a.symbols.map((x) => x.name)])).toEqual([["src/deep.ts", ["f0"]]]);
     });
 
     it("with more changed files than its time allows, sends what it analysed and says the rest was cut", async () => {
