@@ -2,7 +2,7 @@ import type { EvaluateRequest } from "../coordination/wire.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 import type { RepoState } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
-import type { HookInput } from "./run-hook.js";
+import type { HookInput } from "./hook-input.js";
 import type { ComityEvent, HostId } from "./hosts.js";
 import type { SessionState } from "./session-state.js";
 

@@ -17,30 +17,13 @@ import { classifyTool, detectHost, HOOK_TOOLS, isKnownTool, mapEvent, normalizeT
 import { hostView } from "./host-view.js";
 import { bodyFor, MAX_PATHS } from "./build-request.js";
 import type { Ctx, RepoRequest } from "./hook-context.js";
+import type { HookInput, HookOutput } from "./hook-input.js";
 import { renderForHost, type HookVerdict } from "./render-output.js";
 import { eventHash, turnOf } from "./identity.js";
 import { readSessionState, updateSessionState, type SessionState } from "./session-state.js";
 
 export { MAX_PATHS } from "./build-request.js";
-
-/** What the `comity hook` process was given. */
-export interface HookInput {
-  readonly tool: string;
-  readonly event: string;
-  readonly stdin: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** The process's folder, used when the payload has no `cwd`. */
-  readonly cwd: string;
-  readonly now?: () => Date;
-}
-
-/** What to print. The exit code is always 0: a hook never breaks the agent. */
-export interface HookOutput {
-  readonly stdout: string;
-  readonly exitCode: 0;
-  /** Why the hook failed open, when it did (one line was appended to hook.log). */
-  readonly failedOpen: string | null;
-}
+export type { HookInput, HookOutput } from "./hook-input.js";
 
 /** Stdin larger than this is not parsed: the hook fails open. */
 export const MAX_STDIN_BYTES = 4 * 1024 * 1024;

@@ -1,3 +1,5 @@
+import type { Diagnostic } from "../errors/diagnostic.js";
+
 /** What a path is in the working tree. Folders are kept only so that a file turning into a folder is seen. */
 export type EntryType = "file" | "symlink" | "dir";
 
@@ -77,3 +79,15 @@ export interface PathChange {
 
 /** Length of an xxhash64 hex digest; a git blob id is 40. */
 export const XXH64_HEX_LENGTH = 16;
+
+/** What taking a snapshot gives: the snapshot, and what it found and how. */
+export interface SnapshotResult {
+  readonly snapshot: Snapshot;
+  readonly diagnostics: readonly Diagnostic[];
+  /** Absolute roots of the nested repos and submodules the walk stopped at (snapshot them separately). */
+  readonly nested: readonly string[];
+  /** Where each file's content hash came from: what a stat cache saves is measured here. */
+  readonly counts: { readonly hashed: number; readonly fromPrevious: number; readonly fromIndex: number };
+  /** Files and symlinks the snapshot stands for (listed or, relative to the index, implied). */
+  readonly paths: number;
+}

@@ -6,9 +6,8 @@ import { gitBlobId, type ContentHasher, type WorktreeFs } from "./content-hasher
 import { readGitStatusView } from "./git-status-view.js";
 import { listAttributed, type StatusRecord } from "./git-status.js";
 import type { StatusIndexOptions } from "./status-index.js";
-import type { IndexedPath, Snapshot, SnapshotEntry } from "./snapshot.js";
+import type { IndexedPath, Snapshot, SnapshotEntry, SnapshotResult } from "./snapshot.js";
 import { entryAt, vouchedBlobId } from "./stat-cache.js";
-import type { SnapshotResult } from "./take-snapshot.js";
 import { nonUtf8Name, statEntry, type StatEntry } from "./stat-entry.js";
 
 export interface GitSnapshotContext {

@@ -7,13 +7,14 @@ import type { Repo } from "../workspace/repo.js";
 import { loadContentHasher, nodeWorktreeFs, type ContentHasher, type WorktreeFs } from "./content-hasher.js";
 import { walkedDiagnostic } from "./git-status-view.js";
 import { indexMatches, scanWorktree } from "./scan-worktree.js";
-import { XXH64_HEX_LENGTH, type Snapshot, type SnapshotEntry } from "./snapshot.js";
+import { XXH64_HEX_LENGTH, type Snapshot, type SnapshotEntry, type SnapshotResult } from "./snapshot.js";
 import { DEFAULT_RACY_MARGIN_MS, sameStat } from "./stat-cache.js";
 import type { StatusIndexOptions } from "./status-index.js";
 import { takeGitSnapshot } from "./take-git-snapshot.js";
 import type { StatEntry } from "./stat-entry.js";
 
 export { DEFAULT_RACY_MARGIN_MS } from "./stat-cache.js";
+export type { SnapshotResult } from "./snapshot.js";
 
 export interface SnapshotOptions {
   readonly fs?: WorktreeFs;
@@ -37,17 +38,6 @@ export interface SnapshotOptions {
   readonly engine?: "auto" | "walk";
   /** Where git status may keep private copies of large repos' indexes (`privateStatusIndex`); none by default. */
   readonly statusIndex?: StatusIndexOptions | null;
-}
-
-export interface SnapshotResult {
-  readonly snapshot: Snapshot;
-  readonly diagnostics: readonly Diagnostic[];
-  /** Absolute roots of the nested repos and submodules the walk stopped at (snapshot them separately). */
-  readonly nested: readonly string[];
-  /** Where each file's content hash came from: what a stat cache saves is measured here. */
-  readonly counts: { readonly hashed: number; readonly fromPrevious: number; readonly fromIndex: number };
-  /** Files and symlinks the snapshot stands for (listed or, relative to the index, implied). */
-  readonly paths: number;
 }
 
 /**

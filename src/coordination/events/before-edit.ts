@@ -1,0 +1,110 @@
+import { coveredInRepo, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
+import { code, describeSession } from "../coordination-text.js";
+import { type Coordination, type Outcome, QUIET, type Wanted } from "../coordination.js";
+import { deliverQueued } from "./deliver-queued.js";
+import { breakingWanted, crossRepoWanted, overlapBody } from "../messages.js";
+import { othersChanges, packageChanges } from "../rows/change-rows.js";
+import { lineOf, markTold, recordConflicts, refOf, sortByChange, untold } from "../rows/conflict-rows.js";
+import { holdersOf } from "../rows/holder-rows.js";
+import { insertRows, nextNumber, uniqueRows, uniqueSorted } from "../rows/sql-rows.js";
+import { filesUsing, importTarget } from "../uses-symbol.js";
+import { packageOfImport } from "../../packages/package-of-import.js";
+import { marks } from "../../store/database.js";
+
+/** `pre_edit` / `pre_shell`: who else holds or changed these files, which in-flight breaking changes they use. */
+export async function beforeEdit(c: Coordination, paths: string[]): Promise<Outcome> {
+  if (paths.length === 0) return QUIET;
+  const pathSet = new Set(paths);
+  const hints = (c.request.uses ?? []).filter((u) => pathSet.has(u.path));
+  await insertRows(
+    c.sql,
+    "INSERT INTO session_uses (session_id, path, name, module, target, updated_at, package) VALUES",
+    uniqueRows(hints.map((u) => [c.session.id, u.path, u.name, u.module ?? "", importTarget(u.path, u.module ?? ""), c.now, packageOfImport(u.path, u.module ?? "")])),
+    "ON CONFLICT (session_id, path, name, module) DO NOTHING",
+  );
+
+  const holders = await holdersOf(c, paths);
+  const theirChanges = groupChanges(await othersChanges(c, { paths }));
+  const wanted: Wanted[] = holders.map((h) => ({
+    kind: "file_overlap",
+    role: "affected",
+    session: c.session,
+    other: h,
+    subject: h.path,
+    body: overlapBody(c, h, theirChanges.filter((g) => g.path === h.path && g.author.id === h.id)),
+    paths: [h.path],
+    changeAt: Number(h.since),
+  }));
+  wanted.push(...(await breakingUsedIn(c, paths)));
+  const rows = await recordConflicts(c, wanted);
+  // recordConflicts answers in the order asked: the first rows are the holders' file overlaps, one each.
+  const heldRows = rows.slice(0, holders.length).filter((_, i) => Number(holders[i]?.held) === 1);
+
+  // What this edit must tell: its new and untold conflicts, and those queued earlier that concern these files.
+  const queued = (await untold(c)).filter((r) => r.role === "affected" && (JSON.parse(r.paths) as string[]).some((p) => pathSet.has(p)));
+  const toTell = sortByChange([...rows, ...queued].filter((r) => r.role === "affected" && r.told_at === null && r.withdrawn_at === null));
+  const blocked = c.policy === "block" && heldRows.length > 0;
+  // first_contact and block deny once what this session was not told; block also denies a held file every time.
+  if (blocked || (toTell.length > 0 && c.policy !== "advisory")) {
+    await markTold(c, toTell);
+    const shown = sortByChange(blocked ? [...heldRows, ...toTell] : toTell);
+    const advice = blocked
+      ? "Your team's policy (block) denies editing a file another active session holds: coordinate with it, or wait until its turn ends."
+      : "Comity denied this edit once so that you read this first. If you still need the change, retry the same change: it will be allowed. Otherwise coordinate with the other session or keep to other files.";
+    return {
+      decision: "block",
+      reason: `Comity — coordination conflict before this edit:\n${shown.map(lineOf).join("\n")}\n${advice}`,
+      inject_context: null,
+      conflicts: shown.map((r) => refOf(r, "block")),
+      intent: null,
+    };
+  }
+
+  // Allowed: the session now holds the files, and whoever held them first hears that it joined.
+  const number = await nextNumber(c, "next_intent");
+  await c.sql.run("INSERT INTO intents (team_id, number, session_id, repo_id, event, created_at) VALUES (?, ?, ?, ?, ?, ?)", [c.teamId, number, c.session.id, c.repoId, "edit", c.now]);
+  await insertRows(c.sql, "INSERT INTO intent_paths (team_id, intent_number, repo_id, path) VALUES", paths.map((p) => [c.teamId, number, c.repoId, p]));
+  await recordConflicts(
+    c,
+    holders.map((h) => ({
+      kind: "file_overlap" as const,
+      role: "informed" as const,
+      session: h,
+      other: c.session,
+      subject: h.path,
+      body: `${describeSession(c.session)} started editing ${code(h.path)}, which you are also changing. Coordinate before you both change the same code.`,
+      paths: [h.path],
+      changeAt: c.now,
+    })),
+  );
+  const intent = { number, ref: `INT-${number}`, status: "active" as const };
+  const delivered = await deliverQueued(c, "## Comity — coordination warning", toTell);
+  return { ...delivered, intent };
+}
+
+/** In-flight breaking changes of other sessions that this session's files among `paths` use (by their imports). */
+export async function breakingUsedIn(c: Coordination, paths: readonly string[]): Promise<Wanted[]> {
+  if (paths.length === 0) return [];
+  const uses = await c.sql.all<{ path: string; name: string; module: string; package: string | null }>(
+    `SELECT path, name, module, package FROM session_uses WHERE session_id = ? AND path IN (${marks(paths)})`,
+    [c.session.id, ...paths],
+  );
+  if (uses.length === 0) return []; // files that import nothing use nobody's change
+  const out: Wanted[] = [];
+  // Across packages: breaking changes, in any repo of the team, to what these files import from a package.
+  for (const g of groupChanges(await packageChanges(c, uniqueSorted(uses.flatMap((u) => (u.package === null ? [] : [u.package])))))) {
+    for (const name of publicNamesOfGroup(g)) {
+      const users = uniqueSorted(uses.filter((u) => u.package === g.package && (u.name === name || u.name === "*") && !coveredInRepo(c.session, g, u)).map((u) => u.path));
+      if (users.length > 0) out.push(crossRepoWanted(c.session, g, name, users));
+    }
+  }
+  const groups = groupChanges(await othersChanges(c, { breaking: true }));
+  if (groups.length === 0) return out;
+  const imports = uses.map((u) => ({ path: u.path, name: u.name, module: u.module === "" ? null : u.module }));
+  for (const g of groups) {
+    const users = filesUsing(imports, g.path, namesOf(g));
+    if (users.length === 0) continue;
+    out.push(breakingWanted(c.session, g, users));
+  }
+  return out;
+}
