@@ -27,6 +27,7 @@ import type { ExtractJob, ExtractPool } from "../symbols/extract-pool.js";
 import { languageOf } from "../symbols/languages.js";
 import { openOldVersionPacks } from "../symbols/old-version-packs.js";
 import { entryText, fromEntryText, keepable } from "../symbols/symbol-cache.js";
+import { isHookConfigFile } from "../config/hook-config-files.js";
 import type { FileSymbols, LanguageId, ReferenceRecord } from "../symbols/types.js";
 import { discoverRepos, findOwningRepo, type DiscoverOptions } from "../workspace/discover-repos.js";
 import { rankByActivity, repoActivityMs } from "../workspace/repo-activity.js";
@@ -319,7 +320,9 @@ async function scanRepo(repo: Repo, state: RepoState, latest: Snapshot | null, o
     if (tip !== null) ab = await aheadBehind(commonDir, state.head_sha, tip);
   }
   const afterOids = new Map(wt.files.flatMap((f) => (f.hash !== null && /^[0-9a-f]{40}$/.test(f.hash) ? [[f.path, f.hash] as const] : [])));
-  return { ...ab, against, worktreeHash: wt.worktree_hash, changes: wt.changes, baseOids: wt.baseOids, afterOids, packages: pk.packages, packagesTruncated: pk.truncated, diagnostics };
+  // Comity's own hook configs (`comity init`) are nobody's work: no change, no collision, no briefing line.
+  const changes = wt.changes.filter((c) => !isHookConfigFile(c.path));
+  return { ...ab, against, worktreeHash: wt.worktree_hash, changes, baseOids: wt.baseOids, afterOids, packages: pk.packages, packagesTruncated: pk.truncated, diagnostics };
 }
 
 /**

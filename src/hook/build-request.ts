@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { EvaluateRequest, UseRecord } from "../coordination/wire.js";
+import { isHookConfigFile } from "../config/hook-config-files.js";
 import { oneLine } from "../coordination/coordination-text.js";
 import { CLI_VERSION } from "../version.js";
 import type { RepoState } from "../state/read-repo-state.js";
@@ -79,7 +80,7 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       break;
     }
     case "post_edit": {
-      const after = ctx.tool === "Bash" ? await changesAfter(ctx, repo) : paths;
+      const after = ctx.tool === "Bash" ? ((await changesAfter(ctx, repo))?.filter((p) => !isHookConfigFile(p)) ?? null) : paths;
       // In a multi-root workspace, a shell command concerns the roots snapshotted before it, not every root.
       if (after === null && ctx.roots.length > 1) return null;
       // A command that moved HEAD (a commit, a reset): the session's changed files are analysed again, so that a
@@ -102,7 +103,7 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
         // was never run changed nothing, and another session must not be told it did. (Unknown where git's view
         // could not be read: then every file the turn named.)
         const touched = ctx.state.touched[repo.root] ?? [];
-        const changed = new Set(tree.changes.map((c) => c.path));
+        const changed = new Set(tree.changes.map((c) => c.path).filter((p) => !isHookConfigFile(p)));
         body.status = { excerpt: takeChars(str(payload["last_assistant_message"]) ?? "", 500), files: tree.worktree_hash === null ? [...touched] : touched.filter((p) => changed.has(p)) };
       }
       break;

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { configDir as configDirOf } from "../config/config-dir.js";
+import { isHookConfigFile } from "../config/hook-config-files.js";
 import { coordinationMode, type CoordinationMode } from "../config/coordination-mode.js";
 import type { EvaluateRequest } from "../coordination/wire.js";
 import { compareStrings } from "../errors/diagnostic.js";
@@ -203,6 +204,8 @@ async function buildRequests(ctx: Ctx, mode: CoordinationMode): Promise<{ reques
     if (repo === null) return; // outside every repo: never sent
     const rel = path.relative(repo.root, abs).split(path.sep).join("/");
     if (rel.startsWith("..") || rel === ".git" || rel.startsWith(".git/")) return;
+    // Comity's own hook configs are nobody's work (isHookConfigFile).
+    if (isHookConfigFile(rel)) return;
     const entry = byRepo.get(repo.root) ?? { repo, paths: new Set<string>() };
     entry.paths.add(rel);
     byRepo.set(repo.root, entry);

@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { HOOK_CONFIG_FILES } from "../config/hook-config-files.js";
 import { comityHooks, INIT_HOSTS, type InitHost } from "./host-configs.js";
 import { mergeHooks } from "./merge-hooks.js";
 import { ompExtensionSource } from "./omp-extension.js";
@@ -43,17 +44,7 @@ export interface InitPlan {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-const HOST_FILES: Record<InitHost, { dir: string; file: string; binary: string }> = {
-  claude_code: { dir: ".claude", file: "settings.json", binary: "claude" },
-  codex: { dir: ".codex", file: "hooks.json", binary: "codex" },
-  cursor: { dir: ".cursor", file: "hooks.json", binary: "cursor" },
-  // A file of Comity's own among the repo's hook files (Copilot CLI reads every .github/hooks/*.json).
-  copilot: { dir: ".github/hooks", file: "comity.json", binary: "copilot" },
-  // CompozyOS's workspace overlay (`$COMPOZY_HOME/config.toml` with --user); Comity's block between markers.
-  compozy: { dir: ".compozy", file: "config.toml", binary: "compozy" },
-  // Not a settings file: Comity's extension, written whole.
-  omp: { dir: ".omp/extensions", file: "comity.ts", binary: "omp" },
-};
+const HOST_FILES = HOOK_CONFIG_FILES;
 
 /** Where a host's hook config goes: the project's or the user's. */
 export function hostConfigFile(host: InitHost, options: Pick<InitOptions, "root" | "home" | "user">): string {

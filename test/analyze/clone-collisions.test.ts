@@ -86,4 +86,18 @@ describe("comity analyze: collisions between clones and worktrees", () => {
     ]);
     expect(groups).toEqual([[0, 1, 2, 3]]);
   });
+
+  it("counts the hook configs comity init writes as nobody's work: no collision, no change, no briefing line", () => {
+    const main = initRepo(sb, "app");
+    commit(sb, main, "src/config.ts", CONFIG);
+    sb.git(main, "worktree", "add", "-q", "-b", "feat", path.join(sb.dir, "app-feat"));
+    // As `comity init --each` leaves a folder of repos: each working tree has its own, uncommitted.
+    const init = runBuiltCli(["init", "--each", "--tool", "claude_code", "--tool", "codex"], { cwd: sb.dir, env });
+    expect(init.status, init.stderr).toBe(0);
+    expect(fs.existsSync(path.join(sb.dir, "app-feat/.claude/settings.json"))).toBe(true);
+    const doc = JSON.parse(runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env }).stdout) as Doc & { repos: Array<{ root: string; changes: Array<{ path: string }> }> };
+    expect(doc.collisions).toEqual([]);
+    expect(doc.repos.flatMap((r) => r.changes.map((c) => c.path))).toEqual([]);
+    expect(doc.briefing).not.toMatch(/settings\.json|hooks\.json/);
+  });
 });

@@ -1,0 +1,28 @@
+import type { InitHost } from "../init/host-configs.js";
+
+/**
+ * Where `comity init` writes each host's hook config, relative to a repo (or, with `--user`, to the home folder),
+ * and the host's own program name (how `init` finds it on PATH).
+ */
+export const HOOK_CONFIG_FILES: Readonly<Record<InitHost, { readonly dir: string; readonly file: string; readonly binary: string }>> = {
+  claude_code: { dir: ".claude", file: "settings.json", binary: "claude" },
+  codex: { dir: ".codex", file: "hooks.json", binary: "codex" },
+  cursor: { dir: ".cursor", file: "hooks.json", binary: "cursor" },
+  // A file of Comity's own among the repo's hook files (Copilot CLI reads every .github/hooks/*.json).
+  copilot: { dir: ".github/hooks", file: "comity.json", binary: "copilot" },
+  // CompozyOS's workspace overlay (`$COMPOZY_HOME/config.toml` with --user); Comity's block between markers.
+  compozy: { dir: ".compozy", file: "config.toml", binary: "compozy" },
+  // Not a settings file: Comity's extension, written whole.
+  omp: { dir: ".omp/extensions", file: "comity.ts", binary: "omp" },
+};
+
+const OWN = new Set(Object.values(HOOK_CONFIG_FILES).map((h) => `${h.dir}/${h.file}`));
+
+/**
+ * Whether a repo-relative path is a hook config that `comity init` writes: Comity's own doing, never an agent's work.
+ * Such a file is no session's change, no collision and no briefing line (after `init --each`, every repo and each of
+ * its worktrees has one, and each would otherwise read as the same uncommitted change).
+ */
+export function isHookConfigFile(repoPath: string): boolean {
+  return OWN.has(repoPath);
+}
