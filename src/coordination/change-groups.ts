@@ -29,7 +29,10 @@ export function groupChanges(rows: readonly ChangeRow[]): ChangeGroup[] {
   return [...groups.values()].sort((a, b) => a.at - b.at || compareStrings(`${a.path}#${a.top}`, `${b.path}#${b.top}`));
 }
 
-type GroupLike = { top: string; changes: readonly { qualified_name: string; renamed_from: string | null; summary: string }[] };
+type GroupLike = {
+  top: string;
+  changes: readonly { qualified_name: string; renamed_from: string | null; summary: string; signature_before?: string | null; signature_after?: string | null }[];
+};
 
 /** "`parseConfig`", "`Calc` members `add`, `sub`", "`parseConfig` (renamed to `loadConfig`)". */
 export function groupName(g: GroupLike): string {
@@ -40,9 +43,15 @@ export function groupName(g: GroupLike): string {
   return `${code(g.top)}`;
 }
 
-/** What changed and why it breaks callers: the change reasons (`PARAMETER_ADDED_REQUIRED: required parameter strict added`). */
+/**
+ * What changed and why it breaks callers, concretely: the call before and after, where it changed
+ * (`` `parseConfig(path)` → `parseConfig(path, strict)` ``), then the change reasons (`PARAMETER_ADDED_REQUIRED:
+ * required parameter strict added`).
+ */
 export function groupWhy(g: GroupLike): string {
-  return [...new Set(g.changes.map((x) => oneLine(x.summary, 240)))].slice(0, 3).join("; ");
+  const shaped = g.changes.find((x) => (x.signature_before ?? null) !== null && (x.signature_after ?? null) !== null && x.signature_before !== x.signature_after);
+  const shape = shaped === undefined ? [] : [`${code(shaped.signature_before ?? "", 160)} → ${code(shaped.signature_after ?? "", 160)}`];
+  return [...shape, ...new Set(g.changes.map((x) => oneLine(x.summary, 240)))].slice(0, 4).join("; ");
 }
 
 export function describeGroup(g: GroupLike): string {
@@ -53,11 +62,14 @@ export function stateOf(g: ChangeGroup): string {
   return g.changes.some((x) => x.state === "committed") ? "committed" : "local, not committed";
 }
 
-/** The names a use of a group may import: the top-level name now, and the old name of a rename. */
+/**
+ * The names a use of a group may import: the top-level name now, the old name of a rename, and `default` for its
+ * module's default export (`import formatDate from "./date"`).
+ */
 export function namesOf(g: ChangeGroup): string[] {
-  return uniqueSorted([g.top, ...g.changes.flatMap((x) => (x.renamed_from === null ? [] : [topName(x.renamed_from)]))]);
+  const isDefault = g.changes.some((x) => Number(x.default_export) === 1);
+  return uniqueSorted([g.top, ...(isDefault ? ["default"] : []), ...g.changes.flatMap((x) => (x.renamed_from === null ? [] : [topName(x.renamed_from)]))]);
 }
-
 
 /** The names other code imports a group under from its package: its changes' public names (its top-level name when the hook did not say). */
 export function publicNamesOfGroup(g: ChangeGroup): string[] {
@@ -70,4 +82,18 @@ export function publicNamesOfGroup(g: ChangeGroup): string[] {
  */
 export function coveredInRepo(user: SessionRow, g: ChangeGroup, use: { path: string; module: string }): boolean {
   return user.repo_id === g.author.repo_id && importNamesModule(use.path, use.module, g.path);
+}
+
+/**
+ * Whether a use of a package's name `name` reaches a group of its changes: an import of that name, or of a whole
+ * module, which is all of the package for its root module (`import acme_lib`, `import * as lib from "@acme/lib"`),
+ * but for a Python submodule (`import acme_lib.config`, or `from acme_lib import config`) only the changes in that
+ * module's file.
+ */
+export function packageUseReaches(use: { path: string; name: string; module: string }, name: string, g: ChangeGroup): boolean {
+  if (use.name === name) return true;
+  if (use.name !== "*") return false;
+  const python = /\.pyi?$/.test(use.path);
+  if (!python || !use.module.includes(".") || use.module.startsWith(".")) return true;
+  return importNamesModule(use.path, use.module, g.path);
 }

@@ -99,6 +99,22 @@ export function importTarget(fromPath: string, specifier: string): string {
   return specifier.replace(/\./g, "/");
 }
 
+/**
+ * The imports a file's imports stand for: each as it is, and for Python's `from M import N` also a use of all of
+ * module `M.N` (`from . import services` → `.services`), since N may be a submodule, whose functions the file then
+ * reaches as `services.charge(...)`. Where N is not a submodule, no file is that module, and the extra use names
+ * nothing. Pure.
+ */
+export function expandImports<T extends { readonly path: string; readonly name: string; readonly module: string | null }>(uses: readonly T[]): Array<T | (T & { name: "*"; module: string })> {
+  const out: Array<T | (T & { name: "*"; module: string })> = [];
+  for (const u of uses) {
+    out.push(u);
+    if (u.name === "*" || u.module === null || u.module === "" || !/\.pyi?$/.test(u.path) || !/^[A-Za-z_]\w*$/.test(u.name)) continue;
+    out.push({ ...u, name: "*", module: /\.$/.test(u.module) ? `${u.module}${u.name}` : `${u.module}.${u.name}` });
+  }
+  return out;
+}
+
 /** The stems an import's target may hold for a defining file: its stem and every shorter tail of it (`src/acme/config`, `acme/config`, `config`). */
 export function stemSuffixes(definingPath: string): string[] {
   const parts = moduleStem(definingPath).split("/");

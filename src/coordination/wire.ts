@@ -49,6 +49,11 @@ export interface EvaluateRequest {
     readonly head_sha?: string | null;
     /** The session's folder relative to the repo root (`.` at the root). */
     readonly cwd_path?: string | null;
+    /**
+     * The working tree's own folder, as a person finds it: relative to the home folder (`~/work/vite-feature`), else
+     * its name. Two worktrees of one repo are two folders, where `cwd_path` says `.` for both.
+     */
+    readonly worktree?: string | null;
     readonly base_sha?: string | null;
     readonly worktree_hash?: string | null;
     /** session_start: the repo's workspace packages. */
@@ -81,6 +86,11 @@ export interface EvaluateRequest {
       readonly reasons?: ReadonlyArray<{ readonly code: string; readonly message: string }>;
       /** The names it can be imported under from its package's entry (`[]`: not reachable from it). */
       readonly public_names?: readonly string[] | null;
+      /** It is its module's default export: `import x from "./m"` uses it. */
+      readonly default_export?: boolean;
+      /** Its signature before and after, as names and parameter names (`parseConfig(path, strict)`), for people. */
+      readonly signature_before?: string | null;
+      readonly signature_after?: string | null;
     }>;
     readonly new_references?: ReadonlyArray<{ readonly kind: string; readonly name: string; readonly module?: string | null }>;
     /** Every reference of the file as it is now (names and modules only): what the session uses. */
@@ -89,6 +99,19 @@ export interface EvaluateRequest {
     readonly parse_error?: boolean;
   }>;
   readonly status?: { readonly excerpt?: string; readonly files?: readonly string[] };
+  /**
+   * pre_edit, pre_shell, post_edit: for each file, the lines it changes (about to, or did), against the file's base
+   * (its blob at HEAD, by id; null for a new file): `[first, last]` line ranges of the base, 1-based and inclusive,
+   * an insertion after line n being `[n + 1, n]`. `ranges: null`: not known (a whole-file write, a shell command).
+   */
+  readonly edits?: readonly EditRanges[];
+}
+
+/** What one file's edit touches: its base blob and the base's line ranges (see `EvaluateRequest.edits`). */
+export interface EditRanges {
+  readonly path: string;
+  readonly base: string | null;
+  readonly ranges: ReadonlyArray<readonly [number, number]> | null;
 }
 
 const text = (max: number) => ({ type: "string", maxLength: max });
@@ -129,6 +152,7 @@ export const EVALUATE_REQUEST_SCHEMA = {
         branch: oneLineText(1024),
         head_sha: { type: ["string", "null"], pattern: "^[0-9a-f]{40,64}$" },
         cwd_path: nullableText(4096),
+        worktree: oneLineText(1024),
         packages: { type: "array", maxItems: 200, items: { type: "object", required: ["name", "path", "ecosystem"], properties: { name: text(512), path: text(4096), ecosystem: text(32) } } },
         dependencies: { type: "array", maxItems: 500, items: text(600) },
       },
@@ -172,6 +196,9 @@ export const EVALUATE_REQUEST_SCHEMA = {
                 compatibility: { enum: ["breaking", "compatible", "internal"] },
                 reasons: { type: "array", maxItems: 64, items: { type: "object", required: ["code", "message"], properties: { code: text(128), message: text(1024) } } },
                 public_names: { type: ["array", "null"], maxItems: 64, items: text(2048) },
+                default_export: { type: "boolean" },
+                signature_before: nullableText(512),
+                signature_after: nullableText(512),
               },
             },
           },
@@ -182,6 +209,19 @@ export const EVALUATE_REQUEST_SCHEMA = {
       },
     },
     status: { type: "object", properties: { excerpt: text(2000), files: paths } },
+    edits: {
+      type: "array",
+      maxItems: 500,
+      items: {
+        type: "object",
+        required: ["path", "base", "ranges"],
+        properties: {
+          path: repoPath,
+          base: { type: ["string", "null"], pattern: "^[0-9a-f]{40,64}$" },
+          ranges: { type: ["array", "null"], maxItems: 1000, items: { type: "array", minItems: 2, maxItems: 2, items: { type: "integer", minimum: 0 } } },
+        },
+      },
+    },
   },
 } as const;
 

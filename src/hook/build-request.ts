@@ -271,15 +271,28 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
       out.push({ path: a.path, language: a.language, changes: [], new_references: a.new_references, references: importsOnly(a.references), parse_error: true });
       continue;
     }
-    // Which package the file belongs to, and the public names of what changed in it: what other repos import.
+    // Which package the file belongs to, and the public names of what changed in it: what other repos import; whether
+    // it is the module's default export (what `import x from` names); its call before and after, for people.
     let pkg: FileEntry["package"] = null;
     let changes: NonNullable<FileEntry["changes"]> = a.changes;
     if (a.changes.length > 0) {
       const { packageExposure } = await import("../packages/public-names.js");
       const { topName } = await import("../coordination/uses-symbol.js");
-      const exposure = packageExposure(repo.root, a.path, [...new Set(a.changes.map((ch) => topName(ch.qualified_name)))]);
+      const tops = [...new Set(a.changes.map((ch) => topName(ch.qualified_name)))];
+      const isDefault = (top: string): boolean => a.default_export !== undefined && topName(a.default_export) === top;
+      const exposure = packageExposure(repo.root, a.path, a.default_export === undefined ? tops : [...tops, "default"]);
       pkg = exposure.package;
-      if (pkg !== null) changes = a.changes.map((ch) => ({ ...ch, public_names: ch.exported ? (exposure.names.get(topName(ch.qualified_name)) ?? null) : [] }));
+      changes = a.changes.map((ch) => {
+        const top = topName(ch.qualified_name);
+        const shape = a.shapes.get(ch.qualified_name);
+        const names = [...(exposure.names.get(top) ?? []), ...(isDefault(top) ? (exposure.names.get("default") ?? []) : [])];
+        return {
+          ...ch,
+          ...(pkg === null ? {} : { public_names: ch.exported ? (exposure.names.has(top) ? [...new Set(names)].sort() : null) : [] }),
+          ...(isDefault(top) ? { default_export: true } : {}),
+          ...(shape !== undefined && shape.before !== shape.after ? { signature_before: shape.before, signature_after: shape.after } : {}),
+        };
+      });
     }
     out.push({ path: a.path, language: a.language, package: pkg, symbols: a.symbols.map(stripLocal), changes, new_references: a.new_references, references: importsOnly(a.references) });
   }

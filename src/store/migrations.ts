@@ -219,6 +219,22 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE repos ADD COLUMN label TEXT;
   ALTER TABLE tokens ADD COLUMN read_only BIGINT NOT NULL DEFAULT 0
   `,
+  // 5: precise and actionable coordination. A change says whether it is its module's default export, and its
+  // signature before and after; an intent's paths and a session's files carry the lines they touch against their
+  // base blob (null: not known); a session names its working tree's folder; notices are messages between sessions.
+  `
+  ALTER TABLE symbol_changes ADD COLUMN default_export BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE symbol_changes ADD COLUMN signature_before TEXT;
+  ALTER TABLE symbol_changes ADD COLUMN signature_after TEXT;
+  ALTER TABLE intent_paths ADD COLUMN base TEXT;
+  ALTER TABLE intent_paths ADD COLUMN ranges TEXT;
+  ALTER TABLE session_files ADD COLUMN base TEXT;
+  ALTER TABLE session_files ADD COLUMN ranges TEXT;
+  ALTER TABLE sessions ADD COLUMN worktree TEXT;
+  ALTER TABLE notices ADD COLUMN team_id TEXT;
+  ALTER TABLE notices ADD COLUMN sender_session_id TEXT;
+  ALTER TABLE notices ADD COLUMN sender TEXT
+  `,
 ];
 
 /** Applies the migrations not yet applied, each in its own transaction; returns the schema version. */

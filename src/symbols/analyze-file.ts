@@ -2,6 +2,7 @@ import * as nodeFs from "node:fs";
 import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { createObjectReader, readFileAtCommit } from "../git/read-git-object.js";
+import { callShape } from "./call-shape.js";
 import { compareSymbols, type SymbolChange } from "./compare-symbols.js";
 import { languageOf } from "./languages.js";
 import { newReferences } from "./new-references.js";
@@ -22,6 +23,10 @@ export interface FileAnalysis {
   /** Every reference of the file as it is now (none for a deleted file). */
   readonly references: readonly ReferenceRecord[];
   readonly diagnostics: readonly Diagnostic[];
+  /** The qualified name of the module's default export, when it is a named symbol (see `FileSymbols`). */
+  readonly default_export?: string;
+  /** For each changed symbol, how it was and is called (`callShape`; null where it has no parameters or is not there). */
+  readonly shapes: ReadonlyMap<string, { readonly before: string | null; readonly after: string | null }>;
 }
 
 /** Reads a file's content at HEAD; null when HEAD has no such file (a new file) or there is no HEAD. */
@@ -86,17 +91,25 @@ export async function analyzeFile(
   // added), as for a file that does not parse.
   if (before !== null && !keepable(before)) diagnostics.push(...before.diagnostics);
   if ((before !== null && !keepable(before)) || (after !== null && !keepable(after))) {
-    return { path: repoPath, language, symbols: [], changes: [], new_references: [], references: after?.references ?? [], diagnostics };
+    return { path: repoPath, language, symbols: [], changes: [], new_references: [], references: after?.references ?? [], diagnostics, shapes: new Map() };
   }
   const compatLanguage = language === "python" ? "python" : "typescript";
+  const changes = compareSymbols(before?.symbols ?? [], after?.symbols ?? [], compatLanguage);
+  const shapeIn = (symbols: readonly SymbolRecord[] | undefined, name: string): string | null => {
+    const s = symbols?.find((x) => x.qualified_name === name);
+    return s === undefined ? null : callShape(s);
+  };
+  const shapes = new Map(changes.map((ch) => [ch.qualified_name, { before: shapeIn(before?.symbols, ch.renamed_from ?? ch.qualified_name), after: shapeIn(after?.symbols, ch.qualified_name) }]));
   return {
     path: repoPath,
     language,
     symbols: after?.symbols ?? [],
-    changes: compareSymbols(before?.symbols ?? [], after?.symbols ?? [], compatLanguage),
+    changes,
     new_references: newReferences(before?.references ?? [], after?.references ?? []),
     references: after?.references ?? [],
     diagnostics,
+    ...(after?.default_export === undefined ? {} : { default_export: after.default_export }),
+    shapes,
   };
 }
 

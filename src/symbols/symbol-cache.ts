@@ -234,6 +234,8 @@ type Entry = {
   /** Per reference, 3 slots: kind, name, module. */
   r: Array<string | null>;
   d: FileSymbols["diagnostics"];
+  /** The default export's qualified name, when the module has a named one. */
+  x?: string;
 };
 
 const PARAM_KIND: Record<ParamInfo["kind"], string> = { positional: "p", positional_only: "o", positional_or_keyword: "k", keyword_only: "w", rest: "r", var_keyword: "v" };
@@ -328,7 +330,7 @@ function encodeEntry(r: FileSymbols): Entry {
   }
   const refs: Entry["r"] = [];
   for (const x of r.references) refs.push(x.kind, x.name, x.module);
-  return { v: 6, l: r.language, s, r: refs, d: r.diagnostics };
+  return { v: 6, l: r.language, s, r: refs, d: r.diagnostics, ...(r.default_export === undefined ? {} : { x: r.default_export }) };
 }
 
 /**
@@ -390,5 +392,5 @@ function decodeEntry(e: Entry): Omit<FileSymbols, "path"> | null {
   for (let i = 0; i < s.length; i += SYMBOL_SLOTS) symbols.push(new CachedSymbol(s, i));
   const references: ReferenceRecord[] = [];
   for (let i = 0; i < r.length; i += 3) references.push({ kind: r[i] as ReferenceRecord["kind"], name: r[i + 1] as string, module: r[i + 2] ?? null });
-  return { language: e.l, symbols, references, diagnostics: e.d };
+  return { language: e.l, symbols, references, diagnostics: e.d, ...(typeof e.x === "string" ? { default_export: e.x } : {}) };
 }

@@ -15,7 +15,7 @@ import { extractPython } from "./python/extract-python.js";
 import { finalizeSymbols, type RawSymbol } from "./raw-symbol.js";
 import { DECLARATION_FILE, DEFAULT_MAX_FILE_BYTES, parseTimeoutDiagnostic, screen, TIMED_OUT } from "./tree-parser.js";
 import type { FileSymbols, LanguageId } from "./types.js";
-import { extractTypeScript } from "./typescript/extract-typescript.js";
+import { defaultExportName, extractTypeScript } from "./typescript/extract-typescript.js";
 
 export { DEFAULT_MAX_FILE_BYTES } from "./tree-parser.js";
 
@@ -81,7 +81,11 @@ export async function createSymbolExtractor(options: SymbolExtractorOptions = {}
         indexLexical(tree, text, lexical);
         const raw: RawSymbol[] =
           spec.extractor === "python" ? extractPython(tree, definitions) : extractTypeScript(tree, definitions, { isDeclarationFile: DECLARATION_FILE.test(path), commonJs: spec.id === "javascript" });
-        return { path, language: spec.id, symbols: finalizeSymbols(raw, hash), references: extractReferences(references), diagnostics };
+        const symbols = finalizeSymbols(raw, hash);
+        const base = { path, language: spec.id, symbols, references: extractReferences(references), diagnostics };
+        // The module's default export, when it is one of its named symbols (what `import f from "./m"` names).
+        const named = spec.extractor === "typescript" ? defaultExportName(tree.rootNode) : null;
+        return named !== null && symbols.some((x) => x.qualified_name === named) ? { ...base, default_export: named } : base;
       } catch (error) {
         if (isParseOverBudget(error)) return empty([parseTimeoutDiagnostic(path, error.message)]);
         return empty([...diagnostics, diagnostic("extract_failed", "warning", path, `symbol extraction failed: ${error instanceof Error ? error.message : String(error)}`)]);

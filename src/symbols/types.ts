@@ -98,4 +98,10 @@ export interface FileSymbols {
   /** Sorted and de-duplicated. */
   readonly references: readonly ReferenceRecord[];
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * The qualified name of the symbol the module exports as its default (`export default function f() {}`,
+   * `export default f`, `export { f as default }`): what `import f from "./m"` uses. Absent when there is none, or
+   * when it is anonymous (a symbol named `default` stands for it then). Not printed by `comity symbols`.
+   */
+  readonly default_export?: string;
 }

@@ -1,4 +1,4 @@
-import { coveredInRepo, describeGroup, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
+import { coveredInRepo, packageUseReaches, describeGroup, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
 import { code, describeSession, listSome } from "../coordination-text.js";
 import { ACTIVE_OTHER, activeOtherParams, type Coordination, type Outcome, SESSION_COLS, type SessionRow, type Wanted } from "../coordination.js";
 import { breakingUsedIn } from "./before-edit.js";
@@ -9,7 +9,7 @@ import { recordConflicts } from "../rows/conflict-rows.js";
 import { holdersOf } from "../rows/holder-rows.js";
 import { familyReps } from "../rows/session-rows.js";
 import { insertRows, uniqueRows, uniqueSorted } from "../rows/sql-rows.js";
-import { filesUsing, importTarget, stemSuffixes } from "../uses-symbol.js";
+import { expandImports, filesUsing, importTarget, stemSuffixes } from "../uses-symbol.js";
 import type { EvaluateRequest } from "../wire.js";
 import { compareStrings } from "../../errors/diagnostic.js";
 import { packageKey, packageLabel, packageOfImport } from "../../packages/package-of-import.js";
@@ -138,7 +138,7 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
     for (const id of [...bySession.keys()].sort(compareStrings)) {
       const { row, uses } = bySession.get(id) as { row: SessionRow; uses: Array<{ path: string; name: string; module: string }> };
       for (const name of names) {
-        const files = uniqueSorted(uses.filter((u) => u.name === name || u.name === "*").map((u) => u.path));
+        const files = uniqueSorted(uses.filter((u) => packageUseReaches(u, name, g)).map((u) => u.path));
         if (files.length === 0) continue;
         wanted.push(crossRepoWanted(row, { ...g, author: c.session }, name, files));
         informed.push({
@@ -158,5 +158,6 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
 
 function usesOf(c: Coordination, a: NonNullable<EvaluateRequest["analysis"]>[number]): unknown[][] {
   const refs = [...(a.references ?? []), ...(a.new_references ?? [])].filter((r) => (r.kind === "import" || r.kind === "export") && r.module != null && r.module !== "");
-  return uniqueRows(refs.map((r) => [c.session.id, a.path, r.name, r.module ?? "", importTarget(a.path, r.module ?? ""), c.now, packageOfImport(a.path, r.module ?? "")]));
+  const uses = expandImports(refs.map((r) => ({ path: a.path, name: r.name, module: r.module ?? null })));
+  return uniqueRows(uses.map((r) => [c.session.id, a.path, r.name, r.module ?? "", importTarget(a.path, r.module ?? ""), c.now, packageOfImport(a.path, r.module ?? "")]));
 }

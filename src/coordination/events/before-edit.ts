@@ -1,4 +1,4 @@
-import { coveredInRepo, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
+import { coveredInRepo, packageUseReaches, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
 import { code, describeSession } from "../coordination-text.js";
 import { type Coordination, type Outcome, QUIET, type Wanted } from "../coordination.js";
 import { deliverQueued } from "./deliver-queued.js";
@@ -7,7 +7,7 @@ import { othersChanges, packageChanges } from "../rows/change-rows.js";
 import { lineOf, markTold, recordConflicts, refOf, sortByChange, untold } from "../rows/conflict-rows.js";
 import { holdersOf } from "../rows/holder-rows.js";
 import { insertRows, nextNumber, uniqueRows, uniqueSorted } from "../rows/sql-rows.js";
-import { filesUsing, importTarget } from "../uses-symbol.js";
+import { expandImports, filesUsing, importTarget } from "../uses-symbol.js";
 import { packageOfImport } from "../../packages/package-of-import.js";
 import { marks } from "../../store/database.js";
 
@@ -19,7 +19,7 @@ export async function beforeEdit(c: Coordination, paths: string[]): Promise<Outc
   await insertRows(
     c.sql,
     "INSERT INTO session_uses (session_id, path, name, module, target, updated_at, package) VALUES",
-    uniqueRows(hints.map((u) => [c.session.id, u.path, u.name, u.module ?? "", importTarget(u.path, u.module ?? ""), c.now, packageOfImport(u.path, u.module ?? "")])),
+    uniqueRows(expandImports(hints.map((u) => ({ path: u.path, name: u.name, module: u.module ?? null }))).map((u) => [c.session.id, u.path, u.name, u.module ?? "", importTarget(u.path, u.module ?? ""), c.now, packageOfImport(u.path, u.module ?? "")])),
     "ON CONFLICT (session_id, path, name, module) DO NOTHING",
   );
 
@@ -94,7 +94,7 @@ export async function breakingUsedIn(c: Coordination, paths: readonly string[]):
   // Across packages: breaking changes, in any repo of the team, to what these files import from a package.
   for (const g of groupChanges(await packageChanges(c, uniqueSorted(uses.flatMap((u) => (u.package === null ? [] : [u.package])))))) {
     for (const name of publicNamesOfGroup(g)) {
-      const users = uniqueSorted(uses.filter((u) => u.package === g.package && (u.name === name || u.name === "*") && !coveredInRepo(c.session, g, u)).map((u) => u.path));
+      const users = uniqueSorted(uses.filter((u) => u.package === g.package && packageUseReaches(u, name, g) && !coveredInRepo(c.session, g, u)).map((u) => u.path));
       if (users.length > 0) out.push(crossRepoWanted(c.session, g, name, users));
     }
   }

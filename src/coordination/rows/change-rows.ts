@@ -17,9 +17,14 @@ export interface ChangeRow extends SessionRow {
   /** The package the changed file belongs to (`npm:@acme/lib`), and the names it is imported under from it (JSON). */
   package: string | null;
   public_names: string | null;
+  /** 1 when the symbol is its module's default export (`import x from "./m"` names it). */
+  default_export: number;
+  /** How it was and is called (`parseConfig(path)` → `parseConfig(path, strict)`), when that changed. */
+  signature_before: string | null;
+  signature_after: string | null;
 }
 
-export const CHANGE_COLS = `sc.path, sc.qualified_name, sc.renamed_from, sc.change, sc.compatibility, sc.summary, sc.state, sc.created_at AS at, sc.package, sc.public_names, ${SESSION_COLS}`;
+export const CHANGE_COLS = `sc.path, sc.qualified_name, sc.renamed_from, sc.change, sc.compatibility, sc.summary, sc.state, sc.created_at AS at, sc.package, sc.public_names, sc.default_export, sc.signature_before, sc.signature_after, ${SESSION_COLS}`;
 
 /** Changes other active families made, not reverted; optionally only breaking ones, or only in these paths. */
 export async function othersChanges(c: Coordination, filter: { breaking?: boolean; paths?: readonly string[] }): Promise<ChangeRow[]> {
@@ -59,8 +64,11 @@ export async function packageChanges(c: Coordination, packages: readonly string[
  */
 export async function reconcileChanges(c: Coordination, filePath: string, changes: NonNullable<NonNullable<EvaluateRequest["analysis"]>[number]["changes"]>, pkg: string | null): Promise<void> {
   const head = c.request.repo.head_sha ?? null;
-  const before = await c.sql.all<{ qualified_name: string; change: string; compatibility: string; summary: string; renamed_from: string | null; head_sha: string | null; state: string; package: string | null; public_names: string | null }>(
-    "SELECT qualified_name, change, compatibility, summary, renamed_from, head_sha, state, package, public_names FROM symbol_changes WHERE session_id = ? AND path = ?",
+  const before = await c.sql.all<{
+    qualified_name: string; change: string; compatibility: string; summary: string; renamed_from: string | null; head_sha: string | null; state: string; package: string | null;
+    public_names: string | null; default_export: number; signature_before: string | null; signature_after: string | null;
+  }>(
+    "SELECT qualified_name, change, compatibility, summary, renamed_from, head_sha, state, package, public_names, default_export, signature_before, signature_after FROM symbol_changes WHERE session_id = ? AND path = ?",
     [c.session.id, filePath],
   );
   const now = new Map(changes.map((ch) => [ch.qualified_name, ch]));
@@ -81,11 +89,16 @@ export async function reconcileChanges(c: Coordination, filePath: string, change
     if (b.compatibility === "breaking" && ch.compatibility !== "breaking") withdrawn.add(topName(b.qualified_name));
     const same =
       b.change === ch.change && b.compatibility === ch.compatibility && b.summary === summaryOf(ch) && b.renamed_from === (ch.renamed_from ?? null) && b.head_sha === head && b.state === "local" &&
-      b.package === pkg && b.public_names === publicNamesOf(ch);
+      b.package === pkg && b.public_names === publicNamesOf(ch) && Number(b.default_export) === (ch.default_export === true ? 1 : 0) &&
+      b.signature_before === (ch.signature_before ?? null) && b.signature_after === (ch.signature_after ?? null);
     if (same) continue;
-    await c.sql.run("UPDATE symbol_changes SET change = ?, compatibility = ?, summary = ?, renamed_from = ?, head_sha = ?, state = 'local', package = ?, public_names = ? WHERE session_id = ? AND path = ? AND qualified_name = ?", [
-      ch.change, ch.compatibility, summaryOf(ch), ch.renamed_from ?? null, head, pkg, publicNamesOf(ch), c.session.id, filePath, ch.qualified_name,
-    ]);
+    await c.sql.run(
+      "UPDATE symbol_changes SET change = ?, compatibility = ?, summary = ?, renamed_from = ?, head_sha = ?, state = 'local', package = ?, public_names = ?, default_export = ?, signature_before = ?, signature_after = ? WHERE session_id = ? AND path = ? AND qualified_name = ?",
+      [
+        ch.change, ch.compatibility, summaryOf(ch), ch.renamed_from ?? null, head, pkg, publicNamesOf(ch), ch.default_export === true ? 1 : 0, ch.signature_before ?? null, ch.signature_after ?? null,
+        c.session.id, filePath, ch.qualified_name,
+      ],
+    );
   }
   // A reverted change is gone (nothing keeps it); a committed one stays, for briefings.
   for (const [list, statement] of [
@@ -100,10 +113,13 @@ export async function reconcileChanges(c: Coordination, filePath: string, change
   const known = new Set(before.map((b) => b.qualified_name));
   await insertRows(
     c.sql,
-    "INSERT INTO symbol_changes (team_id, repo_id, session_id, path, qualified_name, change, compatibility, summary, created_at, renamed_from, head_sha, state, package, public_names) VALUES",
+    "INSERT INTO symbol_changes (team_id, repo_id, session_id, path, qualified_name, change, compatibility, summary, created_at, renamed_from, head_sha, state, package, public_names, default_export, signature_before, signature_after) VALUES",
     changes
       .filter((ch) => !known.has(ch.qualified_name))
-      .map((ch) => [c.teamId, c.repoId, c.session.id, filePath, ch.qualified_name, ch.change, ch.compatibility, summaryOf(ch), c.now, ch.renamed_from ?? null, head, "local", pkg, publicNamesOf(ch)]),
+      .map((ch) => [
+        c.teamId, c.repoId, c.session.id, filePath, ch.qualified_name, ch.change, ch.compatibility, summaryOf(ch), c.now, ch.renamed_from ?? null, head, "local", pkg, publicNamesOf(ch),
+        ch.default_export === true ? 1 : 0, ch.signature_before ?? null, ch.signature_after ?? null,
+      ]),
   );
   // A type whose members are all reverted is withdrawn; one with a breaking member left is not. Two statements,
   // not an OR: each follows an index (the author as the other side, and as the one told). Across packages, the

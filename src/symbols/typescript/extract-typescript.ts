@@ -443,6 +443,32 @@ function outerRange(node: SyntaxNode): [number, number] {
   return [n.startIndex, n.endIndex];
 }
 
+/**
+ * The local name a module exports as its default, when it is a named one: `export default function f() {}` or
+ * `class F`, `export default f`, `export { f as default }` (no `from`); null otherwise (none, or an anonymous value:
+ * {@link defaultExports} makes a symbol named `default` of it).
+ */
+export function defaultExportName(root: SyntaxNode): string | null {
+  for (const s of root.namedChildren) {
+    if (s.type !== "export_statement" || s.childForFieldName("source") !== null) continue;
+    if (s.children.some((c) => c.type === "default")) {
+      const declared = s.childForFieldName("declaration")?.childForFieldName("name");
+      if (declared != null) return declared.text;
+      const value = s.childForFieldName("value");
+      if (value?.type === "identifier") return value.text;
+      const named = value?.childForFieldName("name");
+      if (named != null && (value?.type === "function_expression" || value?.type === "class" || value?.type === "function")) return named.text;
+      continue;
+    }
+    for (const clause of s.namedChildren.filter((c) => c.type === "export_clause")) {
+      for (const spec of clause.namedChildren) {
+        if (spec.childForFieldName("alias")?.text === "default") return spec.childForFieldName("name")?.text ?? null;
+      }
+    }
+  }
+  return null;
+}
+
 /** `export default function () {}`, `export default class {}`, `export default <expr>`: a symbol named `default`. */
 function defaultExports(root: SyntaxNode, out: RawSymbol[]): void {
   for (const s of root.namedChildren) {
