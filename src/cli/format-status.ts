@@ -29,7 +29,7 @@ export function formatStatus(report: StatusReport, options: { now: number; colou
       names.get(s.session_id) ?? "?",
       HOST_NAMES[s.tool] ?? oneLine(s.tool, 32),
       s.branch === null ? "-" : oneLine(s.branch, 60),
-      s.cwd_path === null ? "-" : oneLine(s.cwd_path, 60),
+      folderOf(s),
       ago(Date.parse(s.started_at), now),
       ago(Date.parse(s.last_seen_at), now),
       String(new Set([...s.intents.flatMap((i) => i.paths), ...s.files]).size),
@@ -83,4 +83,11 @@ function list(items: readonly string[], max: number): string {
 function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>, bold: (s: string) => string): string[] {
   const [first, ...rest] = alignColumns([head, ...rows]);
   return [bold(first ?? ""), ...rest];
+}
+
+/** Where a session works, for a person to find it: its working tree's folder, and its folder in it. */
+function folderOf(s: StatusReport["sessions"][number]): string {
+  const inside = s.cwd_path !== null && s.cwd_path !== "." ? s.cwd_path : null;
+  if (s.worktree != null) return oneLine(inside === null ? s.worktree : `${s.worktree} (${inside})`, 80);
+  return s.cwd_path === null ? "-" : oneLine(s.cwd_path, 60);
 }

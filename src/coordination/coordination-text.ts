@@ -8,6 +8,8 @@ export interface SessionLabel {
   readonly label?: string | null;
   /** The session's folder relative to its repo. */
   readonly cwd_path?: string | null;
+  /** Its working tree's folder (`~/work/vite-feature`), for a person to find it. */
+  readonly worktree?: string | null;
 }
 
 /** Host ids as people write them. */
@@ -21,15 +23,17 @@ export const HOST_NAMES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Enough for a person to find the other agent: host, short session id, label,
- * branch and folder. `Codex session 0192f0c4 ("alice-laptop", branch `main`, in `packages/api`)`.
+ * Enough for a person to find the other agent: host, short session id, label, branch, its working tree's folder and
+ * its folder in it. `Codex session 0192f0c4 ("alice-laptop", branch `main`, in `~/work/api-feature` at `packages/api`)`.
  */
 export function describeSession(s: SessionLabel): string {
   const id = shortSessionId(s.external_id);
   const parts: string[] = [];
   if (s.label != null && s.label !== "") parts.push(quoted(s.label, 64));
   if (s.branch !== null) parts.push(`branch ${code(s.branch, 120)}`);
-  if (s.cwd_path != null && s.cwd_path !== "") parts.push(s.cwd_path === "." ? "at the repo root" : `in ${code(s.cwd_path)}`);
+  const inside = s.cwd_path != null && s.cwd_path !== "" && s.cwd_path !== "." ? s.cwd_path : null;
+  if (s.worktree != null && s.worktree !== "") parts.push(`in ${code(s.worktree, 120)}${inside === null ? "" : ` at ${code(inside)}`}`);
+  else if (s.cwd_path != null && s.cwd_path !== "") parts.push(inside === null ? "at the repo root" : `in ${code(inside)}`);
   return `${HOST_NAMES[s.tool] ?? oneLine(s.tool, 32)} session ${oneLine(id, 16)}${parts.length === 0 ? "" : ` (${parts.join(", ")})`}`;
 }
 

@@ -16,12 +16,13 @@ export interface SessionRow {
   status_excerpt: string | null;
   label: string | null;
   cwd_path: string | null;
+  worktree: string | null;
   /** The agent it belongs to: its parent's external id for a subagent, else its own. */
   family: string;
   repo_id: string;
 }
 
-export const SESSION_GROUP = "s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt, s.label, s.cwd_path, s.parent_external_id, s.repo_id";
+export const SESSION_GROUP = "s.id, s.external_id, s.tool, s.branch, s.started_at, s.status_excerpt, s.label, s.cwd_path, s.worktree, s.parent_external_id, s.repo_id";
 
 export const SESSION_COLS = `${SESSION_GROUP}, COALESCE(s.parent_external_id, s.external_id) AS family`;
 

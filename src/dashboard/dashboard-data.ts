@@ -59,7 +59,7 @@ export interface RepoPage {
 }
 
 export interface SessionPage {
-  readonly session: { readonly id: string; readonly external_id: string; readonly tool: string; readonly label: string | null; readonly branch: string | null; readonly cwd_path: string | null; readonly started_at: number; readonly last_seen_at: number; readonly ended_at: number | null; readonly repo_id: string; readonly repo: string; readonly status_excerpt: string | null };
+  readonly session: { readonly id: string; readonly external_id: string; readonly tool: string; readonly label: string | null; readonly branch: string | null; readonly worktree: string | null; readonly cwd_path: string | null; readonly started_at: number; readonly last_seen_at: number; readonly ended_at: number | null; readonly repo_id: string; readonly repo: string; readonly status_excerpt: string | null };
   readonly events: ReadonlyArray<{ readonly at: number; readonly event: string; readonly decision: string; readonly refs: readonly string[]; readonly paths: readonly string[] }>;
   readonly conflicts: readonly ConflictEntry[];
 }
@@ -130,7 +130,7 @@ export async function readRepoPage(sql: Sql, where: Where, repoId: string): Prom
 export async function readSessionPage(sql: Sql, where: Where, sessionId: string): Promise<SessionPage | null> {
   const row = (
     await sql.all<Omit<SessionPage["session"], "repo">>(
-      `SELECT s.id, s.external_id, s.tool, s.label, s.branch, s.cwd_path, s.started_at, s.last_seen_at, s.ended_at, s.repo_id, s.status_excerpt
+      `SELECT s.id, s.external_id, s.tool, s.label, s.branch, s.worktree, s.cwd_path, s.started_at, s.last_seen_at, s.ended_at, s.repo_id, s.status_excerpt
        FROM sessions s WHERE s.id = ? AND s.team_id = ?`,
       [sessionId, where.teamId],
     )

@@ -114,7 +114,7 @@ export function renderRepo(p: RepoPage, ctx: ViewContext): string {
             const held = [...new Set(s.intents.flatMap((i) => i.paths))].sort();
             const changes = s.changes.map((c) => `<li><span class="badge ${c.compatibility === "breaking" ? "bad" : c.compatibility === "compatible" ? "ok" : "info"}">${esc(c.compatibility)}</span> <code>${esc(c.qualified_name)}</code> in <code>${esc(c.path)}</code> (${esc(c.change)}, ${esc(c.state)})</li>`);
             return `<article class="session"><h3><a href="${esc(ctx.base)}/sessions/${esc(s.session_id)}">${esc(s.label ?? "?")} · ${esc(host(s.tool))} ${esc(shortSessionId(s.external_id))}</a>${s.parent_external_id !== null ? " (subagent)" : ""}</h3>
-<dl><dt>Folder</dt><dd><code>${esc(s.cwd_path ?? "-")}</code></dd><dt>Branch</dt><dd>${esc(s.branch ?? "-")}</dd><dt>Since</dt><dd>${when(Date.parse(s.started_at), ctx.now)}</dd><dt>Last seen</dt><dd>${when(Date.parse(s.last_seen_at), ctx.now)}</dd>${s.status_excerpt === null ? "" : `<dt>Last status</dt><dd>${esc(s.status_excerpt)}</dd>`}<dt>Queued for it</dt><dd>${s.queued}</dd></dl>
+<dl><dt>Folder</dt><dd><code>${esc(folderOf(s))}</code></dd><dt>Branch</dt><dd>${esc(s.branch ?? "-")}</dd><dt>Since</dt><dd>${when(Date.parse(s.started_at), ctx.now)}</dd><dt>Last seen</dt><dd>${when(Date.parse(s.last_seen_at), ctx.now)}</dd>${s.status_excerpt === null ? "" : `<dt>Last status</dt><dd>${esc(s.status_excerpt)}</dd>`}<dt>Queued for it</dt><dd>${s.queued}</dd></dl>
 <p>Holds: ${held.length === 0 ? "nothing" : held.map((f) => `<code>${esc(f)}</code>`).join(", ")}</p>
 ${changes.length === 0 ? "" : `<ul class="list">${changes.join("\n")}</ul>`}</article>`;
           })
@@ -134,7 +134,14 @@ export function renderSession(p: SessionPage, ctx: ViewContext): string {
           .map((e) => `<li>${when(e.at, ctx.now)} <code>${esc(e.event)}</code>${e.paths.length > 0 ? ` ${e.paths.slice(0, 5).map((x) => `<code>${esc(x)}</code>`).join(", ")}` : ""}: <span class="badge ${e.decision === "block" ? "bad" : e.decision === "warn" ? "warn" : "ok"}">${esc(e.decision)}</span>${e.refs.length > 0 ? ` told ${e.refs.map(esc).join(", ")}` : ""}</li>`)
           .join("\n")}</ol>`;
   return `<p><a href="${esc(ctx.base)}/repos/${esc(s.repo_id)}">← ${esc(s.repo)}</a></p><h1>${esc(s.label ?? "?")} · ${esc(host(s.tool))} ${esc(shortSessionId(s.external_id))}</h1>
-<dl><dt>Folder</dt><dd><code>${esc(s.cwd_path ?? "-")}</code></dd><dt>Branch</dt><dd>${esc(s.branch ?? "-")}</dd><dt>Started</dt><dd>${when(s.started_at, ctx.now)}</dd><dt>Last seen</dt><dd>${when(s.last_seen_at, ctx.now)}</dd><dt>State</dt><dd>${s.ended_at !== null ? "ended" : "active"}</dd>${s.status_excerpt === null ? "" : `<dt>Last status</dt><dd>${esc(s.status_excerpt)}</dd>`}</dl>
+<dl><dt>Folder</dt><dd><code>${esc(folderOf(s))}</code></dd><dt>Branch</dt><dd>${esc(s.branch ?? "-")}</dd><dt>Started</dt><dd>${when(s.started_at, ctx.now)}</dd><dt>Last seen</dt><dd>${when(s.last_seen_at, ctx.now)}</dd><dt>State</dt><dd>${s.ended_at !== null ? "ended" : "active"}</dd>${s.status_excerpt === null ? "" : `<dt>Last status</dt><dd>${esc(s.status_excerpt)}</dd>`}</dl>
 <section aria-labelledby="e-h"><h2 id="e-h">Events, in order</h2>${events}</section>
 <section aria-labelledby="c-h"><h2 id="c-h">Its conflicts</h2>${timeline(p.conflicts, ctx)}</section>`;
+}
+
+/** Where a session works: its working tree's folder (`~/work/vite-feature`), with its folder in it when not the root. */
+function folderOf(s: { readonly worktree?: string | null; readonly cwd_path: string | null }): string {
+  const inside = s.cwd_path !== null && s.cwd_path !== "." ? s.cwd_path : null;
+  if (s.worktree != null) return inside === null ? s.worktree : `${s.worktree} (${inside})`;
+  return s.cwd_path ?? "-";
 }

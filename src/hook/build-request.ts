@@ -33,6 +33,7 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
     base_sha: state.base_sha,
     worktree_hash: null,
     cwd_path: cwdPath.startsWith("..") ? null : cwdPath === "" ? "." : cwdPath,
+    worktree: worktreeFolder(repo.root, ctx.input.env["HOME"] ?? os.homedir()),
   };
   const body: Mutable<EvaluateRequest> = {
     event,
@@ -120,7 +121,21 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
  */
 export function agentLabel(env: Readonly<Record<string, string | undefined>>): string {
   const named = oneLine(env["COMITY_AGENT_NAME"] ?? "", 128);
-  return named !== "" ? named : oneLine(os.hostname(), 128);
+  if (named !== "") return named;
+  // Two agents on one machine: the terminal pane each runs in, where the terminal says (their ids and working trees
+  // are in every warning too).
+  const pane = env["TMUX_PANE"] ? `tmux ${env["TMUX_PANE"]}` : env["ZELLIJ_PANE_ID"] ? `zellij ${env["ZELLIJ_PANE_ID"]}` : env["WEZTERM_PANE"] ? `wezterm ${env["WEZTERM_PANE"]}` : env["KITTY_WINDOW_ID"] ? `kitty ${env["KITTY_WINDOW_ID"]}` : "";
+  return oneLine(pane === "" ? os.hostname() : `${os.hostname()} ${pane}`, 128);
+}
+
+/**
+ * A working tree's folder as a person finds it: relative to the home folder (`~/work/vite-feature`), else its last
+ * two segments (`work/vite-feature`). What tells two worktrees or clones of one repo apart in a warning.
+ */
+export function worktreeFolder(root: string, home: string): string {
+  const rel = path.relative(home, root);
+  if (rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel)) return oneLine(`~/${rel.split(path.sep).join("/")}`, 1024);
+  return oneLine(root.split(path.sep).filter((p) => p !== "").slice(-2).join("/"), 1024);
 }
 
 /** Files whose imports are read before an edit: the languages whose symbols Comity compares. */

@@ -42,18 +42,18 @@ export async function touchSession(c: { sql: Sql; teamId: string; now: number; l
   const s = request.session;
   const row = await first<SessionRow>(
     c.sql,
-    `INSERT INTO sessions (id, team_id, repo_id, external_id, tool, model, parent_external_id, branch, head_sha, label, cwd_path, event_count, started_at, last_seen_at, ended_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
+    `INSERT INTO sessions (id, team_id, repo_id, external_id, tool, model, parent_external_id, branch, head_sha, label, cwd_path, worktree, event_count, started_at, last_seen_at, ended_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
      ON CONFLICT (team_id, repo_id, external_id) DO UPDATE SET
        tool = excluded.tool, model = COALESCE(excluded.model, sessions.model), branch = excluded.branch,
        head_sha = COALESCE(excluded.head_sha, sessions.head_sha), label = COALESCE(excluded.label, sessions.label),
-       cwd_path = COALESCE(excluded.cwd_path, sessions.cwd_path), event_count = sessions.event_count + 1,
+       cwd_path = COALESCE(excluded.cwd_path, sessions.cwd_path), worktree = COALESCE(excluded.worktree, sessions.worktree), event_count = sessions.event_count + 1,
        started_at = CASE WHEN sessions.ended_at IS NOT NULL OR sessions.last_seen_at < ? THEN excluded.started_at ELSE sessions.started_at END,
        last_seen_at = excluded.last_seen_at, ended_at = excluded.ended_at
-     RETURNING id, external_id, tool, branch, started_at, status_excerpt, label, cwd_path, COALESCE(parent_external_id, external_id) AS family, repo_id`,
+     RETURNING id, external_id, tool, branch, started_at, status_excerpt, label, cwd_path, worktree, COALESCE(parent_external_id, external_id) AS family, repo_id`,
     [
       randomUUID(), c.teamId, c.repoId, s.external_id, s.tool, s.model ?? null, s.parent_external_id ?? null, request.repo.branch ?? null,
-      request.repo.head_sha ?? null, s.label ?? null, request.repo.cwd_path ?? null, c.now, c.now, request.event === "session_end" ? c.now : null, c.now - c.leaseMs,
+      request.repo.head_sha ?? null, s.label ?? null, request.repo.cwd_path ?? null, request.repo.worktree ?? null, c.now, c.now, request.event === "session_end" ? c.now : null, c.now - c.leaseMs,
     ],
   );
   if (row === undefined) throw new Error("session row missing after upsert");
