@@ -2,16 +2,36 @@ import { type ChangeGroup, describeGroup, groupName, groupWhy, stateOf } from ".
 import { ago, code, describeSession, listSome } from "./coordination-text.js";
 import type { Coordination, SessionRow, Wanted } from "./coordination.js";
 import type { HolderRow } from "./rows/holder-rows.js";
+import type { EditPlace } from "./edit-collision.js";
+import { describeRanges } from "./line-ranges.js";
 import { packageLabel } from "../packages/package-of-import.js";
 
-export function overlapBody(c: Coordination, h: HolderRow, groups: readonly ChangeGroup[]): string {
+/**
+ * The warning of a file another session also changes: who, since when, where in the file (its lines and this
+ * edit's, when known), whether the two meet (an `edit_conflict`) or stay apart (a `file_overlap`, which merges
+ * cleanly), and what it changed there.
+ */
+export function overlapBody(c: Coordination, h: HolderRow, groups: readonly ChangeGroup[], kind: "edit_conflict" | "file_overlap", mine: EditPlace | undefined): string {
   const how = Number(h.held) === 1 ? `holds it since ${ago(Number(h.since), c.now)}` : `changed it ${ago(Number(h.since), c.now)}`;
   const breaking = groups.filter((g) => g.changes.some((x) => x.compatibility === "breaking"));
   const other = groups.filter((g) => !breaking.includes(g));
-  const parts = [`${code(h.path)} is also being changed by ${describeSession(h)}, which ${how}`];
+  const theirs = h.ranges == null ? "" : ` at lines ${describeRanges(h.ranges)}`;
+  const yours = mine?.ranges == null ? "" : ` (yours: ${describeRanges(mine.ranges)})`;
+  const parts = [`${code(h.path)} is also being changed by ${describeSession(h)}, which ${how}${theirs}`];
+  if (kind === "file_overlap") parts.push(h.base != null && mine?.base != null && h.base !== mine.base ? `its copy of the file is another version than yours, so your edits are not compared line by line${yours}` : `your edit${yours} is apart from its lines: both can go on and merge cleanly`);
+  else if (h.ranges == null || mine?.ranges == null) parts.push(`where one of the two edits lands in the file is not known (a whole-file write or a shell command)${yours}`);
+  else parts.push(`your edit${yours} meets its lines: merging the two would conflict`);
   if (breaking.length > 0) parts.push(`it changed ${breaking.map(describeGroup).join(", ")} incompatibly (${stateOf(breaking[0] as ChangeGroup)})`);
   if (other.length > 0) parts.push(`it also changed ${listSome(other.map((g) => g.top), 6)}`);
   return `${parts.join("; ")}.`;
+}
+
+/** What the session that was there first hears when another joins it on a file. */
+export function joinedBody(c: Coordination, h: HolderRow, kind: "edit_conflict" | "file_overlap", mine: EditPlace | undefined): string {
+  const where = mine?.ranges == null ? "" : ` at lines ${describeRanges(mine.ranges)}`;
+  return kind === "file_overlap"
+    ? `${describeSession(c.session)} started editing ${code(h.path)}${where}, apart from your lines: both edits merge cleanly.`
+    : `${describeSession(c.session)} started editing ${code(h.path)}${where}, where you are also changing it. Coordinate before you both change the same code.`;
 }
 
 /** A session whose code imports `name` from the package of a group another session broke: told before its next edit of that code. */

@@ -19,7 +19,7 @@ export function asPolicy(value: unknown): TeamPolicy {
 }
 
 /** The collision kinds (`../shared/reference/coordination.md`, "Collisions"). */
-export const CONFLICT_KINDS = ["file_overlap", "symbol_overlap", "breaking_change", "cross_repo_breaking", "plan_overlap"] as const;
+export const CONFLICT_KINDS = ["edit_conflict", "file_overlap", "symbol_overlap", "breaking_change", "cross_repo_breaking", "plan_overlap"] as const;
 export type ConflictKind = (typeof CONFLICT_KINDS)[number];
 
 /** A module a file imports a name from (`*` for a namespace or side-effect import): what a session uses. */

@@ -24,7 +24,7 @@ function when(ms: number, now: number): string {
 }
 
 const host = (tool: string): string => HOST_NAMES[tool] ?? tool;
-const kindClass = (kind: string): string => (kind.includes("breaking") ? "bad" : kind === "file_overlap" || kind === "symbol_overlap" ? "warn" : "info");
+const kindClass = (kind: string): string => (kind.includes("breaking") ? "bad" : kind === "edit_conflict" || kind === "file_overlap" || kind === "symbol_overlap" ? "warn" : "info");
 
 /** The whole document: header with the team and sign-out, a live status line, and the page's main part. */
 export function renderPage(title: string, main: string, ctx: ViewContext | null, base = ctx?.base ?? ""): string {

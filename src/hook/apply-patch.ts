@@ -46,6 +46,52 @@ export function patchAddedText(text: string): Map<string, string> {
   return out;
 }
 
+/**
+ * An update's hunks, per path as written: each hunk's old lines (its context and `-` lines, joined as they stand in
+ * the file) and, inside them, the lines it removes or where it inserts (0-based, an insertion after line k being
+ * `[k + 1, k]`). Where each hunk lands in the file, never what it writes. An added or deleted file has none.
+ */
+export function patchHunks(text: string): Map<string, Array<{ old: string; within: Array<[number, number]> }>> {
+  const out = new Map<string, Array<{ old: string; within: Array<[number, number]> }>>();
+  let current: string | null = null;
+  let hunk: { old: string[]; within: Array<[number, number]>; pendingAdd: boolean } | null = null;
+  const flush = (): void => {
+    if (current === null || hunk === null || hunk.old.length === 0) return;
+    if (hunk.pendingAdd) hunk.within.push([hunk.old.length, hunk.old.length - 1]);
+    out.set(current, [...(out.get(current) ?? []), { old: `${hunk.old.join("\n")}\n`, within: hunk.within }]);
+  };
+  for (const { header, line } of patchLines(text)) {
+    if (header !== null) {
+      flush();
+      hunk = null;
+      current = header.kind === "update" ? header.path : null;
+      continue;
+    }
+    if (current === null) continue;
+    if (line.startsWith("@@")) {
+      flush();
+      hunk = { old: [], within: [], pendingAdd: false };
+      continue;
+    }
+    hunk ??= { old: [], within: [], pendingAdd: false };
+    if (line.startsWith("-")) {
+      hunk.pendingAdd = false;
+      hunk.within.push([hunk.old.length, hunk.old.length]);
+      hunk.old.push(line.slice(1));
+    } else if (line.startsWith("+")) {
+      // An addition next to a removal is part of that change; alone, an insertion where it stands.
+      const last = hunk.within.at(-1);
+      if (last === undefined || last[1] !== hunk.old.length - 1) hunk.pendingAdd = true;
+    } else {
+      if (hunk.pendingAdd) hunk.within.push([hunk.old.length, hunk.old.length - 1]);
+      hunk.pendingAdd = false;
+      hunk.old.push(line.startsWith(" ") ? line.slice(1) : line);
+    }
+  }
+  flush();
+  return out;
+}
+
 /** Each line inside the envelope (`*** Begin Patch` … `*** End Patch`), with its header when it is one. */
 function* patchLines(text: string): Generator<{ header: { kind: PatchOperation["kind"] | "move"; path: string } | null; line: string }> {
   let inside = false;

@@ -67,10 +67,13 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
     case "plan":
       body.plan_text = takeChars(str(ctx.toolInput["plan"]) ?? "", 32768);
       break;
-    case "pre_edit":
+    case "pre_edit": {
       body.paths = paths.slice(0, MAX_PATHS);
       body.uses = await usesBefore(ctx, repo, paths.slice(0, MAX_PATHS));
+      const { editsBefore } = await import("./edit-targets.js");
+      body.edits = await editsBefore(ctx, repo, state, body.paths);
       break;
+    }
     case "pre_shell": {
       body.paths = paths.slice(0, MAX_PATHS);
       body.uses = await usesBefore(ctx, repo, paths.slice(0, MAX_PATHS));
@@ -89,6 +92,9 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
       const moved = ctx.tool === "Bash" && state.head_sha !== null && (ctx.state.heads?.[repo.root] ?? state.head_sha) !== state.head_sha;
       const changed = moved ? [...new Set([...(after ?? []), ...(ctx.state.changed?.[repo.root] ?? [])])].sort() : (after ?? []);
       body.paths = changed.slice(0, MAX_PATHS);
+      // Where each file now differs from its base: what another session's edit of it may meet.
+      const { editsAfter } = await import("./edit-targets.js");
+      body.edits = await editsAfter(repo, state, body.paths);
       const { REQUEST_LIMITS } = await import("../coordination/wire.js");
       const done = await analyses(ctx, repo, state, changed);
       const analysed = capChanges(done.analysis, REQUEST_LIMITS.changes);

@@ -95,7 +95,7 @@ describe.runIf(CHROMIUM !== undefined)("the dashboard, in a browser", () => {
     await event("cx-bob-0002", "session_start");
     expect((await event("cc-alice-0001", "pre_edit", { paths: ["src/config.ts"] })).json.decision).toBe("allow");
     expect((await event("cx-bob-0002", "pre_edit", { paths: ["src/config.ts"] })).json.decision).toBe("block");
-    await page.waitForFunction(() => document.body.innerText.includes("file_overlap"), { timeout: 5_000 });
+    await page.waitForFunction(() => document.body.innerText.includes("edit_conflict"), { timeout: 5_000 });
     expect(await text(page)).toMatch(/2 active sessions, 1 open conflict/);
     await event("cc-alice-0001", "post_edit", { paths: ["src/config.ts"], analysis: [{ path: "src/config.ts", changes: [{ qualified_name: "parseConfig", kind: "function", change: "signature_changed", compatibility: "breaking", reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "required parameter strict added" }] }] }] });
     await page.waitForFunction(() => document.body.innerText.includes("parseConfig"), { timeout: 5_000 });

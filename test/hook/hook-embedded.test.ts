@@ -71,13 +71,13 @@ describe("embedded coordination (no server)", () => {
 
     // B then goes for config.ts, which A holds: told before the edit.
     const b3 = await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b3"), "bob");
-    expect(b3.denied).toMatch(/CF-\d+ file_overlap/);
+    expect(b3.denied).toMatch(/CF-\d+ edit_conflict/);
     expect(b3.denied).toContain("src/config.ts");
 
     // bob retries, and so holds it too; A learns at its next prompt that bob joined its file.
     expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b4"), "bob")).denied).toBeNull();
     const a2 = await claude("A", main, "UserPromptSubmit", { prompt: "go on" }, "alice");
-    expect(a2.context).toMatch(/CF-\d+ file_overlap/);
+    expect(a2.context).toMatch(/CF-\d+ edit_conflict/);
 
     // comity status sees both sessions, what they hold and changed, and the collisions.
     const st = await runBuiltCliAsync(["status", "--json"], { cwd: main, env });
@@ -87,7 +87,7 @@ describe("embedded coordination (no server)", () => {
     expect(report.sessions.map((s) => s.label)).toEqual(["alice", "bob"]);
     expect(report.sessions[0]?.changes).toEqual([expect.objectContaining({ qualified_name: "parseConfig", compatibility: "breaking" })]);
     expect(report.sessions[1]?.intents.flatMap((i) => i.paths).sort()).toEqual(["src/config.ts", "src/main.ts"]);
-    expect(report.conflicts.map((c) => [c.kind, c.told])).toEqual([["breaking_change", true], ["file_overlap", true]]);
+    expect(report.conflicts.map((c) => [c.kind, c.told])).toEqual([["breaking_change", true], ["edit_conflict", true]]);
     const text = await runBuiltCliAsync(["status"], { cwd: wt, env });
     expect(text.stdout).toContain("2 active sessions");
     expect(text.stdout).toMatch(/alice A\s+Claude Code\s+main/);
@@ -115,10 +115,10 @@ describe("embedded coordination (no server)", () => {
     }
     // Each edit's PostToolUse, twenty at once, delivers its queued warning.
     const after = await Promise.all(files.map((_, i) => claude(`S${i}`, wt, "PostToolUse", { ...edit(path.join(wt, "src/config.ts"), `held${i}`), tool_response: {} }, `agent${i}`)));
-    for (const a of after) expect(a.context).toMatch(/CF-\d+ file_overlap: `src\/config\.ts` is also being changed by Claude Code session H \("holder"/);
+    for (const a of after) expect(a.context).toMatch(/CF-\d+ edit_conflict: `src\/config\.ts` is also being changed by Claude Code session H \("holder"/);
     // The holder is told that each of the twenty joined, once each.
     const told = await claude("H", main, "UserPromptSubmit", { prompt: "next" }, "holder");
-    expect(new Set(told.context?.match(/CF-\d+ file_overlap/g) ?? []).size).toBe(20);
+    expect(new Set(told.context?.match(/CF-\d+ edit_conflict/g) ?? []).size).toBe(20);
     for (let i = 0; i < 20; i++) expect(told.context).toContain(`"agent${i}"`);
     expect((await claude("H", main, "UserPromptSubmit", { prompt: "again" }, "holder")).context ?? "").not.toMatch(/CF-\d+/);
     // Every session holds what it asked for: its own file and the held one.
@@ -143,7 +143,7 @@ describe("embedded coordination (no server)", () => {
     // B, in the worktree, edits config.ts: A holds nothing any more (its turn ended) and never changed it.
     expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b1"))).denied).toBeNull();
     // main.ts, which A did change, still tells B.
-    expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/main.ts"), "b2"))).denied).toMatch(/CF-\d+ file_overlap: `src\/main\.ts`/);
+    expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/main.ts"), "b2"))).denied).toMatch(/CF-\d+ edit_conflict: `src\/main\.ts`/);
   });
 
   it("moves a corrupt store aside with one hook.log line, rebuilds it, and answers as if it were new", async () => {
@@ -156,7 +156,7 @@ describe("embedded coordination (no server)", () => {
     expect(log[0]).toMatch(/embedded store unusable \(SQLITE_NOTADB.*moved to .*coordination\.sqlite\.broken-/);
     expect(fs.readdirSync(configDir).filter((f) => f.startsWith("coordination.sqlite.broken-"))).toHaveLength(1);
     // The new store works: a second session is told of the first.
-    expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b1"))).denied).toMatch(/file_overlap/);
+    expect((await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b1"))).denied).toMatch(/edit_conflict/);
   });
 
   it("waits for another process's transaction, and fails open (nothing printed, one hook.log line) only past the busy timeout", async () => {
@@ -170,7 +170,7 @@ describe("embedded coordination (no server)", () => {
       const waiting = claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b1"));
       await new Promise((r) => setTimeout(r, 500));
       other.exec("COMMIT");
-      expect((await waiting).denied).toMatch(/CF-\d+ file_overlap/);
+      expect((await waiting).denied).toMatch(/CF-\d+ edit_conflict/);
       expect(readHookLog(configDir)).toEqual([]);
       // Held past the busy timeout (3 s): the agent sees nothing, the log says why.
       other.exec("BEGIN IMMEDIATE");

@@ -59,7 +59,7 @@ export const FIXTURES = {
   },
 };
 
-const KINDS = ["file_overlap", "symbol_overlap", "breaking_change", "cross_repo_breaking", "plan_overlap"];
+const KINDS = ["edit_conflict", "file_overlap", "symbol_overlap", "breaking_change", "cross_repo_breaking", "plan_overlap"];
 
 /** Every scenario in ./cases, sorted by file name. */
 export function loadScenarios(dir = CASES_DIR) {
@@ -137,9 +137,25 @@ const NATIVE = {
 };
 
 /** An apply_patch envelope for one file, as Codex sends edits. */
-function patchEnvelope(rel, before, after) {
-  const body = before === null ? `*** Add File: ${rel}\n${after.split("\n").map((l) => `+${l}`).join("\n")}` : `*** Update File: ${rel}\n@@\n${before.split("\n").map((l) => `-${l}`).join("\n")}\n${after.split("\n").map((l) => `+${l}`).join("\n")}`;
-  return `*** Begin Patch\n${body}\n*** End Patch`;
+/**
+ * An apply_patch envelope for one file, as Codex sends edits: an added file whole, or an update of the whole lines
+ * that hold the replaced text (`before` in `file`, replaced by `after`), with a line of context on each side.
+ */
+function patchEnvelope(rel, before, after, file = null) {
+  if (before === null || file === null) return `*** Begin Patch\n*** Add File: ${rel}\n${after.split("\n").map((l) => `+${l}`).join("\n")}\n*** End Patch`;
+  const at = file.indexOf(before);
+  const first = file.lastIndexOf("\n", at - 1) + 1;
+  const endAt = file.indexOf("\n", at + before.length);
+  const last = endAt < 0 ? file.length : endAt;
+  const oldLines = file.slice(first, last).split("\n");
+  const newLines = file.slice(first, last).replace(before, after).split("\n");
+  const lines = file.split("\n");
+  const startLine = file.slice(0, first).split("\n").length - 1;
+  const ctxBefore = startLine > 0 ? [` ${lines[startLine - 1]}`] : [];
+  const after1 = lines[startLine + oldLines.length];
+  const ctxAfter = after1 !== undefined && after1 !== "" ? [` ${after1}`] : [];
+  const hunk = [...ctxBefore, ...oldLines.map((l) => `-${l}`), ...newLines.map((l) => `+${l}`), ...ctxAfter];
+  return `*** Begin Patch\n*** Update File: ${rel}\n@@\n${hunk.join("\n")}\n*** End Patch`;
 }
 
 function payload(host, s, phase, extra) {
@@ -224,7 +240,7 @@ function alarmsIn(text) {
   const out = [];
   if (text === null) return out;
   for (const line of text.split("\n")) {
-    const m = /CF-(\d+) (file_overlap|symbol_overlap|breaking_change|cross_repo_breaking|plan_overlap)\b/.exec(line);
+    const m = /CF-(\d+) (edit_conflict|file_overlap|symbol_overlap|breaking_change|cross_repo_breaking|plan_overlap)\b/.exec(line);
     if (m !== null) out.push({ ref: `CF-${m[1]}`, kind: m[2], line });
   }
   return out;
@@ -366,7 +382,7 @@ export async function runScenario(scenario, options = {}) {
           const edited = step.replace === undefined ? null : step.replace;
           const input = edited === null ? { file_path: abs, content: after } : { file_path: abs, old_string: edited[0], new_string: edited[1] };
           const tool = edited === null ? "Write" : "Edit";
-          const patch = patchEnvelope(step.file, edited === null ? null : edited[0], edited === null ? after : edited[1]);
+          const patch = patchEnvelope(step.file, edited === null ? null : edited[0], edited === null ? after : edited[1], before);
           const copilotTool = edited === null ? "create" : "edit";
           const copilotArgs = edited === null ? { path: abs, file_text: after } : { path: abs, old_str: edited[0], new_str: edited[1] };
           const call = () => {

@@ -103,7 +103,7 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     expect(sessions).toMatchObject([{ external_id: "a", event_count: 1, intents: [{ ref: "INT-1", paths: ["src/a.ts"] }] }]);
     const second = await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("b", "pre_edit", { paths: ["src/a.ts"] }) });
     // The default policy, first_contact: the first edit that meets a conflict is denied once, with the warning.
-    expect(second.json).toMatchObject({ decision: "block", conflicts: [{ ref: "CF-1", kind: "file_overlap" }], intent: null });
+    expect(second.json).toMatchObject({ decision: "block", conflicts: [{ ref: "CF-1", kind: "edit_conflict" }], intent: null });
     await new Promise((r) => setTimeout(r, 1300));
     const late = await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("c", "pre_edit", { paths: ["src/a.ts"] }) });
     expect(late.json).toMatchObject({ decision: "allow", conflicts: [] });
@@ -193,12 +193,12 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
       expect(pre).toMatchObject({ status: 0, stdout: "" });
 
       const start = await hook("codex", "SessionStart", { ...codex("codex-b"), source: "startup" });
-      expect(context(start.stdout)).toMatch(/Claude Code session claude-a \(".+", branch `main`, at the repo root\), since just now; files `src\/config\.ts`/);
+      expect(context(start.stdout)).toMatch(/Claude Code session claude-a \(".+", branch `main`, in `[^`]+`\), since just now; files `src\/config\.ts`/);
       const patch = "*** Begin Patch\n*** Update File: src/config.ts\n@@\n-a\n+b\n*** End Patch";
       const cx = await hook("codex", "PreToolUse", { ...codex("codex-b"), tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "b1" });
       expect(cx.status).toBe(0);
       expect(JSON.parse(cx.stdout).hookSpecificOutput.hookEventName).toBe("PreToolUse");
-      expect(denial(cx.stdout)).toMatch(/CF-\d+ file_overlap: `src\/config\.ts` is also being changed by Claude Code session claude-a \(".+", branch `main`, at the repo root\), which holds it since just now/);
+      expect(denial(cx.stdout)).toMatch(/CF-\d+ edit_conflict: `src\/config\.ts` is also being changed by Claude Code session claude-a \(".+", branch `main`, in `[^`]+`\), which holds it since just now/);
       // The retry of the same change is allowed.
       expect((await hook("codex", "PreToolUse", { ...codex("codex-b"), tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "b2" })).stdout).toBe("");
 
@@ -206,7 +206,7 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
       const again = await hook("claude_code", "PreToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts"), old_string: "a", new_string: "b" }, tool_use_id: "a2" });
       expect(again.stdout).toBe("");
       const post = await hook("claude_code", "PostToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts") }, tool_response: {}, tool_use_id: "a2" });
-      expect(context(post.stdout)).toMatch(/Codex session codex-b \(".+", branch `main`, at the repo root\) started editing `src\/config\.ts`/);
+      expect(context(post.stdout)).toMatch(/Codex session codex-b \(".+", branch `main`, in `[^`]+`\) started editing `src\/config\.ts`/);
 
       // comity status reads the same from the server: both sessions holding the file, and the conflict, told.
       const st = await runBuiltCliAsync(["status", "--json"], { cwd: repo, env: hookEnv });
@@ -217,10 +217,10 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
         ["claude-a", "claude_code", ["src/config.ts"]],
         ["codex-b", "codex", ["src/config.ts"]],
       ]);
-      expect(report.conflicts).toEqual([expect.objectContaining({ kind: "file_overlap", told: true })]);
+      expect(report.conflicts).toEqual([expect.objectContaining({ kind: "edit_conflict", told: true })]);
       const text = await runBuiltCliAsync(["status"], { cwd: repo, env: hookEnv });
       expect(text.stdout).toContain(`Coordination: team API ${serve.url}`);
-      expect(text.stdout).toMatch(/\nCF-\d+ +file_overlap +src\/config\.ts +\S+ codex-b +\S+ claude-a +yes\n/);
+      expect(text.stdout).toMatch(/\nCF-\d+ +edit_conflict +src\/config\.ts +\S+ codex-b +\S+ claude-a +yes\n/);
       const refused = await runBuiltCliAsync(["status"], { cwd: repo, env: { ...hookEnv, COMITY_TOKEN: "cmt_wrong" } });
       expect(refused).toMatchObject({ status: 2, stderr: expect.stringContaining("rejects the token (HTTP 401)") });
     });
@@ -256,11 +256,11 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
       fs.writeFileSync(file("src/config.ts"), "export function parseConfig(path: string, strict: boolean): object {\n  return {};\n}\n");
       const changed = await hook("codex", "PostToolUse", { ...codex("codex-a"), tool_name: "apply_patch", tool_input: { command: patch }, tool_response: "ok", tool_use_id: "c1" });
       expect(changed.status).toBe(0);
-      expect(context(changed.stdout)).toMatch(/your change to `parseConfig` \(PARAMETER_ADDED_REQUIRED: .+\) in `src\/config\.ts` breaks code of Claude Code session claude-b \(".+", branch `main`, at the repo root\), which uses it in `src\/use\.ts`/);
+      expect(context(changed.stdout)).toMatch(/your change to `parseConfig` \(.*PARAMETER_ADDED_REQUIRED: .+\) in `src\/config\.ts` breaks code of Claude Code session claude-b \(".+", branch `main`, in `[^`]+`\), which uses it in `src\/use\.ts`/);
 
       const prompt = await hook("claude_code", "UserPromptSubmit", { ...claude("claude-b"), prompt: "carry on" });
       expect(JSON.parse(prompt.stdout).hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
-      expect(context(prompt.stdout)).toMatch(/`parseConfig` in `src\/config\.ts` was changed incompatibly by Codex session codex-a \(".+", branch `main`, at the repo root\): PARAMETER_ADDED_REQUIRED: .+ \(local, not committed\)\. Your code uses it in `src\/use\.ts`\./);
+      expect(context(prompt.stdout)).toMatch(/`parseConfig` in `src\/config\.ts` was changed incompatibly by Codex session codex-a \(".+", branch `main`, in `[^`]+`\): .*PARAMETER_ADDED_REQUIRED: .+ \(local, not committed\)\. Your code uses it in `src\/use\.ts`\./);
       const next = await hook("claude_code", "UserPromptSubmit", { ...claude("claude-b"), prompt: "and then?" });
       expect(next.stdout).toBe("");
     });

@@ -62,17 +62,17 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     const b = (paths: string[]) => req("B-0192f0c4-long-id", "pre_edit", { paths, session: { external_id: "B-0192f0c4-long-id", tool: "codex", label: "bob-laptop" } } as Partial<EvaluateRequest>, "codex", "feature/x");
     const b1 = await ev(acme, b(["src/b.ts", "src/a.ts"]));
     expect(b1.decision).toBe("block");
-    expect(b1.conflicts).toEqual([{ number: 1, ref: "CF-1", kind: "file_overlap", severity: "block" }]);
+    expect(b1.conflicts).toEqual([{ number: 1, ref: "CF-1", kind: "edit_conflict", severity: "block" }]);
     expect(b1.intent).toBeNull(); // a denied edit holds nothing
     expect(b1.inject_context).toBeNull();
-    expect(b1.reason).toContain("- CF-1 file_overlap: `src/a.ts` is also being changed by Claude Code session A (branch `main`), which holds it since 2 min ago.");
+    expect(b1.reason).toContain("- CF-1 edit_conflict: `src/a.ts` is also being changed by Claude Code session A (branch `main`), which holds it since 2 min ago; where one of the two edits lands in the file is not known");
     expect(b1.reason).toContain("retry the same change");
     const b2 = await ev(acme, b(["src/b.ts", "src/a.ts"]));
     expect(b2).toMatchObject({ decision: "allow", conflicts: [], intent: { ref: "INT-2" } });
     expect((await ev(acme, b(["src/a.ts"]))).decision).toBe("allow"); // told once
     // The first session hears, at its next prompt, that the second joined it: host, short id, label, branch.
     const a2 = await ev(acme, req("A", "prompt"));
-    expect(a2.inject_context).toContain('- CF-2 file_overlap: Codex session B-0192f0 ("bob-laptop", branch `feature/x`) started editing `src/a.ts`');
+    expect(a2.inject_context).toContain('- CF-2 edit_conflict: Codex session B-0192f0 ("bob-laptop", branch `feature/x`) started editing `src/a.ts`');
     expect((await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }))).decision).toBe("allow");
     expect((await ev(acme, req("A", "prompt"))).inject_context).toBeNull();
   });
@@ -84,7 +84,7 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     expect((await ev(acme, sub("A:agent-2", "A"))).decision).toBe("allow");
     const stranger = await ev(acme, req("B", "pre_edit", { paths: ["src/a.ts"] }, "codex"));
     expect(stranger.decision).toBe("block");
-    expect(stranger.conflicts.map((x) => x.kind)).toEqual(["file_overlap"]); // one agent, one conflict
+    expect(stranger.conflicts.map((x) => x.kind)).toEqual(["edit_conflict"]); // one agent, one conflict
     expect((await ev(acme, req("B", "pre_edit", { paths: ["src/a.ts"] }, "codex"))).decision).toBe("allow");
     const strangersChild = await ev(acme, sub("B:agent-1", "B", "codex"));
     expect(strangersChild.decision).toBe("allow"); // its parent was told already
@@ -95,12 +95,12 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     await setTeamPolicy(db, "acme", "advisory");
     const advisory = await ev(acme, req("B", "pre_edit", { paths: ["src/a.ts"] }, "codex"));
     expect(advisory).toMatchObject({ decision: "warn", intent: { ref: "INT-2" } });
-    expect(advisory.inject_context).toContain("CF-1 file_overlap: `src/a.ts`");
+    expect(advisory.inject_context).toContain("CF-1 edit_conflict: `src/a.ts`");
     await setTeamPolicy(db, "acme", "block");
     for (let i = 0; i < 2; i++) {
       const b = await ev(acme, req("B", "pre_shell", { paths: ["src/b.ts"] }, "codex"));
       expect(b.decision).toBe("block");
-      expect(b.conflicts[0]).toMatchObject({ kind: "file_overlap", severity: "block" });
+      expect(b.conflicts[0]).toMatchObject({ kind: "edit_conflict", severity: "block" });
       expect(b.reason).toContain("policy (block)");
       expect(b.intent).toBeNull();
     }
@@ -111,7 +111,7 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     for (let i = 0; i < 2; i++) {
       const b = await ev(acme, req("B", "pre_edit", { paths: ["src/c.ts"] }, "codex"));
       expect(b.decision).toBe("block");
-      expect(b.reason).toContain("file_overlap: `src/c.ts` is also being changed by Claude Code session A:agent-1");
+      expect(b.reason).toContain("edit_conflict: `src/c.ts` is also being changed by Claude Code session A:agent-1");
     }
     // The holder is never locked out of its own file.
     expect((await ev(acme, req("A", "pre_edit", { paths: ["src/b.ts"] }))).decision).not.toBe("block");

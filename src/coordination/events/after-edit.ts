@@ -11,6 +11,7 @@ import { familyReps } from "../rows/session-rows.js";
 import { insertRows, uniqueRows, uniqueSorted } from "../rows/sql-rows.js";
 import { expandImports, filesUsing, importTarget, stemSuffixes } from "../uses-symbol.js";
 import type { EvaluateRequest } from "../wire.js";
+import { editCollision } from "../edit-collision.js";
 import { compareStrings } from "../../errors/diagnostic.js";
 import { packageKey, packageLabel, packageOfImport } from "../../packages/package-of-import.js";
 import { marks } from "../../store/database.js";
@@ -21,7 +22,18 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
   const touched = uniqueSorted([...(request.paths ?? []), ...analyses.map((a) => a.path)]);
   // Files changed without an intent first (a shell command nobody could predict): overlaps found now.
   const unforeseen = await holdersOf(c, touched);
-  await insertRows(c.sql, "INSERT INTO session_files (session_id, path, updated_at) VALUES", touched.map((p) => [c.session.id, p, c.now]), "ON CONFLICT (session_id, path) DO UPDATE SET updated_at = excluded.updated_at");
+  // Where each file now differs from its base (its lines, when the hook could tell): what another session's edit of
+  // it may meet.
+  const edited = new Map((request.edits ?? []).map((e) => [e.path, e] as const));
+  await insertRows(
+    c.sql,
+    "INSERT INTO session_files (session_id, path, updated_at, base, ranges) VALUES",
+    touched.map((p) => {
+      const e = edited.get(p);
+      return [c.session.id, p, c.now, e?.base ?? null, e?.ranges == null ? null : JSON.stringify(e.ranges)];
+    }),
+    "ON CONFLICT (session_id, path) DO UPDATE SET updated_at = excluded.updated_at, base = excluded.base, ranges = excluded.ranges",
+  );
 
   const selfNotes: string[] = [];
   const symbols: unknown[][] = [];
@@ -53,11 +65,11 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
   const wanted: Wanted[] = [];
   // Files this session changed that another active session holds or changed, unforeseen by an intent.
   const existing = await c.sql.all<{ kind: string; other_session_id: string; subject: string }>(
-    `SELECT kind, other_session_id, subject FROM conflicts WHERE team_id = ? AND session_id = ? AND kind IN ('file_overlap', 'symbol_overlap')`,
+    `SELECT kind, other_session_id, subject FROM conflicts WHERE team_id = ? AND session_id = ? AND kind IN ('edit_conflict', 'file_overlap', 'symbol_overlap')`,
     [c.teamId, c.familyId],
   );
   const holderReps = await familyReps(c, unforeseen.map((h) => h.family));
-  const told = new Set(existing.map((e) => `${e.other_session_id}\u0000${e.kind === "file_overlap" ? e.subject : e.subject.slice(0, e.subject.indexOf("#"))}`));
+  const told = new Set(existing.map((e) => `${e.other_session_id}\u0000${e.kind === "symbol_overlap" ? e.subject.slice(0, e.subject.indexOf("#")) : e.subject}`));
   const untoldHolders = unforeseen.filter((h) => !told.has(`${holderReps.get(h.family) ?? h.id}\u0000${h.path}`));
   if (untoldHolders.length > 0) {
     const theirChanges = await othersChanges(c, { paths: uniqueSorted(untoldHolders.map((u) => u.path)) });
@@ -68,7 +80,8 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
           wanted.push({ kind: "symbol_overlap", role: "affected", session: c.session, other: h, subject: `${g.path}#${g.top}`, body: `you and ${describeSession(h)} both changed ${describeGroup(g)} in ${code(g.path)}.`, paths: [g.path], changeAt: g.at });
         }
       } else {
-        wanted.push({ kind: "file_overlap", role: "affected", session: c.session, other: h, subject: h.path, body: overlapBody(c, h, groupChanges(theirChanges.filter((x) => x.id === h.id && x.path === h.path))), paths: [h.path], changeAt: Number(h.since) });
+        const kind = editCollision(edited.get(h.path), { base: h.base ?? null, ranges: h.ranges ?? null });
+        wanted.push({ kind, role: "affected", session: c.session, other: h, subject: h.path, body: overlapBody(c, h, groupChanges(theirChanges.filter((x) => x.id === h.id && x.path === h.path)), kind, edited.get(h.path)), paths: [h.path], changeAt: Number(h.since) });
       }
     }
   }

@@ -1,8 +1,8 @@
 import { coveredInRepo, packageUseReaches, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
-import { code, describeSession } from "../coordination-text.js";
 import { type Coordination, type Outcome, QUIET, type Wanted } from "../coordination.js";
 import { deliverQueued } from "./deliver-queued.js";
-import { breakingWanted, crossRepoWanted, overlapBody } from "../messages.js";
+import { breakingWanted, crossRepoWanted, joinedBody, overlapBody } from "../messages.js";
+import { editCollision } from "../edit-collision.js";
 import { othersChanges, packageChanges } from "../rows/change-rows.js";
 import { lineOf, markTold, recordConflicts, refOf, sortByChange, untold } from "../rows/conflict-rows.js";
 import { holdersOf } from "../rows/holder-rows.js";
@@ -25,31 +25,37 @@ export async function beforeEdit(c: Coordination, paths: string[]): Promise<Outc
 
   const holders = await holdersOf(c, paths);
   const theirChanges = groupChanges(await othersChanges(c, { paths }));
-  const wanted: Wanted[] = holders.map((h) => ({
-    kind: "file_overlap",
+  // Where this edit lands in each file (what the hook could tell; a shell command's files: not known).
+  const mine = new Map((c.request.edits ?? []).map((e) => [e.path, e] as const));
+  const kinds = holders.map((h) => editCollision(mine.get(h.path), { base: h.base ?? null, ranges: h.ranges ?? null }));
+  const wanted: Wanted[] = holders.map((h, i) => ({
+    kind: kinds[i] as "edit_conflict" | "file_overlap",
     role: "affected",
     session: c.session,
     other: h,
     subject: h.path,
-    body: overlapBody(c, h, theirChanges.filter((g) => g.path === h.path && g.author.id === h.id)),
+    body: overlapBody(c, h, theirChanges.filter((g) => g.path === h.path && g.author.id === h.id), kinds[i] as "edit_conflict" | "file_overlap", mine.get(h.path)),
     paths: [h.path],
     changeAt: Number(h.since),
   }));
   wanted.push(...(await breakingUsedIn(c, paths)));
   const rows = await recordConflicts(c, wanted);
-  // recordConflicts answers in the order asked: the first rows are the holders' file overlaps, one each.
-  const heldRows = rows.slice(0, holders.length).filter((_, i) => Number(holders[i]?.held) === 1);
+  // recordConflicts answers in the order asked: the first rows are the holders' overlaps, one each. The block policy
+  // denies an edit that meets lines another session holds, not one apart from them.
+  const heldRows = rows.slice(0, holders.length).filter((_, i) => Number(holders[i]?.held) === 1 && kinds[i] === "edit_conflict");
 
   // What this edit must tell: its new and untold conflicts, and those queued earlier that concern these files.
   const queued = (await untold(c)).filter((r) => r.role === "affected" && (JSON.parse(r.paths) as string[]).some((p) => pathSet.has(p)));
   const toTell = sortByChange([...rows, ...queued].filter((r) => r.role === "affected" && r.told_at === null && r.withdrawn_at === null));
+  // A file_overlap (edits apart, merging cleanly) is told as context, never denied.
+  const denying = toTell.filter((r) => r.kind !== "file_overlap");
   const blocked = c.policy === "block" && heldRows.length > 0;
   // first_contact and block deny once what this session was not told; block also denies a held file every time.
-  if (blocked || (toTell.length > 0 && c.policy !== "advisory")) {
+  if (blocked || (denying.length > 0 && c.policy !== "advisory")) {
     await markTold(c, toTell);
     const shown = sortByChange(blocked ? [...heldRows, ...toTell] : toTell);
     const advice = blocked
-      ? "Your team's policy (block) denies editing a file another active session holds: coordinate with it, or wait until its turn ends."
+      ? "Your team's policy (block) denies editing lines another active session holds: coordinate with it, or wait until its turn ends."
       : "Comity denied this edit once so that you read this first. If you still need the change, retry the same change: it will be allowed. Otherwise coordinate with the other session or keep to other files.";
     return {
       decision: "block",
@@ -60,19 +66,27 @@ export async function beforeEdit(c: Coordination, paths: string[]): Promise<Outc
     };
   }
 
-  // Allowed: the session now holds the files, and whoever held them first hears that it joined.
+  // Allowed: the session now holds the files (where in them, when known), and whoever held them first hears that it
+  // joined.
   const number = await nextNumber(c, "next_intent");
   await c.sql.run("INSERT INTO intents (team_id, number, session_id, repo_id, event, created_at) VALUES (?, ?, ?, ?, ?, ?)", [c.teamId, number, c.session.id, c.repoId, "edit", c.now]);
-  await insertRows(c.sql, "INSERT INTO intent_paths (team_id, intent_number, repo_id, path) VALUES", paths.map((p) => [c.teamId, number, c.repoId, p]));
+  await insertRows(
+    c.sql,
+    "INSERT INTO intent_paths (team_id, intent_number, repo_id, path, base, ranges) VALUES",
+    paths.map((p) => {
+      const e = mine.get(p);
+      return [c.teamId, number, c.repoId, p, e?.base ?? null, e?.ranges == null ? null : JSON.stringify(e.ranges)];
+    }),
+  );
   await recordConflicts(
     c,
-    holders.map((h) => ({
-      kind: "file_overlap" as const,
+    holders.map((h, i) => ({
+      kind: kinds[i] as "edit_conflict" | "file_overlap",
       role: "informed" as const,
       session: h,
       other: c.session,
       subject: h.path,
-      body: `${describeSession(c.session)} started editing ${code(h.path)}, which you are also changing. Coordinate before you both change the same code.`,
+      body: joinedBody(c, h, kinds[i] as "edit_conflict" | "file_overlap", mine.get(h.path)),
       paths: [h.path],
       changeAt: c.now,
     })),

@@ -1,4 +1,6 @@
 import { ACTIVE_OTHER, activeOtherParams, type Coordination, SESSION_COLS, SESSION_GROUP, type SessionRow } from "../coordination.js";
+import { mergeRanges, type LineRange } from "../line-ranges.js";
+import { uniqueSorted } from "./sql-rows.js";
 import { compareStrings } from "../../errors/diagnostic.js";
 import { marks } from "../../store/database.js";
 
@@ -6,6 +8,12 @@ export interface HolderRow extends SessionRow {
   path: string;
   since: number;
   held: number;
+  /**
+   * Where in the file it works (what it holds and what it changed, together), against `base`, its blob at HEAD;
+   * null ranges: not known (a whole-file write, a shell command, or a base that moved). Filled for given paths only.
+   */
+  base?: string | null;
+  ranges?: LineRange[] | null;
 }
 
 /**
@@ -39,5 +47,32 @@ export async function holdersOf(c: Coordination, paths: readonly string[] | null
     const had = byKey.get(key);
     byKey.set(key, had === undefined ? r : { ...had, held: Math.max(Number(had.held), Number(r.held)), since: Math.min(Number(had.since), Number(r.since)) });
   }
-  return [...byKey.keys()].sort(compareStrings).map((k) => byKey.get(k) as HolderRow);
+  const rows = [...byKey.keys()].sort(compareStrings).map((k) => byKey.get(k) as HolderRow);
+  return paths === null ? rows : withRanges(c, rows);
+}
+
+/** Each holder's lines of the file, from its intents' targets and its changes (`HolderRow.ranges`). */
+async function withRanges(c: Coordination, rows: HolderRow[]): Promise<HolderRow[]> {
+  if (rows.length === 0) return rows;
+  const paths = uniqueSorted(rows.map((r) => r.path));
+  const sessions = uniqueSorted(rows.map((r) => r.id));
+  type Part = { path: string; session_id: string; base: string | null; ranges: string | null };
+  const parts = [
+    ...(await c.sql.all<Part>(
+      `SELECT ip.path, i.session_id, ip.base, ip.ranges FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number
+       WHERE ip.team_id = ? AND ip.repo_id = ? AND ip.path IN (${marks(paths)}) AND i.released_at IS NULL AND i.session_id IN (${marks(sessions)})`,
+      [c.teamId, c.repoId, ...paths, ...sessions],
+    )),
+    ...(await c.sql.all<Part>(`SELECT path, session_id, base, ranges FROM session_files WHERE session_id IN (${marks(sessions)}) AND path IN (${marks(paths)})`, [...sessions, ...paths])),
+  ];
+  const byKey = new Map<string, Part[]>();
+  for (const p of parts) byKey.set(`${p.path}\u0000${p.session_id}`, [...(byKey.get(`${p.path}\u0000${p.session_id}`) ?? []), p]);
+  return rows.map((r) => {
+    const mine = byKey.get(`${r.path}\u0000${r.id}`) ?? [];
+    const bases = new Set(mine.map((p) => p.base));
+    const base = mine[0]?.base ?? null;
+    // Known only when every part is known and on one base.
+    const known = mine.length > 0 && bases.size === 1 && mine.every((p) => p.ranges !== null);
+    return { ...r, base, ranges: known ? mergeRanges(mine.flatMap((p) => JSON.parse(p.ranges as string) as LineRange[])) : null };
+  });
 }
