@@ -1,4 +1,4 @@
-import { ago, describeSession, HOST_NAMES, oneLine, shortSessionId } from "../coordination/coordination-text.js";
+import { ago, describeSession, HOST_NAMES, oneLine, quoted, shortSessionId } from "../coordination/coordination-text.js";
 import type { StatusReport } from "../coordination/read-status.js";
 import { alignColumns } from "./align-columns.js";
 
@@ -50,6 +50,7 @@ export function formatStatus(report: StatusReport, options: { now: number; colou
       lines.push(`  changed ${oneLine(c.qualified_name)} in ${oneLine(c.path)} (${oneLine(c.change, 32)}, ${tag}${c.state === "committed" ? ", committed" : ""})`);
     }
     if (s.changes.length > 8) lines.push(`          and ${s.changes.length - 8} more changes`);
+    for (const m of s.messages ?? []) lines.push(`  message from ${oneLine(m.from, 120)}, ${ago(Date.parse(m.at), now)}: ${quoted(m.text, 200)} (${m.delivered ? "given" : "not given yet"})`);
     if (lines.length > 0) out.push("", `${bold(names.get(s.session_id) ?? "?")} ${dim(describeSession(s))}`, ...lines);
   }
   if (report.conflicts.length > 0) {

@@ -13,6 +13,8 @@ commands:
   doctor [--json]                   whether hooks, API, config folder and repos are in order
   status [DIR] [--json]             the active sessions, their files and changes, open conflicts
   policy [POLICY]                   this machine's coordination policy (first_contact, advisory, block)
+  who FILE                          which agents hold or changed a file, and how to reach them
+  message SESSION TEXT              a few words for another agent, given at its next prompt or tool use
   serve [--port N] [--db URL]       a team's coordination API, across machines (SQLite or PostgreSQL)
   login --url URL --token T         saves the API and token for hooks (when env vars are not seen)
 
@@ -67,6 +69,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "symbols": {
         const { symbolsCommand } = await import("./commands/symbols.js");
         return await symbolsCommand(rest, io);
+      }
+      case "message": {
+        const { messageCommand } = await import("./commands/message.js");
+        return await messageCommand(rest, io);
+      }
+      case "who": {
+        const { whoCommand } = await import("./commands/who.js");
+        return await whoCommand(rest, io);
       }
       case "shell-paths": {
         const { shellPathsCommand } = await import("./commands/shell-paths.js");
@@ -138,6 +148,8 @@ async function usageOf(command: string): Promise<string> {
     login: () => import("./commands/login.js"),
     symbols: () => import("./commands/symbols.js"),
     "shell-paths": () => import("./commands/shell-paths.js"),
+    message: () => import("./commands/message.js"),
+    who: () => import("./commands/who.js"),
     status: () => import("./commands/status.js"),
     policy: () => import("./commands/policy.js"),
     hook: () => import("./commands/hook.js"),

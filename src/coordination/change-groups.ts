@@ -84,16 +84,3 @@ export function coveredInRepo(user: SessionRow, g: ChangeGroup, use: { path: str
   return user.repo_id === g.author.repo_id && importNamesModule(use.path, use.module, g.path);
 }
 
-/**
- * Whether a use of a package's name `name` reaches a group of its changes: an import of that name, or of a whole
- * module, which is all of the package for its root module (`import acme_lib`, `import * as lib from "@acme/lib"`),
- * but for a Python submodule (`import acme_lib.config`, or `from acme_lib import config`) only the changes in that
- * module's file.
- */
-export function packageUseReaches(use: { path: string; name: string; module: string }, name: string, g: ChangeGroup): boolean {
-  if (use.name === name) return true;
-  if (use.name !== "*") return false;
-  const python = /\.pyi?$/.test(use.path);
-  if (!python || !use.module.includes(".") || use.module.startsWith(".")) return true;
-  return importNamesModule(use.path, use.module, g.path);
-}

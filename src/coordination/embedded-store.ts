@@ -6,7 +6,8 @@ import { migrate, MIGRATIONS } from "../store/migrations.js";
 import { pruneExpired } from "../store/prune.js";
 import { openSqliteDatabase } from "../store/sqlite-database.js";
 import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys, type TeamRef } from "./evaluate-event.js";
-import { asPolicy, overLimits, type EvaluateAnswer, type EvaluateRequest, type TeamPolicy } from "./wire.js";
+import { sendMessage, whoHolds } from "./channel.js";
+import { asPolicy, overLimits, type EvaluateAnswer, type EvaluateRequest, type MessageAnswer, type MessageRequest, type TeamPolicy, type WhoAnswer } from "./wire.js";
 
 /** The one team of the embedded store: every agent of the machine. */
 export const LOCAL_TEAM: TeamRef = { id: "local" };
@@ -22,6 +23,10 @@ export interface EmbeddedStore {
   /** Deletes what has outlived its use, as the server does every minute. */
   prune(now: number): Promise<number>;
   policy(): Promise<TeamPolicy>;
+  /** `comity message`: a message for another agent of the machine, delivered at its next event that takes context. */
+  message(request: MessageRequest, now: number): Promise<MessageAnswer>;
+  /** `comity who`: the active sessions that hold or changed a file of a repo. */
+  who(fingerprints: readonly string[], filePath: string, now: number): Promise<WhoAnswer>;
   setPolicy(policy: TeamPolicy): Promise<void>;
   close(): Promise<void>;
 }
@@ -83,6 +88,8 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
       return guarded(() => database.transaction(evaluateLockKeys(LOCAL_TEAM, request), (sql) => evaluateEvent(sql, LOCAL_TEAM, request, { now, leaseMs })));
     },
     prune: (now) => guarded(() => pruneExpired(database, now)),
+    message: (request, now) => guarded(() => database.transaction(`message:${LOCAL_TEAM.id}`, (sql) => sendMessage(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, request))),
+    who: (fingerprints, filePath, now) => guarded(() => database.read((sql) => whoHolds(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, fingerprints, filePath))),
     policy: () => guarded(async () => asPolicy((await database.read((sql) => sql.all<{ policy: string }>("SELECT policy FROM teams WHERE id = ?", [LOCAL_TEAM.id])))[0]?.policy)),
     setPolicy: (policy) =>
       guarded(async () => {

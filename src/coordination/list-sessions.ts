@@ -10,9 +10,9 @@ export interface ActiveSession {
   readonly tool: string;
   /** Who runs it (`COMITY_AGENT_NAME`, else the machine's name). */
   readonly label: string | null;
-  /** Its folder relative to the repo root (`.` at the root). */
   /** Its working tree's folder (`~/work/vite-feature`), when the hook said. */
   readonly worktree: string | null;
+  /** Its folder relative to the repo root (`.` at the root). */
   readonly cwd_path: string | null;
   readonly model: string | null;
   readonly branch: string | null;
@@ -27,6 +27,8 @@ export interface ActiveSession {
   readonly changes: ReadonlyArray<{ readonly path: string; readonly qualified_name: string; readonly change: string; readonly compatibility: string; readonly state: string }>;
   /** Collisions it has not been told of yet: it is told at its next event where its host shows them. */
   readonly queued: number;
+  /** The messages other agents left for it (`comity message`), the latest 5, and whether it was given each. */
+  readonly messages: ReadonlyArray<{ readonly from: string; readonly text: string; readonly at: string; readonly delivered: boolean }>;
 }
 
 /** An open collision: between two active sessions, not withdrawn; `session_id` is the one it affects. */
@@ -87,6 +89,12 @@ export async function listSessions(sql: Sql, team: TeamRef, options: SessionsFil
       [team.id, ...chunk, team.id, options.now - options.leaseMs],
     ),
   );
+  const messageRows = await inChunks(ids, (chunk) =>
+    sql.all<{ session_id: string; sender: string | null; text: string; created_at: number; delivered_at: number | null }>(
+      `SELECT session_id, sender, text, created_at, delivered_at FROM notices WHERE team_id = ? AND session_id IN (${marks(chunk)}) ORDER BY created_at DESC, id`,
+      [team.id, ...chunk],
+    ),
+  );
   const group = <T>(rows: readonly T[], key: (r: T) => string): Map<string, T[]> => {
     const m = new Map<string, T[]>();
     for (const r of rows) {
@@ -101,6 +109,7 @@ export async function listSessions(sql: Sql, team: TeamRef, options: SessionsFil
   const queuedBySession = new Map(queuedRows.map((r) => [r.session_id, Number(r.n)]));
   const intentsBySession = group(intentRows, (r) => r.session_id);
   const filesBySession = group(fileRows, (r) => r.session_id);
+  const messagesBySession = group(messageRows, (r) => r.session_id);
   return sessions.map((x) => {
     // The lease slides with the session's activity: every intent it holds lasts until it falls silent; one made
     // before the session fell silent or ended no longer holds.
@@ -131,6 +140,9 @@ export async function listSessions(sql: Sql, team: TeamRef, options: SessionsFil
       files: (filesBySession.get(x.id) ?? []).map((f) => f.path).sort(compareStrings),
       changes: latestChanges(changesBySession.get(x.id) ?? []),
       queued: queuedBySession.get(x.id) ?? 0,
+      messages: (messagesBySession.get(x.id) ?? [])
+        .slice(0, 5)
+        .map((m) => ({ from: m.sender ?? "someone", text: m.text, at: new Date(Number(m.created_at)).toISOString(), delivered: m.delivered_at !== null })),
     };
   });
 }

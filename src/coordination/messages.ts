@@ -61,3 +61,21 @@ export function breakingWanted(user: SessionRow, g: ChangeGroup, users: readonly
     changeAt: g.at,
   };
 }
+
+/** What the author of a breaking change hears of a session its change reaches: who, and where its code uses it. */
+export function breakingInformed(author: SessionRow, g: ChangeGroup, user: SessionRow, callers: readonly string[]): Wanted {
+  return {
+    kind: "breaking_change", role: "informed", session: author, other: user, subject: `${g.path}#${g.top}`,
+    body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code of ${describeSession(user)}, which uses it in ${listSome(callers, 4)}. It is told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
+    paths: [g.path], changeAt: g.at,
+  };
+}
+
+/** The same across packages: the author hears who imports the changed name from its package, and where. */
+export function crossRepoInformed(author: SessionRow, g: ChangeGroup, name: string, user: SessionRow, files: readonly string[]): Wanted {
+  return {
+    kind: "cross_repo_breaking", role: "informed", session: author, other: user, subject: `${g.package}#${name}`,
+    body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code that imports ${code(name)} from package ${code(packageLabel(g.package ?? ""))}: ${describeSession(user)}${user.repo_id === author.repo_id ? "" : ", in another repo,"} uses it in ${listSome(files, 4)}. It is told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
+    paths: [g.path], changeAt: g.at,
+  };
+}

@@ -120,3 +120,27 @@ export function stemSuffixes(definingPath: string): string[] {
   const parts = moduleStem(definingPath).split("/");
   return parts.map((_, i) => parts.slice(i).join("/"));
 }
+
+/** Build and source folders a package's subpath may go through before it names a module (`@acme/lib/dist/util`). */
+const BUILD_FOLDERS = /^(?:(?:dist|lib|build|esm|cjs|es|out|src)\/)+/;
+
+/**
+ * Whether an import of a package (its module `module`) that a consumer's file `use.path` makes reaches the public
+ * name `name` defined in `definingPath` of the package: an import of that name; or of a whole module, which is all
+ * of the package for its root (`import * as lib from "@acme/lib"`, `require("@acme/lib")`, `import acme_lib`) but
+ * only the file it names for a submodule or subpath (`import acme_lib.config`, `from acme_lib import config`,
+ * `import "vite/types/customEvent"`, which names a type file, not the changed one). Pure.
+ */
+export function packageUseReaches(use: { readonly path: string; readonly name: string; readonly module: string }, name: string, definingPath: string): boolean {
+  if (use.name === name) return true;
+  if (use.name !== "*") return false;
+  if (/\.pyi?$/.test(use.path)) {
+    if (!use.module.includes(".") || use.module.startsWith(".")) return true;
+    return importNamesModule(use.path, use.module, definingPath);
+  }
+  const parts = use.module.split("/");
+  const sub = parts.slice(use.module.startsWith("@") ? 2 : 1).join("/");
+  if (sub === "") return true;
+  const named = moduleStem(sub.replace(BUILD_FOLDERS, ""));
+  return named !== "" && stemSuffixes(definingPath).some((s) => s === named || s.replace(BUILD_FOLDERS, "") === named);
+}

@@ -22,7 +22,7 @@ export function asPolicy(value: unknown): TeamPolicy {
 export const CONFLICT_KINDS = ["edit_conflict", "file_overlap", "symbol_overlap", "breaking_change", "cross_repo_breaking", "plan_overlap"] as const;
 export type ConflictKind = (typeof CONFLICT_KINDS)[number];
 
-/** A module a file imports a name from (`*` for a namespace or side-effect import): what a session uses. */
+/** A module a file imports a name from (`*` for a whole module: a namespace import, `require`, `import()`): what a session uses. */
 export interface UseRecord {
   readonly path: string;
   readonly name: string;
@@ -258,15 +258,18 @@ export interface RequestProblem {
  * Compiles the schema with ajv (loaded only by the server) and returns a
  * checker: the request typed, or the first wrong field.
  */
-export async function loadRequestValidator(): Promise<(value: unknown) => { ok: true; request: EvaluateRequest } | { ok: false; problem: RequestProblem }> {
+export async function loadRequestValidator(): Promise<(value: unknown) => { ok: true; request: EvaluateRequest } | { ok: false; problem: RequestProblem }>;
+/** The same for another of the API's request schemas (`MESSAGE_REQUEST_SCHEMA`). */
+export async function loadRequestValidator<T>(schema: object): Promise<(value: unknown) => { ok: true; request: T } | { ok: false; problem: RequestProblem }>;
+export async function loadRequestValidator(schema: object = EVALUATE_REQUEST_SCHEMA): Promise<(value: unknown) => { ok: true; request: unknown } | { ok: false; problem: RequestProblem }> {
   const { Ajv } = await import("ajv");
   const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
-  const validate = ajv.compile(EVALUATE_REQUEST_SCHEMA);
+  const validate = ajv.compile(schema);
   return (value) => {
     // PostgreSQL cannot store a NUL in text; no field needs one: refused the same on every storage.
     const nul = nulAt(value, "");
     if (nul !== null) return { ok: false, problem: { field: nul || "/", message: "contains a NUL character (\\u0000)" } };
-    if (validate(value)) return { ok: true, request: value as unknown as EvaluateRequest };
+    if (validate(value)) return { ok: true, request: value };
     const e = validate.errors?.[0];
     if (e === undefined) return { ok: false, problem: { field: "", message: "does not match the request schema" } };
     const missing = e.keyword === "required" ? `/${String((e.params as { missingProperty?: string }).missingProperty)}` : "";
@@ -314,3 +317,50 @@ function nulAt(value: unknown, pointer: string): string | null {
   }
   return null;
 }
+
+/**
+ * `POST /v1/messages` (`comity message`): a few words for another agent of the repo (of the team, when no session of
+ * the repo matches, or the sender is in no repo), delivered to it as context at its next event that takes context, once. `to`: its session id (or the first characters of it, 4 at least) or its
+ * label. `from`: who sends it, as its hooks name it (its label and working tree find its own session, to reply to).
+ */
+export interface MessageRequest {
+  readonly repo: { readonly remote_fingerprints: readonly string[] };
+  readonly to: string;
+  readonly text: string;
+  readonly from: { readonly label: string; readonly worktree?: string | null; readonly branch?: string | null };
+}
+
+/** What `POST /v1/messages` answers: the session the message waits for. */
+export interface MessageAnswer {
+  readonly to: { readonly session: string; readonly description: string };
+}
+
+/** `GET /v1/who?repo=FINGERPRINT&path=PATH` (`comity who`): the active sessions that hold or changed a file. */
+export interface WhoAnswer {
+  readonly path: string;
+  readonly sessions: ReadonlyArray<{
+    /** Its short id: what `comity message` takes. */
+    readonly session: string;
+    readonly description: string;
+    readonly holds: boolean;
+    readonly changed: boolean;
+    /** Where in the file, when known (`10-14, after 20`). */
+    readonly lines: string | null;
+    readonly since: number;
+    /** Its last status (what it said at its last turn's end). */
+    readonly status: string | null;
+  }>;
+}
+
+export const MESSAGE_REQUEST_SCHEMA = {
+  $id: "https://comity.dev/schema/message-request.json",
+  type: "object",
+  required: ["repo", "to", "text", "from"],
+  properties: {
+    repo: { type: "object", required: ["remote_fingerprints"], properties: { remote_fingerprints: { type: "array", maxItems: 32, items: { type: "string", pattern: "^[0-9a-f]{16,128}$" } } } },
+    to: { type: "string", minLength: 1, maxLength: 512 },
+    text: { type: "string", minLength: 1, maxLength: 2000 },
+    from: { type: "object", required: ["label"], properties: { label: { type: "string", maxLength: 128 }, worktree: oneLineText(1024), branch: oneLineText(1024) } },
+  },
+} as const;
+

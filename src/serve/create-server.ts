@@ -3,7 +3,9 @@ import { CLI_VERSION } from "../version.js";
 import type { Database } from "../store/database.js";
 import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys } from "../coordination/evaluate-event.js";
 import { listConflicts, listSessions } from "../coordination/list-sessions.js";
-import { loadRequestValidator, overLimits } from "../coordination/wire.js";
+import { loadRequestValidator, MESSAGE_REQUEST_SCHEMA, overLimits, type MessageRequest } from "../coordination/wire.js";
+import { sendMessage, whoHolds } from "../coordination/channel.js";
+import { ComityError } from "../errors/comity-error.js";
 import { hashToken, setTeamPolicyById, teamForToken, tokenHashExists, touchToken, type Team } from "./teams.js";
 import { createDashboard } from "../dashboard/create-dashboard.js";
 import type { StreamLimits } from "../dashboard/event-streams.js";
@@ -15,6 +17,9 @@ import type { StreamLimits } from "../dashboard/event-streams.js";
  */
 export const FAILED_AUTH_LIMIT = 20;
 export const FAILED_AUTH_WINDOW_MS = 10_000;
+
+/** The API's routes: hooks evaluate events; `comity status`, `who` and `message` read and write beside them. */
+const ROUTES = ["GET /v1/health", "POST /v1/hooks/evaluate", "GET /v1/sessions", "GET /v1/who", "POST /v1/messages"];
 
 /** Bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -51,6 +56,7 @@ export interface ServerOptions {
  */
 export async function createCoordinationServer(options: ServerOptions): Promise<http.Server> {
   const validate = await loadRequestValidator();
+  const validateMessage = await loadRequestValidator<MessageRequest>(MESSAGE_REQUEST_SCHEMA);
   const now = options.now ?? Date.now;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -83,8 +89,8 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     if (!url.pathname.startsWith("/v1/") && (await dashboard.handle(req, res, url))) return;
     const route = `${req.method ?? "GET"} ${url.pathname.replace(/\/+$/, "")}`;
     if (route === "GET /v1/health") return send(200, { status: "ok", storage: db.dialect, version: CLI_VERSION });
-    if (route !== "POST /v1/hooks/evaluate" && route !== "GET /v1/sessions") {
-      const known = ["/v1/health", "/v1/hooks/evaluate", "/v1/sessions"].includes(url.pathname.replace(/\/+$/, ""));
+    if (!ROUTES.includes(route)) {
+      const known = ROUTES.map((r) => r.slice(r.indexOf(" ") + 1)).includes(url.pathname.replace(/\/+$/, ""));
       req.resume();
       return send(known ? 405 : 404, { error: known ? "method_not_allowed" : "not_found", message: `${route} is not part of the API` });
     }
@@ -98,6 +104,12 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       req.resume();
       return send(401, { error: "unauthorized", message: "send 'Authorization: Bearer <token>' with a token from 'comity serve token create'" });
     }
+    if (route === "GET /v1/who") {
+      const repos = url.searchParams.getAll("repo");
+      const file = url.searchParams.get("path") ?? "";
+      if (file === "" || repos.length === 0) return send(400, { error: "invalid_request", message: "GET /v1/who needs repo=FINGERPRINT and path=PATH" });
+      return send(200, await db.read((sql) => whoHolds(sql, { teamId: team.id, now: now(), leaseMs }, repos, file)));
+    }
     if (route === "GET /v1/sessions") {
       const repos = url.searchParams.getAll("repo");
       const filter = { now: now(), leaseMs, fingerprints: repos.length === 0 ? undefined : repos };
@@ -109,6 +121,25 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       return send(403, { error: "read_only_token", message: "this token is read-only (the dashboard's): hooks need a token from 'comity serve token create' without --read-only" }, true);
     }
     const body = await readBody(req, maxBody);
+    if (route === "POST /v1/messages") {
+      if (body === "too_large") return send(413, { error: "payload_too_large", message: `bodies are limited to ${maxBody} bytes` }, true);
+      let message: unknown;
+      try {
+        message = JSON.parse(body.toString("utf8"));
+      } catch {
+        return send(400, { error: "invalid_json", message: "the body is not JSON" });
+      }
+      const checked = validateMessage(message);
+      if (!checked.ok) return send(400, { error: "invalid_request", field: checked.problem.field, message: `${checked.problem.field} ${checked.problem.message}` });
+      try {
+        const answer = await db.transaction(`message:${team.id}`, (sql) => sendMessage(sql, { teamId: team.id, now: now(), leaseMs }, checked.request));
+        dashboard.notify(team.id);
+        return send(200, answer);
+      } catch (error) {
+        if (error instanceof ComityError && error.code === "INVALID_ARGUMENT") return send(404, { error: "no_such_session", message: error.message });
+        throw error;
+      }
+    }
     if (body === "too_large") return send(413, { error: "payload_too_large", message: `bodies are limited to ${maxBody} bytes` }, true);
     let json: unknown;
     try {

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import fc from "fast-check";
 import { parse as parseToml } from "smol-toml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { comityHooks, CLAUDE_POST_MATCHER, CLAUDE_PRE_MATCHER, CODEX_MATCHER, isComityHookCommand } from "../../src/init/host-configs.js";
+import { comityHooks, CLAUDE_PRE_MATCHER, CODEX_MATCHER, isComityHookCommand } from "../../src/init/host-configs.js";
 import { hooksAreCurrent, mergeHooks } from "../../src/init/merge-hooks.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { runBuiltCli } from "../helpers/run-cli.js";

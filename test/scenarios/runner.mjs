@@ -365,6 +365,21 @@ export async function runScenario(scenario, options = {}) {
         case "git":
           git(s.cwd, ...step.args);
           break;
+        case "message": {
+          // An agent reaching another through its shell tool, as a warning tells it to.
+          const to = step.to_session === undefined ? step.to : sessions[step.to_session].id;
+          const r = await cli(["message", to, step.text], { cwd: s.cwd, env: s.env });
+          if (r.status !== 0) throw new Error(`step ${i}: comity message exited ${r.status}: ${r.stderr}`);
+          record("message", { denied: null, context: null });
+          break;
+        }
+        case "who": {
+          const r = await cli(["who", step.file], { cwd: s.cwd, env: s.env });
+          if (r.status !== 0) throw new Error(`step ${i}: comity who exited ${r.status}: ${r.stderr}`);
+          // What the command printed, read as the agent reads its shell's output.
+          record("who", { denied: null, context: r.stdout });
+          break;
+        }
         case "plan":
           record("plan", await hook(s, "plan", { tool: "ExitPlanMode", input: { plan: step.text }, toolUseId: nextId("tu") }));
           if (views.at(-1).denied !== null && step.retry !== false) record("plan-retry", await hook(s, "plan", { tool: "ExitPlanMode", input: { plan: step.text }, toolUseId: nextId("tu") }));

@@ -41,6 +41,7 @@ export async function statusCommand(args: readonly string[], io: CliIo): Promise
   if (values.web) return serveLocalDashboard(io, mode, Number(values.port));
   const dir = path.resolve(io.cwd, positionals[0] ?? ".");
   const { readStatus } = await import("../../coordination/read-status.js");
+  const { fingerprintsUnder } = await import("../repo-fingerprints.js");
   const { httpRequest } = await import("../../api/http-request.js");
   const now = Date.now();
   const report = await readStatus({
@@ -55,27 +56,6 @@ export async function statusCommand(args: readonly string[], io: CliIo): Promise
     io.stdout.write(formatStatus(report, { now, colour: io.stdout.isTTY === true && io.env["NO_COLOR"] === undefined }));
   }
   return 0;
-}
-
-/** The fingerprints of DIR's repo, or of the repos under it (null when there are none: every repo). */
-async function fingerprintsUnder(dir: string, mode: CoordinationMode, env: Readonly<Record<string, string | undefined>>): Promise<string[] | null> {
-  const { reposAtOrUnder } = await import("../../workspace/discover-repos.js");
-  const { readRepoState } = await import("../../state/read-repo-state.js");
-  const { rootCommitFingerprints } = await import("../../remotes/root-commit-fingerprints.js");
-  let repos;
-  try {
-    repos = reposAtOrUnder(dir);
-  } catch {
-    return null;
-  }
-  if (repos.length === 0) return null;
-  const fps = new Set<string>();
-  for (const repo of repos.slice(0, 200)) {
-    const state = await readRepoState(repo).catch(() => null);
-    const own = state?.remote_fingerprints ?? [];
-    for (const f of own.length > 0 || mode.kind !== "embedded" ? own : await rootCommitFingerprints(repo.root, env)) fps.add(f);
-  }
-  return [...fps].sort();
 }
 
 /** `comity status --web`: the dashboard over this machine's embedded store, on loopback, until Ctrl-C. */

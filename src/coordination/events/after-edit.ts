@@ -1,19 +1,19 @@
-import { coveredInRepo, packageUseReaches, describeGroup, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
-import { code, describeSession, listSome } from "../coordination-text.js";
+import { coveredInRepo, describeGroup, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
+import { code, describeSession } from "../coordination-text.js";
 import { ACTIVE_OTHER, activeOtherParams, type Coordination, type Outcome, SESSION_COLS, type SessionRow, type Wanted } from "../coordination.js";
 import { breakingUsedIn } from "./before-edit.js";
 import { deliverQueued } from "./deliver-queued.js";
-import { breakingWanted, crossRepoWanted, overlapBody } from "../messages.js";
+import { breakingInformed, breakingWanted, crossRepoInformed, crossRepoWanted, overlapBody } from "../messages.js";
 import { CHANGE_COLS, type ChangeRow, othersChanges, reconcileChanges } from "../rows/change-rows.js";
 import { recordConflicts } from "../rows/conflict-rows.js";
 import { holdersOf } from "../rows/holder-rows.js";
 import { familyReps } from "../rows/session-rows.js";
 import { insertRows, uniqueRows, uniqueSorted } from "../rows/sql-rows.js";
-import { expandImports, filesUsing, importTarget, stemSuffixes } from "../uses-symbol.js";
+import { expandImports, packageUseReaches, filesUsing, importTarget, stemSuffixes } from "../uses-symbol.js";
 import type { EvaluateRequest } from "../wire.js";
 import { editCollision } from "../edit-collision.js";
 import { compareStrings } from "../../errors/diagnostic.js";
-import { packageKey, packageLabel, packageOfImport } from "../../packages/package-of-import.js";
+import { packageKey, packageOfImport } from "../../packages/package-of-import.js";
 import { marks } from "../../store/database.js";
 
 /** `post_edit`: the session's files, symbols, uses and changes; who its breaking changes reach; what it now uses. */
@@ -127,11 +127,7 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
         const callers = filesUsing(imports, g.path, namesOf(g));
         if (callers.length === 0) continue;
         wanted.push(breakingWanted(row, { ...g, author: c.session }, callers));
-        informed.push({
-          kind: "breaking_change", role: "informed", session: c.session, other: row, subject: `${g.path}#${g.top}`,
-          body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code of ${describeSession(row)}, which uses it in ${listSome(callers, 4)}. It will be told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
-          paths: [g.path], changeAt: g.at,
-        });
+        informed.push(breakingInformed(c.session, g, row, callers));
       }
     }
   }
@@ -151,14 +147,10 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
     for (const id of [...bySession.keys()].sort(compareStrings)) {
       const { row, uses } = bySession.get(id) as { row: SessionRow; uses: Array<{ path: string; name: string; module: string }> };
       for (const name of names) {
-        const files = uniqueSorted(uses.filter((u) => packageUseReaches(u, name, g)).map((u) => u.path));
+        const files = uniqueSorted(uses.filter((u) => packageUseReaches(u, name, g.path)).map((u) => u.path));
         if (files.length === 0) continue;
         wanted.push(crossRepoWanted(row, { ...g, author: c.session }, name, files));
-        informed.push({
-          kind: "cross_repo_breaking", role: "informed", session: c.session, other: row, subject: `${g.package}#${name}`,
-          body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code that imports ${code(name)} from package ${code(packageLabel(g.package ?? ""))}: ${describeSession(row)}${row.repo_id === c.repoId ? "" : ", in another repo,"} uses it in ${listSome(files, 4)}. It will be told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
-          paths: [g.path], changeAt: g.at,
-        });
+        informed.push(crossRepoInformed(c.session, g, name, row, files));
       }
     }
   }

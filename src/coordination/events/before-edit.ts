@@ -1,13 +1,13 @@
-import { coveredInRepo, packageUseReaches, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
+import { coveredInRepo, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
 import { type Coordination, type Outcome, QUIET, type Wanted } from "../coordination.js";
 import { deliverQueued } from "./deliver-queued.js";
-import { breakingWanted, crossRepoWanted, joinedBody, overlapBody } from "../messages.js";
+import { breakingInformed, breakingWanted, crossRepoInformed, crossRepoWanted, joinedBody, overlapBody } from "../messages.js";
 import { editCollision } from "../edit-collision.js";
 import { othersChanges, packageChanges } from "../rows/change-rows.js";
 import { lineOf, markTold, recordConflicts, refOf, sortByChange, untold } from "../rows/conflict-rows.js";
 import { holdersOf } from "../rows/holder-rows.js";
 import { insertRows, nextNumber, uniqueRows, uniqueSorted } from "../rows/sql-rows.js";
-import { expandImports, filesUsing, importTarget } from "../uses-symbol.js";
+import { expandImports, packageUseReaches, filesUsing, importTarget } from "../uses-symbol.js";
 import { packageOfImport } from "../../packages/package-of-import.js";
 import { marks } from "../../store/database.js";
 
@@ -56,7 +56,7 @@ export async function beforeEdit(c: Coordination, paths: string[]): Promise<Outc
     const shown = sortByChange(blocked ? [...heldRows, ...toTell] : toTell);
     const advice = blocked
       ? "Your team's policy (block) denies editing lines another active session holds: coordinate with it, or wait until its turn ends."
-      : "Comity denied this edit once so that you read this first. If you still need the change, retry the same change: it will be allowed. Otherwise coordinate with the other session or keep to other files.";
+      : "Comity denied this edit once so that you read this first. If you still need the change, retry the same change: it will be allowed. Otherwise reach the other session with the command on its line (comity who <file> says who holds a file), or keep to other files.";
     return {
       decision: "block",
       reason: `Comity — coordination conflict before this edit:\n${shown.map(lineOf).join("\n")}\n${advice}`,
@@ -108,8 +108,9 @@ export async function breakingUsedIn(c: Coordination, paths: readonly string[]):
   // Across packages: breaking changes, in any repo of the team, to what these files import from a package.
   for (const g of groupChanges(await packageChanges(c, uniqueSorted(uses.flatMap((u) => (u.package === null ? [] : [u.package])))))) {
     for (const name of publicNamesOfGroup(g)) {
-      const users = uniqueSorted(uses.filter((u) => u.package === g.package && packageUseReaches(u, name, g) && !coveredInRepo(c.session, g, u)).map((u) => u.path));
-      if (users.length > 0) out.push(crossRepoWanted(c.session, g, name, users));
+      const users = uniqueSorted(uses.filter((u) => u.package === g.package && packageUseReaches(u, name, g.path) && !coveredInRepo(c.session, g, u)).map((u) => u.path));
+      // The author hears, at its next prompt, whom its change reaches now that this session's use is known.
+      if (users.length > 0) out.push(crossRepoWanted(c.session, g, name, users), crossRepoInformed(g.author, g, name, c.session, users));
     }
   }
   const groups = groupChanges(await othersChanges(c, { breaking: true }));
@@ -118,7 +119,7 @@ export async function breakingUsedIn(c: Coordination, paths: readonly string[]):
   for (const g of groups) {
     const users = filesUsing(imports, g.path, namesOf(g));
     if (users.length === 0) continue;
-    out.push(breakingWanted(c.session, g, users));
+    out.push(breakingWanted(c.session, g, users), breakingInformed(g.author, g, c.session, users));
   }
   return out;
 }

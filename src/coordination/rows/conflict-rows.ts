@@ -1,3 +1,4 @@
+import { shortSessionId } from "../coordination-text.js";
 import type { Coordination, SessionRow, Wanted } from "../coordination.js";
 import { familyReps } from "./session-rows.js";
 import { insertRows, nextNumber, uniqueSorted } from "./sql-rows.js";
@@ -48,9 +49,9 @@ export async function recordConflicts(c: Coordination, wanted: readonly Wanted[]
       // Not told yet (or withdrawn and back): the latest facts replace the text.
       const paths = JSON.stringify(uniqueSorted([...(JSON.parse(row.paths) as string[]), ...w.paths]));
       await c.sql.run("UPDATE conflicts SET body = ?, paths = ?, withdrawn_at = NULL, told_at = CASE WHEN withdrawn_at IS NULL THEN told_at ELSE NULL END WHERE team_id = ? AND number = ?", [
-        w.body, paths, c.teamId, row.number,
+        reachable(w), paths, c.teamId, row.number,
       ]);
-      known.set(k, { ...row, body: w.body, paths, told_at: row.withdrawn_at === null ? row.told_at : null, withdrawn_at: null });
+      known.set(k, { ...row, body: reachable(w), paths, told_at: row.withdrawn_at === null ? row.told_at : null, withdrawn_at: null });
     }
   }
   if (fresh.length > 0) {
@@ -58,7 +59,7 @@ export async function recordConflicts(c: Coordination, wanted: readonly Wanted[]
     const inserted = fresh.map((w, i) => {
       const row: ConflictRow = {
         number: start + i, kind: w.kind, role: w.role, session_id: repOf(w.session), other_session_id: repOf(w.other), subject: w.subject,
-        body: w.body, paths: JSON.stringify(uniqueSorted(w.paths)), change_at: w.changeAt, told_at: null, withdrawn_at: null,
+        body: reachable(w), paths: JSON.stringify(uniqueSorted(w.paths)), change_at: w.changeAt, told_at: null, withdrawn_at: null,
       };
       known.set(wKey(w), row);
       return row;
@@ -86,6 +87,11 @@ export async function markTold(c: Coordination, rows: readonly ConflictRow[]): P
   const numbers = [...new Set(rows.filter((r) => r.told_at === null).map((r) => r.number))];
   if (numbers.length === 0) return;
   await c.sql.run(`UPDATE conflicts SET told_at = ? WHERE team_id = ? AND number IN (${marks(numbers)})`, [c.now, c.teamId, ...numbers]);
+}
+
+/** A conflict's text, ending with the command that reaches the other agent (every warning says how to act on it). */
+function reachable(w: Wanted): string {
+  return `${w.body} To reach it: comity message ${shortSessionId(w.other.external_id)} "<your message>"`;
 }
 
 export const lineOf = (r: ConflictRow): string => `- CF-${r.number} ${r.kind}: ${r.body}`;
