@@ -3,7 +3,8 @@ import * as fs from "node:fs";
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { buildLocalBriefing } from "../briefing/build-local-briefing.js";
-import type { CloneCollision } from "./clone-collisions.js";
+import type { CloneBreak, CloneCollision } from "./clone-collisions.js";
+import { nodeTextReader } from "../packages/public-names.js";
 import type { CrossRepoImpact } from "./cross-repo-impacts.js";
 import { loadChangeMemo, type ChangeMemo, type MemoEntry } from "./change-memo.js";
 import { mergeBriefings } from "../briefing/merge-briefings.js";
@@ -79,6 +80,11 @@ export interface AnalyzeReport {
    * or on their branches since the merge base, with each side's change. The briefing opens with them.
    */
   readonly collisions: readonly CloneCollision[];
+  /**
+   * Breaking changes on one clone or worktree of a repo that another's changed files import (since the same merge
+   * base as the collisions): the author side, the symbol, the change, and the user side's files.
+   */
+  readonly clone_breaks: readonly CloneBreak[];
   /**
    * Breaking changes in one repo's package that another repo under the folder depends on and imports: the
    * publisher, the symbol and its public name, the change, and the consumer's files that import it.
@@ -196,15 +202,18 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
     };
   });
   const tCollisions = Date.now();
-  const collisions = await cloneCollisions(discovery.repos, states, deep, options, rel, healthy);
+  const groups = await cloneGroups(discovery.repos, states);
+  const { collisions, breaks } = await cloneCollisions(discovery.repos, states, deep, groups, options, rel, healthy);
   timing("collisions", tCollisions);
+  const family = new Map<number, string>();
+  groups.forEach((g, k) => g.forEach((i) => family.set(i, `group:${k}`)));
   const tImpacts = Date.now();
   const withBreaking = repos.filter((r) => r.changes.some((c) => (c.symbols ?? []).some((x) => x.compatibility === "breaking")));
   const impacts =
     withBreaking.length === 0 || repos.length < 2
       ? []
       : await (await import("./cross-repo-impacts.js")).crossRepoImpacts(
-          repos.map((r, i) => ({ root: r.root, abs: (discovery.repos[i] as Repo).root, packages: r.packages, changes: r.changes })).filter((_, i) => (discovery.repos[i] as Repo).gitDir !== null),
+          repos.map((r, i) => ({ root: r.root, abs: (discovery.repos[i] as Repo).root, family: family.get(i) ?? `repo:${i}`, packages: r.packages, changes: r.changes })).filter((_, i) => (discovery.repos[i] as Repo).gitDir !== null),
         );
   timing("cross-repo", tImpacts);
   const tBriefing = Date.now();
@@ -213,27 +222,17 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
     { maxRepos },
   );
   const opening = collisions.length === 0 ? "" : (await import("./clone-collisions.js")).describeCollisions(collisions);
+  const broken = breaks.length === 0 ? "" : (await import("./clone-collisions.js")).describeCloneBreaks(breaks);
   const across = impacts.length === 0 ? "" : (await import("./cross-repo-impacts.js")).describeImpacts(impacts);
-  const briefing = [opening, across, merged].filter((x) => x !== "").join("\n\n");
+  const briefing = [opening, broken, across, merged].filter((x) => x !== "").join("\n\n");
   timing("briefing", tBriefing);
-  return { schema: ANALYZE_SCHEMA, repos, collisions, cross_repo: impacts, briefing, diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics) };
+  return { schema: ANALYZE_SCHEMA, repos, collisions, clone_breaks: breaks, cross_repo: impacts, briefing, diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics) };
 }
 
-/**
- * Collisions between the clones and worktrees of each repo under the folder: each side's changes since the merge
- * base of their HEADs (its uncommitted changes when HEADs agree, reusing the main analysis), compared by file and
- * symbol. Loads nothing when no two repos are one.
- */
-async function cloneCollisions(
-  repos: readonly Repo[],
-  states: readonly RepoState[],
-  deep: ReadonlyArray<Deep | null>,
-  options: AnalyzeOptions,
-  rel: (p: string) => string,
-  healthy: (r: { repo: Repo; state: RepoState }) => boolean,
-): Promise<CloneCollision[]> {
+/** The repos under the folder that are one repo (clones sharing a remote, worktrees sharing a git folder), as index groups. */
+async function cloneGroups(repos: readonly Repo[], states: readonly RepoState[]): Promise<number[][]> {
   if (repos.length < 2) return [];
-  const { findCollisions, groupClones, mergeBaseOf } = await import("./clone-collisions.js");
+  const { groupClones } = await import("./clone-collisions.js");
   const real = (p: string | null): string | null => {
     if (p === null) return null;
     try {
@@ -242,11 +241,31 @@ async function cloneCollisions(
       return p;
     }
   };
-  const candidates = repos.map((repo, i) => ({ root: repo.root, commonDir: real(repo.commonDir), fingerprints: (states[i] as RepoState).remote_fingerprints }));
-  const groups = groupClones(candidates)
+  return groupClones(repos.map((repo, i) => ({ root: repo.root, commonDir: real(repo.commonDir), fingerprints: (states[i] as RepoState).remote_fingerprints })));
+}
+
+/**
+ * Collisions between the clones and worktrees of each repo under the folder: each side's changes since the merge
+ * base of their HEADs (its uncommitted changes when HEADs agree, reusing the main analysis), compared by file and
+ * symbol; and the breaking changes of one side that the other sides' changed files use. Loads nothing when no
+ * two repos are one.
+ */
+async function cloneCollisions(
+  repos: readonly Repo[],
+  states: readonly RepoState[],
+  deep: ReadonlyArray<Deep | null>,
+  cloneGroupList: readonly number[][],
+  options: AnalyzeOptions,
+  rel: (p: string) => string,
+  healthy: (r: { repo: Repo; state: RepoState }) => boolean,
+): Promise<{ collisions: CloneCollision[]; breaks: CloneBreak[] }> {
+  if (cloneGroupList.length === 0) return { collisions: [], breaks: [] };
+  const { findCloneBreaks, findCollisions, mergeBaseOf } = await import("./clone-collisions.js");
+  const groups = cloneGroupList
     .map((g) => g.filter((i) => healthy({ repo: repos[i] as Repo, state: states[i] as RepoState }) && (states[i] as RepoState).head_sha !== null).slice(0, 32))
     .filter((g) => g.length > 1);
   const out: CloneCollision[] = [];
+  const breaks: CloneBreak[] = [];
   for (const g of groups) {
     const heads = [...new Set(g.map((i) => (states[i] as RepoState).head_sha as string))];
     const sides = await mapLimit(g, 2, async (i) => {
@@ -259,11 +278,13 @@ async function cloneCollisions(
         const scanned = await scanRepo(repo, state, null, { ...options, since, snapshotStore: null }, null);
         changes = (await analyzeSymbols([repo], [scanned], options))[0]?.changes ?? [];
       }
-      return { root: rel(repo.root), branch: state.branch, since, changes };
+      return { root: rel(repo.root), abs: repo.root, branch: state.branch, since, changes };
     });
-    out.push(...findCollisions(g.map((i) => rel((repos[i] as Repo).root)), sides));
+    const roots = g.map((i) => rel((repos[i] as Repo).root));
+    out.push(...findCollisions(roots, sides));
+    breaks.push(...findCloneBreaks(roots, sides, (abs) => nodeTextReader.read(abs)));
   }
-  return out;
+  return { collisions: out, breaks };
 }
 
 interface Deep {

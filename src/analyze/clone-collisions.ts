@@ -1,6 +1,9 @@
 import { execFile } from "node:child_process";
+import * as path from "node:path";
+import { expandImports, filesUsing } from "../coordination/uses-symbol.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
+import { scanImports } from "../symbols/scan-imports.js";
 
 /** One side of a collision: a clone or worktree that changed the file, and how. */
 export interface CollisionSide {
@@ -22,6 +25,26 @@ export interface CloneCollision {
   /** Symbols changed on more than one side: the same function edited twice. */
   readonly symbols: readonly string[];
   readonly sides: readonly CollisionSide[];
+}
+
+/**
+ * A breaking change on one clone or worktree that the changes of another clone of the same repo use: its changed
+ * files import the symbol (the clash the hooks catch between two sessions, seen here from the repos alone).
+ */
+export interface CloneBreak {
+  /** The roots of every clone and worktree of the repo that was compared. */
+  readonly repos: readonly string[];
+  /** The clone that changed the symbol, and its branch. */
+  readonly author: string;
+  readonly author_branch: string | null;
+  readonly path: string;
+  readonly qualified_name: string;
+  readonly change: string;
+  readonly reasons: readonly string[];
+  /** The clone whose changed files import it, its branch, and those files. */
+  readonly user: string;
+  readonly user_branch: string | null;
+  readonly files: readonly string[];
 }
 
 /** What the grouping needs of a repo. */
@@ -114,6 +137,66 @@ export function findCollisions(
     });
   }
   return out.sort((a, b) => compareStrings(a.repos[0] ?? "", b.repos[0] ?? "") || compareStrings(a.path, b.path));
+}
+
+/** One side's changed files as {@link findCloneBreaks} reads them: `abs` is its root on disk. */
+export interface BreakSide {
+  readonly root: string;
+  readonly abs: string;
+  readonly branch: string | null;
+  readonly changes: ReadonlyArray<{ path: string; change: string; symbols: readonly SymbolChange[] | null }>;
+}
+
+/**
+ * The breaking changes of each side that another side's changed files use: every exported symbol change that
+ * breaks callers, against the imports of the other side's changed TypeScript, JavaScript and Python files as they
+ * are in its working tree (`read`: a file's text, null when it is gone). The changed file itself is never a use
+ * (both sides changing it is a collision). Sorted by author, path, symbol, user.
+ */
+export function findCloneBreaks(roots: readonly string[], sides: ReadonlyArray<BreakSide | null>, read: (abs: string) => string | null): CloneBreak[] {
+  const present = sides.filter((s): s is BreakSide => s !== null);
+  const usesOf = new Map<string, Array<{ path: string; name: string; module: string | null }>>();
+  const uses = (side: BreakSide) => {
+    let list = usesOf.get(side.root);
+    if (list !== undefined) return list;
+    list = [];
+    for (const c of side.changes) {
+      if (c.change === "deleted" || !/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?)$/.test(c.path)) continue;
+      const text = read(path.join(side.abs, c.path));
+      if (text === null) continue;
+      for (const r of scanImports(text, /\.pyi?$/.test(c.path) ? "python" : "typescript")) list.push({ path: c.path, name: r.name, module: r.module ?? null });
+    }
+    list = expandImports(list);
+    usesOf.set(side.root, list);
+    return list;
+  };
+  const out: CloneBreak[] = [];
+  for (const author of present) {
+    for (const c of author.changes) {
+      for (const s of c.symbols ?? []) {
+        if (s.compatibility !== "breaking" || !s.exported) continue;
+        for (const user of present) {
+          if (user === author) continue;
+          const files = filesUsing(uses(user), c.path, [s.qualified_name, ...(s.renamed_from === null ? [] : [s.renamed_from])]);
+          if (files.length === 0) continue;
+          out.push({
+            repos: [...roots].sort(compareStrings), author: author.root, author_branch: author.branch, path: c.path, qualified_name: s.qualified_name, change: s.change,
+            reasons: s.reasons.map((r) => r.code), user: user.root, user_branch: user.branch, files,
+          });
+        }
+      }
+    }
+  }
+  return out.sort((a, b) => compareStrings(a.author, b.author) || compareStrings(a.path, b.path) || compareStrings(a.qualified_name, b.qualified_name) || compareStrings(a.user, b.user));
+}
+
+/** The briefing's lines for the breaks: what one clone broke that another's changes use, and where. */
+export function describeCloneBreaks(breaks: readonly CloneBreak[], max = 12): string {
+  if (breaks.length === 0) return "";
+  const side = (root: string, branch: string | null): string => `${root}${branch === null ? "" : ` (${branch})`}`;
+  const lines = breaks.slice(0, max).map((b) => `- \`${b.qualified_name}\` in \`${b.path}\` (${side(b.author, b.author_branch)}: ${b.change}${b.reasons.length > 0 ? `: ${b.reasons.join(", ")}` : ""}) breaks the changes of ${side(b.user, b.user_branch)}, which use it in ${b.files.slice(0, 4).map((f) => `\`${f}\``).join(", ")}${b.files.length > 4 ? ` and ${b.files.length - 4} more` : ""}`);
+  if (breaks.length > max) lines.push(`- and ${breaks.length - max} more`);
+  return `Breaking changes in one clone or worktree that another one's changes use:\n${lines.join("\n")}`;
 }
 
 /** The briefing's opening lines: each collision, symbols first, with each side's change and its compatibility. */

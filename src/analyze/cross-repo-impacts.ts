@@ -7,7 +7,7 @@ import { normalizePythonName, packageKey, packageOfImport } from "../packages/pa
 import { packageExposure } from "../packages/public-names.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import { scanImports } from "../symbols/scan-imports.js";
-import { topName } from "../coordination/uses-symbol.js";
+import { packageUseReaches, topName } from "../coordination/uses-symbol.js";
 
 /** A breaking change in one repo's package that another repo under the folder imports. */
 export interface CrossRepoImpact {
@@ -33,7 +33,9 @@ export interface ImpactRepo {
   /** Relative to the analysed folder. */
   readonly root: string;
   readonly abs: string;
-  readonly packages: ReadonlyArray<{ path: string; ecosystem: string }>;
+  /** Repos that are one repo (clones and worktrees) share it: none is a consumer of another's packages. */
+  readonly family: string;
+  readonly packages: ReadonlyArray<{ name: string; path: string; ecosystem: string }>;
   readonly changes: ReadonlyArray<{ path: string; symbols: readonly SymbolChange[] | null }>;
 }
 
@@ -41,8 +43,9 @@ export interface ImpactRepo {
  * The breaking changes of each repo's packages that other repos under the folder use: for every breaking,
  * exported symbol change, its package and public names (through the package's entry), then every other repo that
  * declares a dependency on that package and has files importing one of those names from it (found with `git grep`
- * for the package's name, then confirmed by an import scan of each file). Sorted by publisher, path, name,
- * consumer.
+ * for the package's name, then confirmed by an import scan of each file: an import of the name, or of the module that
+ * holds it). A clone or worktree of the publisher, or a repo that publishes the same package (a fork), is not a
+ * consumer: its imports are of its own copy. Sorted by publisher, path, name, consumer.
  */
 export async function crossRepoImpacts(repos: readonly ImpactRepo[]): Promise<CrossRepoImpact[]> {
   type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python"; path: string; change: SymbolChange; publicNames: string[] };
@@ -65,9 +68,10 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[]): Promise<Cr
   if (broken.length === 0) return [];
   const out: CrossRepoImpact[] = [];
   const depsOf = new Map<string, Set<string>>();
-  const importsOf = new Map<string, Map<string, Array<{ name: string; key: string | null }>>>();
+  const importsOf = new Map<string, Map<string, Array<{ name: string; module: string; key: string | null }>>>();
   for (const consumer of repos) {
-    const wanted = broken.filter((b) => b.publisher !== consumer);
+    const own = new Set(consumer.packages.map((p) => packageKey(p.ecosystem, p.name)));
+    const wanted = broken.filter((b) => b.publisher.family !== consumer.family && !own.has(b.key));
     if (wanted.length === 0) continue;
     const deps = depsOf.get(consumer.root) ?? new Set(declaredDependencies(consumer.abs, consumer.packages));
     depsOf.set(consumer.root, deps);
@@ -88,13 +92,13 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[]): Promise<Cr
           continue;
         }
         const refs = scanImports(text, /\.pyi?$/.test(f) ? "python" : "typescript");
-        files.set(f, refs.map((r) => ({ name: r.name, key: packageOfImport(f, r.module ?? "") })));
+        files.set(f, refs.map((r) => ({ name: r.name, module: r.module ?? "", key: packageOfImport(f, r.module ?? "") })));
       }
       importsOf.set(consumer.root, files);
     }
     for (const b of relevant) {
       for (const publicName of b.publicNames) {
-        const users = [...files].filter(([, refs]) => refs.some((r) => r.key === b.key && (r.name === publicName || r.name === "*"))).map(([f]) => f).sort(compareStrings);
+        const users = [...files].filter(([f, refs]) => refs.some((r) => r.key === b.key && packageUseReaches({ path: f, name: r.name, module: r.module }, publicName, b.path))).map(([f]) => f).sort(compareStrings);
         if (users.length === 0) continue;
         out.push({
           publisher: b.publisher.root, package: b.name, ecosystem: b.ecosystem, path: b.path, qualified_name: b.change.qualified_name, public_name: publicName,

@@ -122,16 +122,16 @@ function unquote(s: string): string {
   return s.replace(/^['"`]|['"`]$/g, "");
 }
 
-/** `import d, { a as b } from "m"` → default and `a` from "m"; `import * as ns` → `*`; `import "m"` → `*`. */
+/**
+ * `import d, { a as b } from "m"` → default and `a` from "m"; `import * as ns` → `*`. A side-effect import
+ * (`import "m"`, `import "vite/types/customEvent"`) binds no name, so it uses no symbol: not a reference.
+ */
 function importsOf(stmt: SyntaxNode, found: Found): void {
   const source = stmt.childForFieldName("source");
   if (source === null) return;
   const module = unquote(source.text);
   const clause = stmt.namedChildren.find((c) => c.type === "import_clause");
-  if (clause === undefined) {
-    found.add("import", "*", module);
-    return;
-  }
+  if (clause === undefined) return;
   for (const part of clause.namedChildren) {
     if (part.type === "identifier") found.add("import", "default", module);
     else if (part.type === "namespace_import") found.add("import", "*", module);

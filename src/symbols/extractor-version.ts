@@ -1,4 +1,4 @@
 // Apart from the extractor, so that the caches that key on it load without tree-sitter's code.
 
 /** Bump when extraction changes what it reports: cached results of older versions are not reused. */
-export const EXTRACTOR_VERSION = 14;
+export const EXTRACTOR_VERSION = 15;

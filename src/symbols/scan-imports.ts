@@ -7,8 +7,9 @@ import type { ReferenceRecord } from "./types.js";
  * changes (names and modules only), at a fraction of a millisecond and
  * without loading tree-sitter. The records have the shape the extractor gives
  * import references (`{kind: "import", name, module}`, `*` for a namespace,
- * side-effect, `require` or `import a.b` import, `default` for a default
- * import), so either can say what a file uses. Only real imports count: text
+ * `require` or `import a.b` import, `default` for a default import; a
+ * side-effect `import "m"` binds no name and is none), so either can say what
+ * a file uses. Only real imports count: text
  * that looks like one inside a comment, a string, a template literal or a
  * Python docstring is never sent (`codeMask`). Sorted, de-duplicated. Pure.
  */
@@ -58,13 +59,9 @@ export function scanImports(text: string, language: "typescript" | "python"): Re
       else if (rest.startsWith("*")) add("*", module);
       else if (m[1] === "import" && /^[\w$]+/.test(rest)) add("default", module);
     }
-    // require("m"), import("m"), import "m"
+    // require("m"), import("m")
     for (const m of text.matchAll(/\b(?:require|import)\s*\(\s*(["'])([^"'\n]+)["']\s*\)/g)) {
       if (real(m.index, m.index + m[0].indexOf(m[1] ?? "'"))) add("*", m[2] ?? "");
-    }
-    for (const m of text.matchAll(/^[ \t]*import\s*(["'])([^"'\n]+)["']/gm)) {
-      const at = m.index + (m[0].length - m[0].trimStart().length);
-      if (real(at, m.index + m[0].indexOf(m[1] ?? "'"))) add("*", m[2] ?? "");
     }
   }
   return [...out.values()].sort((a, b) => (a.name + "\0" + (a.module ?? "") < b.name + "\0" + (b.module ?? "") ? -1 : 1));

@@ -100,4 +100,35 @@ describe("comity analyze: collisions between clones and worktrees", () => {
     expect(doc.repos.flatMap((r) => r.changes.map((c) => c.path))).toEqual([]);
     expect(doc.briefing).not.toMatch(/settings\.json|hooks\.json/);
   });
+
+  it("a worktree's changed file that imports a function the other worktree broke: the clash the hooks catch, in analyze too", () => {
+    const main = initRepo(sb, "app");
+    commit(sb, main, "src/config.ts", CONFIG);
+    commit(sb, main, "src/main.ts", 'import { defaultPath } from "./config.js";\nexport const p = defaultPath();\n');
+    commit(sb, main, "app/settings.py", "def load(path):\n    return path\n");
+    sb.git(main, "worktree", "add", "-q", "-b", "feat-a", path.join(sb.dir, "wt-a"));
+    sb.git(main, "worktree", "add", "-q", "-b", "feat-b", path.join(sb.dir, "wt-b"));
+    // wt-a breaks parseConfig (uncommitted) and Python's load (committed on its branch).
+    fs.writeFileSync(path.join(sb.dir, "wt-a/src/config.ts"), CONFIG.replace("parseConfig(path: string)", "parseConfig(path: string, strict: boolean)"));
+    commit(sb, path.join(sb.dir, "wt-a"), "app/settings.py", "def load(path, strict):\n    return path\n");
+    // wt-b's own work calls both; its untouched main.ts imports only defaultPath and is nobody's change.
+    fs.writeFileSync(path.join(sb.dir, "wt-b/src/cli.ts"), '// see import("./config.js") for the rest\nimport { parseConfig } from "./config.js";\nexport const c = parseConfig("x");\n');
+    commit(sb, path.join(sb.dir, "wt-b"), "app/run.py", "from app.settings import load\nload('x')\n");
+    fs.writeFileSync(path.join(sb.dir, "wt-b/src/unrelated.ts"), 'import "./config.js";\n');
+
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as Doc & { clone_breaks: unknown[] };
+    expectAnalyzeSchema(doc);
+    expect(doc.collisions).toEqual([]);
+    expect(doc.clone_breaks).toEqual([
+      { repos: ["app", "wt-a", "wt-b"], author: "wt-a", author_branch: "feat-a", path: "app/settings.py", qualified_name: "load", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], user: "wt-b", user_branch: "feat-b", files: ["app/run.py"] },
+      { repos: ["app", "wt-a", "wt-b"], author: "wt-a", author_branch: "feat-a", path: "src/config.ts", qualified_name: "parseConfig", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], user: "wt-b", user_branch: "feat-b", files: ["src/cli.ts"] },
+    ]);
+    expect(doc.briefing.split("\n").slice(0, 3)).toEqual([
+      "Breaking changes in one clone or worktree that another one's changes use:",
+      "- `load` in `app/settings.py` (wt-a (feat-a): signature_changed: PARAMETER_ADDED_REQUIRED) breaks the changes of wt-b (feat-b), which use it in `app/run.py`",
+      "- `parseConfig` in `src/config.ts` (wt-a (feat-a): signature_changed: PARAMETER_ADDED_REQUIRED) breaks the changes of wt-b (feat-b), which use it in `src/cli.ts`",
+    ]);
+  });
 });

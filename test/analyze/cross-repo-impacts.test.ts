@@ -56,4 +56,33 @@ describe("comity analyze: breaking changes across repos", () => {
     ]);
     expect(doc.briefing).toContain("Breaking changes in one repo's package that another repo here imports:\n- `formatConfig` of `@acme/lib` (lib: `src/config.ts`, signature_changed: PARAMETER_ADDED_REQUIRED) breaks app, which imports it in `src/other.ts`");
   });
+
+  it("a clone, a worktree or a fork of the publisher is no consumer; only files that import the changed name (or its module) are listed", () => {
+    const manifest = JSON.stringify({ name: "@acme/lib", workspaces: ["playground"], exports: { ".": "./src/index.ts", "./types/*": "./types/*.d.ts" } });
+    const index = 'export { parseConfig } from "./config.js";\n';
+    const config = "export function parseConfig(path: string): object {\n  return {};\n}\n";
+    // The publisher is a monorepo whose playground imports its own package.
+    const lib = repo("lib", { "package.json": manifest, "src/index.ts": index, "src/config.ts": config, "playground/package.json": JSON.stringify({ name: "pg", dependencies: { "@acme/lib": "workspace:*" } }), "playground/main.ts": 'import { parseConfig } from "@acme/lib";\n' });
+    sb.git(lib, "remote", "add", "origin", "git@github.com:acme/lib.git");
+    sb.git(lib, "worktree", "add", "-q", "-b", "feature", path.join(sb.dir, "lib-feature"));
+    sb.git(sb.dir, "clone", "-q", lib, "lib-clone");
+    sb.git(path.join(sb.dir, "lib-clone"), "remote", "set-url", "origin", "https://github.com/acme/lib");
+    // A fork under another remote still publishes the same package: its imports are of its own copy.
+    repo("lib-fork", { "package.json": manifest, "src/index.ts": index, "src/config.ts": config, "playground/package.json": JSON.stringify({ name: "pg", dependencies: { "@acme/lib": "workspace:*" } }), "playground/main.ts": 'import { parseConfig } from "@acme/lib";\n' });
+    repo("app", {
+      "package.json": JSON.stringify({ name: "app", dependencies: { "@acme/lib": "^1.0.0" } }),
+      "src/main.ts": 'import { parseConfig } from "@acme/lib";\nexport const c = parseConfig("a");\n',
+      "src/events.ts": 'import "@acme/lib/types/customEvent";\nexport const e = 1;\n',
+      "src/jsdoc.js": '/** @param {import("@acme/lib").Options} o */\nexport function f(o) { return o; }\n',
+      "src/config-sub.ts": 'import * as cfg from "@acme/lib/dist/config.js";\nexport const c = cfg;\n',
+      "src/types-sub.ts": 'import * as t from "@acme/lib/types/customEvent";\nexport const x = t;\n',
+    });
+    fs.writeFileSync(path.join(lib, "src/config.ts"), config.replace("parseConfig(path: string)", "parseConfig(path: string, strict: boolean)"));
+
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { cross_repo: Array<{ publisher: string; consumer: string; files: string[] }> };
+    expectAnalyzeSchema(doc);
+    expect(doc.cross_repo.map((i) => [i.publisher, i.consumer, i.files])).toEqual([["lib", "app", ["src/config-sub.ts", "src/main.ts"]]]);
+  });
 });

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { filesUsing, importNamesModule, importTarget, moduleStem, resolveRelative, stemSuffixes } from "../../src/coordination/uses-symbol.js";
+import { filesUsing, importNamesModule, importTarget, moduleStem, packageUseReaches, resolveRelative, stemSuffixes } from "../../src/coordination/uses-symbol.js";
 import { scanImports } from "../../src/symbols/scan-imports.js";
 
 describe("which files use a symbol, from their imports", () => {
@@ -66,9 +66,9 @@ describe("which files use a symbol, from their imports", () => {
 });
 
 describe("scanImports: what a file imports, without a parser", () => {
-  it("reads TypeScript and JavaScript imports, re-exports and requires the way the extractor names them", () => {
+  it("reads TypeScript and JavaScript imports, re-exports and requires the way the extractor names them; a side-effect import uses no name", () => {
     const ts = 'import D, { a, b as c, type T } from "./m.js";\nimport * as ns from "../n";\nexport { x } from "./x";\nexport * from "./all";\nconst r = require("r");\nawait import("./lazy");\nimport "./side";\n';
-    expect(scanImports(ts, "typescript").map((r) => `${r.name}@${r.module}`)).toEqual(["*@../n", "*@./all", "*@./lazy", "*@./side", "*@r", "T@./m.js", "a@./m.js", "b@./m.js", "default@./m.js", "x@./x"]);
+    expect(scanImports(ts, "typescript").map((r) => `${r.name}@${r.module}`)).toEqual(["*@../n", "*@./all", "*@./lazy", "*@r", "T@./m.js", "a@./m.js", "b@./m.js", "default@./m.js", "x@./x"]);
   });
 
   it("reads Python's from-imports (also parenthesised) and plain imports", () => {
@@ -115,5 +115,26 @@ describe("scanImports: what a file imports, without a parser", () => {
     fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 300 }), fc.constantFrom("typescript", "python") as fc.Arbitrary<"typescript" | "python">, (text, lang) => {
       expect(Array.isArray(scanImports(text, lang))).toBe(true);
     }));
+  });
+});
+
+describe("packageUseReaches: whether an import of a package reaches a changed name of it", () => {
+  const use = (path: string, name: string, module: string) => ({ path, name, module });
+  it("an import of the name, or of the package's root as a whole, reaches it", () => {
+    expect(packageUseReaches(use("src/a.ts", "parseConfig", "@acme/lib"), "parseConfig", "packages/lib/src/config.ts")).toBe(true);
+    expect(packageUseReaches(use("src/a.ts", "*", "@acme/lib"), "parseConfig", "packages/lib/src/config.ts")).toBe(true);
+    expect(packageUseReaches(use("src/a.ts", "*", "lodash"), "merge", "src/merge.ts")).toBe(true);
+    expect(packageUseReaches(use("src/a.ts", "other", "@acme/lib"), "parseConfig", "packages/lib/src/config.ts")).toBe(false);
+  });
+  it("a whole subpath reaches only the file it names, through build folders; a type file is not the changed one", () => {
+    expect(packageUseReaches(use("src/a.ts", "*", "vite/types/customEvent"), "normalizePath", "packages/vite/src/node/utils.ts")).toBe(false);
+    expect(packageUseReaches(use("src/a.ts", "*", "@acme/lib/dist/config.js"), "parseConfig", "packages/lib/src/config.ts")).toBe(true);
+    expect(packageUseReaches(use("src/a.ts", "*", "@acme/lib/config"), "parseConfig", "src/config/index.ts")).toBe(true);
+    expect(packageUseReaches(use("src/a.ts", "*", "@acme/lib/other"), "parseConfig", "src/config.ts")).toBe(false);
+  });
+  it("Python: the package's root reaches everything, a submodule only its own file", () => {
+    expect(packageUseReaches(use("app/main.py", "*", "acme_lib"), "parse", "acme_lib/config.py")).toBe(true);
+    expect(packageUseReaches(use("app/main.py", "*", "acme_lib.config"), "parse", "acme_lib/config.py")).toBe(true);
+    expect(packageUseReaches(use("app/main.py", "*", "acme_lib.util"), "parse", "acme_lib/config.py")).toBe(false);
   });
 });
