@@ -30,7 +30,7 @@
  * load (the same four pointers, before any parse of that thread). */
 #define THREAD_LOCAL __declspec(thread)
 #else
-#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #define THREAD_LOCAL _Thread_local
 #endif
@@ -178,7 +178,21 @@ static void set_allocator(void) {
 }
 
 #ifndef _WIN32
-static pthread_once_t allocator_once = PTHREAD_ONCE_INIT;
+/* 0: not set, 1: a thread is setting it, 2: set. C11 atomics rather than pthread_once, whose symbol moved to
+ * GLIBC_2.34 and would keep a prebuilt addon from loading on the older glibc Node 20 supports (2.28). */
+static atomic_int allocator_state = 0;
+
+static void set_allocator_once(void) {
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&allocator_state, &expected, 1)) {
+    set_allocator();
+    atomic_store(&allocator_state, 2);
+    return;
+  }
+  /* Another thread is storing the same four pointers: wait for it, so that no parse here runs before they are set. */
+  while (atomic_load(&allocator_state) != 2) {
+  }
+}
 #endif
 
 /* Starts a parse's arena on this thread. */
@@ -579,7 +593,7 @@ NAPI_MODULE_INIT() {
 #ifdef _WIN32
   set_allocator();
 #else
-  pthread_once(&allocator_once, set_allocator);
+  set_allocator_once();
 #endif
   if (napi_set_instance_data(env, s, free_state, NULL) != napi_ok) { free(s); return NULL; }
   napi_value fn;

@@ -264,9 +264,9 @@ async function symbolsParserCheck(env: DoctorOptions["env"]): Promise<DoctorChec
   const { FLAT_PARSER_ENV, openFlatParser } = await import("../parse/native-parser.js");
   const title = "symbols parser";
   if (env[FLAT_PARSER_ENV] === "wasm") return { id: "symbols_parser", status: "ok", title, detail: `web-tree-sitter, chosen by ${FLAT_PARSER_ENV}=wasm (slower than the native parser on many files)` };
-  const { problem } = openFlatParser();
-  if (problem === null) return { id: "symbols_parser", status: "ok", title, detail: "native: files are parsed by Comity's native parser" };
-  return { id: "symbols_parser", status: "warn", title, detail: `web-tree-sitter: the native parser is not in use (${problem}); symbols and analyze work, more slowly (run node scripts/build-native.mjs in the comity package, which needs a C compiler)` };
+  const opened = openFlatParser();
+  if (opened.problem === null) return { id: "symbols_parser", status: "ok", title, detail: `native: files are parsed by Comity's native parser (${opened.origin === "prebuilt" ? `prebuilt for ${process.platform}-${process.arch}` : "built on this machine"})` };
+  return { id: "symbols_parser", status: "warn", title, detail: `web-tree-sitter: the native parser is not in use (${opened.problem}); symbols and analyze give the same results, more slowly on many files (with a C compiler, node scripts/build-native.mjs in the comity package builds it)` };
 }
 
 function configDirCheck(dir: string): DoctorCheck {

@@ -26,8 +26,8 @@ const NATIVE_FROM = 64;
 export function statMany(paths: readonly string[], options: { native?: boolean } = {}): Array<PathStat | undefined> {
   const many = options.native ?? paths.length >= NATIVE_FROM;
   const stat = many ? loadFlatParser()?.statMany : undefined;
-  if (stat === undefined) return paths.map(statOne);
-  const rows = stat(paths);
+  const rows = stat === undefined ? null : stat(paths);
+  if (rows === null) return paths.map(statOne);
   return paths.map((_, i) => {
     const at = i * 6;
     const kind = rows[at] as number;

@@ -19,15 +19,22 @@ export interface FlatParserAddon {
   parse(language: unknown, text: string, deadlineMs?: number, maxBytes?: number, cancel?: Int32Array): ArrayBuffer | null;
   /** Each symbol's name and kind (0 regular, 1 anonymous, 2 auxiliary, 3 supertype), and each field's name (0: null). */
   language(language: unknown): { readonly names: readonly (string | null)[]; readonly kinds: readonly number[]; readonly fields: readonly (string | null)[] };
-  /** Six numbers a path: kind (1 regular file, 0 other, -1 none), size, mtimeMs, ctimeMs, inode, device (see `src/fs/stat-many.ts`); not on Windows. */
-  statMany?(paths: readonly string[]): Float64Array;
+  /**
+   * Six numbers a path: kind (1 regular file, 0 other, -1 none), size, mtimeMs, ctimeMs, inode, device (see
+   * `src/fs/stat-many.ts`); null where the system refuses the call it makes (statx in a sandbox). Not on Windows.
+   */
+  statMany?(paths: readonly string[]): Float64Array | null;
 }
 
 /** Set to `wasm`, the engine does not use its native parser (it parses with web-tree-sitter, as when it is not built). */
 export const FLAT_PARSER_ENV = "COMITY_FLAT_PARSER";
 
-/** Where `npm install` builds the native parser, from this module (dist/parse/ and src/parse/ are both two folders under the package's root). */
-const ADDON = "../../native/build/Release/comity_flat_parse.node";
+/**
+ * Where the native parser may be, from this module (dist/parse/ and src/parse/ are both two folders under the
+ * package's root): built from source by `npm install` (made for this machine, so first), else the prebuilt one the
+ * package ships for this platform (`scripts/prebuild-native.mjs`).
+ */
+export const ADDON_PATHS = ["../../native/build/Release/comity_flat_parse.node", `../../native/prebuilds/${process.platform}-${process.arch}/comity_flat_parse.node`] as const;
 
 let loaded: FlatParserAddon | null | undefined;
 
@@ -38,16 +45,21 @@ export function loadFlatParser(): FlatParserAddon | null {
   return loaded;
 }
 
-/** The native parser, loaded now, or why it does not load (for `comity doctor`). */
-export function openFlatParser(): { addon: FlatParserAddon; problem: null } | { addon: null; problem: string } {
-  try {
-    const addon = createRequire(import.meta.url)(ADDON) as Partial<FlatParserAddon>;
-    if (typeof addon.parse === "function" && typeof addon.language === "function") return { addon: addon as FlatParserAddon, problem: null };
-    return { addon: null, problem: "it loads, but is not the parser this version of Comity expects" };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { addon: null, problem: code === "MODULE_NOT_FOUND" ? "it was not built" : (error as Error).message.split("\n")[0] ?? "it does not load" };
+/** The native parser, loaded now, and whether it is a source build or the prebuilt one; or why none loads (for `comity doctor`). */
+export function openFlatParser(): { addon: FlatParserAddon; problem: null; origin: "source" | "prebuilt" } | { addon: null; problem: string } {
+  const require = createRequire(import.meta.url);
+  const problems: string[] = [];
+  for (const [i, file] of ADDON_PATHS.entries()) {
+    try {
+      const addon = require(file) as Partial<FlatParserAddon>;
+      if (typeof addon.parse === "function" && typeof addon.language === "function") return { addon: addon as FlatParserAddon, problem: null, origin: i === 0 ? "source" : "prebuilt" };
+      problems.push(`${i === 0 ? "the source build" : "the prebuilt one"} loads, but is not the parser this version of Comity expects`);
+    } catch (error) {
+      // Not there is the usual case for one of the two; a file that is there and does not load (another libc) is news.
+      if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") problems.push(`${i === 0 ? "the source build" : `the prebuilt one for ${process.platform}-${process.arch}`} does not load: ${(error as Error).message.split("\n")[0] ?? ""}`);
+    }
   }
+  return { addon: null, problem: problems.length > 0 ? problems.join("; ") : `it was not built, and none is prebuilt for ${process.platform}-${process.arch}` };
 }
 
 /**

@@ -41,24 +41,20 @@ export interface ParseWorkerData {
 }
 
 /**
- * From this many workers, each worker extracts the files it parses and sends back results, not trees. The pool's
- * thread extracts one file at a time: with few workers on few cores, the CPU is what limits, and one compile of the
- * extraction instead of one per worker is what counts (on 2 cores, 2 parse workers: 3,993 against 4,862 ms over the
- * TypeScript corpus); with many workers on as many cores, that one thread would be the limit. Where the line lies
- * is not measured (the benchmark machine has 2 cores): from the one-thread profile, the extraction is about a
- * third of the CPU of a file and the parse two thirds, so at 3 parse workers that thread is about as slow as each
- * of them (a worker that extracts compiles the extraction once more, on a core of its own), and from 4 it is the
- * slowest.
+ * From this many workers, each worker extracts the files it parses and sends back results, not trees. Below it,
+ * the pool's thread extracts every file from the trees the workers send: with few workers on few cores the CPU is
+ * what limits, and a worker that extracts compiles the extraction's code once more (TurboFan's time, taken from a
+ * core that would parse), which costs more than the one thread saves. With many workers on as many cores, that one
+ * thread would be the limit. The extraction is about a third of a file's CPU and the parse two thirds, so from 3
+ * parse workers the extracting thread is as slow as each of them, and from 4 the slowest.
  */
 export const EXTRACT_IN_WORKERS_FROM = 4;
 
 /**
  * The pool's thread sends each worker the jobs once; the workers take them in turn through a shared counter, parse
  * each file and send its tree back as a flat copy ({@link ParsedTree}); the pool's thread extracts the symbols from
- * the copies as they come. So the extraction's code is compiled in one thread: on 2 cores, each worker compiling
- * it for itself (`node --trace-opt`: 2.5-3 s of TurboFan's time over a 611-file run) took a core's time from the
- * parsing. With the native parser, which extracts too (`native/extract_symbols.cc`), nothing is compiled: a worker
- * sends each file's result back ({@link ExtractedFile}, as UTF-8 bytes), not its tree.
+ * the copies as they come, so that the extraction's code is compiled in one thread. A worker of a wide pool sends
+ * each file's result instead ({@link ExtractedFile}, as UTF-8 bytes).
  */
 export interface ParseWork {
   /** The files, as the pool's jobs say (path, where to read it, or its bytes). */

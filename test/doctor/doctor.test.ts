@@ -61,7 +61,7 @@ describe("comity doctor", () => {
     expect(status).toBe(0);
     expect(server.requests.map((r) => r.url)).toEqual(["/v1/health", "/v1/sessions"]);
     expect(check(report, "symbols_parser")?.detail).toContain("native");
-    expect(check(report, "symbols_parser")?.detail).toBe("native: files are parsed by Comity's native parser");
+    expect(check(report, "symbols_parser")?.detail).toBe("native: files are parsed by Comity's native parser (built on this machine)");
     expect(check((await json({ COMITY_FLAT_PARSER: "wasm" })).report, "symbols_parser")).toMatchObject({ status: "ok", detail: expect.stringContaining("web-tree-sitter, chosen by COMITY_FLAT_PARSER=wasm") });
     const text = await doctor();
     expect(text.status).toBe(0);

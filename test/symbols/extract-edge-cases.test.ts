@@ -9,6 +9,7 @@ import { languageOf } from "../../src/symbols/languages.js";
 import { printedSymbols } from "../../src/symbols/printed-symbols.js";
 import type { FileSymbols } from "../../src/symbols/types.js";
 import { createSymbolExtractor, EXTRACTOR_VERSION, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
+import { PARSE_PATHS } from "../helpers/parse-paths.js";
 
 let extractor: SymbolExtractor;
 beforeAll(async () => {
@@ -88,15 +89,18 @@ describe("files that do not parse, binary and over-size files", () => {
     expect(extractor.extract("notes.md", "# hi").diagnostics.map((d) => d.code)).toEqual(["unsupported_language"]);
   });
 
-  it("never throws on arbitrary text (property)", () => {
-    fc.assert(
-      fc.property(fc.string({ maxLength: 300 }), fc.constantFrom("a.ts", "a.tsx", "a.js", "a.py"), (text, file) => {
-        const r = extractor.extract(file, text);
-        for (const s of r.symbols) expect(s.signature_hash).toMatch(/^[0-9a-f]{16}$/);
-      }),
-      { numRuns: 300 },
-    );
-  });
+  for (const parsePath of PARSE_PATHS) {
+    it.skipIf(parsePath.skip)(`never throws on arbitrary text, on the ${parsePath.name} (property)`, async () => {
+      const ex = await createSymbolExtractor({ backend: parsePath.backend });
+      fc.assert(
+        fc.property(fc.string({ maxLength: 300 }), fc.constantFrom("a.ts", "a.tsx", "a.js", "a.py"), (text, file) => {
+          const r = ex.extract(file, text);
+          for (const s of r.symbols) expect(s.signature_hash).toMatch(/^[0-9a-f]{16}$/);
+        }),
+        { numRuns: 300 },
+      );
+    });
+  }
 
   it("picks the language by extension", () => {
     expect(["a.ts", "a.mts", "a.cts", "a.d.ts", "a.tsx", "a.js", "a.mjs", "a.cjs", "a.jsx", "a.py", "a.pyi"].map((f) => extractor.extract(f, "").language)).toEqual([

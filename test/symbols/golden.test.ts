@@ -3,20 +3,20 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createSymbolExtractor, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
+import { PARSE_PATHS } from "../helpers/parse-paths.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.join(here, "fixtures");
-let extractor: SymbolExtractor;
-beforeAll(async () => {
-  extractor = await createSymbolExtractor();
-});
-
 /**
  * Golden files beside their inputs: `fixtures/kinds.ts` → `fixtures/kinds.ts.golden.json`.
  * Regenerate after an intended change with `UPDATE_GOLDENS=1 npx vitest run test/symbols/golden.test.ts`,
  * then read the diff.
  */
-describe("golden symbols per language", () => {
+for (const parsePath of PARSE_PATHS) describe.skipIf(parsePath.skip)(`golden symbols per language, on the ${parsePath.name}`, () => {
+  let extractor: SymbolExtractor;
+  beforeAll(async () => {
+    extractor = await createSymbolExtractor({ backend: parsePath.backend });
+  });
   for (const name of ["kinds.ts", "kinds.tsx", "kinds.js", "kinds.cjs", "kinds.py"]) {
     it(name, () => {
       const result = extractor.extract(name, fs.readFileSync(path.join(fixtures, name)));

@@ -6,12 +6,19 @@ import fc from "fast-check";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createSymbolExtractor, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
+import { PARSE_PATHS } from "../helpers/parse-paths.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-let extractor: SymbolExtractor;
-beforeAll(async () => {
-  extractor = await createSymbolExtractor();
-});
+// Every oracle holds on both parse paths.
+for (const parsePath of PARSE_PATHS) {
+  describe.skipIf(parsePath.skip)(`on the ${parsePath.name}`, () => {
+    let extractor: SymbolExtractor;
+    beforeAll(async () => {
+      extractor = await createSymbolExtractor({ backend: parsePath.backend });
+    });
+    oracles(() => extractor);
+  });
+}
 
 /** Python's own `ast`: every def and class with its qualified name; a def whose nearest enclosing def/class is a class is a method. */
 const PY_ORACLE = `
@@ -42,24 +49,6 @@ const PY_CORPUS = [
   "subprocess.py", "contextlib.py", "concurrent/futures/_base.py", "importlib/metadata/__init__.py",
 ];
 
-describe("Python definitions against Python's own ast module (oracle)", () => {
-  it("finds exactly the functions, classes and methods ast finds, with qualified names, in real stdlib files", () => {
-    const stdlib = execFileSync("python3", ["-c", "import os, json; print(os.path.dirname(json.__file__.rsplit('/', 1)[0]))"], { encoding: "utf8" }).trim();
-    const files = PY_CORPUS.map((f) => path.join(stdlib, f)).filter((f) => fs.existsSync(f));
-    expect(files.length).toBeGreaterThanOrEqual(18);
-    const oracle = JSON.parse(execFileSync("python3", ["-c", PY_ORACLE, ...files], { encoding: "utf8", maxBuffer: 1 << 26 })) as Record<string, Array<[string, string]>>;
-    let total = 0;
-    for (const file of files) {
-      const r = extractor.extract(file, fs.readFileSync(file));
-      expect(r.diagnostics, file).toEqual([]);
-      const ours = [...new Set(r.symbols.filter((s) => ["function", "method", "class"].includes(s.kind)).map((s) => `${s.qualified_name} ${s.kind}`))].sort();
-      const theirs = [...new Set((oracle[file] ?? []).map(([n, k]) => `${n} ${k}`))].sort();
-      expect(ours, path.basename(file)).toEqual(theirs);
-      total += theirs.length;
-    }
-    expect(total).toBeGreaterThan(1500);
-  });
-});
 
 /** The TypeScript compiler: top-level declarations, and what the module really exports (the checker's answer). */
 function tsOracle(file: string): string[] {
@@ -127,23 +116,6 @@ function tsFiles(): string[] {
   ].filter((f) => fs.existsSync(f));
 }
 
-describe("TypeScript top-level declarations against the TypeScript compiler API (oracle)", () => {
-  it("finds the same top-level declarations, with the same export status", () => {
-    const files = tsFiles();
-    expect(files.length).toBeGreaterThan(60);
-    for (const file of files) {
-      const r = extractor.extract(file, fs.readFileSync(file));
-      const ours = [
-        ...new Set(
-          r.symbols
-            .filter((s) => !s.qualified_name.includes(".") && s.kind !== "reexport" && s.kind !== "module" && s.qualified_name !== "default")
-            .map((s) => `${s.qualified_name} ${s.kind} ${s.exported ? "export" : "-"}`),
-        ),
-      ].sort();
-      expect(ours, path.relative(root, file)).toEqual(tsOracle(file));
-    }
-  });
-});
 
 /** The TypeScript compiler's reading of each top-level declaration's type parameters: name, modifiers, constraint?, default?. */
 function tsTypeParams(source: string): Record<string, string[]> {
@@ -159,51 +131,88 @@ function tsTypeParams(source: string): Record<string, string[]> {
   return out;
 }
 
-describe("TypeScript type parameters against the TypeScript compiler's parser (oracle)", () => {
-  it("reads names, `const` and the variance annotations (which the grammar does not parse) as the compiler does", async () => {
-    const wasm = await createSymbolExtractor({ backend: "wasm" });
-    const param = fc.record({
-      modifiers: fc.subarray(["in", "out"]),
-      name: fc.constantFrom("A", "Tx", "K2", "Out", "Input"),
-      constraint: fc.constantFrom(null, "string", "readonly unknown[]", "Record<string, B>", "(a: A) => void"),
-      def: fc.constantFrom(null, "never", '"x"', "{ a: 1 }"),
+/** The oracles, on the extractor of one parse path. */
+function oracles(extractor: () => SymbolExtractor): void {
+  describe("Python definitions against Python's own ast module (oracle)", () => {
+    it("finds exactly the functions, classes and methods ast finds, with qualified names, in real stdlib files", () => {
+      const stdlib = execFileSync("python3", ["-c", "import os, json; print(os.path.dirname(json.__file__.rsplit('/', 1)[0]))"], { encoding: "utf8" }).trim();
+      const files = PY_CORPUS.map((f) => path.join(stdlib, f)).filter((f) => fs.existsSync(f));
+      expect(files.length).toBeGreaterThanOrEqual(18);
+      const oracle = JSON.parse(execFileSync("python3", ["-c", PY_ORACLE, ...files], { encoding: "utf8", maxBuffer: 1 << 26 })) as Record<string, Array<[string, string]>>;
+      let total = 0;
+      for (const file of files) {
+        const r = extractor().extract(file, fs.readFileSync(file));
+        expect(r.diagnostics, file).toEqual([]);
+        const ours = [...new Set(r.symbols.filter((s) => ["function", "method", "class"].includes(s.kind)).map((s) => `${s.qualified_name} ${s.kind}`))].sort();
+        const theirs = [...new Set((oracle[file] ?? []).map(([n, k]) => `${n} ${k}`))].sort();
+        expect(ours, path.basename(file)).toEqual(theirs);
+        total += theirs.length;
+      }
+      expect(total).toBeGreaterThan(1500);
     });
-    const declaration = fc.record({
-      kind: fc.constantFrom("interface", "class", "type", "function"),
-      constModifier: fc.boolean(),
-      params: fc.array(param, { minLength: 1, maxLength: 3 }),
-      gap: fc.constantFrom(" ", "  ", "\n  ", " /* c */ "),
+  });
+
+  describe("TypeScript top-level declarations against the TypeScript compiler API (oracle)", () => {
+    it("finds the same top-level declarations, with the same export status", () => {
+      const files = tsFiles();
+      expect(files.length).toBeGreaterThan(60);
+      for (const file of files) {
+        const r = extractor().extract(file, fs.readFileSync(file));
+        const ours = [
+          ...new Set(
+            r.symbols
+              .filter((s) => !s.qualified_name.includes(".") && s.kind !== "reexport" && s.kind !== "module" && s.qualified_name !== "default")
+              .map((s) => `${s.qualified_name} ${s.kind} ${s.exported ? "export" : "-"}`),
+          ),
+        ].sort();
+        expect(ours, path.relative(root, file)).toEqual(tsOracle(file));
+      }
     });
-    fc.assert(
-      fc.property(fc.array(declaration, { minLength: 1, maxLength: 4 }), (decls) => {
-        const source = decls
-          .map((d, i) => {
-            // `const` goes on functions' and classes' type parameters, `in`/`out` on interfaces', classes' and aliases'.
-            const list = d.params
-              .map((p) => {
-                const mods = [...(d.constModifier && (d.kind === "function" || d.kind === "class") ? ["const"] : []), ...(d.kind === "function" ? [] : p.modifiers)];
-                // (a modifier and its name on one line: after a line break the compiler reads no modifier)
-                return `${[...mods, p.name].join(d.gap.includes("\n") ? " " : d.gap)}${p.constraint === null ? "" : ` extends ${p.constraint}`}${p.def === null ? "" : ` = ${p.def}`}`;
-              })
-              .join(`,${d.gap}`);
-            const name = `D${i}`;
-            if (d.kind === "interface") return `export interface ${name}<${list}> { x: number }`;
-            if (d.kind === "class") return `export class ${name}<${list}> { x = 1 }`;
-            if (d.kind === "type") return `export type ${name}<${list}> = { x: number }`;
-            return `export function ${name}<${list}>(a: number): void {}`;
-          })
-          .join("\n");
-        const expected = tsTypeParams(source);
-        for (const ex of [extractor, wasm]) {
+  });
+
+  describe("TypeScript type parameters against the TypeScript compiler's parser (oracle)", () => {
+    it("reads names, `const` and the variance annotations (which the grammar does not parse) as the compiler does", () => {
+      const param = fc.record({
+        modifiers: fc.subarray(["in", "out"]),
+        name: fc.constantFrom("A", "Tx", "K2", "Out", "Input"),
+        constraint: fc.constantFrom(null, "string", "readonly unknown[]", "Record<string, B>", "(a: A) => void"),
+        def: fc.constantFrom(null, "never", '"x"', "{ a: 1 }"),
+      });
+      const declaration = fc.record({
+        kind: fc.constantFrom("interface", "class", "type", "function"),
+        constModifier: fc.boolean(),
+        params: fc.array(param, { minLength: 1, maxLength: 3 }),
+        gap: fc.constantFrom(" ", "  ", "\n  ", " /* c */ "),
+      });
+      fc.assert(
+        fc.property(fc.array(declaration, { minLength: 1, maxLength: 4 }), (decls) => {
+          const source = decls
+            .map((d, i) => {
+              // `const` goes on functions' and classes' type parameters, `in`/`out` on interfaces', classes' and aliases'.
+              const list = d.params
+                .map((p) => {
+                  const mods = [...(d.constModifier && (d.kind === "function" || d.kind === "class") ? ["const"] : []), ...(d.kind === "function" ? [] : p.modifiers)];
+                  // (a modifier and its name on one line: after a line break the compiler reads no modifier)
+                  return `${[...mods, p.name].join(d.gap.includes("\n") ? " " : d.gap)}${p.constraint === null ? "" : ` extends ${p.constraint}`}${p.def === null ? "" : ` = ${p.def}`}`;
+                })
+                .join(`,${d.gap}`);
+              const name = `D${i}`;
+              if (d.kind === "interface") return `export interface ${name}<${list}> { x: number }`;
+              if (d.kind === "class") return `export class ${name}<${list}> { x = 1 }`;
+              if (d.kind === "type") return `export type ${name}<${list}> = { x: number }`;
+              return `export function ${name}<${list}>(a: number): void {}`;
+            })
+            .join("\n");
+          const expected = tsTypeParams(source);
           const ours: Record<string, string[]> = {};
-          for (const s of ex.extract("t.ts", source).symbols) {
+          for (const s of extractor().extract("t.ts", source).symbols) {
             if (s.qualified_name.includes(".")) continue;
             ours[s.name] = s.detail.type_params.map((t) => `${[...(t.modifiers ?? []), t.name].join(" ")}${t.constraint === null ? "" : " extends"}${t.default === null ? "" : " ="}`);
           }
           expect(ours, source).toEqual(expected);
-        }
-      }),
-      { numRuns: 300 },
-    );
+        }),
+        { numRuns: 300 },
+      );
+    });
   });
-});
+}
