@@ -31,6 +31,7 @@ const suites = [
   ["analyze", "analyze.mjs", quick ? ["--files", "10000", "--changes", "200"] : ["--files", "100000", "--changes", "2000"]],
   ["serve", "serve-load.mjs", quick ? ["--runs", "2"] : ["--runs", "5"]],
   ["serve, one noisy team", "serve-noisy.mjs", quick ? ["--runs", "1", "--rows", "10000"] : ["--runs", "3"]],
+  ["denials, two agents on one file set", "denials.mjs", []],
 ];
 
 const write = values.write && !quick;

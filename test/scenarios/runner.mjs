@@ -14,6 +14,12 @@ import { fileURLToPath } from "node:url";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** The CLI under test: this checkout's, or another build's (`COMITY_SCENARIO_BIN`, to score older code side by side). */
 export const BIN = process.env.COMITY_SCENARIO_BIN ?? path.resolve(HERE, "../../bin/comity.js");
+/** The CLI the scenario being played runs (`runScenario`'s `bin` option; scenarios are played one at a time). */
+let bin = BIN;
+/** Whether it runs in this process (`runScenario`'s `inProcess` option): the same library the built CLI calls. */
+let inProcess = false;
+/** This checkout's built library, for in-process play. */
+const dist = (file) => new URL(`../../dist/${file}`, import.meta.url).href;
 export const CASES_DIR = path.join(HERE, "cases");
 
 /** The code every scenario starts from unless it says otherwise. */
@@ -92,10 +98,22 @@ function writeFiles(root, files) {
   }
 }
 
-/** Runs the built CLI; resolves with its exit code and output. */
-function cli(args, { cwd, env, input = "" }) {
+/** Runs the built CLI (as a process, or its entry `runCli` in this one); resolves with its exit code and output. */
+async function cli(args, { cwd, env, input = "" }) {
+  if (inProcess) {
+    const { runCli } = await import(dist("cli/main.js"));
+    let stdout = "";
+    let stderr = "";
+    const io = {
+      stdout: { write: (chunk, done) => { stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"); done?.(); return true; } },
+      stderr: { write: (text) => { stderr += text; return true; } },
+      cwd, env, stdinIsTTY: false, readStdin: async () => input,
+    };
+    const status = await runCli(args, io);
+    return { status, stdout, stderr };
+  }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
@@ -107,9 +125,23 @@ function cli(args, { cwd, env, input = "" }) {
   });
 }
 
-function startServe(db, env) {
+async function startServe(db, env) {
+  if (inProcess) {
+    const { openDatabase } = await import(dist("store/open-database.js"));
+    const { createCoordinationServer } = await import(dist("serve/create-server.js"));
+    const database = await openDatabase(db, { configDir: env.COMITY_CONFIG_DIR, cwd: path.dirname(env.COMITY_CONFIG_DIR) });
+    const server = await createCoordinationServer({ database, log: () => undefined });
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return {
+      url: `http://127.0.0.1:${server.address().port}`,
+      stop: async () => {
+        await new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
+        await database.close();
+      },
+    };
+  }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--db", db], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--db", db], { env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stderr.on("data", (c) => (err += c));
@@ -252,10 +284,14 @@ function alarmsIn(text) {
  * Plays one scenario. `options.mode`: `served` (the default: a real `comity serve`, on `options.db`, a SQLite path
  * or PostgreSQL URL, a fresh SQLite file in the scenario's folder when absent) or `embedded` (no server, no
  * `COMITY_API_URL`: the hooks coordinate through the config folder's store, as on one machine out of the box). A
- * scenario that needs two machines (`served_only`, saying why) is skipped in embedded mode. Returns the score and a
- * transcript of what each agent saw.
+ * scenario that needs two machines (`served_only`, saying why) is skipped in embedded mode. `options.bin`: the CLI
+ * to play it with (this checkout's by default); `options.inProcess`: play it through this checkout's built library
+ * in this process instead (its CLI entry and server, the code the processes run, without a process an event).
+ * Returns the score and a transcript of what each agent saw.
  */
 export async function runScenario(scenario, options = {}) {
+  bin = options.bin ?? BIN;
+  inProcess = options.inProcess === true;
   const embedded = options.mode === "embedded";
   if (embedded && scenario.served_only !== undefined) return { name: scenario.name, file: scenario.file, items: scenario.items ?? [], hosts: [], skipped: scenario.served_only, expected: 0, recalled: 0, falseAlarms: 0, misses: [], alarms: [], transcript: [] };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-scn-"));
