@@ -1,7 +1,34 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { openFlatParser } from "../src/parse/native-parser.js";
+
+/**
+ * The sources whose build in `dist/` is missing or older than them. Tests run the built CLI and load the pool's
+ * parse worker from `dist/`, so a stale build would test yesterday's code and pass.
+ */
+export function staleBuilds(root: string): string[] {
+  const stale: string[] = [];
+  const walk = (rel: string): void => {
+    for (const entry of fs.readdirSync(path.join(root, "src", rel), { withFileTypes: true })) {
+      const name = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) walk(name);
+      else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
+        const built = path.join(root, "dist", name.replace(/\.ts$/, ".js"));
+        const source = fs.statSync(path.join(root, "src", name)).mtimeMs;
+        if (!fs.existsSync(built) || fs.statSync(built).mtimeMs < source) stale.push(name);
+      }
+    }
+  };
+  walk("");
+  return stale.sort();
+}
 
 /** Says once per run, visibly, when the PostgreSQL half of the serve tests or the native half of the parser tests does not run. */
 export default function setup(): void {
+  const stale = staleBuilds(path.resolve(import.meta.dirname, ".."));
+  if (stale.length > 0) {
+    throw new Error(`dist/ is older than src/ (${stale.slice(0, 3).join(", ")}${stale.length > 3 ? `, and ${stale.length - 3} more` : ""}): run npm run build, or npm test, which builds first.`);
+  }
   const native = openFlatParser().problem;
   if (native !== null) {
     if (process.env["COMITY_TEST_REQUIRE_NATIVE"] === "1") throw new Error(`COMITY_TEST_REQUIRE_NATIVE=1, but the native parser does not load: ${native}`);

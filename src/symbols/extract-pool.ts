@@ -10,7 +10,7 @@ import { languageOf } from "./languages.js";
 import { jobBytes, type ExtractJob } from "./parse-work.js";
 import { printedFileBytes, printedSymbols } from "./printed-symbols.js";
 import { runPool } from "./run-pool.js";
-import { startExtractPool, type ExtractPool } from "./start-extract-pool.js";
+import { startExtractPool, type ExtractPool, type StartPoolOptions } from "./start-extract-pool.js";
 import { cachedFor, createSymbolCache, fromEntryText, printedOfEntryText, type EntryText, type SymbolCache } from "./symbol-cache.js";
 import type { ParserBackend } from "./symbol-extractor.js";
 import { parseTimeoutDiagnostic } from "./tree-parser.js";
@@ -112,6 +112,8 @@ export interface ExtractManyOptions {
   readonly workerDeadlineMs?: number;
   /** Workers started ahead ({@link startExtractPool}): used if the pool is needed, and closed either way. */
   readonly pool?: ExtractPool;
+  /** How a pool is started when one is needed and none was given (by default {@link startExtractPool}). */
+  readonly startPool?: (options: StartPoolOptions) => ExtractPool;
   /**
    * With a cache: files given by path are looked up by their stat, so that a run over unchanged files reads none of
    * them: {@link extractMany} in a file index of their content hashes (`<cacheDir>/files`, see
@@ -386,7 +388,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     return results as T[];
   }
   const list = todo.map((i) => jobs[i] as ExtractJob);
-  const pool = options.pool ?? startExtractPool({ workers, languages: languagesOf(list), ...backendOf(options), ...(options.parseLimits === undefined ? {} : { parseLimits: options.parseLimits }) });
+  const pool = options.pool ?? (options.startPool ?? startExtractPool)({ workers, languages: languagesOf(list), ...backendOf(options), ...(options.parseLimits === undefined ? {} : { parseLimits: options.parseLimits }) });
   const { leftovers, timedOut, crashed } = await runPool(pool, list, {
     cacheDir: options.cacheDir,
     printedOnly: as.printedOnly,

@@ -65,8 +65,6 @@ parentPort?.on("message", (work: ParseWork) => {
     if (job === undefined) break;
     // The job this worker is on, for the pool's thread: the one named if it dies, or stopped if it takes too long.
     Atomics.store(control, mine, k);
-    // Test hook: makes this worker die on one file, to check that the pool survives a crash.
-    if (process.env["COMITY_TEST_CRASH_ON"] !== undefined && job.path === process.env["COMITY_TEST_CRASH_ON"]) process.exit(70);
     answer(work, k);
     Atomics.store(control, mine, -1);
   }

@@ -38,6 +38,8 @@ export interface StartPoolOptions {
   readonly backend?: "flat" | "wasm";
   /** The limits of every parse (by default each text's `defaultParseLimits`). */
   readonly parseLimits?: ParseLimits;
+  /** The workers' script: parse-worker.js by default (a test runs it behind a wrapper that makes a worker die). */
+  readonly workerUrl?: URL;
 }
 
 /** Starts the worker threads of a pool; `extractMany` given it closes it, whether it needs it or not. */
@@ -48,7 +50,7 @@ export function startExtractPool(options: StartPoolOptions): ExtractPool {
   // node:worker_threads loads when a pool starts: a warm run, which needs none, spent 6 ms of 230 loading it.
   const { Worker: WorkerThread } = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
   const start = (): PoolWorker => {
-    const worker = new WorkerThread(workerUrl(), { workerData });
+    const worker = new WorkerThread(options.workerUrl ?? workerUrl(), { workerData });
     let exited = false;
     const ready = new Promise<void>((resolve) => {
       worker.on("message", (m) => {

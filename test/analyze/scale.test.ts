@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { analyzeCommand } from "../../src/cli/commands/analyze.js";
 import { extractMany } from "../../src/symbols/extract-pool.js";
 import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { crashingPools } from "../helpers/crashing-pool.js";
 
 let sb: Sandbox;
 let config: string;
@@ -141,8 +142,7 @@ describe("analyze at scale", () => {
       fs.writeFileSync(path.join(dir, `f${i}.ts`), `export const v${i} = ${i};\n`);
       return { path: `f${i}.ts`, abs: path.join(dir, `f${i}.ts`) };
     });
-    process.env["COMITY_TEST_CRASH_ON"] = "f17.ts";
-    const results = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1 });
+    const results = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, startPool: crashingPools("f17.ts") });
     expect(results.map((r) => r.path)).toEqual(jobs.map((j) => j.path));
     expect(results.every((r) => r.symbols.length === 1)).toBe(true);
     expect(results[17]?.diagnostics.map((d) => d.code)).toEqual(["worker_crashed"]);

@@ -22,10 +22,9 @@ describe("session state under a lock", () => {
     fs.writeFileSync(lock, "");
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(lock, old, old);
-    const t = Date.now();
     updateSessionState(dir, "s", (c) => ({ ...c, queued: [...c.queued, "y"] }));
-    expect(Date.now() - t).toBeLessThan(1000);
     expect(readSessionState(dir, "s").queued).toEqual(["x", "y"]);
+    // Taken over, then released: a lock that was only waited out and ignored would still be there.
     expect(fs.existsSync(lock)).toBe(false);
   });
 

@@ -104,7 +104,8 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     const second = await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("b", "pre_edit", { paths: ["src/a.ts"] }) });
     // The default policy, first_contact: the first edit that meets a conflict is denied once, with the warning.
     expect(second.json).toMatchObject({ decision: "block", conflicts: [{ ref: "CF-1", kind: "edit_conflict" }], intent: null });
-    await new Promise((r) => setTimeout(r, 1300));
+    // The lease (1 s here) lapses: a and b are no longer listed, and no longer hold the file.
+    await until(async () => (await api(serve.url, "GET", "/v1/sessions", { token })).json.sessions.length === 0);
     const late = await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("c", "pre_edit", { paths: ["src/a.ts"] }) });
     expect(late.json).toMatchObject({ decision: "allow", conflicts: [] });
     expect((await api(serve.url, "GET", "/v1/sessions", { token })).json.sessions.map((s: { external_id: string }) => s.external_id)).toEqual(["c"]);
@@ -117,8 +118,10 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     const id = /new token ([0-9a-f]{12}) \(ci machine\)/.exec(made.stderr)?.[1] as string;
     expect(id).toMatch(/^[0-9a-f]{12}$/);
     expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { token: second, body: body("a", "prompt") })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 200)); // the last-use write is off the request's path
-    const list = runBuiltCli(["serve", "token", "list", "--team", "acme", "--db", db.spec], { cwd: sb.dir, env });
+    // The last-use write is off the request's path: it lands soon after.
+    const used = new RegExp(`${id}\\s+ci machine\\s+\\S+\\s+\\d{4}-`);
+    let list = runBuiltCli(["serve", "token", "list", "--team", "acme", "--db", db.spec], { cwd: sb.dir, env });
+    await until(async () => used.test((list = runBuiltCli(["serve", "token", "list", "--team", "acme", "--db", db.spec], { cwd: sb.dir, env })).stdout));
     expect(list.status).toBe(0);
     const lines = list.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^ID\s+NAME\s+CREATED\s+LAST USED$/);
@@ -288,3 +291,11 @@ describe("comity serve arguments", () => {
     expect(runBuiltCli(["serve", "policy", "--team", "acme"], { cwd: sb.dir, env }).stdout).toBe("acme: block\n");
   });
 });
+
+/** Resolves once `condition` holds, asking again every 50 ms; fails after 10 s. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !(await condition()); ) {
+    if (Date.now() > deadline) throw new Error("the condition did not hold within 10 s");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultMinBytesPerWorker, extractMany, printedEach, startExtractPool, workersFor, type ExtractJob, type ExtractManyOptions } from "../../src/symbols/extract-pool.js";
 import { SETTLED_MS } from "../../src/symbols/file-index.js";
 import { EXTRACT_IN_WORKERS_FROM } from "../../src/symbols/parse-work.js";
+import { crashingPools } from "../helpers/crashing-pool.js";
 
 /** Every printed line, in order, each piece copied (a cached line's bytes are borrowed only during the call). */
 async function printedMany(list: readonly ExtractJob[], options: ExtractManyOptions): Promise<Array<readonly Uint8Array[]>> {
@@ -61,8 +62,7 @@ describe("extractMany (worker pool)", () => {
     const printedWide = await printedMany(jobs, { workers: 4, cacheDir, minFilesForPool: 1 });
     expect(Buffer.concat(printedWide.flat()).toString()).toBe(Buffer.concat(printedHere.flat()).toString());
     expect(JSON.stringify(await extractMany(jobs, { workers: 4, cacheDir, minFilesForPool: 1 }))).toBe(JSON.stringify(here));
-    process.env["COMITY_TEST_CRASH_ON"] = "f3.ts";
-    const crashed = await extractMany(jobs, { workers: 4, cacheDir: null, minFilesForPool: 1 });
+    const crashed = await extractMany(jobs, { workers: 4, cacheDir: null, minFilesForPool: 1, startPool: crashingPools("f3.ts") });
     expect(crashed[6]?.diagnostics.map((d) => d.code)).toEqual(["worker_crashed"]);
     expect(crashed[6]?.symbols.map((s) => s.qualified_name)).toEqual(["I3", "I3.x", "f3"]);
     expect(crashed.filter((r) => r.diagnostics.some((d) => d.code === "worker_crashed"))).toHaveLength(1);
@@ -102,15 +102,14 @@ describe("extractMany (worker pool)", () => {
     expect(defaultMinBytesPerWorker(2)).toBe(2 * 2 ** 20);
     expect(defaultMinBytesPerWorker(8)).toBe(0);
     // A worker dies on f3.ts: a worker_crashed diagnostic says the pool ran, its absence that this thread did.
-    process.env["COMITY_TEST_CRASH_ON"] = "f3.ts";
     const crashed = (rs: Awaited<ReturnType<typeof extractMany>>): boolean => rs[6]?.diagnostics.some((d) => d.code === "worker_crashed") === true;
     const bytes = jobs.reduce((n, j) => n + (fs.existsSync(j.abs ?? "") ? fs.statSync(j.abs ?? "").size : 0), 0);
-    const here = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, minBytesPerWorker: Math.floor(bytes / 2) + 1 });
+    const here = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, minBytesPerWorker: Math.floor(bytes / 2) + 1, startPool: crashingPools("f3.ts") });
     expect(crashed(here)).toBe(false);
     expect(here[6]?.symbols.map((s) => s.qualified_name)).toEqual(["I3", "I3.x", "f3"]);
-    expect(crashed(await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, minBytesPerWorker: Math.floor(bytes / 2) }))).toBe(true);
+    expect(crashed(await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, minBytesPerWorker: Math.floor(bytes / 2), startPool: crashingPools("f3.ts") }))).toBe(true);
     // Unset, the workers asked for run, whatever the work.
-    expect(crashed(await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1 }))).toBe(true);
+    expect(crashed(await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, startPool: crashingPools("f3.ts") }))).toBe(true);
   });
 
   it("hands each printed line over in input order as soon as it can, cached or not, and borrows nothing it keeps", async () => {

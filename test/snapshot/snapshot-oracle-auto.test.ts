@@ -1,0 +1,5 @@
+// The snapshot oracles (snapshot-oracle-suite.ts) on the auto engine.
+import { lineEndingExamples, snapshotOracleSuite } from "./snapshot-oracle-suite.js";
+
+snapshotOracleSuite("auto");
+lineEndingExamples();
