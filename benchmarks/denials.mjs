@@ -26,7 +26,10 @@ const { values } = parseArgs({ options: { before: { type: "string" }, "before-co
 function stdlibFiles() {
   const r = spawnSync("python3", ["-c", "import textwrap, shlex, fnmatch, glob\nfor m in (textwrap, shlex, fnmatch, glob): print(m.__file__)"], { encoding: "utf8" });
   if (r.status !== 0) throw new Error("python3 is needed: its standard library is the code the agents edit");
-  return r.stdout.trim().split("\n").map((abs) => ({ name: `lib/${path.basename(abs)}`, text: fs.readFileSync(abs, "utf8") }));
+  return r.stdout
+    .trim()
+    .split("\n")
+    .map((abs) => ({ name: `lib/${path.basename(abs)}`, text: fs.readFileSync(abs, "utf8") }));
 }
 
 /** The `def` lines of a file's functions and methods, each once, in file order. */
@@ -46,7 +49,10 @@ function defLines(text) {
  * last two, and in files 0 and 2 B also edits A's first.
  */
 function script(files) {
-  const steps = [{ session: "A", do: "start" }, { session: "B", do: "start" }];
+  const steps = [
+    { session: "A", do: "start" },
+    { session: "B", do: "start" },
+  ];
   const edits = [];
   files.forEach((f, k) => {
     const defs = defLines(f.text);
@@ -113,5 +119,7 @@ for (const [name, bin] of builds) {
   const target = bin === builds.at(-1)?.[1] ? (r.clean === 0 && r.meets === meets ? "met" : "NOT met") : "";
   rows.push([name, String(s.edits.length), String(r.denials), `${r.clean} of ${s.edits.length - meets}`, `${r.meets} of ${meets}`, target]);
 }
-console.log(`Two agents (Claude Code, Codex; ${values.mode}), four files of Python's standard library, ${s.edits.length} edits, ${meets} of which meet a line the other agent changed; policy first_contact; ${machine()}\n`);
+console.log(
+  `Two agents (Claude Code, Codex; ${values.mode}), four files of Python's standard library, ${s.edits.length} edits, ${meets} of which meet a line the other agent changed; policy first_contact; ${machine()}\n`,
+);
 console.log(table(["build", "edits", "denied", "clean edits denied (false alarms)", "edits that meet, denied", "target"], rows));

@@ -22,7 +22,15 @@ export function generateBigRepo({ dir = DEFAULT_BIG_REPO, files = 100_000, seed 
   fs.mkdirSync(dir, { recursive: true });
   const rand = rng(seed);
   const pick = (n) => Math.floor(rand() * n);
-  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@example.com", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@example.com" };
+  const env = {
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_AUTHOR_NAME: "b",
+    GIT_AUTHOR_EMAIL: "b@example.com",
+    GIT_COMMITTER_NAME: "b",
+    GIT_COMMITTER_EMAIL: "b@example.com",
+  };
   const git = (...args) => sh("git", ["-c", "init.defaultBranch=main", ...args], { cwd: dir, env });
   git("init", "-q");
   const paths = [];
@@ -43,9 +51,15 @@ export function generateBigRepo({ dir = DEFAULT_BIG_REPO, files = 100_000, seed 
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { files: { type: "string" }, seed: { type: "string" } } });
-  console.log(JSON.stringify(generateBigRepo({
-    ...(positionals[0] ? { dir: path.resolve(positionals[0]) } : {}),
-    ...(values.files ? { files: Number(values.files) } : {}),
-    ...(values.seed ? { seed: Number(values.seed) } : {}),
-  }), null, 2));
+  console.log(
+    JSON.stringify(
+      generateBigRepo({
+        ...(positionals[0] ? { dir: path.resolve(positionals[0]) } : {}),
+        ...(values.files ? { files: Number(values.files) } : {}),
+        ...(values.seed ? { seed: Number(values.seed) } : {}),
+      }),
+      null,
+      2,
+    ),
+  );
 }

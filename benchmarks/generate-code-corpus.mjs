@@ -11,7 +11,28 @@ import { rng } from "./lib.mjs";
 
 export const DEFAULT_CORPUS = path.join(os.tmpdir(), "comity-bench", "code-corpus");
 
-const WORDS = ["config", "user", "order", "session", "cache", "parser", "token", "route", "event", "store", "queue", "report", "schema", "client", "server", "buffer", "stream", "record", "policy", "ledger"];
+const WORDS = [
+  "config",
+  "user",
+  "order",
+  "session",
+  "cache",
+  "parser",
+  "token",
+  "route",
+  "event",
+  "store",
+  "queue",
+  "report",
+  "schema",
+  "client",
+  "server",
+  "buffer",
+  "stream",
+  "record",
+  "policy",
+  "ledger",
+];
 
 function tsFile(r, i) {
   const w = () => WORDS[Math.floor(r() * WORDS.length)];
@@ -71,7 +92,16 @@ function tsFile(r, i) {
 function pyFile(r, i) {
   const w = () => WORDS[Math.floor(r() * WORDS.length)];
   const cap = (s) => s[0].toUpperCase() + s.slice(1);
-  const parts = [`"""Module ${i}: ${w()} and ${w()} handling."""`, `from __future__ import annotations`, ``, `import os`, `from .${w()}_${i % 37} import ${w()}_helper, ${cap(w())}Options`, ``, `DEFAULT_${w().toUpperCase()} = ${i % 100}`, ``];
+  const parts = [
+    `"""Module ${i}: ${w()} and ${w()} handling."""`,
+    `from __future__ import annotations`,
+    ``,
+    `import os`,
+    `from .${w()}_${i % 37} import ${w()}_helper, ${cap(w())}Options`,
+    ``,
+    `DEFAULT_${w().toUpperCase()} = ${i % 100}`,
+    ``,
+  ];
   const n = 3 + Math.floor(r() * 5);
   for (let k = 0; k < n; k++) {
     const name = `${cap(w())}${cap(w())}${k}`;
@@ -128,7 +158,10 @@ export function generateCodeCorpus({ dir = DEFAULT_CORPUS, files = 1500, seed = 
   let pyBytes = 0;
   for (let i = 0; i < files; i++) {
     const sub = `pkg${i % 30}`;
-    for (const [lang, ext, make] of [["ts", "ts", tsFile], ["py", "py", pyFile]]) {
+    for (const [lang, ext, make] of [
+      ["ts", "ts", tsFile],
+      ["py", "py", pyFile],
+    ]) {
       const file = path.join(dir, lang, sub, `module_${i}.${ext}`);
       fs.mkdirSync(path.dirname(file), { recursive: true });
       const text = make(r, i);
@@ -144,9 +177,15 @@ export function generateCodeCorpus({ dir = DEFAULT_CORPUS, files = 1500, seed = 
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { files: { type: "string" }, seed: { type: "string" } } });
-  console.log(JSON.stringify(generateCodeCorpus({
-    ...(positionals[0] ? { dir: path.resolve(positionals[0]) } : {}),
-    ...(values.files ? { files: Number(values.files) } : {}),
-    ...(values.seed ? { seed: Number(values.seed) } : {}),
-  }), null, 2));
+  console.log(
+    JSON.stringify(
+      generateCodeCorpus({
+        ...(positionals[0] ? { dir: path.resolve(positionals[0]) } : {}),
+        ...(values.files ? { files: Number(values.files) } : {}),
+        ...(values.seed ? { seed: Number(values.seed) } : {}),
+      }),
+      null,
+      2,
+    ),
+  );
 }

@@ -9,7 +9,6 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { rng, sh } from "./lib.mjs";
 
-
 /** Outside any repo (not under this project), so walking up from it finds nothing. */
 export const DEFAULT_WORKSPACE = path.join(os.tmpdir(), "comity-bench", "workspace");
 
@@ -29,8 +28,10 @@ export function generateWorkspace({ dir = DEFAULT_WORKSPACE, seed = 42, repos = 
     ...process.env,
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: "/dev/null",
-    GIT_AUTHOR_NAME: "bench", GIT_AUTHOR_EMAIL: "bench@example.com",
-    GIT_COMMITTER_NAME: "bench", GIT_COMMITTER_EMAIL: "bench@example.com",
+    GIT_AUTHOR_NAME: "bench",
+    GIT_AUTHOR_EMAIL: "bench@example.com",
+    GIT_COMMITTER_NAME: "bench",
+    GIT_COMMITTER_EMAIL: "bench@example.com",
   };
   const git = (cwd, ...args) => sh("git", ["-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always", ...args], { cwd, env });
   const perRepo = Math.floor(files / repos);

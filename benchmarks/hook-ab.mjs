@@ -38,7 +38,15 @@ fs.writeFileSync(path.join(repo, "src/config.ts"), 'import { a } from "./a";\nex
 git("add", "-A");
 git("commit", "-qm", "init");
 const hookEnv = { ...env, COMITY_API_URL: `http://127.0.0.1:${server.address().port}`, COMITY_TOKEN: "t", COMITY_CONFIG_DIR: path.join(base, "config") };
-const input = JSON.stringify({ session_id: "bench", transcript_path: "/t", cwd: repo, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts"), old_string: "a", new_string: "b" }, tool_use_id: "x" });
+const input = JSON.stringify({
+  session_id: "bench",
+  transcript_path: "/t",
+  cwd: repo,
+  hook_event_name: "PreToolUse",
+  tool_name: "Edit",
+  tool_input: { file_path: path.join(repo, "src/config.ts"), old_string: "a", new_string: "b" },
+  tool_use_id: "x",
+});
 const run = (args) =>
   new Promise((resolve) => {
     const t = process.hrtime.bigint();
@@ -56,4 +64,9 @@ fs.rmSync(base, { recursive: true, force: true });
 if (answered !== 2 * (runs + 1)) throw new Error(`${answered} requests reached the API, ${2 * (runs + 1)} expected`);
 const node = median(xs["node -e 0"]);
 console.log(`machine: ${machine()}; median of ${runs} interleaved runs; every hook reached the API\n`);
-console.log(table(["process", "median ms", "over node -e 0"], Object.entries(xs).map(([k, v]) => [k, median(v).toFixed(1), k === "node -e 0" ? "" : `+${(median(v) - node).toFixed(1)} ms`])));
+console.log(
+  table(
+    ["process", "median ms", "over node -e 0"],
+    Object.entries(xs).map(([k, v]) => [k, median(v).toFixed(1), k === "node -e 0" ? "" : `+${(median(v) - node).toFixed(1)} ms`]),
+  ),
+);

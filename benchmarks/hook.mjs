@@ -60,7 +60,10 @@ const run = (args, input, cwd) =>
 // Each timed hook must really reach its API: a hook that failed open fast would flatter the figure.
 const hookLog = () => {
   try {
-    return fs.readFileSync(path.join(hookEnv.COMITY_CONFIG_DIR, "hook.log"), "utf8").split("\n").filter((l) => l !== "").length;
+    return fs
+      .readFileSync(path.join(hookEnv.COMITY_CONFIG_DIR, "hook.log"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "").length;
   } catch {
     return 0;
   }
@@ -74,7 +77,8 @@ const measure = async (args, input, cwd, before = () => {}, requestsPerRun = 0) 
     before();
     xs.push(await run(args, input, cwd));
   }
-  if (requestsPerRun > 0 && runEnv === hookEnv && answered - asked !== runs * requestsPerRun) throw new Error(`${args.slice(-1)}: ${answered - asked} requests reached the API, ${runs * requestsPerRun} expected`);
+  if (requestsPerRun > 0 && runEnv === hookEnv && answered - asked !== runs * requestsPerRun)
+    throw new Error(`${args.slice(-1)}: ${answered - asked} requests reached the API, ${runs * requestsPerRun} expected`);
   if (hookLog() !== failed) throw new Error(`${args.slice(-1)}: the hook failed open during the runs (see hook.log)`);
   return median(xs);
 };
@@ -97,7 +101,13 @@ const firstPostEdit = await measure(postEditArgs, postEditInput, repo0, () => {
   newEdit();
   for (const d of ["symbols", "head-hashes"]) fs.rmSync(path.join(hookEnv.COMITY_CONFIG_DIR, d), { recursive: true, force: true });
 });
-const sessionStart = await measure([bin, "hook", "--tool", "claude_code", "--event", "SessionStart"], JSON.stringify({ session_id: "bench", transcript_path: "/t", cwd: base, hook_event_name: "SessionStart", source: "startup" }), base, () => {}, 8);
+const sessionStart = await measure(
+  [bin, "hook", "--tool", "claude_code", "--event", "SessionStart"],
+  JSON.stringify({ session_id: "bench", transcript_path: "/t", cwd: base, hook_event_name: "SessionStart", source: "startup" }),
+  base,
+  () => {},
+  8,
+);
 server.close();
 
 // The same pre_edit against a real `comity serve` (SQLite) holding another session's intents, symbol changes and
@@ -120,25 +130,58 @@ const serveUrl = await new Promise((resolve) => {
 const evaluate = (body) =>
   new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
-    const req = http.request(new URL("/v1/hooks/evaluate", serveUrl), { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(text) } }, (res) => {
-      res.resume();
-      res.on("end", () => (res.statusCode === 200 ? resolve(Number(/dur=([\d.]+)/.exec(String(res.headers["server-timing"]))?.[1])) : reject(new Error(`HTTP ${res.statusCode}`))));
-    });
+    const req = http.request(
+      new URL("/v1/hooks/evaluate", serveUrl),
+      { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(text) } },
+      (res) => {
+        res.resume();
+        res.on("end", () => (res.statusCode === 200 ? resolve(Number(/dur=([\d.]+)/.exec(String(res.headers["server-timing"]))?.[1])) : reject(new Error(`HTTP ${res.statusCode}`))));
+      },
+    );
     req.on("error", reject);
     req.end(text);
   });
 const fp = spawnSync(process.execPath, [bin, "analyze", "--json", "--no-symbols", repo0], { env: hookEnv, encoding: "utf8" });
 const fingerprints = JSON.parse(fp.stdout).repos[0].remote_fingerprints;
-const evBody = (session, event, extra) => ({ event, dedupe_key: `${session}-${event}-${Math.random()}`, session: { external_id: session, tool: "codex", label: "bench" }, repo: { remote_fingerprints: fingerprints, branch: "main" }, ...extra });
+const evBody = (session, event, extra) => ({
+  event,
+  dedupe_key: `${session}-${event}-${Math.random()}`,
+  session: { external_id: session, tool: "codex", label: "bench" },
+  repo: { remote_fingerprints: fingerprints, branch: "main" },
+  ...extra,
+});
 // Another session is at work in the repo: 40 files held, a breaking change, and the imports of 40 files.
 const files = Array.from({ length: 40 }, (_, i) => `src/f${i}.ts`);
 await evaluate(evBody("other", "pre_edit", { paths: files }));
-await evaluate(evBody("other", "post_edit", { paths: ["src/lib.ts"], analysis: [{ path: "src/lib.ts", changes: [{ qualified_name: "parseLib", kind: "function", change: "signature_changed", compatibility: "breaking", reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "x" }] }], references: [] }] }));
+await evaluate(
+  evBody("other", "post_edit", {
+    paths: ["src/lib.ts"],
+    analysis: [
+      {
+        path: "src/lib.ts",
+        changes: [{ qualified_name: "parseLib", kind: "function", change: "signature_changed", compatibility: "breaking", reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "x" }] }],
+        references: [],
+      },
+    ],
+  }),
+);
 await evaluate(evBody("other", "post_edit", { paths: files, analysis: files.map((f) => ({ path: f, references: [{ kind: "import", name: "parseLib", module: "./lib" }] })) }));
 const serverMs = {};
 for (const [event, extra] of [
   ["pre_edit", { paths: ["src/config.ts"], uses: [{ path: "src/config.ts", name: "parseLib", module: "./other" }] }],
-  ["post_edit", { paths: ["src/config.ts"], analysis: [{ path: "src/config.ts", changes: [{ qualified_name: "parseConfig", kind: "function", change: "signature_changed", compatibility: "breaking" }], references: [{ kind: "import", name: "x", module: "./y" }] }] }],
+  [
+    "post_edit",
+    {
+      paths: ["src/config.ts"],
+      analysis: [
+        {
+          path: "src/config.ts",
+          changes: [{ qualified_name: "parseConfig", kind: "function", change: "signature_changed", compatibility: "breaking" }],
+          references: [{ kind: "import", name: "x", module: "./y" }],
+        },
+      ],
+    },
+  ],
   ["prompt", { prompt_excerpt: "go on" }],
   ["session_start", {}],
 ]) {
@@ -164,23 +207,51 @@ for (let s = 0; s < 500; s++) {
     const t = at + e * 30_000;
     const kind = e % 5;
     const body =
-      kind === 0 ? evBody(id, "prompt", { prompt_excerpt: "work" })
-      : kind === 1 ? evBody(id, "pre_edit", { paths: [mine[e % 4]], uses: [{ path: mine[e % 4], name: "parseLib", module: "./lib" }] })
-      : kind === 2 ? evBody(id, "post_edit", { paths: [mine[e % 4]], analysis: [{ path: mine[e % 4], changes: [{ qualified_name: `fn${s}_${e}`, kind: "function", change: "signature_changed", compatibility: e % 3 === 0 ? "breaking" : "compatible" }], references: [{ kind: "import", name: "parseLib", module: "./lib" }] }] })
-      : kind === 3 ? evBody(id, "pre_shell", { paths: [], shell: { command: "npm test", paths: [], unresolved: 0 } })
-      : evBody(id, "stop", { status: { excerpt: "done", files: mine } });
+      kind === 0
+        ? evBody(id, "prompt", { prompt_excerpt: "work" })
+        : kind === 1
+          ? evBody(id, "pre_edit", { paths: [mine[e % 4]], uses: [{ path: mine[e % 4], name: "parseLib", module: "./lib" }] })
+          : kind === 2
+            ? evBody(id, "post_edit", {
+                paths: [mine[e % 4]],
+                analysis: [
+                  {
+                    path: mine[e % 4],
+                    changes: [{ qualified_name: `fn${s}_${e}`, kind: "function", change: "signature_changed", compatibility: e % 3 === 0 ? "breaking" : "compatible" }],
+                    references: [{ kind: "import", name: "parseLib", module: "./lib" }],
+                  },
+                ],
+              })
+            : kind === 3
+              ? evBody(id, "pre_shell", { paths: [], shell: { command: "npm test", paths: [], unresolved: 0 } })
+              : evBody(id, "stop", { status: { excerpt: "done", files: mine } });
     await store.evaluate(body, t);
     past++;
   }
 }
 await store.evaluate(evBody("other", "pre_edit", { paths: files }), nowMs);
-await store.evaluate(evBody("other", "post_edit", { paths: ["src/lib.ts"], analysis: [{ path: "src/lib.ts", changes: [{ qualified_name: "parseLib", kind: "function", change: "signature_changed", compatibility: "breaking", reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "x" }] }], references: [] }] }), nowMs);
+await store.evaluate(
+  evBody("other", "post_edit", {
+    paths: ["src/lib.ts"],
+    analysis: [
+      {
+        path: "src/lib.ts",
+        changes: [{ qualified_name: "parseLib", kind: "function", change: "signature_changed", compatibility: "breaking", reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "x" }] }],
+        references: [],
+      },
+    ],
+  }),
+  nowMs,
+);
 const dedupeRows = async () => Number((await store.database.read((sql) => sql.all("SELECT COUNT(*) AS n FROM dedupe")))[0].n);
 const before = await dedupeRows();
 const embeddedEnv = { ...env, COMITY_CONFIG_DIR: embeddedDir };
 const embeddedLog = () => {
   try {
-    return fs.readFileSync(path.join(embeddedDir, "hook.log"), "utf8").split("\n").filter((l) => l !== "").length;
+    return fs
+      .readFileSync(path.join(embeddedDir, "hook.log"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "").length;
   } catch {
     return 0;
   }
@@ -215,12 +286,31 @@ console.log(
       ["node -e 0 (anchor)", nodeStart.toFixed(0), "", ""],
       ["comity hook PreToolUse Edit (pre_edit)", preEdit.toFixed(0), `+${(preEdit - nodeStart).toFixed(0)} ms`, `within 60 ms of node: ${preEdit - nodeStart <= 60 ? "met" : "NOT met"}`],
       ["node -e 0, interleaved with the two rows below", nodeInterleaved.toFixed(0), "", ""],
-      ["same pre_edit, against comity serve (SQLite, another session at work)", served.toFixed(0), `+${(served - nodeInterleaved).toFixed(0)} ms`, `within 60 ms of node: ${served - nodeInterleaved <= 60 ? "met" : "NOT met"}`],
-      [`same pre_edit, no server: embedded store of ${past.toLocaleString("en")} past events`, embedded.toFixed(0), `+${(embedded - nodeInterleaved).toFixed(0)} ms`, `within 60 ms of node: ${embedded - nodeInterleaved <= 60 ? "met" : "NOT met"}`],
+      [
+        "same pre_edit, against comity serve (SQLite, another session at work)",
+        served.toFixed(0),
+        `+${(served - nodeInterleaved).toFixed(0)} ms`,
+        `within 60 ms of node: ${served - nodeInterleaved <= 60 ? "met" : "NOT met"}`,
+      ],
+      [
+        `same pre_edit, no server: embedded store of ${past.toLocaleString("en")} past events`,
+        embedded.toFixed(0),
+        `+${(embedded - nodeInterleaved).toFixed(0)} ms`,
+        `within 60 ms of node: ${embedded - nodeInterleaved <= 60 ? "met" : "NOT met"}`,
+      ],
       ["comity hook PostToolUse Edit, one TS file analysed (post_edit)", postEdit.toFixed(0), `+${(postEdit - nodeStart).toFixed(0)} ms`, `< 250 ms: ${postEdit < 250 ? "met" : "NOT met"}`],
-      ["same, the session's first edit of the file (nothing cached)", firstPostEdit.toFixed(0), `+${(firstPostEdit - nodeStart).toFixed(0)} ms`, `< 250 ms: ${firstPostEdit < 250 ? "met" : "NOT met"}`],
+      [
+        "same, the session's first edit of the file (nothing cached)",
+        firstPostEdit.toFixed(0),
+        `+${(firstPostEdit - nodeStart).toFixed(0)} ms`,
+        `< 250 ms: ${firstPostEdit < 250 ? "met" : "NOT met"}`,
+      ],
       ["comity hook SessionStart, folder of 8 repos (session_start)", sessionStart.toFixed(0), `+${(sessionStart - nodeStart).toFixed(0)} ms`, `< 500 ms: ${sessionStart < 500 ? "met" : "NOT met"}`],
     ],
   ),
 );
-console.log(`\ncomity serve (SQLite), the server's own time per event (Server-Timing, median of ${runs * 4}): ${Object.entries(serverMs).map(([e, ms]) => `${e} ${ms.toFixed(2)} ms`).join(", ")}`);
+console.log(
+  `\ncomity serve (SQLite), the server's own time per event (Server-Timing, median of ${runs * 4}): ${Object.entries(serverMs)
+    .map(([e, ms]) => `${e} ${ms.toFixed(2)} ms`)
+    .join(", ")}`,
+);

@@ -26,7 +26,12 @@ async function layerParse(kind, lang) {
   const { loadFlatParsers } = await import(path.join(dist, "parse", "flat-parsers.js"));
   const { LANGUAGES } = await import(path.join(dist, "symbols", "languages.js"));
   const id = lang === "py" ? "python" : "typescript";
-  const parser = (await loadFlatParsers(LANGUAGES.filter((l) => l.id === id), kind)).get(id);
+  const parser = (
+    await loadFlatParsers(
+      LANGUAGES.filter((l) => l.id === id),
+      kind,
+    )
+  ).get(id);
   if (parser === undefined || parser.kind !== kind) throw new Error(`the ${kind} parser does not load`);
   return (file) => parser.parse(fs.readFileSync(file, "utf8"));
 }

@@ -67,8 +67,20 @@ for (const [name, script, args] of suites.filter(([n]) => values.only === undefi
   // Every table row with a target verdict goes into the summary.
   for (const line of r.stdout.split("\n")) {
     if (!line.startsWith("|") || !/\bmet\b/.test(line)) continue;
-    const cells = line.split("|").slice(1, -1).map((c) => c.trim());
-    summary.push([name, cells[0] ?? "", cells[1] ?? "", cells.slice(2, -1).filter((c) => c !== "").join(", "), cells.at(-1) ?? ""]);
+    const cells = line
+      .split("|")
+      .slice(1, -1)
+      .map((c) => c.trim());
+    summary.push([
+      name,
+      cells[0] ?? "",
+      cells[1] ?? "",
+      cells
+        .slice(2, -1)
+        .filter((c) => c !== "")
+        .join(", "),
+      cells.at(-1) ?? "",
+    ]);
   }
 }
 const summaryTable = table(["suite", "what", "figure (ms)", "anchor ratio / memory", "target"], summary);

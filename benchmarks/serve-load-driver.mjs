@@ -27,12 +27,14 @@ export function planLoad({ sessions = 50, events = 20, run = "load", repos = 5 }
       if (event === "prompt") body.prompt_excerpt = "carry on";
       if (event === "post_edit") {
         body.paths = [file];
-        body.analysis = [{
-          path: file,
-          symbols: [{ name: `fn${e % 4}`, qualified_name: `fn${e % 4}`, kind: "function", exported: true }],
-          changes: [{ qualified_name: `fn${e % 4}`, kind: "function", change: "modified", renamed_from: null, exported: true, compatibility: e % 3 === 0 ? "breaking" : "compatible", reasons: [] }],
-          new_references: [{ kind: "call", name: `fn${(e + 1) % 4}`, module: "./lib" }],
-        }];
+        body.analysis = [
+          {
+            path: file,
+            symbols: [{ name: `fn${e % 4}`, qualified_name: `fn${e % 4}`, kind: "function", exported: true }],
+            changes: [{ qualified_name: `fn${e % 4}`, kind: "function", change: "modified", renamed_from: null, exported: true, compatibility: e % 3 === 0 ? "breaking" : "compatible", reasons: [] }],
+            new_references: [{ kind: "call", name: `fn${(e + 1) % 4}`, module: "./lib" }],
+          },
+        ];
       }
       if (event === "stop") body.status = { excerpt: "done", files: [file] };
       list.push(body);
@@ -47,17 +49,23 @@ export function post(baseUrl, token, body) {
   const payload = JSON.stringify(body);
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL("/v1/hooks/evaluate", baseUrl), {
-      method: "POST",
-      agent: false, // one connection per request, like a hook process
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), authorization: `Bearer ${token}`, connection: "close" },
-    }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      const server = /dur=([0-9.]+)/.exec(String(res.headers["server-timing"] ?? ""));
-      res.on("end", () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString("utf8"), ms: Number(process.hrtime.bigint() - started) / 1e6, serverMs: server ? Number(server[1]) : NaN }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      new URL("/v1/hooks/evaluate", baseUrl),
+      {
+        method: "POST",
+        agent: false, // one connection per request, like a hook process
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), authorization: `Bearer ${token}`, connection: "close" },
+      },
+      (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        const server = /dur=([0-9.]+)/.exec(String(res.headers["server-timing"] ?? ""));
+        res.on("end", () =>
+          resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString("utf8"), ms: Number(process.hrtime.bigint() - started) / 1e6, serverMs: server ? Number(server[1]) : NaN }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.setTimeout(10_000, () => req.destroy(new Error("timeout")));
     req.on("error", reject);
     req.end(payload);
@@ -76,41 +84,43 @@ export async function runLoad({ url, token, plan, replayEvery = 5, onAnswer = ()
   const mismatches = [];
   const failures = [];
   const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-  await Promise.all(plan.map(async (events, n) => {
-    // Paced sessions start spread over one pause, as agents do not all fire in the same millisecond.
-    if (thinkMs > 0) await pause((n * thinkMs) / plan.length);
-    for (let i = 0; i < events.length; i++) {
-      if (thinkMs > 0 && i > 0) await pause(thinkMs);
-      const body = events[i];
-      let r;
-      try {
-        r = await post(url, token, body);
-      } catch (error) {
-        failures.push(`${body.dedupe_key}: ${error.message}`);
-        return;
-      }
-      if (r.status !== 200) {
-        failures.push(`${body.dedupe_key}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
-        return;
-      }
-      latencies.push(r.ms);
-      serverLatencies.push(r.serverMs);
-      answers.set(body.dedupe_key, r.text);
-      onAnswer(answers.size);
-      if (replayEvery > 0 && i % replayEvery === replayEvery - 1) {
-        let again;
+  await Promise.all(
+    plan.map(async (events, n) => {
+      // Paced sessions start spread over one pause, as agents do not all fire in the same millisecond.
+      if (thinkMs > 0) await pause((n * thinkMs) / plan.length);
+      for (let i = 0; i < events.length; i++) {
+        if (thinkMs > 0 && i > 0) await pause(thinkMs);
+        const body = events[i];
+        let r;
         try {
-          again = await post(url, token, body);
+          r = await post(url, token, body);
         } catch (error) {
-          failures.push(`${body.dedupe_key} (replay): ${error.message}`);
+          failures.push(`${body.dedupe_key}: ${error.message}`);
           return;
         }
-        latencies.push(again.ms);
-        serverLatencies.push(again.serverMs);
-        if (again.text !== r.text) mismatches.push(body.dedupe_key);
+        if (r.status !== 200) {
+          failures.push(`${body.dedupe_key}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
+          return;
+        }
+        latencies.push(r.ms);
+        serverLatencies.push(r.serverMs);
+        answers.set(body.dedupe_key, r.text);
+        onAnswer(answers.size);
+        if (replayEvery > 0 && i % replayEvery === replayEvery - 1) {
+          let again;
+          try {
+            again = await post(url, token, body);
+          } catch (error) {
+            failures.push(`${body.dedupe_key} (replay): ${error.message}`);
+            return;
+          }
+          latencies.push(again.ms);
+          serverLatencies.push(again.serverMs);
+          if (again.text !== r.text) mismatches.push(body.dedupe_key);
+        }
       }
-    }
-  }));
+    }),
+  );
   return { answers, latencies, serverLatencies, mismatches, failures };
 }
 

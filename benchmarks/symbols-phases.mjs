@@ -18,7 +18,14 @@ import { median, REAL_CORPORA, realCorpusFiles, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
-  options: { corpus: { type: "string", default: "ts" }, runs: { type: "string", default: "7" }, turbofan: { type: "boolean", default: false }, jobs: { type: "string" }, root: { type: "string", multiple: true }, child: { type: "string" } },
+  options: {
+    corpus: { type: "string", default: "ts" },
+    runs: { type: "string", default: "7" },
+    turbofan: { type: "boolean", default: false },
+    jobs: { type: "string" },
+    root: { type: "string", multiple: true },
+    child: { type: "string" },
+  },
 });
 const corpusDir = path.join(REAL_CORPORA, values.corpus);
 
@@ -32,10 +39,33 @@ function corpusFiles() {
 async function child(root) {
   const lang = values.corpus === "ts" ? "typescript" : "python";
   const load = (p) => import(pathToFileURL(path.join(root, "dist", p)).href);
-  const [{ LANGUAGES }, { loadFlatParsers }, { FlatTree, FlatAccess, flatLanguage }, { matchTree }, { parseQuery }, { extractTypeScript }, { extractPython }, { finalizeSymbols }, { extractReferences }, { indexLexical }, { loadContentHasher }] =
-    await Promise.all(
-      ["symbols/languages.js", "parse/flat-parsers.js", "parse/flat-tree.js", "parse/query/match-query.js", "parse/query/parse-query.js", "symbols/typescript/extract-typescript.js", "symbols/python/extract-python.js", "symbols/raw-symbol.js", "symbols/extract-references.js", "symbols/normalize.js", "snapshot/content-hasher.js"].map(load),
-    );
+  const [
+    { LANGUAGES },
+    { loadFlatParsers },
+    { FlatTree, FlatAccess, flatLanguage },
+    { matchTree },
+    { parseQuery },
+    { extractTypeScript },
+    { extractPython },
+    { finalizeSymbols },
+    { extractReferences },
+    { indexLexical },
+    { loadContentHasher },
+  ] = await Promise.all(
+    [
+      "symbols/languages.js",
+      "parse/flat-parsers.js",
+      "parse/flat-tree.js",
+      "parse/query/match-query.js",
+      "parse/query/parse-query.js",
+      "symbols/typescript/extract-typescript.js",
+      "symbols/python/extract-python.js",
+      "symbols/raw-symbol.js",
+      "symbols/extract-references.js",
+      "symbols/normalize.js",
+      "snapshot/content-hasher.js",
+    ].map(load),
+  );
   // The engine's own query and split of its matches: the measured build's, or, for a build older than
   // combined-query.js, this one's (the same code, moved there from symbol-extractor.js).
   const queryModule = ["dist", "symbols", "combined-query.js"];
@@ -114,6 +144,13 @@ if (values.child !== undefined) {
     });
   }
   const keys = Object.keys(results[0][0]);
-  console.log(`${values.corpus === "ts" ? "TypeScript" : "Python"} corpus, ${files.length} files; ${values.turbofan ? "TurboFan's compiles over comity symbols --jobs 1" : values.jobs !== undefined ? `whole processes of comity symbols --jobs ${values.jobs}` : "one cold pass in a fresh process, by phase"}; median of ${runs} runs, the builds taking turns\n`);
-  console.log(table(["", ...roots.map((r) => path.relative(process.cwd(), r) || ".")], keys.map((k) => [k, ...results.map((rs) => median(rs.map((r) => r[k])).toFixed(0))])));
+  console.log(
+    `${values.corpus === "ts" ? "TypeScript" : "Python"} corpus, ${files.length} files; ${values.turbofan ? "TurboFan's compiles over comity symbols --jobs 1" : values.jobs !== undefined ? `whole processes of comity symbols --jobs ${values.jobs}` : "one cold pass in a fresh process, by phase"}; median of ${runs} runs, the builds taking turns\n`,
+  );
+  console.log(
+    table(
+      ["", ...roots.map((r) => path.relative(process.cwd(), r) || ".")],
+      keys.map((k) => [k, ...results.map((rs) => median(rs.map((r) => r[k])).toFixed(0))]),
+    ),
+  );
 }

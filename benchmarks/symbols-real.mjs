@@ -138,7 +138,12 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   row("parse and copy, Comity's native parser, 2 threads (the engine's floor)", "floor2", "sg2");
   row("comity symbols --jobs 2 (2 workers parse and extract)", "ours2", "sg2");
   if (haveCtags) rows.push([`${label}; ctags`, ms("ctags").toFixed(0), mbps(ms("ctags")), `${ratio("sg2", "ctags").toFixed(2)} (of ast-grep 2 threads)`]);
-  rows.push([`${label}; comity symbols, cache cold then warm`, `${ms("cold").toFixed(0)} / ${ms("warm").toFixed(0)}`, "", `${ratio("cold", "warm").toFixed(1)}x faster warm${spread("cold", "warm", 1)}`]);
+  rows.push([
+    `${label}; comity symbols, cache cold then warm`,
+    `${ms("cold").toFixed(0)} / ${ms("warm").toFixed(0)}`,
+    "",
+    `${ratio("cold", "warm").toFixed(1)}x faster warm${spread("cold", "warm", 1)}`,
+  ]);
   rows.push([`${label}; node -e 0 (anchor of the warm run)`, ms("node").toFixed(0), "", ""]);
   // Targets: two threads against ast-grep's two (TypeScript 0.4, Python 0.7: the parse alone is about 0.9), and a
   // warm re-run within 100 ms of Node's own start.
@@ -148,7 +153,9 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   const over = median(rounds.map((r) => r.warm - r.node));
   verdicts.push([`${lang}: warm re-run within 100 ms of node -e 0`, `+${over.toFixed(0)} ms`, over <= 100 ? "met" : "NOT met"]);
 }
-console.log(`machine: ${machine()}; corpora: ${PACKAGES.join(", ")} (src/), python3 ${execFileSync("python3", ["-c", "import sys; print(sys.version.split()[0])"], { encoding: "utf8" }).trim()} stdlib; ${runs} rounds, each running every process once; median ms, and the median of the rounds' ratios (lowest-highest round in brackets); whole processes\n`);
+console.log(
+  `machine: ${machine()}; corpora: ${PACKAGES.join(", ")} (src/), python3 ${execFileSync("python3", ["-c", "import sys; print(sys.version.split()[0])"], { encoding: "utf8" }).trim()} stdlib; ${runs} rounds, each running every process once; median ms, and the median of the rounds' ratios (lowest-highest round in brackets); whole processes\n`,
+);
 console.log(table(["process", "median ms", "MB/s", "throughput ÷ ast-grep (same threads)"], rows));
 console.log("");
 for (const line of identical) console.log(`${line}.`);

@@ -33,7 +33,10 @@ let symbols = 0;
 
 if (values.mode === "engine") {
   const { extractMany } = await import("../dist/symbols/extract-pool.js");
-  const results = await extractMany(files.map((f) => ({ path: path.relative(dir, f), abs: f })), { workers: Number(values.jobs), cacheDir: values.cache === "none" ? null : values.cache, backend: values.backend });
+  const results = await extractMany(
+    files.map((f) => ({ path: path.relative(dir, f), abs: f })),
+    { workers: Number(values.jobs), cacheDir: values.cache === "none" ? null : values.cache, backend: values.backend },
+  );
   symbols = results.reduce((n, r) => n + r.symbols.length, 0);
 } else if (values.mode === "thread") {
   const { createSymbolExtractor } = await import("../dist/symbols/symbol-extractor.js");

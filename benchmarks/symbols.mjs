@@ -32,7 +32,10 @@ const mbps = (bytes, ms) => bytes / 1e6 / (ms / 1000);
 const mib = (kib) => `${(kib / 1024).toFixed(0)} MiB`;
 const rows = [];
 
-for (const [lang, dir, bytes, target] of [["TypeScript", corpus.tsDir, corpus.tsBytes, 1], ["Python", corpus.pyDir, corpus.pyBytes, 1 / 3]]) {
+for (const [lang, dir, bytes, target] of [
+  ["TypeScript", corpus.tsDir, corpus.tsBytes, 1],
+  ["Python", corpus.pyDir, corpus.pyBytes, 1 / 3],
+]) {
   let ctagsMs = null;
   if (haveCtags) {
     ctagsMs = median(Array.from({ length: runs }, () => timeProcess("ctags", ["-R", "--fields=+S", "--output-format=json", "-f", "/dev/null", dir])));
@@ -49,16 +52,44 @@ for (const [lang, dir, bytes, target] of [["TypeScript", corpus.tsDir, corpus.ts
     ratio === null ? "ctags skipped" : `≥ ${target === 1 ? "1" : "1/3"} × ctags: ${ratio >= target ? "met" : "NOT met"}`,
   ]);
   const thread = medianRun(dir, "--mode", "thread", "--backend", "flat");
-  rows.push([`comity ${lang}, the same on 1 thread (no pool)`, thread.ms.toFixed(0), mbps(bytes, thread.ms).toFixed(2), ctagsMs === null ? "-" : (ctagsMs / thread.ms).toFixed(2), mib(thread.rss), `the pool: ${(thread.ms / engine.ms).toFixed(2)} × its throughput`]);
+  rows.push([
+    `comity ${lang}, the same on 1 thread (no pool)`,
+    thread.ms.toFixed(0),
+    mbps(bytes, thread.ms).toFixed(2),
+    ctagsMs === null ? "-" : (ctagsMs / thread.ms).toFixed(2),
+    mib(thread.rss),
+    `the pool: ${(thread.ms / engine.ms).toFixed(2)} × its throughput`,
+  ]);
   // The engine where its native parser is not built: web-tree-sitter makes the same flat copies.
   const engineWasm = medianRun(dir, "--mode", "engine", "--jobs", String(jobs), "--backend", "wasm");
-  rows.push([`comity ${lang}, ${jobs} parse workers, web-tree-sitter (the fallback)`, engineWasm.ms.toFixed(0), mbps(bytes, engineWasm.ms).toFixed(2), ctagsMs === null ? "-" : (ctagsMs / engineWasm.ms).toFixed(2), mib(engineWasm.rss), ""]);
+  rows.push([
+    `comity ${lang}, ${jobs} parse workers, web-tree-sitter (the fallback)`,
+    engineWasm.ms.toFixed(0),
+    mbps(bytes, engineWasm.ms).toFixed(2),
+    ctagsMs === null ? "-" : (ctagsMs / engineWasm.ms).toFixed(2),
+    mib(engineWasm.rss),
+    "",
+  ]);
   const engineNative = medianRun(dir, "--mode", "engine", "--jobs", String(jobs), "--backend", "native");
   // (the native backend's trees cannot be handed from a parse worker to the extracting thread: it runs on one thread)
-  rows.push([`comity ${lang}, native backend (engine: one thread)`, engineNative.ms.toFixed(0), mbps(bytes, engineNative.ms).toFixed(2), ctagsMs === null ? "-" : (ctagsMs / engineNative.ms).toFixed(2), mib(engineNative.rss), ""]);
+  rows.push([
+    `comity ${lang}, native backend (engine: one thread)`,
+    engineNative.ms.toFixed(0),
+    mbps(bytes, engineNative.ms).toFixed(2),
+    ctagsMs === null ? "-" : (ctagsMs / engineNative.ms).toFixed(2),
+    mib(engineNative.rss),
+    "",
+  ]);
   for (const backend of ["native", "wasm"]) {
     const bare = medianRun(dir, "--mode", backend);
-    rows.push([`bare parse + combined query, 1 thread, ${backend} ${lang}`, bare.ms.toFixed(0), mbps(bytes, bare.ms).toFixed(2), ctagsMs === null ? "-" : (ctagsMs / bare.ms).toFixed(2), mib(bare.rss), ""]);
+    rows.push([
+      `bare parse + combined query, 1 thread, ${backend} ${lang}`,
+      bare.ms.toFixed(0),
+      mbps(bytes, bare.ms).toFixed(2),
+      ctagsMs === null ? "-" : (ctagsMs / bare.ms).toFixed(2),
+      mib(bare.rss),
+      "",
+    ]);
   }
 }
 
@@ -72,16 +103,20 @@ rows.push(["TypeScript, second run through the cache", warm.toFixed(0), "", `${(
 
 // One changed file, a cold `comity symbols` process (empty cache each time), against bare Node start.
 const file = fs.readdirSync(path.join(corpus.tsDir, "pkg0")).map((f) => path.join(corpus.tsDir, "pkg0", f))[0];
-const cold = median(Array.from({ length: 7 }, () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-cold-"));
-  const ms = timeProcess(process.execPath, [path.join(here, "..", "bin", "comity.js"), "symbols", file], { ...process.env, COMITY_CONFIG_DIR: dir });
-  fs.rmSync(dir, { recursive: true, force: true });
-  return ms;
-}));
+const cold = median(
+  Array.from({ length: 7 }, () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-cold-"));
+    const ms = timeProcess(process.execPath, [path.join(here, "..", "bin", "comity.js"), "symbols", file], { ...process.env, COMITY_CONFIG_DIR: dir });
+    fs.rmSync(dir, { recursive: true, force: true });
+    return ms;
+  }),
+);
 const nodeStart = median(Array.from({ length: 7 }, () => timeProcess(process.execPath, ["-e", "0"])));
 rows.push(["node -e 0 (anchor for start-up)", nodeStart.toFixed(0), "", "", "", ""]);
 rows.push(["comity symbols ONE_FILE.ts, cold process, empty cache", cold.toFixed(0), "", `+${(cold - nodeStart).toFixed(0)} ms over node`, "", `< 150 ms: ${cold < 150 ? "met" : "NOT met"}`]);
 
 console.log(`machine: ${machine()}`);
-console.log(`corpus: ${corpus.tsFiles} TypeScript files (${(corpus.tsBytes / 1e6).toFixed(1)} MB), ${corpus.pyFiles} Python files (${(corpus.pyBytes / 1e6).toFixed(1)} MB); median of ${runs} runs; ${jobs} workers\n`);
+console.log(
+  `corpus: ${corpus.tsFiles} TypeScript files (${(corpus.tsBytes / 1e6).toFixed(1)} MB), ${corpus.pyFiles} Python files (${(corpus.pyBytes / 1e6).toFixed(1)} MB); median of ${runs} runs; ${jobs} workers\n`,
+);
 console.log(table(["what", "ms", "MB/s", "× ctags throughput", "peak RSS", "target"], rows));

@@ -17,7 +17,10 @@ function failOpen(reason) {
     const dir = env.COMITY_CONFIG_DIR ? resolve(env.COMITY_CONFIG_DIR) : join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config"), "comity");
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const at = (name) => (process.argv.indexOf(name) > 0 ? String(process.argv[process.argv.indexOf(name) + 1] ?? "?") : "?");
-    const clean = (s) => String(s).replace(/[\t\r\n]+/g, " ").slice(0, 300);
+    const clean = (s) =>
+      String(s)
+        .replace(/[\t\r\n]+/g, " ")
+        .slice(0, 300);
     appendFileSync(join(dir, "hook.log"), `${new Date().toISOString()}\tfail-open\t${clean(at("--tool"))}\t${clean(at("--event"))}\t${clean(reason)}\n`, { mode: 0o600 });
   } catch {
     // nothing more can be done quietly

@@ -22,6 +22,11 @@ if (!fromSource && existsSync(PREBUILT)) {
 const r = nodeGypRebuild();
 if (r.status !== 0) {
   rmSync(join(NATIVE_DIR, "build"), { recursive: true, force: true });
-  const why = r.error?.message ?? String(r.stderr ?? "").split("\n").find((l) => /error/i.test(l)) ?? `exit ${r.status}`;
+  const why =
+    r.error?.message ??
+    String(r.stderr ?? "")
+      .split("\n")
+      .find((l) => /error/i.test(l)) ??
+    `exit ${r.status}`;
   process.stderr.write(`comity: the native parser was not built (${why.trim().slice(0, 200)}); files are parsed with web-tree-sitter instead, with the same results\n`);
 }

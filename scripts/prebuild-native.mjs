@@ -35,7 +35,10 @@ process.stdout.write(`prebuild: ${PREBUILT}\n`);
 
 /** The GLIBC_x.y versions an ELF file's dynamic symbols need, or null without binutils. */
 function glibcVersions(file) {
-  for (const [cmd, args] of [["objdump", ["-T", file]], ["readelf", ["-V", "--wide", file]]]) {
+  for (const [cmd, args] of [
+    ["objdump", ["-T", file]],
+    ["readelf", ["-V", "--wide", file]],
+  ]) {
     const out = spawnSync(cmd, args, { encoding: "utf8" });
     if (out.status === 0) return [...new Set([...out.stdout.matchAll(/GLIBC_(\d+(?:\.\d+)+)/g)].map((m) => m[1]))].sort(compareVersions);
   }

@@ -28,7 +28,19 @@ for (const mode of modes) {
     } catch (error) {
       // A build that cannot play the scenario (an older CLI without a policy it sets, say) told nobody anything.
       const expected = scenario.steps.reduce((n, s) => n + (s.expect ?? []).length, 0);
-      r = { name: scenario.name, file: scenario.file, items: scenario.items ?? [], hosts: [], skipped: null, expected, recalled: 0, falseAlarms: 0, misses: [`could not run: ${String(error).split("\n")[0]}`], alarms: [], transcript: [] };
+      r = {
+        name: scenario.name,
+        file: scenario.file,
+        items: scenario.items ?? [],
+        hosts: [],
+        skipped: null,
+        expected,
+        recalled: 0,
+        falseAlarms: 0,
+        misses: [`could not run: ${String(error).split("\n")[0]}`],
+        alarms: [],
+        transcript: [],
+      };
     }
     if (r.skipped !== null && r.skipped !== undefined) {
       process.stderr.write(`skip ${mode} ${scenario.file}: ${r.skipped}\n`);

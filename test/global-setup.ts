@@ -32,7 +32,9 @@ export default function setup(): void {
   const native = openFlatParser().problem;
   if (native !== null) {
     if (process.env["COMITY_TEST_REQUIRE_NATIVE"] === "1") throw new Error(`COMITY_TEST_REQUIRE_NATIVE=1, but the native parser does not load: ${native}`);
-    process.stderr.write(`\n*** Native parser tests SKIPPED: ${native}. Symbols are tested on web-tree-sitter only.\n*** To run both: node scripts/build-native.mjs (needs a C compiler), then npm test.\n\n`);
+    process.stderr.write(
+      `\n*** Native parser tests SKIPPED: ${native}. Symbols are tested on web-tree-sitter only.\n*** To run both: node scripts/build-native.mjs (needs a C compiler), then npm test.\n\n`,
+    );
   }
   if (process.env["COMITY_TEST_PG_URL"] === undefined || process.env["COMITY_TEST_PG_URL"] === "") {
     process.stderr.write(

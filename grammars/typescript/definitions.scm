@@ -5,7 +5,7 @@
 ; queries cannot: the qualified name (Class.method, Namespace.fn), whether it
 ; is exported, its signature and body, and it drops locals (anything declared
 ; inside a function body). The shipped tags.scm misses most of what is below
-; (see ../shared/reference/compatibility.md, section 1.2).
+; (see docs/compatibility.md).
 
 ; --- Functions -------------------------------------------------------------
 

@@ -142,7 +142,7 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
   const timing = (phase: string, since: number): void => options.onTiming?.(phase, Date.now() - since);
   const tDiscovery = Date.now();
   // The folder's own repo (the usual case: `comity analyze` in a repo): its git status starts now and runs on
-  // another core while discovery walks (about a third of a second run on 100,000 files, benchmarks/README.md).
+  // another core while discovery walks (about a third of a second run on 100,000 files).
   const early = earlyStatus(dir, options);
   const discovery = discoverRepos(dir, options);
   timing("discovery", tDiscovery);
@@ -154,22 +154,33 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
     ...(options.configEnv === undefined ? {} : { configEnv: options.configEnv }),
     ...(options.mergeBase === undefined ? {} : { mergeBase: options.mergeBase }),
   };
-  const states = await mapLimit(discovery.repos, options.concurrency ?? 8, (repo) => readRepoState(repo, stateOptions));
-  // Each repo's latest snapshot, read once: it counts towards activity, and is the stat cache of its changed files.
-  const latest = discovery.repos.map((repo) => options.snapshotStore?.latest(repo.root) ?? null);
-  const ranked = rankByActivity(discovery.repos.map((repo, i) => ({ root: repo.root, repo, state: states[i] as RepoState, activityMs: repoActivityMs(repo, { fs: options.fs ?? nodeSyncFs, latestSnapshot: latest[i] ?? null }) })));
+  // Each repo with its state and its latest snapshot, read once (it counts towards activity, and is the stat cache of
+  // its changed files); every later step takes these together.
+  const inView = await mapLimit(
+    discovery.repos,
+    options.concurrency ?? 8,
+    async (repo): Promise<RepoInView> => ({ repo, state: await readRepoState(repo, stateOptions), latest: options.snapshotStore?.latest(repo.root) ?? null }),
+  );
+  const ranked = rankByActivity(
+    inView.map((r) => ({ root: r.repo.root, repo: r.repo, state: r.state, activityMs: repoActivityMs(r.repo, { fs: options.fs ?? nodeSyncFs, latestSnapshot: r.latest }) })),
+  );
   const maxRepos = options.maxRepos ?? 8;
   // A repo whose git data is broken (an error diagnostic) is listed, not analysed in depth.
   const healthy = (r: { repo: Repo; state: RepoState }): boolean => r.repo.gitDir !== null && ![...r.repo.diagnostics, ...r.state.diagnostics].some((d) => d.severity === "error");
-  const deepRoots = new Set(ranked.filter(healthy).slice(0, maxRepos).map((r) => r.root));
+  const deepRoots = new Set(
+    ranked
+      .filter(healthy)
+      .slice(0, maxRepos)
+      .map((r) => r.root),
+  );
   const rank = new Map(ranked.map((r, i) => [r.root, i + 1]));
   timing("repo state", tState);
 
   let done = 0;
   const tScan = Date.now();
-  const scanned = await mapLimit(discovery.repos, 2, async (repo, i): Promise<Scanned | null> => {
+  const scanned = await mapLimit(inView, 2, async ({ repo, state, latest }): Promise<Scanned | null> => {
     if (!deepRoots.has(repo.root)) return null;
-    const d = await scanRepo(repo, states[i] as RepoState, latest[i] ?? null, options, early?.root === repo.root ? early.view : null);
+    const d = await scanRepo(repo, state, latest, options, early?.root === repo.root ? early.view : null);
     options.onProgress?.(++done, deepRoots.size, rel(repo.root));
     return d;
   });
@@ -178,8 +189,7 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
   const deep = await analyzeSymbols(discovery.repos, scanned, options);
   timing("symbols", tSymbols);
 
-  const repos = discovery.repos.map((repo, i): RepoReport => {
-    const state = states[i] as RepoState;
+  const repos = inView.map(({ repo, state }, i): RepoReport => {
     const d = deep[i] ?? null;
     return {
       root: rel(repo.root),
@@ -198,22 +208,24 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
       packages: d?.packages ?? [],
       packages_truncated: d?.packagesTruncated ?? false,
       changes: d?.changes ?? [],
-      diagnostics: [...repo.diagnostics, ...state.diagnostics, ...(d?.diagnostics ?? [])].map(relDiag).sort(compareDiagnostics),
+      diagnostics: uniqueDiagnostics([...repo.diagnostics, ...state.diagnostics, ...(d?.diagnostics ?? [])].map(relDiag)).sort(compareDiagnostics),
     };
   });
   const tCollisions = Date.now();
-  const groups = await cloneGroups(discovery.repos, states);
-  const { collisions, breaks } = await cloneCollisions(discovery.repos, states, deep, groups, options, rel, healthy);
+  const groups = await cloneGroups(inView);
+  const { collisions, breaks } = await cloneCollisions(inView, deep, groups, options, rel, healthy);
   timing("collisions", tCollisions);
   const family = new Map<number, string>();
-  groups.forEach((g, k) => g.forEach((i) => family.set(i, `group:${k}`)));
+  for (const [k, g] of groups.entries()) for (const i of g) family.set(i, `group:${k}`);
   const tImpacts = Date.now();
   const withBreaking = repos.filter((r) => r.changes.some((c) => (c.symbols ?? []).some((x) => x.compatibility === "breaking")));
   const impacts =
     withBreaking.length === 0 || repos.length < 2
       ? []
       : await (await import("./cross-repo-impacts.js")).crossRepoImpacts(
-          repos.map((r, i) => ({ root: r.root, abs: (discovery.repos[i] as Repo).root, family: family.get(i) ?? `repo:${i}`, packages: r.packages, changes: r.changes })).filter((_, i) => (discovery.repos[i] as Repo).gitDir !== null),
+          repos
+            .map((r, i) => ({ root: r.root, abs: inView[i]?.repo.root ?? r.root, family: family.get(i) ?? `repo:${i}`, packages: r.packages, changes: r.changes }))
+            .filter((_, i) => inView[i]?.repo.gitDir !== null),
         );
   timing("cross-repo", tImpacts);
   const tBriefing = Date.now();
@@ -230,7 +242,7 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
 }
 
 /** The repos under the folder that are one repo (clones sharing a remote, worktrees sharing a git folder), as index groups. */
-async function cloneGroups(repos: readonly Repo[], states: readonly RepoState[]): Promise<number[][]> {
+async function cloneGroups(repos: readonly RepoInView[]): Promise<number[][]> {
   if (repos.length < 2) return [];
   const { groupClones } = await import("./clone-collisions.js");
   const real = (p: string | null): string | null => {
@@ -241,7 +253,7 @@ async function cloneGroups(repos: readonly Repo[], states: readonly RepoState[])
       return p;
     }
   };
-  return groupClones(repos.map((repo, i) => ({ root: repo.root, commonDir: real(repo.commonDir), fingerprints: (states[i] as RepoState).remote_fingerprints })));
+  return groupClones(repos.map(({ repo, state }) => ({ root: repo.root, commonDir: real(repo.commonDir), fingerprints: state.remote_fingerprints })));
 }
 
 /**
@@ -251,8 +263,7 @@ async function cloneGroups(repos: readonly Repo[], states: readonly RepoState[])
  * two repos are one.
  */
 async function cloneCollisions(
-  repos: readonly Repo[],
-  states: readonly RepoState[],
+  repos: readonly RepoInView[],
   deep: ReadonlyArray<Deep | null>,
   cloneGroupList: readonly number[][],
   options: AnalyzeOptions,
@@ -261,16 +272,13 @@ async function cloneCollisions(
 ): Promise<{ collisions: CloneCollision[]; breaks: CloneBreak[] }> {
   if (cloneGroupList.length === 0) return { collisions: [], breaks: [] };
   const { findCloneBreaks, findCollisions, mergeBaseOf } = await import("./clone-collisions.js");
-  const groups = cloneGroupList
-    .map((g) => g.filter((i) => healthy({ repo: repos[i] as Repo, state: states[i] as RepoState }) && (states[i] as RepoState).head_sha !== null).slice(0, 32))
-    .filter((g) => g.length > 1);
+  const groups = cloneGroupList.map((g) => g.filter((i) => repos[i] !== undefined && healthy(repos[i]) && repos[i].state.head_sha !== null).slice(0, 32)).filter((g) => g.length > 1);
   const out: CloneCollision[] = [];
   const breaks: CloneBreak[] = [];
   for (const g of groups) {
-    const heads = [...new Set(g.map((i) => (states[i] as RepoState).head_sha as string))];
-    const sides = await mapLimit(g, 2, async (i) => {
-      const repo = repos[i] as Repo;
-      const state = states[i] as RepoState;
+    const members = g.flatMap((i) => (repos[i] === undefined ? [] : [{ ...repos[i], index: i }]));
+    const heads = [...new Set(members.flatMap(({ state }) => (state.head_sha === null ? [] : [state.head_sha])))];
+    const sides = await mapLimit(members, 2, async ({ repo, state, index: i }) => {
       const since = options.since ?? (await mergeBaseOf(repo.root, [...heads, ...(state.base_sha === null ? [] : [state.base_sha])])) ?? state.head_sha;
       let changes = deep[i]?.changes ?? null;
       // A side whose HEAD is the merge base: its uncommitted changes, as the main analysis already has them.
@@ -280,11 +288,19 @@ async function cloneCollisions(
       }
       return { root: rel(repo.root), abs: repo.root, branch: state.branch, since, changes };
     });
-    const roots = g.map((i) => rel((repos[i] as Repo).root));
+    const roots = members.map(({ repo }) => rel(repo.root));
     out.push(...findCollisions(roots, sides));
     breaks.push(...findCloneBreaks(roots, sides, (abs) => nodeTextReader.read(abs)));
   }
   return { collisions: out, breaks };
+}
+
+/** A repo found under the folder, with what was read of it once. */
+interface RepoInView {
+  readonly repo: Repo;
+  readonly state: RepoState;
+  /** Its latest snapshot: the stat cache of its changed files. */
+  readonly latest: Snapshot | null;
 }
 
 interface Deep {
@@ -565,4 +581,11 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, 
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return results;
+}
+
+/** Each diagnostic once: a file two readers met (the repo's packages and its changes, say) is one finding. */
+function uniqueDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Map<string, Diagnostic>();
+  for (const d of list) seen.set(`${d.code}\0${d.severity}\0${d.path ?? ""}\0${d.message}`, d);
+  return [...seen.values()];
 }

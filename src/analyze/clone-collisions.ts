@@ -75,7 +75,9 @@ export function groupClones(repos: readonly CloneCandidate[]): number[][] {
     }
   });
   const groups = new Map<number, number[]>();
-  repos.forEach((_, i) => groups.set(find(i), [...(groups.get(find(i)) ?? []), i]));
+  repos.forEach((_, i) => {
+    groups.set(find(i), [...(groups.get(find(i)) ?? []), i]);
+  });
   return [...groups.values()]
     .filter((g) => g.length > 1)
     .map((g) => g.sort((a, b) => compareStrings((repos[a] as CloneCandidate).root, (repos[b] as CloneCandidate).root)))
@@ -132,7 +134,10 @@ export function findCollisions(
     out.push({
       repos: [...roots].sort(compareStrings),
       path: p,
-      symbols: [...counts].filter(([, n]) => n > 1).map(([name]) => name).sort(compareStrings),
+      symbols: [...counts]
+        .filter(([, n]) => n > 1)
+        .map(([name]) => name)
+        .sort(compareStrings),
       sides: list.sort((a, b) => compareStrings(a.root, b.root)),
     });
   }
@@ -180,8 +185,16 @@ export function findCloneBreaks(roots: readonly string[], sides: ReadonlyArray<B
           const files = filesUsing(uses(user), c.path, [s.qualified_name, ...(s.renamed_from === null ? [] : [s.renamed_from])]);
           if (files.length === 0) continue;
           out.push({
-            repos: [...roots].sort(compareStrings), author: author.root, author_branch: author.branch, path: c.path, qualified_name: s.qualified_name, change: s.change,
-            reasons: s.reasons.map((r) => r.code), user: user.root, user_branch: user.branch, files,
+            repos: [...roots].sort(compareStrings),
+            author: author.root,
+            author_branch: author.branch,
+            path: c.path,
+            qualified_name: s.qualified_name,
+            change: s.change,
+            reasons: s.reasons.map((r) => r.code),
+            user: user.root,
+            user_branch: user.branch,
+            files,
           });
         }
       }
@@ -194,7 +207,13 @@ export function findCloneBreaks(roots: readonly string[], sides: ReadonlyArray<B
 export function describeCloneBreaks(breaks: readonly CloneBreak[], max = 12): string {
   if (breaks.length === 0) return "";
   const side = (root: string, branch: string | null): string => `${root}${branch === null ? "" : ` (${branch})`}`;
-  const lines = breaks.slice(0, max).map((b) => `- \`${b.qualified_name}\` in \`${b.path}\` (${side(b.author, b.author_branch)}: ${b.change}${b.reasons.length > 0 ? `: ${b.reasons.join(", ")}` : ""}) breaks the changes of ${side(b.user, b.user_branch)}, which use it in ${b.files.slice(0, 4).map((f) => `\`${f}\``).join(", ")}${b.files.length > 4 ? ` and ${b.files.length - 4} more` : ""}`);
+  const lines = breaks.slice(0, max).map(
+    (b) =>
+      `- \`${b.qualified_name}\` in \`${b.path}\` (${side(b.author, b.author_branch)}: ${b.change}${b.reasons.length > 0 ? `: ${b.reasons.join(", ")}` : ""}) breaks the changes of ${side(b.user, b.user_branch)}, which use it in ${b.files
+        .slice(0, 4)
+        .map((f) => `\`${f}\``)
+        .join(", ")}${b.files.length > 4 ? ` and ${b.files.length - 4} more` : ""}`,
+  );
   if (breaks.length > max) lines.push(`- and ${breaks.length - max} more`);
   return `Breaking changes in one clone or worktree that another one's changes use:\n${lines.join("\n")}`;
 }

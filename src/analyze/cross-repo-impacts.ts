@@ -92,17 +92,31 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[]): Promise<Cr
           continue;
         }
         const refs = scanImports(text, /\.pyi?$/.test(f) ? "python" : "typescript");
-        files.set(f, refs.map((r) => ({ name: r.name, module: r.module ?? "", key: packageOfImport(f, r.module ?? "") })));
+        files.set(
+          f,
+          refs.map((r) => ({ name: r.name, module: r.module ?? "", key: packageOfImport(f, r.module ?? "") })),
+        );
       }
       importsOf.set(consumer.root, files);
     }
     for (const b of relevant) {
       for (const publicName of b.publicNames) {
-        const users = [...files].filter(([f, refs]) => refs.some((r) => r.key === b.key && packageUseReaches({ path: f, name: r.name, module: r.module }, publicName, b.path))).map(([f]) => f).sort(compareStrings);
+        const users = [...files]
+          .filter(([f, refs]) => refs.some((r) => r.key === b.key && packageUseReaches({ path: f, name: r.name, module: r.module }, publicName, b.path)))
+          .map(([f]) => f)
+          .sort(compareStrings);
         if (users.length === 0) continue;
         out.push({
-          publisher: b.publisher.root, package: b.name, ecosystem: b.ecosystem, path: b.path, qualified_name: b.change.qualified_name, public_name: publicName,
-          change: b.change.change, reasons: b.change.reasons.map((x) => x.code), consumer: consumer.root, files: users,
+          publisher: b.publisher.root,
+          package: b.name,
+          ecosystem: b.ecosystem,
+          path: b.path,
+          qualified_name: b.change.qualified_name,
+          public_name: publicName,
+          change: b.change.change,
+          reasons: b.change.reasons.map((x) => x.code),
+          consumer: consumer.root,
+          files: users,
         });
       }
     }
@@ -113,7 +127,13 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[]): Promise<Cr
 /** The briefing's lines for the impacts: what broke where, and who uses it. */
 export function describeImpacts(impacts: readonly CrossRepoImpact[], max = 12): string {
   if (impacts.length === 0) return "";
-  const lines = impacts.slice(0, max).map((i) => `- \`${i.public_name}\` of \`${i.package}\` (${i.publisher}: \`${i.path}\`, ${i.change}${i.reasons.length > 0 ? `: ${i.reasons.join(", ")}` : ""}) breaks ${i.consumer}, which imports it in ${i.files.slice(0, 4).map((f) => `\`${f}\``).join(", ")}${i.files.length > 4 ? ` and ${i.files.length - 4} more` : ""}`);
+  const lines = impacts.slice(0, max).map(
+    (i) =>
+      `- \`${i.public_name}\` of \`${i.package}\` (${i.publisher}: \`${i.path}\`, ${i.change}${i.reasons.length > 0 ? `: ${i.reasons.join(", ")}` : ""}) breaks ${i.consumer}, which imports it in ${i.files
+        .slice(0, 4)
+        .map((f) => `\`${f}\``)
+        .join(", ")}${i.files.length > 4 ? ` and ${i.files.length - 4} more` : ""}`,
+  );
   if (impacts.length > max) lines.push(`- and ${impacts.length - max} more`);
   return `Breaking changes in one repo's package that another repo here imports:\n${lines.join("\n")}`;
 }
@@ -125,7 +145,12 @@ function gitGrepFiles(root: string, needles: readonly string[]): Promise<string[
     execFile("git", args, { cwd: root, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" }, maxBuffer: 64 << 20, timeout: 20_000 }, (error, stdout) => {
       // git grep exits 1 when nothing matches.
       if (error !== null && (error as { code?: unknown }).code !== 1) return resolve([]);
-      resolve(stdout.split("\0").filter((f) => f !== "").sort(compareStrings));
+      resolve(
+        stdout
+          .split("\0")
+          .filter((f) => f !== "")
+          .sort(compareStrings),
+      );
     });
   });
 }

@@ -8,8 +8,7 @@ export interface HttpAnswer {
  * One HTTP request with a deadline, bearer token and optional JSON body;
  * resolves with any status, rejects with a short reason on a timeout or a
  * connection error. Uses `node:http`/`node:https` rather than `fetch`:
- * loading and tearing down undici cost about 140 ms per hook process here
- * (benchmarks/README.md).
+ * loading and tearing down undici costs about 140 ms of a hook process.
  */
 /** An answer larger than this is refused: the hook fails open rather than hold hundreds of megabytes. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;

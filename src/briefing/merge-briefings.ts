@@ -72,7 +72,10 @@ export function mergeBriefings(briefings: readonly RepoBriefing[], options: Merg
   if (chosen.length === 0 || maxChars <= 0) return "";
 
   // Lines that two or more sections share are said once, before the sections.
-  const shared = sharedLines(chosen.map((c) => [...c.lines, ...c.own]), chosen.map((c) => c.lines));
+  const shared = sharedLines(
+    chosen.map((c) => [...c.lines, ...c.own]),
+    chosen.map((c) => c.lines),
+  );
   const sections: Array<{ heading: string | null; lines: string[] }> = [];
   if (shared.length > 0) sections.push({ heading: null, lines: shared });
   const sharedSet = new Set(shared);
@@ -98,7 +101,10 @@ export function mergeBriefings(briefings: readonly RepoBriefing[], options: Merg
 }
 
 function toLines(markdown: string): string[] {
-  const lines = markdown.replace(/\r\n?/g, "\n").split("\n").map((l) => l.replace(/\s+$/, ""));
+  const lines = markdown
+    .replace(/\r\n?/g, "\n")
+    .split("\n")
+    .map((l) => l.replace(/\s+$/, ""));
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   while (lines.length > 0 && lines[0] === "") lines.shift();
   return lines;
@@ -161,7 +167,11 @@ export function shareFairly(wants: readonly number[], total: number): number[] {
     }
     // Everyone left wants more than the share: split what is left, the remainder to the most active.
     const extra = left - share * open.length;
-    [...open].sort((a, b) => a - b).forEach((i, k) => (out[i] = share + (k < extra ? 1 : 0)));
+    [...open]
+      .sort((a, b) => a - b)
+      .forEach((i, k) => {
+        out[i] = share + (k < extra ? 1 : 0);
+      });
     left = 0;
   }
   return out;

@@ -5,6 +5,14 @@
 export function alignColumns(rows: ReadonlyArray<readonly string[]>): string[] {
   const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, "").length;
   const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, visible(c))));
-  return rows.map((cells) => cells.map((c, i) => (i === cells.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - visible(c)))).join("  ").trimEnd());
+  for (const r of rows)
+    r.forEach((c, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, visible(c));
+    });
+  return rows.map((cells) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - visible(c))))
+      .join("  ")
+      .trimEnd(),
+  );
 }

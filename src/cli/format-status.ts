@@ -19,7 +19,9 @@ export function formatStatus(report: StatusReport, options: { now: number; colou
   out.push(`${bold("Coordination")}: ${report.mode === "embedded" ? `this machine (embedded store ${report.source})` : `team API ${report.source}`}`);
   const untold = report.conflicts.filter((c) => !c.told).length;
   const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-  out.push(`${plural(report.sessions.length, "active session")}, ${plural(report.conflicts.length, "open conflict")}${untold > 0 ? ` (${untold} not told yet)` : ""}${report.repos === null ? "" : `, in ${plural(report.repos.length, "repo")} asked about`}`);
+  out.push(
+    `${plural(report.sessions.length, "active session")}, ${plural(report.conflicts.length, "open conflict")}${untold > 0 ? ` (${untold} not told yet)` : ""}${report.repos === null ? "" : `, in ${plural(report.repos.length, "repo")} asked about`}`,
+  );
   if (report.sessions.length === 0) return `${out.join("\n")}\n`;
 
   const names = new Map(report.sessions.map((s) => [s.session_id, nameOf(s)]));

@@ -8,7 +8,7 @@ export async function fingerprintsUnder(dir: string, mode: CoordinationMode, env
   const { reposAtOrUnder } = await import("../workspace/discover-repos.js");
   const { readRepoState } = await import("../state/read-repo-state.js");
   const { rootCommitFingerprints } = await import("../remotes/root-commit-fingerprints.js");
-  let repos;
+  let repos: ReturnType<typeof reposAtOrUnder>;
   try {
     repos = reposAtOrUnder(dir);
   } catch {

@@ -83,4 +83,3 @@ export function publicNamesOfGroup(g: ChangeGroup): string[] {
 export function coveredInRepo(user: SessionRow, g: ChangeGroup, use: { path: string; module: string }): boolean {
   return user.repo_id === g.author.repo_id && importNamesModule(use.path, use.module, g.path);
 }
-

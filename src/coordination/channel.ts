@@ -45,7 +45,10 @@ function resolve(to: string, inRepo: readonly SessionRow[], inTeam: readonly Ses
     const found = [...new Map(pool.filter(matches).map((s) => [s.id, s])).values()];
     if (found.length === 1) return found[0] as SessionRow;
     if (found.length > 1) {
-      throw new ComityError("INVALID_ARGUMENT", `'${to}' names ${found.length} active sessions: ${found.map((s) => `${shortSessionId(s.external_id)} (${describeSession(s)})`).join("; ")}; give a session id`);
+      throw new ComityError(
+        "INVALID_ARGUMENT",
+        `'${to}' names ${found.length} active sessions: ${found.map((s) => `${shortSessionId(s.external_id)} (${describeSession(s)})`).join("; ")}; give a session id`,
+      );
     }
   }
   const known = inRepo.slice(0, 8).map((s) => `${shortSessionId(s.external_id)} (${describeSession(s)})`);
@@ -67,7 +70,13 @@ export async function sendMessage(sql: Sql, scope: ChannelScope, request: Messag
   const from = request.from;
   const named = `${quoted(from.label, 64)}${from.worktree == null ? "" : ` in ${code(from.worktree, 120)}`}${from.branch == null ? "" : ` on branch ${code(from.branch, 120)}`}`;
   await sql.run("INSERT INTO notices (id, session_id, text, created_at, team_id, sender_session_id, sender) VALUES (?, ?, ?, ?, ?, ?, ?)", [
-    randomUUID(), to.id, request.text, scope.now, scope.teamId, sender?.id ?? null, sender === null ? named : describeSession(sender),
+    randomUUID(),
+    to.id,
+    request.text,
+    scope.now,
+    scope.teamId,
+    sender?.id ?? null,
+    sender === null ? named : describeSession(sender),
   ]);
   return { to: { session: shortSessionId(to.external_id), description: describeSession(to) } };
 }
@@ -100,7 +109,10 @@ export async function whoHolds(sql: Sql, scope: ChannelScope, fingerprints: read
     [filePath, scope.teamId, ...repos, scope.now - scope.leaseMs],
   );
   const by = new Map<string, { row: SessionRow; holds: boolean; changed: boolean; since: number; ranges: LineRange[] | null }>();
-  for (const [rows, kind] of [[held, "holds"], [changed, "changed"]] as const) {
+  for (const [rows, kind] of [
+    [held, "holds"],
+    [changed, "changed"],
+  ] as const) {
     for (const r of rows) {
       const e = by.get(r.id) ?? { row: r, holds: false, changed: false, since: Number(r.since), ranges: [] as LineRange[] | null };
       e[kind] = true;

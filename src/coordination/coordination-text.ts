@@ -44,7 +44,10 @@ export function describeSession(s: SessionLabel): string {
  * its own, so never reads as a heading or an instruction of Comity's.
  */
 export function oneLine(text: string, max = 200): string {
-  const flat = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ").replace(/\s+/g, " ").trim();
+  const flat = text
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   const chars = [...flat];
   return chars.length <= max ? flat : `${chars.slice(0, max - 1).join("")}…`;
 }

@@ -57,8 +57,7 @@ export interface Coordination {
  * while its session is active and has not released it (the lease slides with every event of the session);
  * one made before the session fell silent or ended (`created_at < started_at`) no longer does.
  */
-export const ACTIVE_OTHER =
-  "s.team_id = ? AND s.repo_id = ? AND s.id <> ? AND s.ended_at IS NULL AND s.last_seen_at >= ? AND COALESCE(s.parent_external_id, s.external_id) <> ?";
+export const ACTIVE_OTHER = "s.team_id = ? AND s.repo_id = ? AND s.id <> ? AND s.ended_at IS NULL AND s.last_seen_at >= ? AND COALESCE(s.parent_external_id, s.external_id) <> ?";
 
 export const activeOtherParams = (c: Coordination) => [c.teamId, c.repoId, c.session.id, c.now - c.leaseMs, c.family];
 

@@ -7,7 +7,7 @@ export interface EditPlace {
 }
 
 /**
- * What two families editing one file is (`coordination.md`, "Collisions"):
+ * What two families editing one file is (`docs/coordination.md`, "Collisions"):
  * - `edit_conflict` when their line ranges of the same base overlap or touch, as `git merge` would conflict, or
  *   when either side's lines are not known (a whole-file write, a shell command, a new file): told before the edit;
  * - `file_overlap` when both are known and apart on the same base, or when their bases differ (two checkouts at

@@ -33,7 +33,7 @@ export function evaluateLockKeys(team: TeamRef, request: EvaluateRequest): strin
 
 /**
  * The coordination core: applies one hook event of a team inside the caller's transaction (locked on
- * {@link evaluateLockKeys}) and decides the answer, as `../shared/reference/coordination.md` says. The HTTP
+ * {@link evaluateLockKeys}) and decides the answer, as `docs/coordination.md` says. The HTTP
  * server calls it; it takes the storage as a parameter so that an embedded store can too.
  *
  * A collision is a conflict row between the session to tell and the other one, told once: to the session it
@@ -99,11 +99,18 @@ export async function evaluateEvent(sql: Sql, team: TeamRef, request: EvaluateRe
   await sql.run("INSERT INTO dedupe (team_id, key, response, created_at) VALUES (?, ?, ?, ?)", [team.id, request.dedupe_key, JSON.stringify(answer), now]);
   // The session's history, for people (the dashboard): what happened, and what it was told.
   await sql.run("INSERT INTO session_events (team_id, session_id, at, event, decision, refs, paths) VALUES (?, ?, ?, ?, ?, ?, ?)", [
-    team.id, c.session.id, now, request.event, answer.decision, JSON.stringify(answer.conflicts.map((x) => x.ref)), JSON.stringify((request.paths ?? []).slice(0, 20)),
+    team.id,
+    c.session.id,
+    now,
+    request.event,
+    answer.decision,
+    JSON.stringify(answer.conflicts.map((x) => x.ref)),
+    JSON.stringify((request.paths ?? []).slice(0, 20)),
   ]);
   if (request.event === "session_start") {
     const rootPackage = (request.repo.packages ?? []).find((p) => p.path === ".") ?? (request.repo.packages ?? [])[0];
-    if (rootPackage !== undefined) await sql.run("UPDATE repos SET label = ? WHERE id = ? AND (label IS NULL OR label <> ?)", [rootPackage.name.slice(0, 200), c.repoId, rootPackage.name.slice(0, 200)]);
+    if (rootPackage !== undefined)
+      await sql.run("UPDATE repos SET label = ? WHERE id = ? AND (label IS NULL OR label <> ?)", [rootPackage.name.slice(0, 200), c.repoId, rootPackage.name.slice(0, 200)]);
   }
   return answer;
 }

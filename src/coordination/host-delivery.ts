@@ -3,7 +3,7 @@ import type { EventName } from "./wire.js";
 /**
  * Whether context the core answers at this event reaches the agent's model
  * (directly, or queued by the hook for the host's next event that shows
- * context): `hosts.md` says Cursor shows context only at session start and
+ * context): `docs/hooks.md` says Cursor shows context only at session start and
  * Copilot CLI never does, while Claude Code, Codex, omp and CompozyOS show it
  * (Claude Code's and CompozyOS's pre-tool context waits in the hook's queue).
  * A notice is marked told only where it reaches the model; elsewhere it waits

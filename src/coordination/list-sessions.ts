@@ -56,8 +56,20 @@ export async function listSessions(sql: Sql, team: TeamRef, options: SessionsFil
   if (fps !== null && fps.length === 0) return [];
   const filter = fps === null ? "" : ` AND s.repo_id IN (SELECT repo_id FROM repo_fingerprints WHERE team_id = ? AND fingerprint IN (${marks(fps)}))`;
   const sessions = await sql.all<{
-    id: string; repo_id: string; external_id: string; parent_external_id: string | null; tool: string; label: string | null; worktree: string | null; cwd_path: string | null; model: string | null;
-    branch: string | null; head_sha: string | null; started_at: number; last_seen_at: number; event_count: number;
+    id: string;
+    repo_id: string;
+    external_id: string;
+    parent_external_id: string | null;
+    tool: string;
+    label: string | null;
+    worktree: string | null;
+    cwd_path: string | null;
+    model: string | null;
+    branch: string | null;
+    head_sha: string | null;
+    started_at: number;
+    last_seen_at: number;
+    event_count: number;
   }>(
     `SELECT s.id, s.repo_id, s.external_id, s.parent_external_id, s.tool, s.label, s.worktree, s.cwd_path, s.model, s.branch, s.head_sha, s.started_at, s.last_seen_at, s.event_count FROM sessions s
      WHERE s.team_id = ? AND s.ended_at IS NULL AND s.last_seen_at >= ?${filter} ORDER BY s.started_at, s.external_id, s.id`,

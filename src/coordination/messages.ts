@@ -18,11 +18,22 @@ export function overlapBody(c: Coordination, h: HolderRow, groups: readonly Chan
   const theirs = h.ranges == null ? "" : ` at lines ${describeRanges(h.ranges)}`;
   const yours = mine?.ranges == null ? "" : ` (yours: ${describeRanges(mine.ranges)})`;
   const parts = [`${code(h.path)} is also being changed by ${describeSession(h)}, which ${how}${theirs}`];
-  if (kind === "file_overlap") parts.push(h.base != null && mine?.base != null && h.base !== mine.base ? `its copy of the file is another version than yours, so your edits are not compared line by line${yours}` : `your edit${yours} is apart from its lines: both can go on and merge cleanly`);
+  if (kind === "file_overlap")
+    parts.push(
+      h.base != null && mine?.base != null && h.base !== mine.base
+        ? `its copy of the file is another version than yours, so your edits are not compared line by line${yours}`
+        : `your edit${yours} is apart from its lines: both can go on and merge cleanly`,
+    );
   else if (h.ranges == null || mine?.ranges == null) parts.push(`where one of the two edits lands in the file is not known (a whole-file write or a shell command)${yours}`);
   else parts.push(`your edit${yours} meets its lines: merging the two would conflict`);
   if (breaking.length > 0) parts.push(`it changed ${breaking.map(describeGroup).join(", ")} incompatibly (${stateOf(breaking[0] as ChangeGroup)})`);
-  if (other.length > 0) parts.push(`it also changed ${listSome(other.map((g) => g.top), 6)}`);
+  if (other.length > 0)
+    parts.push(
+      `it also changed ${listSome(
+        other.map((g) => g.top),
+        6,
+      )}`,
+    );
   return `${parts.join("; ")}.`;
 }
 
@@ -65,17 +76,27 @@ export function breakingWanted(user: SessionRow, g: ChangeGroup, users: readonly
 /** What the author of a breaking change hears of a session its change reaches: who, and where its code uses it. */
 export function breakingInformed(author: SessionRow, g: ChangeGroup, user: SessionRow, callers: readonly string[]): Wanted {
   return {
-    kind: "breaking_change", role: "informed", session: author, other: user, subject: `${g.path}#${g.top}`,
+    kind: "breaking_change",
+    role: "informed",
+    session: author,
+    other: user,
+    subject: `${g.path}#${g.top}`,
     body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code of ${describeSession(user)}, which uses it in ${listSome(callers, 4)}. It is told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
-    paths: [g.path], changeAt: g.at,
+    paths: [g.path],
+    changeAt: g.at,
   };
 }
 
 /** The same across packages: the author hears who imports the changed name from its package, and where. */
 export function crossRepoInformed(author: SessionRow, g: ChangeGroup, name: string, user: SessionRow, files: readonly string[]): Wanted {
   return {
-    kind: "cross_repo_breaking", role: "informed", session: author, other: user, subject: `${g.package}#${name}`,
+    kind: "cross_repo_breaking",
+    role: "informed",
+    session: author,
+    other: user,
+    subject: `${g.package}#${name}`,
     body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code that imports ${code(name)} from package ${code(packageLabel(g.package ?? ""))}: ${describeSession(user)}${user.repo_id === author.repo_id ? "" : ", in another repo,"} uses it in ${listSome(files, 4)}. It is told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
-    paths: [g.path], changeAt: g.at,
+    paths: [g.path],
+    changeAt: g.at,
   };
 }

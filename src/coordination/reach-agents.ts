@@ -68,6 +68,7 @@ async function call(mode: Extract<CoordinationMode, { kind: "served" }>, apiPath
   }
   if (answer.status === 401 || answer.status === 403) throw new ComityError("INVALID_ARGUMENT", `the API at ${shown} rejects the token (HTTP ${answer.status}): see comity doctor`);
   if (answer.status === 404 && typeof json["message"] === "string") throw new ComityError("INVALID_ARGUMENT", json["message"]);
-  if (answer.status < 200 || answer.status > 299) throw new ComityError("INVALID_ARGUMENT", `the API at ${shown} answered HTTP ${answer.status}${typeof json["message"] === "string" ? `: ${json["message"]}` : ""}`);
+  if (answer.status < 200 || answer.status > 299)
+    throw new ComityError("INVALID_ARGUMENT", `the API at ${shown} answered HTTP ${answer.status}${typeof json["message"] === "string" ? `: ${json["message"]}` : ""}`);
   return json;
 }

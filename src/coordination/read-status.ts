@@ -70,6 +70,15 @@ export async function readStatus(options: StatusOptions): Promise<StatusReport> 
   }
   if (!Array.isArray(json.sessions)) throw new ComityError("INVALID_ARGUMENT", `the API at ${shown} answered without a sessions list`);
   // An older server lists sessions only, without the fields a newer one adds.
-  const sessions = (json.sessions as ActiveSession[]).map((s) => ({ ...s, parent_external_id: s.parent_external_id ?? null, label: s.label ?? null, worktree: s.worktree ?? null, cwd_path: s.cwd_path ?? null, changes: s.changes ?? [], queued: s.queued ?? 0, messages: s.messages ?? [] }));
+  const sessions = (json.sessions as ActiveSession[]).map((s) => ({
+    ...s,
+    parent_external_id: s.parent_external_id ?? null,
+    label: s.label ?? null,
+    worktree: s.worktree ?? null,
+    cwd_path: s.cwd_path ?? null,
+    changes: s.changes ?? [],
+    queued: s.queued ?? 0,
+    messages: s.messages ?? [],
+  }));
   return { ...base, source: shown, sessions, conflicts: Array.isArray(json.conflicts) ? (json.conflicts as OpenConflict[]) : [] };
 }

@@ -25,7 +25,11 @@ export function resolveRelative(fromPath: string, specifier: string): string | n
     const dots = /^\.+/.exec(specifier)?.[0].length ?? 0;
     let base = dir;
     for (let i = 1; i < dots; i++) base = path.posix.dirname(base);
-    const rest = specifier.slice(dots).split(".").filter((p) => p !== "").join("/");
+    const rest = specifier
+      .slice(dots)
+      .split(".")
+      .filter((p) => p !== "")
+      .join("/");
     target = path.posix.normalize(rest === "" ? base : path.posix.join(base, rest));
   } else {
     return null;

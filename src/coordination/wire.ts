@@ -1,7 +1,7 @@
 /**
  * The wire format of coordination, defined once: the body of
  * `POST /v1/hooks/evaluate` as the hook builds it (`src/hook/build-request.ts`,
- * `../shared/reference/comity-hook-events.md`) and the answer the core gives
+ * `docs/hooks.md`) and the answer the core gives
  * (`src/coordination/evaluate-event.ts`), in process or over HTTP.
  * Fields the core does not use are accepted and ignored, so a newer hook
  * keeps working against an older server; the fields it uses are checked.
@@ -9,7 +9,7 @@
 export const EVENTS = ["session_start", "prompt", "plan", "pre_edit", "pre_shell", "post_edit", "stop", "session_end", "pre_push"] as const;
 export type EventName = (typeof EVENTS)[number];
 
-/** The team policies (`../shared/reference/coordination.md`, "Delivery"); `first_contact` is the default. */
+/** The team policies (`docs/coordination.md`, "Policies"); `first_contact` is the default. */
 export const POLICIES = ["first_contact", "advisory", "block"] as const;
 export type TeamPolicy = (typeof POLICIES)[number];
 
@@ -18,7 +18,7 @@ export function asPolicy(value: unknown): TeamPolicy {
   return (POLICIES as readonly unknown[]).includes(value) ? (value as TeamPolicy) : "first_contact";
 }
 
-/** The collision kinds (`../shared/reference/coordination.md`, "Collisions"). */
+/** The collision kinds (`docs/coordination.md`, "Collisions"). */
 export const CONFLICT_KINDS = ["edit_conflict", "file_overlap", "symbol_overlap", "breaking_change", "cross_repo_breaking", "plan_overlap"] as const;
 export type ConflictKind = (typeof CONFLICT_KINDS)[number];
 
@@ -285,7 +285,7 @@ export interface ConflictRef {
   readonly severity: "warn" | "block";
 }
 
-/** The answer of `POST /v1/hooks/evaluate` (`comity-hook-events.md`, "Response"). */
+/** The answer of `POST /v1/hooks/evaluate` (`docs/hooks.md`, "The request and the answer"). */
 export interface EvaluateAnswer {
   /** `block`: the tool call is denied, `reason` holding the whole warning; `warn`: context to show. */
   readonly decision: "allow" | "warn" | "block";
@@ -363,4 +363,3 @@ export const MESSAGE_REQUEST_SCHEMA = {
     from: { type: "object", required: ["label"], properties: { label: { type: "string", maxLength: 128 }, worktree: oneLineText(1024), branch: oneLineText(1024) } },
   },
 } as const;
-

@@ -59,7 +59,21 @@ export interface RepoPage {
 }
 
 export interface SessionPage {
-  readonly session: { readonly id: string; readonly external_id: string; readonly tool: string; readonly label: string | null; readonly branch: string | null; readonly worktree: string | null; readonly cwd_path: string | null; readonly started_at: number; readonly last_seen_at: number; readonly ended_at: number | null; readonly repo_id: string; readonly repo: string; readonly status_excerpt: string | null };
+  readonly session: {
+    readonly id: string;
+    readonly external_id: string;
+    readonly tool: string;
+    readonly label: string | null;
+    readonly branch: string | null;
+    readonly worktree: string | null;
+    readonly cwd_path: string | null;
+    readonly started_at: number;
+    readonly last_seen_at: number;
+    readonly ended_at: number | null;
+    readonly repo_id: string;
+    readonly repo: string;
+    readonly status_excerpt: string | null;
+  };
   readonly events: ReadonlyArray<{ readonly at: number; readonly event: string; readonly decision: string; readonly refs: readonly string[]; readonly paths: readonly string[] }>;
   readonly conflicts: readonly ConflictEntry[];
 }
@@ -149,7 +163,13 @@ export async function readSessionPage(sql: Sql, where: Where, sessionId: string)
     }
   };
   return {
-    session: { ...row, started_at: Number(row.started_at), last_seen_at: Number(row.last_seen_at), ended_at: row.ended_at === null ? null : Number(row.ended_at), repo: (await repoLabels(sql, [row.repo_id])).get(row.repo_id) ?? "repo" },
+    session: {
+      ...row,
+      started_at: Number(row.started_at),
+      last_seen_at: Number(row.last_seen_at),
+      ended_at: row.ended_at === null ? null : Number(row.ended_at),
+      repo: (await repoLabels(sql, [row.repo_id])).get(row.repo_id) ?? "repo",
+    },
     events: events.reverse().map((e) => ({ at: Number(e.at), event: e.event, decision: e.decision, refs: parse(e.refs), paths: parse(e.paths) })),
     conflicts: await conflictTimeline(sql, where, "(k.session_id = ? OR k.other_session_id = ?)", [sessionId, sessionId]),
   };
@@ -173,11 +193,35 @@ async function recentBreaking(sql: Sql, where: Where, repoId: string | null): Pr
     [where.teamId, where.now - DASHBOARD_HISTORY_MS, ...(repoId === null ? [] : [repoId])],
   );
   const labels = await repoLabels(sql, [...new Set(rows.map((r) => r.repo_id))]);
-  return rows.map((r) => ({ repo_id: r.repo_id, repo: labels.get(r.repo_id) ?? "repo", session_id: r.session_id, who: who(r), path: r.path, qualified_name: r.qualified_name, summary: r.summary, state: r.state, at: Number(r.at) }));
+  return rows.map((r) => ({
+    repo_id: r.repo_id,
+    repo: labels.get(r.repo_id) ?? "repo",
+    session_id: r.session_id,
+    who: who(r),
+    path: r.path,
+    qualified_name: r.qualified_name,
+    summary: r.summary,
+    state: r.state,
+    at: Number(r.at),
+  }));
 }
 
 async function conflictTimeline(sql: Sql, where: Where, filter: string, params: readonly unknown[]): Promise<ConflictEntry[]> {
-  const rows = await sql.all<{ number: number; kind: string; subject: string; role: string; session_id: string; other_session_id: string; created_at: number; told_at: number | null; withdrawn_at: number | null; a_label: string | null; a_ext: string; o_label: string | null; o_ext: string }>(
+  const rows = await sql.all<{
+    number: number;
+    kind: string;
+    subject: string;
+    role: string;
+    session_id: string;
+    other_session_id: string;
+    created_at: number;
+    told_at: number | null;
+    withdrawn_at: number | null;
+    a_label: string | null;
+    a_ext: string;
+    o_label: string | null;
+    o_ext: string;
+  }>(
     `SELECT k.number, k.kind, k.subject, k.role, k.session_id, k.other_session_id, k.created_at, k.told_at, k.withdrawn_at,
        s.label AS a_label, s.external_id AS a_ext, o.label AS o_label, o.external_id AS o_ext
      FROM conflicts k JOIN sessions s ON s.id = k.session_id JOIN sessions o ON o.id = k.other_session_id
@@ -186,8 +230,16 @@ async function conflictTimeline(sql: Sql, where: Where, filter: string, params: 
     [where.teamId, where.now - DASHBOARD_HISTORY_MS, ...params],
   );
   return rows.map((r) => ({
-    ref: `CF-${Number(r.number)}`, kind: r.kind, subject: r.subject, role: r.role,
-    affected: who({ label: r.a_label, external_id: r.a_ext }), affected_id: r.session_id, other: who({ label: r.o_label, external_id: r.o_ext }), other_id: r.other_session_id,
-    created_at: Number(r.created_at), told_at: r.told_at === null ? null : Number(r.told_at), withdrawn_at: r.withdrawn_at === null ? null : Number(r.withdrawn_at),
+    ref: `CF-${Number(r.number)}`,
+    kind: r.kind,
+    subject: r.subject,
+    role: r.role,
+    affected: who({ label: r.a_label, external_id: r.a_ext }),
+    affected_id: r.session_id,
+    other: who({ label: r.o_label, external_id: r.o_ext }),
+    other_id: r.other_session_id,
+    created_at: Number(r.created_at),
+    told_at: r.told_at === null ? null : Number(r.told_at),
+    withdrawn_at: r.withdrawn_at === null ? null : Number(r.withdrawn_at),
   }));
 }

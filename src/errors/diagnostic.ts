@@ -14,22 +14,13 @@ export interface Diagnostic {
 }
 
 /** Builds a diagnostic with a fixed key order (stable JSON). */
-export function diagnostic(
-  code: string,
-  severity: Severity,
-  path: string | null,
-  message: string,
-): Diagnostic {
+export function diagnostic(code: string, severity: Severity, path: string | null, message: string): Diagnostic {
   return { code, severity, path, message };
 }
 
 /** Order on (path, code, message); never `localeCompare`, which follows `LANG`. */
 export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
-  return (
-    compareStrings(a.path ?? "", b.path ?? "") ||
-    compareStrings(a.code, b.code) ||
-    compareStrings(a.message, b.message)
-  );
+  return compareStrings(a.path ?? "", b.path ?? "") || compareStrings(a.code, b.code) || compareStrings(a.message, b.message);
 }
 
 /** UTF-16 code-unit string order: deterministic and independent of locale. */

@@ -3,9 +3,9 @@ import * as nodeFs from "node:fs";
 /**
  * The synchronous file-system calls the engine makes, injected so that tests
  * can run against fixtures or fault-injecting wrappers (isomorphic-git's
- * `fs` parameter is the model). Sync calls, because a walk measured 3 to 9
- * times faster with them than with the promise API on this machine
- * (see benchmarks/README.md).
+ * `fs` parameter is the model). Sync calls, because a walk is several times
+ * faster with them than with the promise API (`npm run bench:discovery`
+ * times both).
  */
 export interface SyncFs {
   readdirSync(path: string, options: { withFileTypes: true }): nodeFs.Dirent[];

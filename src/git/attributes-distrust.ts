@@ -1,6 +1,6 @@
 /**
  * Whether `git status` can be trusted to show what a command changed in a work tree with these attributes, and if
- * not, why. The rule (README, "Snapshots"): with text and line-ending attributes (`text`, `eol`, `crlf`,
+ * not, why. The rule (docs/engine.md, Snapshots): with text and line-ending attributes (`text`, `eol`, `crlf`,
  * `-text`, `binary`, `diff`, `merge`, `export-ignore`, `linguist-*`, and any other that only labels files), git
  * status reports exactly what git would stage and commit, and a rewrite that only changes a clean file's line
  * endings is, to git and to the agents' next commit, no change: git's view is the one that matters. A clean or
@@ -59,6 +59,11 @@ function* attributeTokens(text: string): Generator<string> {
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     if (line === "" || line.startsWith("#")) continue;
-    yield* line.startsWith('"') ? line.replace(/^"(?:[^"\\]|\\.)*"/, "").trim().split(/\s+/) : line.split(/\s+/).slice(1);
+    yield* line.startsWith('"')
+      ? line
+          .replace(/^"(?:[^"\\]|\\.)*"/, "")
+          .trim()
+          .split(/\s+/)
+      : line.split(/\s+/).slice(1);
   }
 }

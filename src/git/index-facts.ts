@@ -73,7 +73,9 @@ export function indexChecksum(buf: Uint8Array): string {
   const trailer = indexTrailer(bytes);
   if (trailer === "") return bytes.toString("hex"); // not an index: its few bytes
   if (/[^0]/.test(trailer)) return trailer;
-  return createHash("sha1").update(bytes.subarray(0, bytes.length - 20)).digest("hex");
+  return createHash("sha1")
+    .update(bytes.subarray(0, bytes.length - 20))
+    .digest("hex");
 }
 
 /** An index's last 20 bytes, hex, as git wrote them (zeros under `index.skipHash`); empty when it is shorter. */

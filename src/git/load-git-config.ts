@@ -51,16 +51,12 @@ export function loadGitConfig(fs: SyncFs, where: GitConfigEnv, files: readonly s
     if (text === null) return;
     const parsed = parseGitConfig(text);
     if (parsed.error !== null) {
-      diagnostics.push(
-        diagnostic("bad_git_config", "warning", file, `line ${parsed.error.line}: ${parsed.error.message}`),
-      );
+      diagnostics.push(diagnostic("bad_git_config", "warning", file, `line ${parsed.error.line}: ${parsed.error.message}`));
     }
     for (const entry of parsed.entries) {
       entries.push(entry);
       if (entry.section === "include" && entry.subsection === null && entry.key === "path" && depth < 10) {
-        const target = entry.value.startsWith("~/")
-          ? path.join(where.homeDir, entry.value.slice(2))
-          : path.resolve(path.dirname(file), entry.value);
+        const target = entry.value.startsWith("~/") ? path.join(where.homeDir, entry.value.slice(2)) : path.resolve(path.dirname(file), entry.value);
         load(target, depth + 1);
       }
     }

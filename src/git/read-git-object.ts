@@ -125,7 +125,10 @@ function loadPackIndexes(objectsDir: string): PackIndex[] {
   const packDir = path.join(objectsDir, "pack");
   let names: string[];
   try {
-    names = fs.readdirSync(packDir).filter((n) => n.endsWith(".idx")).sort();
+    names = fs
+      .readdirSync(packDir)
+      .filter((n) => n.endsWith(".idx"))
+      .sort();
   } catch {
     return [];
   }

@@ -4,10 +4,7 @@ import { readTextOrNull, type SyncFs } from "../fs/sync-fs.js";
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /** What HEAD says: a branch (possibly unborn), a detached commit, or garbage. */
-export type HeadState =
-  | { readonly kind: "symbolic"; readonly ref: string }
-  | { readonly kind: "detached"; readonly oid: string }
-  | { readonly kind: "invalid"; readonly text: string | null };
+export type HeadState = { readonly kind: "symbolic"; readonly ref: string } | { readonly kind: "detached"; readonly oid: string } | { readonly kind: "invalid"; readonly text: string | null };
 
 /** Parses a HEAD file's text. Pure. */
 export function parseHead(text: string | null): HeadState {
@@ -36,12 +33,7 @@ function isSafeRefName(ref: string): boolean {
 
 /** Refs that live in a worktree's own git dir rather than the common dir (git's `is_per_worktree_ref`). */
 function isPerWorktree(ref: string): boolean {
-  return (
-    !ref.startsWith("refs/") ||
-    ref.startsWith("refs/bisect/") ||
-    ref.startsWith("refs/worktree/") ||
-    ref.startsWith("refs/rewritten/")
-  );
+  return !ref.startsWith("refs/") || ref.startsWith("refs/bisect/") || ref.startsWith("refs/worktree/") || ref.startsWith("refs/rewritten/");
 }
 
 /**

@@ -16,7 +16,7 @@ import { dedupeKey, machineIdHash } from "./identity.js";
 export const MAX_PATHS = 500;
 
 /**
- * The request body for one repo (`../shared/reference/comity-hook-events.md`,
+ * The request body for one repo (`docs/hooks.md`,
  * "What each event sends"): identity and state for every event, and each
  * event's own fields, capped. Loads snapshot, symbol and package code only for
  * the events that need it. Null when the event does not concern this repo
@@ -130,7 +130,15 @@ export function agentLabel(env: Readonly<Record<string, string | undefined>>): s
   if (named !== "") return named;
   // Two agents on one machine: the terminal pane each runs in, where the terminal says (their ids and working trees
   // are in every warning too).
-  const pane = env["TMUX_PANE"] ? `tmux ${env["TMUX_PANE"]}` : env["ZELLIJ_PANE_ID"] ? `zellij ${env["ZELLIJ_PANE_ID"]}` : env["WEZTERM_PANE"] ? `wezterm ${env["WEZTERM_PANE"]}` : env["KITTY_WINDOW_ID"] ? `kitty ${env["KITTY_WINDOW_ID"]}` : "";
+  const pane = env["TMUX_PANE"]
+    ? `tmux ${env["TMUX_PANE"]}`
+    : env["ZELLIJ_PANE_ID"]
+      ? `zellij ${env["ZELLIJ_PANE_ID"]}`
+      : env["WEZTERM_PANE"]
+        ? `wezterm ${env["WEZTERM_PANE"]}`
+        : env["KITTY_WINDOW_ID"]
+          ? `kitty ${env["KITTY_WINDOW_ID"]}`
+          : "";
   return oneLine(pane === "" ? os.hostname() : `${os.hostname()} ${pane}`, 128);
 }
 
@@ -141,7 +149,14 @@ export function agentLabel(env: Readonly<Record<string, string | undefined>>): s
 export function worktreeFolder(root: string, home: string): string {
   const rel = path.relative(home, root);
   if (rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel)) return oneLine(`~/${rel.split(path.sep).join("/")}`, 1024);
-  return oneLine(root.split(path.sep).filter((p) => p !== "").slice(-2).join("/"), 1024);
+  return oneLine(
+    root
+      .split(path.sep)
+      .filter((p) => p !== "")
+      .slice(-2)
+      .join("/"),
+    1024,
+  );
 }
 
 /** Files whose imports are read before an edit: the languages whose symbols Comity compares. */
@@ -188,7 +203,9 @@ function newTexts(ctx: Ctx, repo: Repo): Map<string, string> {
   const target = editPaths(ctx.tool, input, ctx.cwd)[0];
   if (target === undefined) return out;
   const pieces = [input["content"], input["new_string"], input["new_str"], input["file_text"], input["new_source"]].filter((v): v is string => typeof v === "string");
-  if (Array.isArray(input["edits"])) for (const e of input["edits"]) if (typeof e === "object" && e !== null && typeof (e as Record<string, unknown>)["new_string"] === "string") pieces.push((e as Record<string, string>)["new_string"] as string);
+  if (Array.isArray(input["edits"]))
+    for (const e of input["edits"])
+      if (typeof e === "object" && e !== null && typeof (e as Record<string, unknown>)["new_string"] === "string") pieces.push((e as Record<string, string>)["new_string"] as string);
   out.set(rel(target), pieces.join("\n"));
   return out;
 }
@@ -251,7 +268,12 @@ function capChanges(analysis: FileEntry[], max: number): { analysis: FileEntry[]
   const all = analysis.flatMap((a, i) => (a.changes ?? []).map((ch) => ({ i, ch })));
   if (all.length <= max) return { analysis, truncated: false };
   const rank = (c: string): number => (c === "breaking" ? 0 : c === "compatible" ? 1 : 2);
-  const kept = new Set([...all].sort((a, b) => rank(a.ch.compatibility) - rank(b.ch.compatibility)).slice(0, max).map((x) => x.ch));
+  const kept = new Set(
+    [...all]
+      .sort((a, b) => rank(a.ch.compatibility) - rank(b.ch.compatibility))
+      .slice(0, max)
+      .map((x) => x.ch),
+  );
   return { analysis: analysis.map((a) => ({ ...a, changes: (a.changes ?? []).filter((ch) => kept.has(ch)) })), truncated: true };
 }
 

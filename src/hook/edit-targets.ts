@@ -56,7 +56,11 @@ export async function editsBefore(ctx: Ctx, repo: Repo, state: RepoState, paths:
   const olds = new Map<string, Array<{ old: string; all?: boolean; within?: Array<[number, number]> }>>();
   if (ctx.tool === "apply_patch") {
     const text = str(input["command"]) ?? str(input["input"]) ?? str(input["patch"]) ?? "";
-    const updated = new Set(parseApplyPatch(text).filter((o) => o.kind === "update" && o.moveTo === null).map((o) => rel(o.path)));
+    const updated = new Set(
+      parseApplyPatch(text)
+        .filter((o) => o.kind === "update" && o.moveTo === null)
+        .map((o) => rel(o.path)),
+    );
     for (const [p, hunks] of patchHunks(text)) if (updated.has(rel(p))) olds.set(rel(p), hunks);
   } else if (ctx.tool === "Edit" || ctx.tool === "MultiEdit") {
     const target = str(input["file_path"]) ?? str(input["path"]);

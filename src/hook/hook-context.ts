@@ -41,4 +41,3 @@ export interface RepoRequest {
   readonly state: RepoState;
   readonly body: EvaluateRequest;
 }
-

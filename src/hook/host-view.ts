@@ -41,7 +41,7 @@ const COPILOT_EVENTS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Copilot CLI (hosts.md, GH-CLI, GH-CFG) has two dialects, chosen by how the
+ * Copilot CLI (docs/hooks.md, Copilot CLI) has two dialects, chosen by how the
  * event is spelled in its config: camelCase (`sessionId`, `toolName`,
  * `toolArgs` as a JSON string or an object) and PascalCase, the VS
  * Code-compatible one (`session_id`, `tool_name`, `tool_input`). Tool names
@@ -73,11 +73,19 @@ function copilotView(nativeEvent: string, payload: Readonly<Record<string, unkno
 
 function claudeView(nativeEvent: string, payload: Readonly<Record<string, unknown>>): HostView {
   const cwd = str(payload["cwd"]);
-  return { event: nativeEvent, toolName: str(payload["tool_name"]) ?? "", toolInput: obj(payload["tool_input"]), sessionId: str(payload["session_id"]), cwd, prompt: str(payload["prompt"]), roots: cwd === null ? [] : [cwd] };
+  return {
+    event: nativeEvent,
+    toolName: str(payload["tool_name"]) ?? "",
+    toolInput: obj(payload["tool_input"]),
+    sessionId: str(payload["session_id"]),
+    cwd,
+    prompt: str(payload["prompt"]),
+    roots: cwd === null ? [] : [cwd],
+  };
 }
 
 /**
- * Cursor (hosts.md, CU): `conversation_id` is the session (`session_id` only
+ * Cursor (docs/hooks.md, Cursor): `conversation_id` is the session (`session_id` only
  * on sessionStart/sessionEnd, where it is the same); no common `cwd`, but
  * `workspace_roots[]`; shell commands come as `beforeShellExecution` /
  * `afterShellExecution` with `command`, agent edits as `afterFileEdit` with
@@ -113,7 +121,7 @@ function cursorView(nativeEvent: string, payload: Readonly<Record<string, unknow
   }
 }
 
-/** CompozyOS events, as the pipeline's (`../shared/reference/compozyos-hook-catalog.md`). */
+/** CompozyOS events, as the pipeline's (docs/hooks.md, CompozyOS). */
 const COMPOZY_EVENTS: Readonly<Record<string, string>> = {
   "session.post_create": "SessionStart",
   "input.pre_submit": "UserPromptSubmit",

@@ -19,7 +19,7 @@ export type ToolClass = "edit" | "shell" | "plan" | "other";
 /**
  * Which host sent a payload. `--tool` is only a hint for Claude Code, whose
  * hooks Cursor and Copilot CLI also run: the payload decides
- * (`../shared/reference/comity-hook-events.md`, "Host detection").
+ * (docs/hooks.md, "Which host").
  */
 export function detectHost(tool: string, payload: Readonly<Record<string, unknown>>, env: Readonly<Record<string, string | undefined>>): HostId {
   const t = tool.toLowerCase().replace(/-/g, "_");

@@ -34,7 +34,10 @@ export function canonicalJson(value: unknown): string {
 
 /** A hash of one host event as delivered: the same delivery twice gives the same hash. */
 export function eventHash(host: string, nativeEvent: string, payload: unknown): string {
-  return createHash("sha256").update(`${host}\0${nativeEvent}\0${canonicalJson(payload)}`).digest("hex").slice(0, 32);
+  return createHash("sha256")
+    .update(`${host}\0${nativeEvent}\0${canonicalJson(payload)}`)
+    .digest("hex")
+    .slice(0, 32);
 }
 
 /**

@@ -80,7 +80,7 @@ export function renderForHost(host: HostId, nativeEvent: string, verdict: HookVe
 }
 
 /**
- * Cursor's answers (hosts.md, CU): each event has its own keys. A block is
+ * Cursor's answers (docs/hooks.md, Cursor): each event has its own keys. A block is
  * `{decision: "deny", reason}` on preToolUse and `{permission: "deny",
  * user_message, agent_message}` on beforeShellExecution; context reaches the
  * agent only at sessionStart (`additional_context`): Cursor has no way to add
@@ -100,7 +100,7 @@ function renderForCursor(nativeEvent: string, verdict: HookVerdict, queued: read
 }
 
 /**
- * Copilot CLI's answers (hosts.md, quirks 1-2): it acts only on a
+ * Copilot CLI's answers (docs/hooks.md, Copilot CLI): it acts only on a
  * `preToolUse` deny (`{permissionDecision: "deny", permissionDecisionReason}`)
  * and ignores context at session start and prompt time, so context is
  * neither printed nor queued.

@@ -105,8 +105,24 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   const state = readSessionState(configDir, stateKey);
   const hash = eventHash(host, nativeEvent, payload);
   const ctx: Ctx = {
-    input, payload, host, nativeEvent, event, tool, toolInput, cwd, roots, sessionId, prompt: view.prompt, agentId, configDir, configEnv, state,
-    turn: turnOf(state, event, hash), eventHash: hash, deadlineAt: startedAt + ANALYSIS_BUDGET_MS,
+    input,
+    payload,
+    host,
+    nativeEvent,
+    event,
+    tool,
+    toolInput,
+    cwd,
+    roots,
+    sessionId,
+    prompt: view.prompt,
+    agentId,
+    configDir,
+    configEnv,
+    state,
+    turn: turnOf(state, event, hash),
+    eventHash: hash,
+    deadlineAt: startedAt + ANALYSIS_BUDGET_MS,
   };
 
   const mode = coordinationMode(input.env, configDir);
@@ -236,7 +252,12 @@ async function buildRequests(ctx: Ctx, mode: CoordinationMode): Promise<{ reques
       try {
         found = await sessionRepos(root);
       } catch (error) {
-        logFailOpen(ctx.configDir, { time: new Date(), tool: ctx.input.tool, event: ctx.nativeEvent, reason: `workspace root ${root} skipped: ${error instanceof Error ? error.message : String(error)}` });
+        logFailOpen(ctx.configDir, {
+          time: new Date(),
+          tool: ctx.input.tool,
+          event: ctx.nativeEvent,
+          reason: `workspace root ${root} skipped: ${error instanceof Error ? error.message : String(error)}`,
+        });
         continue;
       }
       for (const repo of found) addRepo(repo);
@@ -273,7 +294,9 @@ async function sessionRepos(cwd: string): Promise<Repo[]> {
   const repos = reposAtOrUnder(cwd);
   if (repos.length <= 1) return repos;
   const { rankByActivity, repoActivityMs } = await import("../workspace/repo-activity.js");
-  return rankByActivity(repos.map((r) => ({ root: r.root, repo: r, activityMs: repoActivityMs(r) }))).slice(0, 8).map((r) => r.repo);
+  return rankByActivity(repos.map((r) => ({ root: r.root, repo: r, activityMs: repoActivityMs(r) })))
+    .slice(0, 8)
+    .map((r) => r.repo);
 }
 
 /** Whether the host's own hook config runs `comity hook --tool <host>`: Cursor's hooks.json (roots, then ~), Copilot's .github/hooks/*.json (roots). */
@@ -284,7 +307,9 @@ function hostRunsComity(host: "cursor" | "copilot", roots: readonly string[], ho
       : roots.flatMap((d) => {
           const dir = path.join(findOwningRepo(d)?.root ?? d, ".github", "hooks");
           try {
-            return readdirSync(dir).filter((n) => n.endsWith(".json")).map((n) => path.join(dir, n));
+            return readdirSync(dir)
+              .filter((n) => n.endsWith(".json"))
+              .map((n) => path.join(dir, n));
           } catch {
             return [];
           }
@@ -325,7 +350,8 @@ function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind: "off" 
   const open = () =>
     (store ??= import("../coordination/embedded-store.js").then(({ openEmbeddedStore }) =>
       openEmbeddedStore(mode.file, {
-        onMovedAside: (reason, movedTo) => logFailOpen(ctx.configDir, { time: new Date(), tool: ctx.input.tool, event: ctx.nativeEvent, reason: `embedded store unusable (${reason}): moved to ${movedTo} and rebuilt` }),
+        onMovedAside: (reason, movedTo) =>
+          logFailOpen(ctx.configDir, { time: new Date(), tool: ctx.input.tool, event: ctx.nativeEvent, reason: `embedded store unusable (${reason}): moved to ${movedTo} and rebuilt` }),
       }),
     ));
   let chain: Promise<unknown> = Promise.resolve();
@@ -410,7 +436,15 @@ async function localBriefings(ctx: Ctx, repos: readonly Repo[]): Promise<Map<str
   for (const repo of repos) {
     try {
       // Symbols of the changed files come from the per-repo analysis cache when nothing moved since the last one.
-      const report = await analyzeWorkspace(repo.root, { walkUp: false, maxDepth: 0, symbols: true, maxRepos: 1, jobs: 1, symbolCacheDir: path.join(ctx.configDir, "symbols"), deadlineAt: ctx.deadlineAt });
+      const report = await analyzeWorkspace(repo.root, {
+        walkUp: false,
+        maxDepth: 0,
+        symbols: true,
+        maxRepos: 1,
+        jobs: 1,
+        symbolCacheDir: path.join(ctx.configDir, "symbols"),
+        deadlineAt: ctx.deadlineAt,
+      });
       const r = report.repos.find((x) => x.root === ".");
       if (r?.analysed === true) out.set(repo.root, buildLocalBriefing(r));
     } catch {

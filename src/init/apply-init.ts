@@ -15,7 +15,10 @@ export interface AppliedFile {
  * and a rename, keeping the file's mode. Unchanged files are not touched.
  */
 export function applyInit(plan: InitPlan, options: { now?: () => Date } = {}): AppliedFile[] {
-  const stamp = (options.now ?? (() => new Date()))().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  const stamp = (options.now ?? (() => new Date()))()
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
   return plan.files.map((f) => (f.changed ? write(f, stamp) : { file: f.file, written: false, backup: null }));
 }
 

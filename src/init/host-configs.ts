@@ -42,7 +42,7 @@ export const CURSOR_EDIT_MATCHER = "Write|Delete";
  * The hooks Comity installs for a host, with the contract's timeouts: 5 s
  * before a tool and at session start and prompt time (the CLI gives the API
  * 400 ms and 1.5 s), 10 s after a tool and at stop and session end. Codex has
- * no SessionEnd event (hosts.md, quirk 7), so none is written for it. Cursor
+ * no SessionEnd event (docs/hooks.md, Codex), so none is written for it. Cursor
  * takes flat entries under its own event names.
  */
 export function comityHooks(host: Exclude<InitHost, "omp" | "compozy">, command: string): HookTable {

@@ -42,21 +42,22 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
       const text = reader.read(path.join(repoRoot, dir, "pyproject.toml"));
       if (text !== null) {
         try {
-          const doc = (require("smol-toml") as typeof import("smol-toml")).parse(text) as Record<string, any>;
+          const doc = (require("smol-toml") as typeof import("smol-toml")).parse(text) as Record<string, unknown>;
+          const table = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
           const requirement = (r: unknown) => (typeof r === "string" ? /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(r)?.[1] : undefined);
-          const project = doc["project"] ?? {};
+          const project = table(doc["project"]);
           for (const r of Array.isArray(project["dependencies"]) ? project["dependencies"] : []) {
             const n = requirement(r);
             if (n !== undefined) add("python", n);
           }
-          for (const group of Object.values(project["optional-dependencies"] ?? {})) {
+          for (const group of Object.values(table(project["optional-dependencies"]))) {
             for (const r of Array.isArray(group) ? group : []) {
               const n = requirement(r);
               if (n !== undefined) add("python", n);
             }
           }
-          for (const n of Object.keys(doc["tool"]?.["uv"]?.["sources"] ?? {})) add("python", n);
-          for (const n of Object.keys(doc["tool"]?.["poetry"]?.["dependencies"] ?? {})) if (n.toLowerCase() !== "python") add("python", n);
+          for (const n of Object.keys(table(table(table(doc["tool"])["uv"])["sources"]))) add("python", n);
+          for (const n of Object.keys(table(table(table(doc["tool"])["poetry"])["dependencies"]))) if (n.toLowerCase() !== "python") add("python", n);
         } catch {
           // not TOML: nothing declared that can be read
         }

@@ -57,7 +57,7 @@ function owningPackage(repoRoot: string, filePath: string, python: boolean, read
     const abs = path.join(repoRoot, rel);
     if (python) {
       const text = reader.read(path.join(abs, "pyproject.toml"));
-      const name = text === null ? null : /^\[project\][^[]*?^name\s*=\s*["']([^"']+)["']/ms.exec(text)?.[1] ?? /^\[tool\.poetry\][^[]*?^name\s*=\s*["']([^"']+)["']/ms.exec(text)?.[1] ?? null;
+      const name = text === null ? null : (/^\[project\][^[]*?^name\s*=\s*["']([^"']+)["']/ms.exec(text)?.[1] ?? /^\[tool\.poetry\][^[]*?^name\s*=\s*["']([^"']+)["']/ms.exec(text)?.[1] ?? null);
       if (name) return { pkg: { name, ecosystem: "python", path: rel }, manifest: {} };
     } else {
       const text = reader.read(path.join(abs, "package.json"));
@@ -129,7 +129,10 @@ function edgesOf(text: string): Edges {
     const ns = /\*\s*as\s+([\w$]+)/.exec(clause);
     if (ns?.[1] !== undefined) imported.set(ns[1], { name: "*", from });
     for (const part of /\{([^}]*)\}/.exec(clause)?.[1]?.split(",") ?? []) {
-      const [name, as] = part.replace(/^\s*type\s+/, "").split(/\s+as\s+/).map((s) => s.trim());
+      const [name, as] = part
+        .replace(/^\s*type\s+/, "")
+        .split(/\s+as\s+/)
+        .map((s) => s.trim());
       if (name) imported.set(as || name, { name, from });
     }
   }
@@ -139,7 +142,10 @@ function edgesOf(text: string): Edges {
   }
   for (const m of text.matchAll(/\bexport\s+(?:type\s+)?\{([^}]*)\}\s*(?:from\s*["']([^"'\n]+)["'])?/g)) {
     for (const part of (m[1] ?? "").split(",")) {
-      const [name, as] = part.replace(/^\s*type\s+/, "").split(/\s+as\s+/).map((s) => s.trim());
+      const [name, as] = part
+        .replace(/^\s*type\s+/, "")
+        .split(/\s+as\s+/)
+        .map((s) => s.trim());
       if (!name) continue;
       if (m[2] !== undefined) out.named.push({ name, as: as || name, from: m[2] });
       else {
@@ -206,7 +212,10 @@ function pythonAliases(pkgDir: string, distribution: string, file: string, reade
     for (const m of text.matchAll(/^[ \t]*from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)/gm)) {
       if ((m[1] ?? "").split(".").pop() !== module) continue;
       for (const part of (m[2] ?? "").replace(/[()\\]/g, " ").split(",")) {
-        const [name, as] = part.trim().split(/\s+as\s+/).map((s) => s.trim());
+        const [name, as] = part
+          .trim()
+          .split(/\s+as\s+/)
+          .map((s) => s.trim());
         if (name && as) out.set(name, [...(out.get(name) ?? []), as]);
       }
     }

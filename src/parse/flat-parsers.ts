@@ -110,7 +110,7 @@ export async function loadWasmParsers(specs: readonly GrammarSpec[]): Promise<Ma
       if (noTimeLeft(limits)) throw parseOverBudget("deadline", limits);
       // web-tree-sitter's memory only grows: what a parse may allocate is how far it grows the memory past its size
       // when the parse started (read at each call: a grown memory is a new buffer).
-      const heap = (): number => ((webTreeSitterModule() as { HEAPU8?: Uint8Array } | null)?.HEAPU8?.byteLength ?? 0);
+      const heap = (): number => (webTreeSitterModule() as { HEAPU8?: Uint8Array } | null)?.HEAPU8?.byteLength ?? 0;
       const before = heap();
       const until = performance.now() + limits.deadlineMs;
       const cancel = limits.cancel;

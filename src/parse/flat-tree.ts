@@ -7,7 +7,7 @@ import type { Point, SyntaxNode, Tree } from "./syntax.js";
  * pre-order, so that the extractors and the query matcher read it without
  * crossing into the parser again: on real code most of the symbol pass went
  * to asking tree-sitter's nodes one property at a time (`--cpu-prof` on the
- * real corpora, benchmarks/README.md); one walk that copies every node
+ * real corpora); one walk that copies every node
  * costs a fraction of that.
  */
 export interface FlatTreeData {
@@ -521,7 +521,15 @@ function copyOut(count: number): FlatTreeData {
 
 /** A copy of a built tree's arrays that the next tree built in this thread leaves as it is (see {@link flatTreeBuilder}). */
 export function keepFlatTreeData(d: FlatTreeData): FlatTreeData {
-  return { count: d.count, types: d.types.slice(0, d.count), fields: d.fields.slice(0, d.count), starts: d.starts.slice(0, d.count), ends: d.ends.slice(0, d.count), parents: d.parents.slice(0, d.count), flags: d.flags.slice(0, d.count) };
+  return {
+    count: d.count,
+    types: d.types.slice(0, d.count),
+    fields: d.fields.slice(0, d.count),
+    starts: d.starts.slice(0, d.count),
+    ends: d.ends.slice(0, d.count),
+    parents: d.parents.slice(0, d.count),
+    flags: d.flags.slice(0, d.count),
+  };
 }
 
 /**
@@ -533,7 +541,23 @@ export function packFlatTreeData(d: FlatTreeData): ArrayBuffer {
   const n = d.count;
   // Already packed (the native parser's copies are): its own buffer, as it is.
   const own = d.starts.buffer;
-  if (own instanceof ArrayBuffer && own.byteLength === 17 * n && d.starts.byteOffset === 0 && d.starts.length === n && d.ends.buffer === own && d.ends.byteOffset === 4 * n && d.parents.buffer === own && d.parents.byteOffset === 8 * n && d.types.buffer === own && d.types.byteOffset === 12 * n && d.fields.buffer === own && d.fields.byteOffset === 14 * n && d.flags.buffer === own && d.flags.byteOffset === 16 * n) return own;
+  if (
+    own instanceof ArrayBuffer &&
+    own.byteLength === 17 * n &&
+    d.starts.byteOffset === 0 &&
+    d.starts.length === n &&
+    d.ends.buffer === own &&
+    d.ends.byteOffset === 4 * n &&
+    d.parents.buffer === own &&
+    d.parents.byteOffset === 8 * n &&
+    d.types.buffer === own &&
+    d.types.byteOffset === 12 * n &&
+    d.fields.buffer === own &&
+    d.fields.byteOffset === 14 * n &&
+    d.flags.buffer === own &&
+    d.flags.byteOffset === 16 * n
+  )
+    return own;
   const buffer = new ArrayBuffer(17 * n);
   const v = unpackFlatTreeData(n, buffer);
   v.starts.set(d.starts.subarray(0, n));

@@ -51,7 +51,8 @@ export function wasmFlatteners(): { cursor: Flattener; direct: Flattener | null;
   const next = call("_ts_tree_cursor_goto_next_sibling_wasm");
   const parent = call("_ts_tree_cursor_goto_parent_wasm");
   const free = call("_ts_tree_cursor_delete_wasm");
-  if (typeId === null || fieldId === null || start === null || end === null || missing === null || first === null || next === null || parent === null || free === null) return { cursor, direct: null, memory };
+  if (typeId === null || fieldId === null || start === null || end === null || missing === null || first === null || next === null || parent === null || free === null)
+    return { cursor, direct: null, memory };
   const direct = (tree: WasmTree): FlatTreeData => {
     tree.walk();
     const t = tree[0];
@@ -79,7 +80,7 @@ export function wasmFlatteners(): { cursor: Flattener; direct: Flattener | null;
  * as the public cursor does: reading memory depends on tree-sitter's layouts,
  * and the direct calls on its binding, so a version that changed either falls
  * back to the next one. (On real code reading memory is 3 times as fast as the
- * public cursor; benchmarks/README.md.)
+ * public cursor.)
  */
 export function wasmFlattener(sample: WasmTree): { readonly kind: "memory" | "direct" | "cursor"; readonly flatten: Flattener } {
   const { cursor, direct, memory } = wasmFlatteners();

@@ -76,7 +76,7 @@ function installFastI32(module: EmscriptenModule): boolean {
     if (type === "i32") (module.HEAP32 as Int32Array)[ptr >> 2] = value;
     else setValue(ptr, value, type);
   };
-  const fastGet = (ptr: number, type?: string): number | bigint => (type === "i32" ? (module.HEAP32 as Int32Array)[ptr >> 2] as number : getValue(ptr, type));
+  const fastGet = (ptr: number, type?: string): number | bigint => (type === "i32" ? ((module.HEAP32 as Int32Array)[ptr >> 2] as number) : getValue(ptr, type));
   // Checked, on a word of the module's memory allocated for it, against the originals before switching.
   const probe = malloc(8);
   fastSet(probe + 4, -123456789, "i32");

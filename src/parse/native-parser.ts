@@ -56,7 +56,8 @@ export function openFlatParser(): { addon: FlatParserAddon; problem: null; origi
       problems.push(`${i === 0 ? "the source build" : "the prebuilt one"} loads, but is not the parser this version of Comity expects`);
     } catch (error) {
       // Not there is the usual case for one of the two; a file that is there and does not load (another libc) is news.
-      if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") problems.push(`${i === 0 ? "the source build" : `the prebuilt one for ${process.platform}-${process.arch}`} does not load: ${(error as Error).message.split("\n")[0] ?? ""}`);
+      if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND")
+        problems.push(`${i === 0 ? "the source build" : `the prebuilt one for ${process.platform}-${process.arch}`} does not load: ${(error as Error).message.split("\n")[0] ?? ""}`);
     }
   }
   return { addon: null, problem: problems.length > 0 ? problems.join("; ") : `it was not built, and none is prebuilt for ${process.platform}-${process.arch}` };

@@ -8,9 +8,7 @@ export interface InsteadOfRule {
 
 /** The `insteadOf` rules in config entries. */
 export function insteadOfRules(entries: readonly GitConfigEntry[]): InsteadOfRule[] {
-  return entries
-    .filter((e) => e.section === "url" && e.subsection !== null && e.key === "insteadof")
-    .map((e) => ({ base: e.subsection ?? "", prefix: e.value }));
+  return entries.filter((e) => e.section === "url" && e.subsection !== null && e.key === "insteadof").map((e) => ({ base: e.subsection ?? "", prefix: e.value }));
 }
 
 /**

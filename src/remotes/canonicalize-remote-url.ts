@@ -62,16 +62,7 @@ function transport(scheme: string): string {
 }
 
 function isLocalPath(s: string): boolean {
-  return (
-    s.startsWith("/") ||
-    s.startsWith("./") ||
-    s.startsWith("../") ||
-    s === "." ||
-    s === ".." ||
-    s.startsWith("~") ||
-    s.startsWith("\\\\") ||
-    /^[A-Za-z]:[\\/]/.test(s)
-  );
+  return s.startsWith("/") || s.startsWith("./") || s.startsWith("../") || s === "." || s === ".." || s.startsWith("~") || s.startsWith("\\\\") || /^[A-Za-z]:[\\/]/.test(s);
 }
 
 function fileUrlPath(rest: string): string {
@@ -110,7 +101,9 @@ function hosted(scheme: string, rest: string): CanonicalRemote | null {
   }
   const hp = /^(\[[^\]]+\]|[^:]*)(?::(\d*))?$/.exec(hostPort);
   if (hp === null) return null;
-  let host = safeDecode(hp[1] ?? "").toLowerCase().replace(/\.$/, "");
+  let host = safeDecode(hp[1] ?? "")
+    .toLowerCase()
+    .replace(/\.$/, "");
   if (host === "" || /[\s/\\]/.test(host)) return null;
   if (host.startsWith("www.")) host = host.slice(4);
   const port = hp[2] ?? "";

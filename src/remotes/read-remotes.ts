@@ -22,9 +22,7 @@ export function readRemotes(entries: readonly GitConfigEntry[]): Remote[] {
     urls.push(applyInsteadOf(e.value, rules));
     byName.set(e.subsection, urls);
   }
-  return [...byName.entries()]
-    .map(([name, urls]) => ({ name, urls }))
-    .sort((a, b) => compareStrings(a.name, b.name));
+  return [...byName.entries()].map(([name, urls]) => ({ name, urls })).sort((a, b) => compareStrings(a.name, b.name));
 }
 
 /** The remote a repo's base is measured against: `origin` when present, else the first by name. */

@@ -12,7 +12,10 @@ export function rootCommitFingerprints(repoRoot: string, env: Readonly<Record<st
   return new Promise((resolve) => {
     execFile("git", ["rev-list", "--max-parents=0", "HEAD"], { cwd: repoRoot, env: { ...env, GIT_OPTIONAL_LOCKS: "0" }, timeout: 2000, maxBuffer: 1 << 20 }, (error, stdout) => {
       if (error !== null) return resolve([]);
-      const shas = stdout.split("\n").map((l) => l.trim()).filter((l) => /^[0-9a-f]{40,64}$/.test(l));
+      const shas = stdout
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => /^[0-9a-f]{40,64}$/.test(l));
       resolve([...new Set(shas.map((sha) => createHash("sha256").update(`root-commit:${sha}`, "utf8").digest("hex")))].sort(compareStrings));
     });
   });

@@ -25,7 +25,7 @@ const ROUTES = ["GET /v1/health", "POST /v1/hooks/evaluate", "GET /v1/sessions",
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * The server's limits (README, "comity serve"): a client gets 5 s to send its headers and 10 s for the whole
+ * The server's limits (docs/server.md): a client gets 5 s to send its headers and 10 s for the whole
  * request, checked every second (Node checks every 30 s by default, so a slow client would hold a socket that
  * long); an idle keep-alive connection closes after 5 s; at most 1,024 connections at once, beyond which new
  * ones are closed at once.

@@ -91,7 +91,11 @@ export interface TokenInfo {
 /** A team's tokens: id, name, created, last used; never the token nor its hash. */
 export async function listTokens(db: Database, teamName: string): Promise<TokenInfo[]> {
   const team = await teamPolicy(db, teamName);
-  const rows = await db.read((sql) => sql.all<{ id: string; name: string | null; created_at: number; last_used_at: number | null }>("SELECT id, name, created_at, last_used_at FROM tokens WHERE team_id = ? ORDER BY created_at, id", [team.id]));
+  const rows = await db.read((sql) =>
+    sql.all<{ id: string; name: string | null; created_at: number; last_used_at: number | null }>("SELECT id, name, created_at, last_used_at FROM tokens WHERE team_id = ? ORDER BY created_at, id", [
+      team.id,
+    ]),
+  );
   return rows.map((r) => ({ id: r.id, name: r.name, created_at: Number(r.created_at), last_used_at: r.last_used_at === null ? null : Number(r.last_used_at) }));
 }
 

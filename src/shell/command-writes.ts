@@ -46,7 +46,7 @@ export function commandWrites(name: string, args: ReadonlyArray<string | null>, 
   // npx prettier …, pnpm exec prettier …, yarn prettier …
   if (RUNNERS.has(cmd) || ((cmd === "pnpm" || cmd === "yarn" || cmd === "bun") && rest[0] !== undefined)) {
     if ((cmd === "pnpm" || cmd === "bun") && (rest[0] === "exec" || rest[0] === "x" || rest[0] === "dlx")) rest = rest.slice(1);
-    while (rest[0] !== undefined && rest[0] !== null && rest[0].startsWith("-")) rest = rest.slice(1);
+    while (rest[0]?.startsWith("-")) rest = rest.slice(1);
     if (rest[0] === undefined || rest[0] === null) return NONE;
     cmd = path.basename(rest[0]);
     rest = rest.slice(1);
@@ -60,7 +60,7 @@ export function commandWrites(name: string, args: ReadonlyArray<string | null>, 
         options = false;
         continue;
       }
-      if (options && a !== null && a.startsWith("-") && a !== "-") {
+      if (options && a?.startsWith("-") && a !== "-") {
         if (valued.has(a)) i++;
         continue;
       }
@@ -91,7 +91,7 @@ export function commandWrites(name: string, args: ReadonlyArray<string | null>, 
       const ops: Array<string | null> = [];
       for (let i = 0; i < rest.length; i++) {
         const a = rest[i] as string | null;
-        if (a !== null && a.startsWith("-")) {
+        if (a?.startsWith("-")) {
           if (/^-[a-zA-Z]*[eE]$/.test(a)) i++;
           continue;
         }
@@ -171,7 +171,7 @@ function gitWrites(
       chdir = args[i + 1] ?? null;
       i += 2;
     } else if (a === "-c" || a === "--git-dir" || a === "--work-tree") i += 2;
-    else if (a !== null && a.startsWith("-")) i++;
+    else if (a?.startsWith("-")) i++;
     else break;
   }
   const sub = args[i] ?? null;

@@ -82,7 +82,7 @@ export function shellWritePaths(parser: ShellParser, command: string, options: S
       i++;
       while (i < words.length) {
         const w = literal(words[i] as SyntaxNode);
-        if (w !== null && w.startsWith("-")) i += WRAPPER_VALUE_OPTIONS.has(w) ? 2 : 1;
+        if (w?.startsWith("-")) i += WRAPPER_VALUE_OPTIONS.has(w) ? 2 : 1;
         else if (w !== null && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) i++;
         else break;
       }
@@ -98,7 +98,7 @@ export function shellWritePaths(parser: ShellParser, command: string, options: S
           options = false;
           continue;
         }
-        if (options && t !== null && t.startsWith("-") && t !== "-") continue;
+        if (options && t?.startsWith("-") && t !== "-") continue;
         target(a, state);
       }
     } else if (base === "cd" || base === "pushd") {

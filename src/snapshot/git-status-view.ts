@@ -48,7 +48,8 @@ export function readGitStatusView(
 ): GitStatusView | { readonly walk: string } {
   const plan = planStatus(repo, fs, configEnv, statusIndex, options.withIndex ?? true);
   if ("walk" in plan) return plan;
-  const listed = plan.privateIndex === null ? plainStatus(repo.root, configEnv) : expandCached(repo.root, configEnv, plan.privateIndex, runGitStatus(repo.root, configEnv, { privateIndex: plan.privateIndex }));
+  const listed =
+    plan.privateIndex === null ? plainStatus(repo.root, configEnv) : expandCached(repo.root, configEnv, plan.privateIndex, runGitStatus(repo.root, configEnv, { privateIndex: plan.privateIndex }));
   return finishView(plan, listed);
 }
 
@@ -140,10 +141,9 @@ function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusI
   if (facts.distrust !== null) return { walk: facts.distrust };
   // Attributes as git reads them: the work tree's .gitattributes files (tracked ones here; an untracked one once
   // status lists it), info/attributes and core.attributesFile.
-  const attributeFiles = [
-    ...outside.map((o) => ({ name: o.name, text: readText(fs, o.file) })),
-    ...facts.attributes.map((a) => ({ name: a, text: readText(fs, path.join(repo.root, a)) })),
-  ].filter((f): f is { name: string; text: string } => f.text !== null);
+  const attributeFiles = [...outside.map((o) => ({ name: o.name, text: readText(fs, o.file) })), ...facts.attributes.map((a) => ({ name: a, text: readText(fs, path.join(repo.root, a)) }))].filter(
+    (f): f is { name: string; text: string } => f.text !== null,
+  );
   const distrusted = distrustedAttributes(attributeFiles);
   if (distrusted === "walk") return { walk: attributesDistrust(attributeFiles) ?? "attributes" };
   const large = statusIndex !== null && facts.files >= (statusIndex.minEntries ?? STATUS_INDEX_MIN_ENTRIES);

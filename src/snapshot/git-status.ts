@@ -146,7 +146,12 @@ export function runGitStatusAsync(root: string, where: GitConfigEnv, run: GitSta
 export function listAttributed(root: string, where: GitConfigEnv, pathspecs: readonly string[]): Array<{ path: string; mode: number; oid: string }> | null {
   const env = gitEnv(where);
   env["GIT_OPTIONAL_LOCKS"] = "0";
-  const r = spawnSync("git", ["--no-optional-locks", "-c", "core.quotePath=false", "ls-files", "-s", "-z", "--", ...pathspecs], { cwd: root, env, maxBuffer: 1024 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] });
+  const r = spawnSync("git", ["--no-optional-locks", "-c", "core.quotePath=false", "ls-files", "-s", "-z", "--", ...pathspecs], {
+    cwd: root,
+    env,
+    maxBuffer: 1024 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   if (r.status !== 0 || r.stdout === null) return null;
   const out: Array<{ path: string; mode: number; oid: string }> = [];
   for (const rec of r.stdout.toString("utf8").split("\0")) {
@@ -186,4 +191,14 @@ function gitStatusCommand(where: GitConfigEnv, run: GitStatusRun): { args: strin
 }
 
 /** Variables that would point git at another repo, index or work tree than the one asked about. */
-const REPO_SELECTING = new Set(["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_CEILING_DIRECTORIES"]);
+const REPO_SELECTING = new Set([
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_COMMON_DIR",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+  "GIT_CEILING_DIRECTORIES",
+]);

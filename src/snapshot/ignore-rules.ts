@@ -41,11 +41,7 @@ export function configIgnoreCase(entries: readonly GitConfigEntry[]): boolean {
 }
 
 /** Where `core.excludesFile` points, with its default of `$XDG_CONFIG_HOME/git/ignore`. */
-export function excludesFilePath(
-  entries: readonly GitConfigEntry[],
-  env: Readonly<Record<string, string | undefined>>,
-  homeDir: string,
-): string {
+export function excludesFilePath(entries: readonly GitConfigEntry[], env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
   const v = configValue(entries, "core", "excludesfile");
   if (v !== undefined) return v.startsWith("~/") ? path.join(homeDir, v.slice(2)) : v;
   const xdg = env["XDG_CONFIG_HOME"] || path.join(homeDir, ".config");

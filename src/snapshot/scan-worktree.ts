@@ -34,10 +34,7 @@ export interface WorktreeScan {
  * Lists a work tree with git's view of what is tracked and ignored: reads the
  * repo's config, its index (v2-v4), and the ignore rules, then walks.
  */
-export async function scanWorktree(
-  repo: Repo,
-  options: { fs: WorktreeFs; configEnv: GitConfigEnv; workers?: number | "auto"; expectedPaths?: number },
-): Promise<WorktreeScan> {
+export async function scanWorktree(repo: Repo, options: { fs: WorktreeFs; configEnv: GitConfigEnv; workers?: number | "auto"; expectedPaths?: number }): Promise<WorktreeScan> {
   const { fs, configEnv } = options;
   const diagnostics: Diagnostic[] = [];
   const config = repo.commonDir === null ? [] : loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
@@ -82,13 +79,7 @@ export async function scanWorktree(
 export function indexMatches(idx: IndexEntry, s: StatEntry): boolean {
   const isFile = (idx.mode & 0o170000) === 0o100000;
   return (
-    isFile &&
-    !idx.skipWorktree &&
-    ((idx.mode & 0o100) !== 0) === s.executable &&
-    idx.size === s.size % 2 ** 32 &&
-    idx.ino === s.ino % 2 ** 32 &&
-    idx.mtimeMs === s.mtimeMs &&
-    idx.ctimeMs === s.ctimeMs
+    isFile && !idx.skipWorktree && ((idx.mode & 0o100) !== 0) === s.executable && idx.size === s.size % 2 ** 32 && idx.ino === s.ino % 2 ** 32 && idx.mtimeMs === s.mtimeMs && idx.ctimeMs === s.ctimeMs
   );
 }
 
@@ -141,13 +132,7 @@ function indexUsable(index: GitIndex, config: readonly GitConfigEntry[], sawAttr
   return !index.split && !sawAttributes && storesFilesAsTheyAre(config, repo);
 }
 
-function baseIgnoreLevels(
-  fs: WorktreeFs,
-  repo: Repo,
-  config: readonly GitConfigEntry[],
-  where: GitConfigEnv,
-  ignoreCase: boolean,
-): IgnoreLevel[] {
+function baseIgnoreLevels(fs: WorktreeFs, repo: Repo, config: readonly GitConfigEntry[], where: GitConfigEnv, ignoreCase: boolean): IgnoreLevel[] {
   const levels: IgnoreLevel[] = [];
   const read = (file: string): string | null => {
     try {
@@ -162,4 +147,3 @@ function baseIgnoreLevels(
   if (exclude !== null) levels.push(ignoreLevel("", exclude, ignoreCase));
   return levels;
 }
-

@@ -17,8 +17,8 @@ export const STATUS_INDEX_MIN_ENTRIES = 10_000;
 /**
  * A private copy of a repo's index, for `git status` to refresh and keep its
  * untracked cache in (`GIT_INDEX_FILE`): git then re-reads only the folders
- * whose mtime moved instead of listing every folder (170 -> 100 ms on
- * 100,000 files, benchmarks/README.md), and the user's own index is never
+ * whose mtime moved instead of listing every folder (about 40% less on
+ * 100,000 files), and the user's own index is never
  * written. The copy is named by the real index's checksum, so it always
  * holds the real index's entries (git changes only its stat data and
  * extensions); it is written from the bytes the caller read and checked, and

@@ -49,8 +49,18 @@ export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): SnapshotRe
     const attributed = listAttributed(repo.root, ctx.configEnv, view.distrusted.pathspecs);
     if (attributed === null) return { walk: `${view.distrusted.reason}, and git ls-files could not list the paths it covers` };
     const listed = new Set(view.records.map((r) => r.path));
-    records = [...view.records, ...attributed.filter((a) => !listed.has(a.path)).map((a): StatusRecord => ({ kind: "changed", path: a.path, worktree: "M", indexMode: a.mode, indexOid: a.oid, headMode: 0, headOid: "" }))];
-    diagnostics.push(diagnostic("snapshot_attributed_paths", "info", null, `asked git status, and looked at the ${attributed.length} path(s) under ${view.distrusted.reason.replace(/ in .*$/, "")} itself (git's view of them may hide a write)`));
+    records = [
+      ...view.records,
+      ...attributed.filter((a) => !listed.has(a.path)).map((a): StatusRecord => ({ kind: "changed", path: a.path, worktree: "M", indexMode: a.mode, indexOid: a.oid, headMode: 0, headOid: "" })),
+    ];
+    diagnostics.push(
+      diagnostic(
+        "snapshot_attributed_paths",
+        "info",
+        null,
+        `asked git status, and looked at the ${attributed.length} path(s) under ${view.distrusted.reason.replace(/ in .*$/, "")} itself (git's view of them may hide a write)`,
+      ),
+    );
   }
   for (const r of records) {
     if (bad.has(r.path)) continue;
@@ -107,7 +117,7 @@ export function takeGitSnapshot(repo: Repo, ctx: GitSnapshotContext): SnapshotRe
  * symlink (git does not follow one, nor may we).
  */
 function statPath(fs: WorktreeFs, root: string, rel: string, deleted: boolean): StatEntry | null {
-  let st;
+  let st: ReturnType<WorktreeFs["lstatSync"]>;
   try {
     st = fs.lstatSync(`${root}/${rel}`);
   } catch {

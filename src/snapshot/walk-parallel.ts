@@ -29,7 +29,8 @@ export function startWalkPool(data: WalkWorkerData, helpers: number): WalkPool {
  * are fed). A helper that fails hands its batch back to this thread: nothing
  * is lost.
  */
-export async function walkParallel(input: WalkInput, pool: WalkPool): Promise<WalkResult> {  const entries: StatEntry[] = [];
+export async function walkParallel(input: WalkInput, pool: WalkPool): Promise<WalkResult> {
+  const entries: StatEntry[] = [];
   const diagnostics: Diagnostic[] = [];
   const nested: string[] = [];
   let sawAttributes = false;

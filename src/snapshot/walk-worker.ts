@@ -43,9 +43,7 @@ const level = (base: string, text: string): IgnoreLevel => {
 };
 
 parentPort?.on("message", (message: WorkerMessage) => {
-  const results = message.tasks.map((task) =>
-    walkTask(input, { abs: task.abs, rel: task.rel, insideIgnored: task.insideIgnored, levels: task.levels.map((l) => level(l.base, l.text)) }, Infinity),
-  );
+  const results = message.tasks.map((task) => walkTask(input, { abs: task.abs, rel: task.rel, insideIgnored: task.insideIgnored, levels: task.levels.map((l) => level(l.base, l.text)) }, Infinity));
   const wire = encodeWalkResult({
     entries: results.flatMap((r) => r.entries),
     sawAttributes: results.some((r) => r.sawAttributes),

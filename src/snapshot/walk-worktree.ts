@@ -69,7 +69,7 @@ export function walkTask(input: WalkInput, task: WalkTask, maxDepth: number): Wa
   let sawAttributes = false;
 
   const visit = (abs: string, rel: string, levels: readonly IgnoreLevel[], insideIgnored: boolean, depth: number): void => {
-    let dirents;
+    let dirents: Dirent[];
     try {
       dirents = fs.readdirSync(abs, { withFileTypes: true });
     } catch (error) {

@@ -159,7 +159,9 @@ export async function worktreeHash(
 
 /** The hash itself: HEAD's id, then one line per path that differs from it. */
 function hashOfLines(headOid: string | null, lines: readonly string[]): string {
-  return createHash("sha256").update(`comity-worktree/1\n${headOid ?? "unborn"}\n${lines.join("\n")}`, "utf8").digest("hex");
+  return createHash("sha256")
+    .update(`comity-worktree/1\n${headOid ?? "unborn"}\n${lines.join("\n")}`, "utf8")
+    .digest("hex");
 }
 
 type Side = { readonly mode: string; readonly oid: string } | null;

@@ -59,7 +59,10 @@ export async function readRepoState(repo: Repo, options: RepoStateOptions = {}):
   const config = loadGitConfig(fs, where, gitConfigFiles(where, repo.commonDir, repo.gitDir));
   diagnostics.push(...config.diagnostics);
   const remotes = readRemotes(config.entries);
-  const fingerprints = remoteFingerprints(remotes.flatMap((r) => r.urls), repo.root);
+  const fingerprints = remoteFingerprints(
+    remotes.flatMap((r) => r.urls),
+    repo.root,
+  );
 
   const refs = new RefReader(fs, repo.gitDir, repo.commonDir);
   const head = refs.head();
@@ -105,15 +108,7 @@ function defaultBranchRef(refs: RefReader, remotes: readonly Remote[]): string |
   return candidates.find((ref) => refs.resolve(ref) !== null) ?? null;
 }
 
-async function mergeBaseOf(
-  repo: Repo,
-  config: readonly GitConfigEntry[],
-  head: string,
-  base: string,
-  baseRef: string,
-  options: RepoStateOptions,
-  diagnostics: Diagnostic[],
-): Promise<string | null> {
+async function mergeBaseOf(repo: Repo, config: readonly GitConfigEntry[], head: string, base: string, baseRef: string, options: RepoStateOptions, diagnostics: Diagnostic[]): Promise<string | null> {
   if (head === base) return head;
   const commonDir = repo.commonDir ?? "";
   const format = configValue(config, "extensions", "objectformat");

@@ -11,8 +11,7 @@ export async function openPostgresDatabase(url: string, options: { max?: number 
   const pg = (await import("pg")).default;
   const INT8 = 20;
   const types = {
-    getTypeParser: ((oid: number, format?: "text" | "binary") =>
-      oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
+    getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format ?? "text"))) as typeof pg.types.getTypeParser,
   };
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types });
   // An idle client losing its connection must not crash the server.

@@ -31,15 +31,18 @@ export async function pruneExpired(db: Database, now: number): Promise<number> {
     // An intent is over when released, or when its session fell silent (its lease slides with the session).
     const over = `(i.released_at < ? OR (i.released_at IS NULL AND (SELECT s.last_seen_at FROM sessions s WHERE s.id = i.session_id) < ?))`;
     const cutoff = now - RETENTION.deliveredMs;
-    n += await sql.run(
-      `DELETE FROM intent_paths WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intent_paths.team_id AND i.number = intent_paths.intent_number AND ${over})`,
-      [cutoff, cutoff],
-    );
+    n += await sql.run(`DELETE FROM intent_paths WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intent_paths.team_id AND i.number = intent_paths.intent_number AND ${over})`, [
+      cutoff,
+      cutoff,
+    ]);
     n += await sql.run(`DELETE FROM intents WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intents.team_id AND i.number = intents.number AND ${over})`, [cutoff, cutoff]);
     n += await sql.run("DELETE FROM symbol_changes WHERE created_at < ?", [now - RETENTION.symbolChangesMs]);
     const gone = "SELECT id FROM sessions WHERE last_seen_at < ?";
     const sessionCutoff = [now - RETENTION.sessionsMs];
-    n += await sql.run(`DELETE FROM intent_paths WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intent_paths.team_id AND i.number = intent_paths.intent_number AND i.session_id IN (${gone}))`, sessionCutoff);
+    n += await sql.run(
+      `DELETE FROM intent_paths WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intent_paths.team_id AND i.number = intent_paths.intent_number AND i.session_id IN (${gone}))`,
+      sessionCutoff,
+    );
     n += await sql.run("DELETE FROM session_events WHERE at < ?", [now - RETENTION.sessionsMs]);
     for (const table of ["intents", "session_files", "session_references", "session_uses", "session_parse_errors", "session_events", "notices", "symbol_changes"]) {
       n += await sql.run(`DELETE FROM ${table} WHERE session_id IN (${gone})`, sessionCutoff);

@@ -5,9 +5,9 @@ import { Worker } from "node:worker_threads";
  * How long the checkpointer lets commits gather before each checkpoint while
  * they keep coming. Each checkpoint leaves less for the request connection's
  * own one when the WAL must start over, which stalls every waiting request
- * for its fsyncs: checkpointing every 250 ms, the burst load test met 10-30 ms
- * stalls about twice per 1,000 events; every 50 ms they shrink (burst p99
- * 45-64 -> 39-44 ms, benchmarks/README.md).
+ * for its fsyncs: checkpoints every 250 ms left stalls of tens of
+ * milliseconds in the burst load test (`npm run bench:serve`); every 50 ms
+ * they shrink.
  */
 export const CHECKPOINT_EVERY_MS = 50;
 

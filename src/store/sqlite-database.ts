@@ -44,7 +44,7 @@ export async function openSqliteDatabase(file: string, options: SqliteOptions = 
   // (a writer that never pauses otherwise keeps the worker from ever finishing). If the worker fails, this
   // connection checkpoints as SQLite does by default. After a checkpoint the WAL file keeps its size (up to 64 MB)
   // and is written over from the start: growing it again would allocate blocks on every commit, and on ext4 such a
-  // commit waits for the journal (measured: commits of 4-35 ms; paced p99 13-28 -> 7-10 ms, benchmarks/README.md).
+  // commit waits for the journal, which is what the server's p99 under load was made of.
   let checkpointer: Checkpointer | null = null;
   if (file !== ":memory:" && options.checkpointer !== false) {
     db.pragma("wal_autocheckpoint = 10000");

@@ -34,7 +34,8 @@ function pythonMask(text: string): Uint8Array {
       while (j < n) {
         if (text[j] === "\\") j += 2;
         else if (text.startsWith(quote, j)) break;
-        else if (!triple && text[j] === "\n") break; // an unterminated one-line string ends at its line
+        else if (!triple && text[j] === "\n")
+          break; // an unterminated one-line string ends at its line
         else j++;
       }
       const to = Math.min(n, j + (text.startsWith(quote, j) ? quote.length : 0));
@@ -108,9 +109,13 @@ function scriptMask(text: string): Uint8Array {
       let inClass = false;
       while (j < n && text[j] !== "\n") {
         if (text[j] === "\\") j += 2;
-        else if (text[j] === "[") (inClass = true), j++;
-        else if (text[j] === "]") (inClass = false), j++;
-        else if (text[j] === "/" && !inClass) break;
+        else if (text[j] === "[") {
+          inClass = true;
+          j++;
+        } else if (text[j] === "]") {
+          inClass = false;
+          j++;
+        } else if (text[j] === "/" && !inClass) break;
         else j++;
       }
       const to = Math.min(n, j + 1);

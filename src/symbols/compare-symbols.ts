@@ -21,14 +21,13 @@ export interface SymbolChange {
 
 export type CompatLanguage = "typescript" | "python";
 
-
 /**
  * Compares a file's symbols before and after an edit: `added`, `removed`,
  * `renamed` (one removed and one added with the same kind, signature shape
  * and body), `signature_changed` and `body_changed`, each with a
  * compatibility verdict for callers. Non-exported symbols are `internal`;
  * for exported ones the language rules of
- * `../shared/reference/compatibility.md` decide, with machine-readable
+ * `docs/compatibility.md` say, with machine-readable
  * reasons. Pure; sorted by qualified name.
  *
  * @example
@@ -130,8 +129,7 @@ export function compareSymbols(before: readonly SymbolRecord[], after: readonly 
 
 /** Internal when nothing public changed; else breaking when any reason breaks callers, compatible otherwise. */
 function verdictOf(qualified_name: string, kind: SymbolKind, change: SymbolChangeKind, exported: boolean, reasons: readonly ChangeReason[]): SymbolChange {
-  const compatibility: Compatibility =
-    !exported || reasons.length === 0 ? "internal" : reasons.some((r) => r.verdict === "breaking") ? "breaking" : "compatible";
+  const compatibility: Compatibility = !exported || reasons.length === 0 ? "internal" : reasons.some((r) => r.verdict === "breaking") ? "breaking" : "compatible";
   return { qualified_name, kind, change, renamed_from: null, exported, compatibility, reasons };
 }
 

@@ -50,14 +50,10 @@ export const DEFAULT_MIN_FILES_FOR_POOL = 32;
 /**
  * The bytes to parse that make a worker worth starting on 2 cores, when the
  * work sets how many there are ({@link defaultMinBytesPerWorker}). The
- * workers parse and this thread extracts, on the same 2 cores; each worker
- * starts in 0.15-0.25 s and loads its grammars. Measured when each worker
- * also extracted (and compiled the extraction's code for itself), two
- * workers against this thread alone: 1 MB of TypeScript 1.56 s against 1.39
- * s, 2 MB 2.26 against 2.23, 4 MB 3.09 against 3.45; `comity analyze` of
- * 2,000 small changed files (0.9 MB, both versions) 4.1 s against 3.4 s.
- * With the workers parsing only (2026-12-02, interleaved, medians of 5):
- * 2.1 MB 1.36 s against 1.31, 4.5 MB 2.15 against 2.48 (benchmarks/README.md).
+ * workers parse and this thread extracts, on the same 2 cores, and each worker
+ * takes a fraction of a second to start and load its grammars: below about
+ * 2 MB this thread alone finishes first (`node benchmarks/symbols.mjs` at
+ * several sizes finds the break-even).
  */
 export const DEFAULT_MIN_BYTES_PER_WORKER = 2 * 1024 * 1024;
 
@@ -262,7 +258,7 @@ export async function printedEach(
       const job = jobs[i] as ExtractJob;
       const key = keys[i];
       if (lines === null || line.fresh === undefined || key === undefined || job.abs === undefined) return;
-      const stamp = key === hashes[i] ? stamps[i] ?? null : null;
+      const stamp = key === hashes[i] ? (stamps[i] ?? null) : null;
       lines.put(job.abs, stamp, key, languageId(job), line.fresh.borrowed ? Buffer.from(line.fresh.printed) : line.fresh.printed, line.fresh.diagnostics);
     },
     ...(room === undefined ? {} : { room }),
@@ -354,7 +350,9 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
               return kept;
             },
           };
-    indices.forEach((i, k) => put(i, keep(extractJob(list[k] as ExtractJob, extractor, storeFor(i)), i)));
+    indices.forEach((i, k) => {
+      put(i, keep(extractJob(list[k] as ExtractJob, extractor, storeFor(i)), i));
+    });
   };
   for (const [i, job] of jobs.entries()) {
     try {
@@ -388,7 +386,9 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     return results as T[];
   }
   const list = todo.map((i) => jobs[i] as ExtractJob);
-  const pool = options.pool ?? (options.startPool ?? startExtractPool)({ workers, languages: languagesOf(list), ...backendOf(options), ...(options.parseLimits === undefined ? {} : { parseLimits: options.parseLimits }) });
+  const pool =
+    options.pool ??
+    (options.startPool ?? startExtractPool)({ workers, languages: languagesOf(list), ...backendOf(options), ...(options.parseLimits === undefined ? {} : { parseLimits: options.parseLimits }) });
   const { leftovers, timedOut, crashed } = await runPool(pool, list, {
     cacheDir: options.cacheDir,
     printedOnly: as.printedOnly,
@@ -415,7 +415,8 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
   if (rest.length > 0) {
     await local(
       rest.map((k) => todo[k] as number),
-      (r, i) => as.fromResult(crashedJobs.has(i) ? { ...r, diagnostics: [...r.diagnostics, diagnostic("worker_crashed", "info", r.path, "a worker died on this file: analysed in the main thread")] } : r),
+      (r, i) =>
+        as.fromResult(crashedJobs.has(i) ? { ...r, diagnostics: [...r.diagnostics, diagnostic("worker_crashed", "info", r.path, "a worker died on this file: analysed in the main thread")] } : r),
     );
   }
   return results as T[];

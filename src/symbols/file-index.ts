@@ -105,7 +105,7 @@ export function createFileIndex(dir: string, options: { nameOf?: (folder: string
         return;
       }
       const entry: Entry = [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dev, hash];
-      if (old !== undefined && old.every((v, i) => v === entry[i])) return;
+      if (old?.every((v, i) => v === entry[i])) return;
       folder.entries.set(name, entry);
       folder.changed = true;
     },

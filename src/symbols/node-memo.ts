@@ -26,6 +26,6 @@ export function nodeMemo<T>(derive: (node: SyntaxNode) => T): (node: SyntaxNode)
  * A node's parent, looked up once per node: in tree-sitter 0.25
  * `node.parent` walks down from the root to the node and builds a new node
  * object each time (through WASM, a tenth of the symbol pool's time went
- * there before this memo; benchmarks/README.md).
+ * there before this memo).
  */
 export const parentOf: (node: SyntaxNode) => SyntaxNode | null = nodeMemo((node) => node.parent);

@@ -21,7 +21,9 @@ let limitsNow = parseLimitsOf({ parseLimits: data.parseLimits });
 let cancel: Int32Array | null = null;
 const parseLimits = (length: number): ParseLimits => (cancel === null ? limitsNow(length) : { ...limitsNow(length), cancel });
 // A worker that extracts loads the whole extractor (which parses too); one that only parses, the parsers alone.
-const extractor: SymbolExtractor | null = data.extract ? await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend: data.kind === "wasm" ? "wasm" : "flat", ...languages, parseLimits }) : null;
+const extractor: SymbolExtractor | null = data.extract
+  ? await (await import("./symbol-extractor.js")).createSymbolExtractor({ backend: data.kind === "wasm" ? "wasm" : "flat", ...languages, parseLimits })
+  : null;
 const parser: TreeParser | null = extractor === null ? await createTreeParser({ ...languages, kind: data.kind, parseLimits }) : null;
 const cacheText = extractor === null ? null : await import("./symbol-cache.js");
 const post = (m: ParseMessage, transfer: ArrayBuffer[] = []): void => parentPort?.postMessage(m, transfer);
@@ -39,12 +41,16 @@ function answer(work: ParseWork, k: number): void {
   if (extractor !== null && cacheText !== null && source !== null) {
     const r = extractor.extract(job.path, source);
     const store = work.cached && job.store !== false && cacheText.keepable(r);
-    return post({ index: k, text: cacheText.entryText(r, { printedOnly: work.printedOnly && !store }), storeAs: store ? extractor.hasher.xxh64(source) : null });
+    post({ index: k, text: cacheText.entryText(r, { printedOnly: work.printedOnly && !store }), storeAs: store ? extractor.hasher.xxh64(source) : null });
+    return;
   }
   const made = source === null || parser === null ? null : parser.parse(job.path, source);
   // A copy of the bytes with a buffer of its own, which is transferred (a small file's bytes share Node's buffer pool).
   const bytes = source === null ? null : new Uint8Array(source);
-  if (made === TIMED_OUT) return post({ index: k, bytes, count: -1, buffer: null, timedOut: true }, bytes === null ? [] : [bytes.buffer as ArrayBuffer]);
+  if (made === TIMED_OUT) {
+    post({ index: k, bytes, count: -1, buffer: null, timedOut: true }, bytes === null ? [] : [bytes.buffer as ArrayBuffer]);
+    return;
+  }
   const buffer = made === null ? null : packFlatTreeData(made);
   const transfer = [...(bytes === null ? [] : [bytes.buffer as ArrayBuffer]), ...(buffer === null ? [] : [buffer])];
   post({ index: k, bytes, count: made?.count ?? -1, buffer }, transfer);

@@ -80,7 +80,12 @@ export async function runPool(pool: ExtractPool, list: readonly ExtractJob[], op
     control.fill(-1, CONTROL.workers, CONTROL.workers + pool.size);
     const work: Omit<ParseWork, "slot"> = {
       size: pool.size,
-      jobs: list.map((j) => ({ path: j.path, ...(j.abs === undefined ? {} : { abs: j.abs }), ...(j.bytes === undefined ? {} : { bytes: j.bytes }), ...(j.store === undefined ? {} : { store: j.store }) })),
+      jobs: list.map((j) => ({
+        path: j.path,
+        ...(j.abs === undefined ? {} : { abs: j.abs }),
+        ...(j.bytes === undefined ? {} : { bytes: j.bytes }),
+        ...(j.store === undefined ? {} : { store: j.store }),
+      })),
       control: control.buffer as SharedArrayBuffer,
       cached: options.cacheDir !== null,
       printedOnly: options.printedOnly,
@@ -123,7 +128,10 @@ export async function runPool(pool: ExtractPool, list: readonly ExtractJob[], op
             const job = Atomics.load(control, CONTROL.workers + slot);
             if (job >= 0 && answered[job] === 0 && !timedOut.has(job)) crashed.add(job);
             Atomics.store(control, CONTROL.workers + slot, -1);
-            if (Atomics.load(control, CONTROL.next) >= list.length || replacements >= MAX_REPLACEMENTS) return finish();
+            if (Atomics.load(control, CONTROL.next) >= list.length || replacements >= MAX_REPLACEMENTS) {
+              finish();
+              return;
+            }
             replacements++;
             current = pool.replace(slot);
             attach(current);

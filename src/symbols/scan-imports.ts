@@ -32,14 +32,22 @@ export function scanImports(text: string, language: "typescript" | "python"): Re
       if (!real(m.index + (m[0].length - m[0].trimStart().length))) continue;
       const names = (m[2] ?? "").replace(/[()\\]/g, " ");
       for (const part of names.split(",")) {
-        const name = part.trim().split(/\s+as\s+/)[0]?.trim() ?? "";
+        const name =
+          part
+            .trim()
+            .split(/\s+as\s+/)[0]
+            ?.trim() ?? "";
         if (/^[A-Za-z_*][\w]*$/.test(name)) add(name, m[1] ?? "");
       }
     }
     for (const m of text.matchAll(/^[ \t]*import[ \t]+([^\n#;]+)/gm)) {
       if (!real(m.index + (m[0].length - m[0].trimStart().length))) continue;
       for (const part of (m[1] ?? "").split(",")) {
-        const module = part.trim().split(/\s+as\s+/)[0]?.trim() ?? "";
+        const module =
+          part
+            .trim()
+            .split(/\s+as\s+/)[0]
+            ?.trim() ?? "";
         if (/^[A-Za-z_][\w.]*$/.test(module)) add("*", module);
       }
     }
@@ -51,7 +59,12 @@ export function scanImports(text: string, language: "typescript" | "python"): Re
       const module = m[4] ?? "";
       const braces = /\{([^}]*)\}/.exec(clause);
       for (const part of (braces?.[1] ?? "").split(",")) {
-        const name = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0]?.trim() ?? "";
+        const name =
+          part
+            .trim()
+            .replace(/^type\s+/, "")
+            .split(/\s+as\s+/)[0]
+            ?.trim() ?? "";
         if (/^[\w$]+$/.test(name)) add(name, module);
       }
       const rest = clause.replace(/\{[^}]*\}/, "").trim();
@@ -64,5 +77,5 @@ export function scanImports(text: string, language: "typescript" | "python"): Re
       if (real(m.index, m.index + m[0].indexOf(m[1] ?? "'"))) add("*", m[2] ?? "");
     }
   }
-  return [...out.values()].sort((a, b) => (a.name + "\0" + (a.module ?? "") < b.name + "\0" + (b.module ?? "") ? -1 : 1));
+  return [...out.values()].sort((a, b) => (`${a.name}\0${a.module ?? ""}` < `${b.name}\0${b.module ?? ""}` ? -1 : 1));
 }

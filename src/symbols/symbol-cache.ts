@@ -222,7 +222,18 @@ function writeEntryFile(target: string, text: EntryText): void {
  * none), returns, heritage (null: none), type, value, overloads (each a Detail of the same symbol), name and kind when
  * not the record's; trailing nulls left out.
  */
-type Detail = [string[], Array<[string, string | null, string | null, string[]?]>, Array<ShortParam> | 0, (string | null)?, (string[] | null)?, (string | null)?, (string | null)?, (Detail[] | null)?, (string | null)?, (SymbolKind | null)?];
+type Detail = [
+  string[],
+  Array<[string, string | null, string | null, string[]?]>,
+  Array<ShortParam> | 0,
+  (string | null)?,
+  (string[] | null)?,
+  (string | null)?,
+  (string | null)?,
+  (Detail[] | null)?,
+  (string | null)?,
+  (SymbolKind | null)?,
+];
 /** name, one-letter kind, optional, default, type; trailing nulls left out. */
 type ShortParam = [string, string, 0 | 1, (string | null)?, (string | null)?];
 /** Per symbol, 12 slots: name, qualified name (0: the name), kind, exported, range (4 numbers), signature hash, body hash, rendered signature, detail JSON. */
@@ -274,7 +285,10 @@ function decodeDetail(a: Detail, name: string, kind: SymbolKind): SignatureInfo 
     kind: a[9] ?? kind,
     modifiers: a[0],
     type_params: a[1].map(([tname, constraint, def, modifiers]) => (modifiers === undefined ? { name: tname, constraint, default: def } : { name: tname, constraint, default: def, modifiers })),
-    params: params === 0 ? null : params.map(([pname, pkind, optional, def, type]) => ({ name: pname, kind: PARAM_KIND_OF[pkind] ?? "positional", optional: optional === 1, default: def ?? null, type: type ?? null })),
+    params:
+      params === 0
+        ? null
+        : params.map(([pname, pkind, optional, def, type]) => ({ name: pname, kind: PARAM_KIND_OF[pkind] ?? "positional", optional: optional === 1, default: def ?? null, type: type ?? null })),
     returns: a[3] ?? null,
     heritage: a[4] ?? [],
     type: a[5] ?? null,
@@ -326,7 +340,20 @@ function encodeEntry(r: FileSymbols): Entry {
   for (const x of r.symbols) {
     const { start_line, start_column, end_line, end_column } = x.range;
     const qualified = x.qualified_name === x.name ? 0 : x.qualified_name;
-    s.push(x.name, qualified, x.kind, x.exported ? 1 : 0, start_line, start_column, end_line, end_column, x.signature_hash, x.body_hash, x.signature, JSON.stringify(encodeDetail(x.detail, x.name, x.kind)));
+    s.push(
+      x.name,
+      qualified,
+      x.kind,
+      x.exported ? 1 : 0,
+      start_line,
+      start_column,
+      end_line,
+      end_column,
+      x.signature_hash,
+      x.body_hash,
+      x.signature,
+      JSON.stringify(encodeDetail(x.detail, x.name, x.kind)),
+    );
   }
   const refs: Entry["r"] = [];
   for (const x of r.references) refs.push(x.kind, x.name, x.module);
@@ -341,8 +368,8 @@ function encodeEntry(r: FileSymbols): Entry {
  * the same record as a fresh extraction; the undecoded detail waits in a
  * private field, which none of them see. (A class rather than an object
  * literal: a private field costs nothing to set, where a hidden property was a
- * third `Object.defineProperty` per record; the three were a sixth of a warm
- * run, and the class made it 305 -> 264 ms.)
+ * third `Object.defineProperty` per record, and those were a sixth of a warm
+ * run.)
  */
 class CachedSymbol {
   declare readonly name: string;
@@ -371,11 +398,12 @@ class CachedSymbol {
     Object.defineProperty(this, "detail", DETAIL);
   }
 
-  static detailOf(this: CachedSymbol): SignatureInfo {
-    const pending = this.#detail;
+  /** The `detail` of `symbol`, decoded on first read: every instance's getter (see DETAIL). */
+  static detailOf(symbol: CachedSymbol): SignatureInfo {
+    const pending = symbol.#detail;
     if (typeof pending !== "string") return pending;
-    const detail = decodeDetail(JSON.parse(pending) as Detail, this.name, this.kind);
-    this.#detail = detail;
+    const detail = decodeDetail(JSON.parse(pending) as Detail, symbol.name, symbol.kind);
+    symbol.#detail = detail;
     return detail;
   }
 }
@@ -383,7 +411,13 @@ class CachedSymbol {
 // One getter function for every cached record. Getters written in each record's literal cost closures, their
 // context and their accessor pairs per symbol: measured, 770 against 210 bytes a record, and a warm run of
 // 165,000 symbols spent more time collecting than reading.
-const DETAIL = { get: CachedSymbol.detailOf, enumerable: true, configurable: true };
+const DETAIL = {
+  get(this: CachedSymbol): SignatureInfo {
+    return CachedSymbol.detailOf(this);
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 function decodeEntry(e: Entry): Omit<FileSymbols, "path"> | null {
   const { s, r } = e;

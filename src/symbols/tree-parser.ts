@@ -18,7 +18,12 @@ export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
  * text and not binary. The file's text, or the one diagnostic that says why it is not parsed. A parse worker
  * ({@link createTreeParser}) checks the same, so that it parses what the extraction would.
  */
-export function screen<L>(path: string, source: string | Buffer, loaded: ReadonlyMap<LanguageId, L>, maxBytes: number): { spec: LanguageSpec; lang: L; text: string } | { language: LanguageId | null; diagnostic: Diagnostic } {
+export function screen<L>(
+  path: string,
+  source: string | Buffer,
+  loaded: ReadonlyMap<LanguageId, L>,
+  maxBytes: number,
+): { spec: LanguageSpec; lang: L; text: string } | { language: LanguageId | null; diagnostic: Diagnostic } {
   const spec = languageOf(path);
   if (spec === null) return { language: null, diagnostic: diagnostic("unsupported_language", "info", path, "no symbol extraction for this file type") };
   const lang = loaded.get(spec.id);
@@ -48,7 +53,9 @@ export interface TreeParser {
  * runs it, runs in one. `kind`: who parses (the pool's thread says, so that its extraction reads trees of the
  * grammars it loaded itself).
  */
-export async function createTreeParser(options: { maxFileBytes?: number; languages?: readonly LanguageId[]; kind?: FlatParserKind; parseLimits?: (length: number) => ParseLimits } = {}): Promise<TreeParser> {
+export async function createTreeParser(
+  options: { maxFileBytes?: number; languages?: readonly LanguageId[]; kind?: FlatParserKind; parseLimits?: (length: number) => ParseLimits } = {},
+): Promise<TreeParser> {
   const { LANGUAGES } = await import("./languages.js");
   const parsers = await loadFlatParsers(
     LANGUAGES.filter((l) => options.languages === undefined || options.languages.includes(l.id)),

@@ -1,19 +1,7 @@
 import type { Diagnostic } from "../errors/diagnostic.js";
 
 /** What a symbol is. Shared by every language; Python class and instance attributes are `property`. */
-export type SymbolKind =
-  | "function"
-  | "method"
-  | "class"
-  | "interface"
-  | "type"
-  | "enum"
-  | "enum_member"
-  | "namespace"
-  | "module"
-  | "variable"
-  | "property"
-  | "reexport";
+export type SymbolKind = "function" | "method" | "class" | "interface" | "type" | "enum" | "enum_member" | "namespace" | "module" | "variable" | "property" | "reexport";
 
 /** Lines are 1-based, columns 0-based (UTF-16 code units of the line, as editors count). */
 export interface SourceRange {

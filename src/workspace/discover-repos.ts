@@ -136,9 +136,7 @@ export function discoverRepos(root: string, options: DiscoverOptions = {}): Disc
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch (error) {
-      diagnostics.push(
-        diagnostic("unreadable_folder", "warning", dir, `cannot read folder (${errorCode(error)})`),
-      );
+      diagnostics.push(diagnostic("unreadable_folder", "warning", dir, `cannot read folder (${errorCode(error)})`));
       record.unreadable = errorCode(error);
       entries = [];
     }
@@ -227,14 +225,7 @@ function resolveRoot(fs: SyncFs, root: string, cwd: string): string {
   return real;
 }
 
-function pushChild(
-  stack: Array<{ dir: string; rel: string; depth: number }>,
-  dir: string,
-  rel: string,
-  depth: number,
-  maxDepth: number,
-  diagnostics: Diagnostic[],
-): void {
+function pushChild(stack: Array<{ dir: string; rel: string; depth: number }>, dir: string, rel: string, depth: number, maxDepth: number, diagnostics: Diagnostic[]): void {
   if (depth + 1 > maxDepth) {
     diagnostics.push(diagnostic("depth_limit", "info", dir, `not entered: deeper than ${maxDepth} levels`));
     return;
@@ -320,13 +311,7 @@ function buildRepos(fs: SyncFs, realRoot: string, found: readonly Found[]): Repo
  * Inside the walked folder a parent is one set lookup per path segment; above
  * it, git's own walk up (stat per level), done once and shared by all repos.
  */
-function innermostParent(
-  fs: SyncFs,
-  realRoot: string,
-  root: string,
-  roots: ReadonlySet<string>,
-  above: Map<string, string | null>,
-): string | null {
+function innermostParent(fs: SyncFs, realRoot: string, root: string, roots: ReadonlySet<string>, above: Map<string, string | null>): string | null {
   let dir = path.dirname(root);
   const prefix = realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep;
   const inside = (d: string): boolean => d === realRoot || d.startsWith(prefix);

@@ -27,16 +27,12 @@ export function readGitEntry(fs: SyncFs, root: string, isFile: boolean): GitEntr
     const text = readTextOrNull(fs, dotGit);
     const match = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
     if (match?.[1] === undefined) {
-      diagnostics.push(
-        diagnostic("bad_git_file", "error", dotGit, "`.git` file does not hold a `gitdir:` line"),
-      );
+      diagnostics.push(diagnostic("bad_git_file", "error", dotGit, "`.git` file does not hold a `gitdir:` line"));
       return { gitDir: null, commonDir: null, kind, diagnostics };
     }
     gitDir = path.resolve(root, match[1]);
     if (!isDirectory(fs, gitDir)) {
-      diagnostics.push(
-        diagnostic("gitdir_missing", "error", dotGit, `\`.git\` file points to ${gitDir}, which is not a folder`),
-      );
+      diagnostics.push(diagnostic("gitdir_missing", "error", dotGit, `\`.git\` file points to ${gitDir}, which is not a folder`));
       return { gitDir: null, commonDir: null, kind, diagnostics };
     }
     gitDir = realOr(fs, gitDir);
@@ -48,9 +44,7 @@ export function readGitEntry(fs: SyncFs, root: string, isFile: boolean): GitEntr
     commonDir = realOr(fs, path.resolve(gitDir, commonText.trim()));
     kind = "worktree";
     if (!isDirectory(fs, commonDir)) {
-      diagnostics.push(
-        diagnostic("commondir_missing", "error", gitDir, `\`commondir\` points to ${commonDir}, which is not a folder`),
-      );
+      diagnostics.push(diagnostic("commondir_missing", "error", gitDir, `\`commondir\` points to ${commonDir}, which is not a folder`));
       return { gitDir, commonDir: null, kind, diagnostics };
     }
   }

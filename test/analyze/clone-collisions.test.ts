@@ -14,10 +14,15 @@ beforeEach(() => {
 });
 afterEach(() => sb.cleanup());
 
-const CONFIG = "export function parseConfig(path: string): object {\n  return { path };\n}\n\nexport function defaultPath(): string {\n  return \"comity.json\";\n}\n";
+const CONFIG = 'export function parseConfig(path: string): object {\n  return { path };\n}\n\nexport function defaultPath(): string {\n  return "comity.json";\n}\n';
 
 interface Doc {
-  collisions: Array<{ repos: string[]; path: string; symbols: string[]; sides: Array<{ root: string; branch: string | null; since: string | null; change: string; symbols: Array<{ qualified_name: string; change: string; compatibility: string }> | null }> }>;
+  collisions: Array<{
+    repos: string[];
+    path: string;
+    symbols: string[];
+    sides: Array<{ root: string; branch: string | null; since: string | null; change: string; symbols: Array<{ qualified_name: string; change: string; compatibility: string }> | null }>;
+  }>;
   briefing: string;
 }
 
@@ -73,7 +78,9 @@ describe("comity analyze: collisions between clones and worktrees", () => {
     for (const name of ["one", "two", "lone"]) fs.writeFileSync(path.join(sb.dir, name, "src/config.ts"), CONFIG.replace("parseConfig(path: string)", `parseConfig(path: string, ${name}: number)`));
     fs.rmSync(origin, { recursive: true });
     const doc = JSON.parse(runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env }).stdout) as Doc;
-    expect(doc.collisions.map((c) => [c.repos, c.path, c.symbols, c.sides.map((s) => s.symbols?.[0]?.compatibility)])).toEqual([[["one", "two"], "src/config.ts", ["parseConfig"], ["breaking", "breaking"]]]);
+    expect(doc.collisions.map((c) => [c.repos, c.path, c.symbols, c.sides.map((s) => s.symbols?.[0]?.compatibility)])).toEqual([
+      [["one", "two"], "src/config.ts", ["parseConfig"], ["breaking", "breaking"]],
+    ]);
   });
 
   it("groups by shared remote fingerprint or git folder, transitively", () => {
@@ -122,8 +129,30 @@ describe("comity analyze: collisions between clones and worktrees", () => {
     expectAnalyzeSchema(doc);
     expect(doc.collisions).toEqual([]);
     expect(doc.clone_breaks).toEqual([
-      { repos: ["app", "wt-a", "wt-b"], author: "wt-a", author_branch: "feat-a", path: "app/settings.py", qualified_name: "load", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], user: "wt-b", user_branch: "feat-b", files: ["app/run.py"] },
-      { repos: ["app", "wt-a", "wt-b"], author: "wt-a", author_branch: "feat-a", path: "src/config.ts", qualified_name: "parseConfig", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], user: "wt-b", user_branch: "feat-b", files: ["src/cli.ts"] },
+      {
+        repos: ["app", "wt-a", "wt-b"],
+        author: "wt-a",
+        author_branch: "feat-a",
+        path: "app/settings.py",
+        qualified_name: "load",
+        change: "signature_changed",
+        reasons: ["PARAMETER_ADDED_REQUIRED"],
+        user: "wt-b",
+        user_branch: "feat-b",
+        files: ["app/run.py"],
+      },
+      {
+        repos: ["app", "wt-a", "wt-b"],
+        author: "wt-a",
+        author_branch: "feat-a",
+        path: "src/config.ts",
+        qualified_name: "parseConfig",
+        change: "signature_changed",
+        reasons: ["PARAMETER_ADDED_REQUIRED"],
+        user: "wt-b",
+        user_branch: "feat-b",
+        files: ["src/cli.ts"],
+      },
     ]);
     expect(doc.briefing.split("\n").slice(0, 3)).toEqual([
       "Breaking changes in one clone or worktree that another one's changes use:",

@@ -31,7 +31,8 @@ describe("comity analyze: breaking changes across repos", () => {
     const lib = repo("lib", {
       "package.json": JSON.stringify({ name: "@acme/lib", exports: { ".": { types: "./dist/index.d.ts", import: "./dist/index.js" } } }),
       "src/index.ts": 'export { parseConfig, formatConfig } from "./config.js";\n',
-      "src/config.ts": "export function parseConfig(path: string): object {\n  return {};\n}\nexport function formatConfig(c: object): string {\n  return '';\n}\nexport function internalHelper(x: number): number {\n  return x;\n}\n",
+      "src/config.ts":
+        "export function parseConfig(path: string): object {\n  return {};\n}\nexport function formatConfig(c: object): string {\n  return '';\n}\nexport function internalHelper(x: number): number {\n  return x;\n}\n",
     });
     repo("app", {
       "package.json": JSON.stringify({ name: "app", dependencies: { "@acme/lib": "^1.0.0" } }),
@@ -42,7 +43,14 @@ describe("comity analyze: breaking changes across repos", () => {
     repo("tool", { "package.json": JSON.stringify({ name: "tool" }), "src/t.ts": 'import { parseConfig } from "@acme/lib";\n' }); // imports it without declaring it
     const pyLib = repo("pylib", { "pyproject.toml": '[project]\nname = "acme-lib"\n', "acme_lib/__init__.py": "", "acme_lib/config.py": "def parse_config(path):\n    return path\n" });
     repo("pyapp", { "pyproject.toml": '[project]\nname = "pyapp"\ndependencies = ["acme-lib"]\n', "pyapp/main.py": "from acme_lib.config import parse_config\n" });
-    fs.writeFileSync(path.join(lib, "src/config.ts"), fs.readFileSync(path.join(lib, "src/config.ts"), "utf8").replace("parseConfig(path: string)", "parseConfig(path: string, strict: boolean)").replace("formatConfig(c: object)", "formatConfig(c: object, pretty: boolean)").replace("internalHelper(x: number)", "internalHelper(x: number, y: number)"));
+    fs.writeFileSync(
+      path.join(lib, "src/config.ts"),
+      fs
+        .readFileSync(path.join(lib, "src/config.ts"), "utf8")
+        .replace("parseConfig(path: string)", "parseConfig(path: string, strict: boolean)")
+        .replace("formatConfig(c: object)", "formatConfig(c: object, pretty: boolean)")
+        .replace("internalHelper(x: number)", "internalHelper(x: number, y: number)"),
+    );
     fs.writeFileSync(path.join(pyLib, "acme_lib/config.py"), "def parse_config(path, strict):\n    return path\n");
 
     const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
@@ -50,11 +58,46 @@ describe("comity analyze: breaking changes across repos", () => {
     const doc = JSON.parse(r.stdout) as { cross_repo: unknown[]; briefing: string };
     expectAnalyzeSchema(doc);
     expect(doc.cross_repo).toEqual([
-      { publisher: "lib", package: "@acme/lib", ecosystem: "npm", path: "src/config.ts", qualified_name: "formatConfig", public_name: "formatConfig", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], consumer: "app", files: ["src/other.ts"] },
-      { publisher: "lib", package: "@acme/lib", ecosystem: "npm", path: "src/config.ts", qualified_name: "parseConfig", public_name: "parseConfig", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], consumer: "app", files: ["src/main.ts", "src/other.ts"] },
-      { publisher: "pylib", package: "acme-lib", ecosystem: "python", path: "acme_lib/config.py", qualified_name: "parse_config", public_name: "parse_config", change: "signature_changed", reasons: ["PARAMETER_ADDED_REQUIRED"], consumer: "pyapp", files: ["pyapp/main.py"] },
+      {
+        publisher: "lib",
+        package: "@acme/lib",
+        ecosystem: "npm",
+        path: "src/config.ts",
+        qualified_name: "formatConfig",
+        public_name: "formatConfig",
+        change: "signature_changed",
+        reasons: ["PARAMETER_ADDED_REQUIRED"],
+        consumer: "app",
+        files: ["src/other.ts"],
+      },
+      {
+        publisher: "lib",
+        package: "@acme/lib",
+        ecosystem: "npm",
+        path: "src/config.ts",
+        qualified_name: "parseConfig",
+        public_name: "parseConfig",
+        change: "signature_changed",
+        reasons: ["PARAMETER_ADDED_REQUIRED"],
+        consumer: "app",
+        files: ["src/main.ts", "src/other.ts"],
+      },
+      {
+        publisher: "pylib",
+        package: "acme-lib",
+        ecosystem: "python",
+        path: "acme_lib/config.py",
+        qualified_name: "parse_config",
+        public_name: "parse_config",
+        change: "signature_changed",
+        reasons: ["PARAMETER_ADDED_REQUIRED"],
+        consumer: "pyapp",
+        files: ["pyapp/main.py"],
+      },
     ]);
-    expect(doc.briefing).toContain("Breaking changes in one repo's package that another repo here imports:\n- `formatConfig` of `@acme/lib` (lib: `src/config.ts`, signature_changed: PARAMETER_ADDED_REQUIRED) breaks app, which imports it in `src/other.ts`");
+    expect(doc.briefing).toContain(
+      "Breaking changes in one repo's package that another repo here imports:\n- `formatConfig` of `@acme/lib` (lib: `src/config.ts`, signature_changed: PARAMETER_ADDED_REQUIRED) breaks app, which imports it in `src/other.ts`",
+    );
   });
 
   it("a clone, a worktree or a fork of the publisher is no consumer; only files that import the changed name (or its module) are listed", () => {
@@ -62,13 +105,25 @@ describe("comity analyze: breaking changes across repos", () => {
     const index = 'export { parseConfig } from "./config.js";\n';
     const config = "export function parseConfig(path: string): object {\n  return {};\n}\n";
     // The publisher is a monorepo whose playground imports its own package.
-    const lib = repo("lib", { "package.json": manifest, "src/index.ts": index, "src/config.ts": config, "playground/package.json": JSON.stringify({ name: "pg", dependencies: { "@acme/lib": "workspace:*" } }), "playground/main.ts": 'import { parseConfig } from "@acme/lib";\n' });
+    const lib = repo("lib", {
+      "package.json": manifest,
+      "src/index.ts": index,
+      "src/config.ts": config,
+      "playground/package.json": JSON.stringify({ name: "pg", dependencies: { "@acme/lib": "workspace:*" } }),
+      "playground/main.ts": 'import { parseConfig } from "@acme/lib";\n',
+    });
     sb.git(lib, "remote", "add", "origin", "git@github.com:acme/lib.git");
     sb.git(lib, "worktree", "add", "-q", "-b", "feature", path.join(sb.dir, "lib-feature"));
     sb.git(sb.dir, "clone", "-q", lib, "lib-clone");
     sb.git(path.join(sb.dir, "lib-clone"), "remote", "set-url", "origin", "https://github.com/acme/lib");
     // A fork under another remote still publishes the same package: its imports are of its own copy.
-    repo("lib-fork", { "package.json": manifest, "src/index.ts": index, "src/config.ts": config, "playground/package.json": JSON.stringify({ name: "pg", dependencies: { "@acme/lib": "workspace:*" } }), "playground/main.ts": 'import { parseConfig } from "@acme/lib";\n' });
+    repo("lib-fork", {
+      "package.json": manifest,
+      "src/index.ts": index,
+      "src/config.ts": config,
+      "playground/package.json": JSON.stringify({ name: "pg", dependencies: { "@acme/lib": "workspace:*" } }),
+      "playground/main.ts": 'import { parseConfig } from "@acme/lib";\n',
+    });
     repo("app", {
       "package.json": JSON.stringify({ name: "app", dependencies: { "@acme/lib": "^1.0.0" } }),
       "src/main.ts": 'import { parseConfig } from "@acme/lib";\nexport const c = parseConfig("a");\n',

@@ -39,18 +39,32 @@ describe("comity analyze: the full report", () => {
       roots.push(r);
     }
     // Activity: repo-11 most recent, repo-00 least.
-    roots.forEach((r, i) => touchRepo(r, 1000 - i * 60));
+    roots.forEach((r, i) => {
+      touchRepo(r, 1000 - i * 60);
+    });
 
     const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout) as {
-      repos: Array<{ root: string; analysed: boolean; active_rank: number; changes: Array<{ path: string; symbols: Array<{ qualified_name: string; compatibility: string; reasons: Array<{ code: string }> }> | null }>; packages: Array<{ name: string }>; worktree_hash: string | null }>;
+      repos: Array<{
+        root: string;
+        analysed: boolean;
+        active_rank: number;
+        changes: Array<{ path: string; symbols: Array<{ qualified_name: string; compatibility: string; reasons: Array<{ code: string }> }> | null }>;
+        packages: Array<{ name: string }>;
+        worktree_hash: string | null;
+      }>;
       briefing: string;
     };
     expectAnalyzeSchema(doc);
 
     expect(doc.repos).toHaveLength(12);
-    expect(doc.repos.filter((x) => x.analysed).map((x) => x.root).sort()).toEqual(["repo-04", "repo-05", "repo-06", "repo-07", "repo-08", "repo-09", "repo-10", "repo-11"]);
+    expect(
+      doc.repos
+        .filter((x) => x.analysed)
+        .map((x) => x.root)
+        .sort(),
+    ).toEqual(["repo-04", "repo-05", "repo-06", "repo-07", "repo-08", "repo-09", "repo-10", "repo-11"]);
     expect(doc.repos.find((x) => x.root === "repo-11")?.active_rank).toBe(1);
     const ts = doc.repos.find((x) => x.root === "repo-10");
     expect(ts?.packages.map((p) => p.name)).toEqual(["pkg-10"]);

@@ -106,7 +106,11 @@ describe("analyze at scale", () => {
     // versions the memo remembers are not stored again, and nothing is stored one file an entry.
     const files = fs.readdirSync(symbols, { recursive: true, encoding: "utf8" }).filter((f) => /\.jsonl?$/.test(f) && !f.startsWith("changes"));
     expect(files).toHaveLength(1);
-    const packed = fs.readFileSync(path.join(symbols, files[0] as string), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as string[]).slice(0, 2));
+    const packed = fs
+      .readFileSync(path.join(symbols, files[0] as string), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as string[]).slice(0, 2));
     expect(packed.map(([key, language]) => `${language}:${/^g[0-9a-f]{40}$/.test(key ?? "") ? "blob" : key}`).sort()).toEqual(["python:blob", "typescript:blob"]);
     // Without the symbol cache, the same report: it came from the memo (nothing was extracted or cached again).
     for (const d of fs.readdirSync(symbols)) if (d !== "changes") fs.rmSync(path.join(symbols, d), { recursive: true });

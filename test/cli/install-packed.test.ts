@@ -41,7 +41,13 @@ function setup(): void {
   const prebuilds = path.join(dir, "sqlite-prebuilds");
   fs.mkdirSync(path.join(prebuilds, "pkg/build/Release"), { recursive: true });
   fs.copyFileSync(path.join(ROOT, "node_modules/better-sqlite3/build/Release/better_sqlite3.node"), path.join(prebuilds, "pkg/build/Release/better_sqlite3.node"));
-  execFileSync("tar", ["czf", path.join(prebuilds, `better-sqlite3-v${sqlite.version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`), "-C", path.join(prebuilds, "pkg"), "build"]);
+  execFileSync("tar", [
+    "czf",
+    path.join(prebuilds, `better-sqlite3-v${sqlite.version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`),
+    "-C",
+    path.join(prebuilds, "pkg"),
+    "build",
+  ]);
 
   // A PATH with node, npm, git and a shell, and no compiler.
   const bin = path.join(dir, "bin");
@@ -103,7 +109,8 @@ describe.skipIf(NO_COMPILER)("the packed package, installed with no compiler (sk
   it("comity analyze reports a breaking change, and the hooks comity init writes coordinate two agents through the embedded store", () => {
     const repo = path.join(dir, "repo");
     fs.mkdirSync(path.join(repo, "src"), { recursive: true });
-    const util = "export function clamp(x: number, lo: number, hi: number): number {\n  return Math.min(hi, Math.max(lo, x));\n}\n\nexport function lerp(a: number, b: number, t: number): number {\n  return a + (b - a) * t;\n}\n";
+    const util =
+      "export function clamp(x: number, lo: number, hi: number): number {\n  return Math.min(hi, Math.max(lo, x));\n}\n\nexport function lerp(a: number, b: number, t: number): number {\n  return a + (b - a) * t;\n}\n";
     fs.writeFileSync(path.join(repo, "src/util.ts"), util);
     const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, env });
     git("init", "-q", "-b", "main");
@@ -122,7 +129,15 @@ describe.skipIf(NO_COMPILER)("the packed package, installed with no compiler (sk
     // As Claude Code runs a hook: the command through a shell, the payload on stdin.
     const hook = (event: string, payload: object) => spawnSync("sh", ["-c", command(event)], { cwd: repo, env, input: JSON.stringify(payload), encoding: "utf8" });
     const file = path.join(repo, "src/util.ts");
-    const edit = (session: string, from: string, to: string) => ({ session_id: session, transcript_path: "/dev/null", cwd: repo, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: file, old_string: from, new_string: to }, tool_use_id: `tu-${session}` });
+    const edit = (session: string, from: string, to: string) => ({
+      session_id: session,
+      transcript_path: "/dev/null",
+      cwd: repo,
+      hook_event_name: "PreToolUse",
+      tool_name: "Edit",
+      tool_input: { file_path: file, old_string: from, new_string: to },
+      tool_use_id: `tu-${session}`,
+    });
     for (const s of ["s-one", "s-two"]) expect(hook("SessionStart", { session_id: s, transcript_path: "/dev/null", cwd: repo, hook_event_name: "SessionStart", source: "startup" }).status).toBe(0);
     const first = edit("s-one", "Math.min(hi", "Math.min(hi ");
     expect(hook("PreToolUse", first).stdout).toBe("");

@@ -29,7 +29,9 @@ describe("files whose parse never ends", () => {
     // Enough files for a pool (32): with --jobs 2, two workers parse them.
     const hanging = HANGING_TSX.slice(0, 2);
     const files: string[] = [];
-    hanging.forEach((text, i) => files.push(path.relative(sb.dir, sb.write(`hang${i}.tsx`, text))));
+    hanging.forEach((text, i) => {
+      files.push(path.relative(sb.dir, sb.write(`hang${i}.tsx`, text)));
+    });
     for (let i = 0; i < 32; i++) files.push(path.relative(sb.dir, sb.write(`ok${i}.ts`, `export function f${i}(a: number): number { return a; }\n`)));
     for (const jobs of ["1", "2"]) {
       const r = runBuiltCli(["symbols", "--json", "--no-cache", "--jobs", jobs, ...files], { cwd: sb.dir, env, timeoutMs: GUARD_MS });
@@ -60,7 +62,11 @@ describe("files whose parse never ends", () => {
     const hook = (event: string, payload: Record<string, unknown>, cwd: string, extra: NodeJS.ProcessEnv = {}, killAfterMs = GUARD_MS) =>
       new Promise<{ status: number | null; stdout: string }>((resolve) => {
         // Asynchronous: the test's own server must keep answering meanwhile.
-        const child = spawn(process.execPath, [BIN, "hook", "--tool", "claude_code", "--event", event], { cwd, env: { ...env, COMITY_API_URL: server.url, COMITY_TOKEN: "t", ...extra }, stdio: ["pipe", "pipe", "ignore"] });
+        const child = spawn(process.execPath, [BIN, "hook", "--tool", "claude_code", "--event", event], {
+          cwd,
+          env: { ...env, COMITY_API_URL: server.url, COMITY_TOKEN: "t", ...extra },
+          stdio: ["pipe", "pipe", "ignore"],
+        });
         let stdout = "";
         child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
         const guard = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
@@ -132,7 +138,12 @@ describe("comity hook exits 0 whatever happens", () => {
     for (const part of ["bin", "dist", "package.json"]) fs.cpSync(path.join(here, part), path.join(pkg, part), { recursive: true });
     fs.symlinkSync(path.join(here, "node_modules"), path.join(pkg, "node_modules"));
     fs.rmSync(path.join(pkg, "dist/hook/render-output.js"));
-    const r = spawnSync(process.execPath, [path.join(pkg, "bin/comity.js"), "hook", "--tool", "claude_code", "--event", "UserPromptSubmit"], { input: payload, env, encoding: "utf8", timeout: GUARD_MS });
+    const r = spawnSync(process.execPath, [path.join(pkg, "bin/comity.js"), "hook", "--tool", "claude_code", "--event", "UserPromptSubmit"], {
+      input: payload,
+      env,
+      encoding: "utf8",
+      timeout: GUARD_MS,
+    });
     expect([r.status, r.stdout, r.stderr]).toEqual([0, "", ""]);
     const log = readHookLog(configDir);
     expect(log).toHaveLength(1);
@@ -147,9 +158,13 @@ describe("comity hook exits 0 whatever happens", () => {
     const least = [8, 10, 12, 14, 16, 18, 20, 22, 24, 28, 32].find((n) => spawnSync("prlimit", [`--nofile=${n}`, process.execPath, "-e", "require('fs').readFileSync(process.execPath)"]).status === 0);
     expect(least).toBeDefined();
     for (let n = least as number; n < (least as number) + 10; n++) {
-      const r = spawnSync("prlimit", [`--nofile=${n}`, process.execPath, BIN, "hook", "--tool", "claude_code", "--event", "UserPromptSubmit"], { input: payload, env, encoding: "utf8", timeout: GUARD_MS });
+      const r = spawnSync("prlimit", [`--nofile=${n}`, process.execPath, BIN, "hook", "--tool", "claude_code", "--event", "UserPromptSubmit"], {
+        input: payload,
+        env,
+        encoding: "utf8",
+        timeout: GUARD_MS,
+      });
       expect([n, r.status, r.stdout, r.stderr]).toEqual([n, 0, "", ""]);
     }
   });
 });
-

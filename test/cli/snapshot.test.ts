@@ -29,7 +29,13 @@ describe("comity snapshot", () => {
     const doc = JSON.parse(diff.stdout) as { schema: string; repos: Array<{ root: string; changes: unknown[] }> };
     expect(doc.schema).toBe("comity.snapshot-diff/1");
     expect(doc.repos.map((r) => [r.root, r.changes])).toEqual([
-      ["a", [{ path: "README.md", change: "mode_changed" }, { path: "new.txt", change: "added" }]],
+      [
+        "a",
+        [
+          { path: "README.md", change: "mode_changed" },
+          { path: "new.txt", change: "added" },
+        ],
+      ],
       ["a/nested", [{ path: "inner.txt", change: "added" }]],
       ["b", [{ path: "README.md", change: "deleted" }]],
     ]);
@@ -59,7 +65,7 @@ describe("comity snapshot", () => {
 
 describe("comity shell-paths", () => {
   it("prints the files a command writes, resolved against --cwd", () => {
-    const r = runBuiltCli(["shell-paths", "--cwd", "/repo", "--", "cd sub && make > build.log 2>&1; echo x | tee -a /tmp/t.log > \"$OUT\""], { cwd: sb.dir, env });
+    const r = runBuiltCli(["shell-paths", "--cwd", "/repo", "--", 'cd sub && make > build.log 2>&1; echo x | tee -a /tmp/t.log > "$OUT"'], { cwd: sb.dir, env });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe("/repo/sub/build.log\n/tmp/t.log\n");
     expect(r.stderr).toContain("1 target(s) not resolved");

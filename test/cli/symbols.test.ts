@@ -47,17 +47,33 @@ describe("comity symbols", () => {
   it("reads many files on a worker thread per core, with the same output as on one thread, cached or not", () => {
     const files: string[] = [];
     for (let i = 0; i < 40; i++) {
-      files.push(path.relative(sb.dir, sb.write(`src/m${i}.ts`, `import { x } from "./m${(i + 1) % 40}";
+      files.push(
+        path.relative(
+          sb.dir,
+          sb.write(
+            `src/m${i}.ts`,
+            `import { x } from "./m${(i + 1) % 40}";
 export function f${i}(a: number, b = ${i}): number {
   return a + b;
 }
 export class C${i} { m(): void {} }
-`)));
-      files.push(path.relative(sb.dir, sb.write(`py/p${i}.py`, `from .q import y
+`,
+          ),
+        ),
+      );
+      files.push(
+        path.relative(
+          sb.dir,
+          sb.write(
+            `py/p${i}.py`,
+            `from .q import y
 
 def g${i}(x, *, k=${i}):
     return x
-`)));
+`,
+          ),
+        ),
+      );
     }
     // One with a syntax error: its diagnostic travels from the worker, and from the cache, as its symbols do.
     files.push(path.relative(sb.dir, sb.write("src/broken.ts", "export function ok(a: number) {}\nexport function bad(a: number {\n")));

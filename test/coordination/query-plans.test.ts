@@ -11,7 +11,22 @@ import { createToken, type Team } from "../../src/serve/teams.js";
 import { FP } from "../helpers/serve-fixture.js";
 
 /** The tables that grow with a team's work: no query of the core may read one of them whole. */
-const GROWING = ["sessions", "intents", "intent_paths", "conflicts", "session_files", "session_uses", "session_references", "symbol_changes", "file_symbols", "dedupe", "notices", "session_parse_errors", "repo_fingerprints", "repos"];
+const GROWING = [
+  "sessions",
+  "intents",
+  "intent_paths",
+  "conflicts",
+  "session_files",
+  "session_uses",
+  "session_references",
+  "symbol_changes",
+  "file_symbols",
+  "dedupe",
+  "notices",
+  "session_parse_errors",
+  "repo_fingerprints",
+  "repos",
+];
 
 describe("the coordination core's queries (EXPLAIN QUERY PLAN)", () => {
   let dir: string;
@@ -33,8 +48,14 @@ describe("the coordination core's queries (EXPLAIN QUERY PLAN)", () => {
   });
 
   const recording = (sql: Sql): Sql => ({
-    all: (text, params = []) => (seen.set(text, params), sql.all(text, params)),
-    run: (text, params = []) => (seen.set(text, params), sql.run(text, params)),
+    all: (text, params = []) => {
+      seen.set(text, params);
+      return sql.all(text, params);
+    },
+    run: (text, params = []) => {
+      seen.set(text, params);
+      return sql.run(text, params);
+    },
   });
   const ev = (session: string, event: EvaluateRequest["event"], extra: Partial<EvaluateRequest> = {}, parent?: string) => {
     const r: EvaluateRequest = {
@@ -49,13 +70,30 @@ describe("the coordination core's queries (EXPLAIN QUERY PLAN)", () => {
   };
 
   it("reads no growing table whole, whatever the event", async () => {
-    const breaking = { qualified_name: "Calc.add", kind: "method", change: "signature_changed", compatibility: "breaking" as const, renamed_from: "Calc.plus", reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "c" }] };
+    const breaking = {
+      qualified_name: "Calc.add",
+      kind: "method",
+      change: "signature_changed",
+      compatibility: "breaking" as const,
+      renamed_from: "Calc.plus",
+      reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "c" }],
+    };
     // Every branch of the core: overlaps, uses before and after, breaking changes both ways, plans, reverts,
     // parse failures, subagents, turns and ends, a replay.
     await ev("A", "session_start");
     await ev("B", "session_start");
     await ev("A", "pre_edit", { paths: ["src/calc.ts"], uses: [{ path: "src/calc.ts", name: "x", module: "./x" }] });
-    await ev("A", "post_edit", { paths: ["src/calc.ts"], analysis: [{ path: "src/calc.ts", symbols: [{ name: "add", qualified_name: "Calc.add", kind: "method", exported: true }], changes: [breaking], references: [{ kind: "import", name: "x", module: "./x" }] }] });
+    await ev("A", "post_edit", {
+      paths: ["src/calc.ts"],
+      analysis: [
+        {
+          path: "src/calc.ts",
+          symbols: [{ name: "add", qualified_name: "Calc.add", kind: "method", exported: true }],
+          changes: [breaking],
+          references: [{ kind: "import", name: "x", module: "./x" }],
+        },
+      ],
+    });
     await ev("B", "post_edit", { paths: ["src/use.ts"], analysis: [{ path: "src/use.ts", references: [{ kind: "import", name: "Calc", module: "./calc" }], changes: [] }] });
     await ev("A", "post_edit", { paths: ["src/calc.ts"], analysis: [{ path: "src/calc.ts", changes: [breaking], references: [] }] });
     await ev("B", "prompt", { prompt_excerpt: "go" } as Partial<EvaluateRequest>);
@@ -72,7 +110,17 @@ describe("the coordination core's queries (EXPLAIN QUERY PLAN)", () => {
     // Across packages: a change with its package and public names, a use of the package, a dependent's briefing.
     const lib = { name: "@acme/lib", ecosystem: "npm", path: "packages/lib" };
     await ev("F", "post_edit", { paths: ["src/app.ts"], analysis: [{ path: "src/app.ts", references: [{ kind: "import", name: "parseConfig", module: "@acme/lib" }], changes: [] }] });
-    await ev("G", "post_edit", { paths: ["packages/lib/src/config.ts"], analysis: [{ path: "packages/lib/src/config.ts", package: lib, changes: [{ ...breaking, qualified_name: "parseConfig", kind: "function", renamed_from: null, public_names: ["parseConfig"] }], references: [] }] });
+    await ev("G", "post_edit", {
+      paths: ["packages/lib/src/config.ts"],
+      analysis: [
+        {
+          path: "packages/lib/src/config.ts",
+          package: lib,
+          changes: [{ ...breaking, qualified_name: "parseConfig", kind: "function", renamed_from: null, public_names: ["parseConfig"] }],
+          references: [],
+        },
+      ],
+    });
     await ev("F", "pre_edit", { paths: ["src/app.ts"], uses: [{ path: "src/app.ts", name: "parseConfig", module: "@acme/lib" }] });
     await ev("H", "session_start", { repo: { remote_fingerprints: [FP("acme/api")], branch: "main", dependencies: ["npm:@acme/lib"] } });
     await ev("G", "post_edit", { paths: ["packages/lib/src/config.ts"], analysis: [{ path: "packages/lib/src/config.ts", package: lib, changes: [], references: [] }] });
@@ -97,7 +145,10 @@ describe("the coordination core's queries (EXPLAIN QUERY PLAN)", () => {
         const nested = loop++ > 0;
         const table = aliases.get(m[2] as string) ?? (m[2] as string);
         if (!GROWING.includes(table)) continue;
-        const bounds = (m[3] ?? "").split(" AND ").map((b) => b.replace(/[=<>?].*$/, "").trim()).filter((b) => b !== "");
+        const bounds = (m[3] ?? "")
+          .split(" AND ")
+          .map((b) => b.replace(/[=<>?].*$/, "").trim())
+          .filter((b) => b !== "");
         const loose = nested ? ["team_id", "repo_id", "created_at", "updated_at", "last_seen_at"] : ["team_id", "repo_id"];
         const wholeShare = m[1] === "SCAN" || bounds.every((b) => loose.includes(b));
         if (wholeShare) scans.push(`${step.detail} (${table})  <=  ${text.replace(/\s+/g, " ").slice(0, 160)}`);

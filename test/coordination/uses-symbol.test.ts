@@ -67,7 +67,8 @@ describe("which files use a symbol, from their imports", () => {
 
 describe("scanImports: what a file imports, without a parser", () => {
   it("reads TypeScript and JavaScript imports, re-exports and requires the way the extractor names them; a side-effect import uses no name", () => {
-    const ts = 'import D, { a, b as c, type T } from "./m.js";\nimport * as ns from "../n";\nexport { x } from "./x";\nexport * from "./all";\nconst r = require("r");\nawait import("./lazy");\nimport "./side";\n';
+    const ts =
+      'import D, { a, b as c, type T } from "./m.js";\nimport * as ns from "../n";\nexport { x } from "./x";\nexport * from "./all";\nconst r = require("r");\nawait import("./lazy");\nimport "./side";\n';
     expect(scanImports(ts, "typescript").map((r) => `${r.name}@${r.module}`)).toEqual(["*@../n", "*@./all", "*@./lazy", "*@r", "T@./m.js", "a@./m.js", "b@./m.js", "default@./m.js", "x@./x"]);
   });
 
@@ -88,7 +89,18 @@ describe("scanImports: what a file imports, without a parser", () => {
       "const t2 = `${require('./in-code')}`;",
     ].join("\n");
     expect(scanImports(ts, "typescript").map((r) => `${r.name}@${r.module}`)).toEqual(["*@./in-code", "real@./real"]);
-    const py = ['"""Example:', "from secrets_pkg import token", "import hidden", '"""', "s = 'from a import b'", "# import commented", "from real_pkg import thing", "x = '''", "import also_hidden", "'''"].join("\n");
+    const py = [
+      '"""Example:',
+      "from secrets_pkg import token",
+      "import hidden",
+      '"""',
+      "s = 'from a import b'",
+      "# import commented",
+      "from real_pkg import thing",
+      "x = '''",
+      "import also_hidden",
+      "'''",
+    ].join("\n");
     expect(scanImports(py, "python").map((r) => `${r.name}@${r.module}`)).toEqual(["thing@real_pkg"]);
   });
 
@@ -96,13 +108,26 @@ describe("scanImports: what a file imports, without a parser", () => {
     const { createSymbolExtractor } = await import("../../src/symbols/symbol-extractor.js");
     const extractor = await createSymbolExtractor();
     const root = path.resolve(import.meta.dirname, "../..");
-    const files = fs.readdirSync(path.join(root, "src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts")).map((f) => path.join(root, "src", f));
+    const files = fs
+      .readdirSync(path.join(root, "src"), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => path.join(root, "src", f));
     const stdlib = execFileSync("python3", ["-c", "import json, os; print(os.path.dirname(os.path.dirname(json.__file__)))"], { encoding: "utf8" }).trim();
-    files.push(...fs.readdirSync(path.join(stdlib, "email")).filter((f) => f.endsWith(".py")).map((f) => path.join(stdlib, "email", f)));
+    files.push(
+      ...fs
+        .readdirSync(path.join(stdlib, "email"))
+        .filter((f) => f.endsWith(".py"))
+        .map((f) => path.join(stdlib, "email", f)),
+    );
     let found = 0;
     for (const file of files) {
       const text = fs.readFileSync(file, "utf8");
-      const parsed = new Set(extractor.extract(file, text).references.filter((r) => r.kind === "import" || r.kind === "export").map((r) => `${r.name}@${r.module}`));
+      const parsed = new Set(
+        extractor
+          .extract(file, text)
+          .references.filter((r) => r.kind === "import" || r.kind === "export")
+          .map((r) => `${r.name}@${r.module}`),
+      );
       for (const r of scanImports(text, file.endsWith(".py") ? "python" : "typescript")) {
         found++;
         expect(parsed.has(`${r.name}@${r.module}`), `${file}: ${r.name}@${r.module}`).toBe(true);
@@ -112,9 +137,11 @@ describe("scanImports: what a file imports, without a parser", () => {
   });
 
   it("never throws on any text", () => {
-    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 300 }), fc.constantFrom("typescript", "python") as fc.Arbitrary<"typescript" | "python">, (text, lang) => {
-      expect(Array.isArray(scanImports(text, lang))).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), fc.constantFrom("typescript", "python") as fc.Arbitrary<"typescript" | "python">, (text, lang) => {
+        expect(Array.isArray(scanImports(text, lang))).toBe(true);
+      }),
+    );
   });
 });
 

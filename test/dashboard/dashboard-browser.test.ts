@@ -32,7 +32,13 @@ describe.runIf(CHROMIUM !== undefined)("the dashboard, in a browser", () => {
   const event = (session: string, ev: string, extra: Record<string, unknown> = {}) =>
     api(serve.url, "POST", "/v1/hooks/evaluate", {
       token: tokens["acme"] as string,
-      body: { event: ev, dedupe_key: `k${++n}`, session: { external_id: session, tool: session.startsWith("cx") ? "codex" : "claude_code", label: session.startsWith("cx") ? "bob" : "alice" }, repo: { remote_fingerprints: [FP("acme/app")], branch: "main", cwd_path: ".", packages: [{ name: "@acme/app", path: ".", ecosystem: "npm" }] }, ...extra },
+      body: {
+        event: ev,
+        dedupe_key: `k${++n}`,
+        session: { external_id: session, tool: session.startsWith("cx") ? "codex" : "claude_code", label: session.startsWith("cx") ? "bob" : "alice" },
+        repo: { remote_fingerprints: [FP("acme/app")], branch: "main", cwd_path: ".", packages: [{ name: "@acme/app", path: ".", ecosystem: "npm" }] },
+        ...extra,
+      },
     });
 
   beforeAll(async () => {
@@ -55,7 +61,9 @@ describe.runIf(CHROMIUM !== undefined)("the dashboard, in a browser", () => {
   /** Serious or critical axe-core findings on the page as it is now. */
   const axe = async (page: import("puppeteer-core").Page): Promise<string[]> => {
     await page.addScriptTag({ path: require.resolve("axe-core/axe.min.js") });
-    const violations = await page.evaluate(async () => (await (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string | null; help: string }> }> } }).axe.run()).violations);
+    const violations = await page.evaluate(
+      async () => (await (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string | null; help: string }> }> } }).axe.run()).violations,
+    );
     return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`);
   };
   const signIn = async (page: import("puppeteer-core").Page, t: string) => {
@@ -97,7 +105,23 @@ describe.runIf(CHROMIUM !== undefined)("the dashboard, in a browser", () => {
     expect((await event("cx-bob-0002", "pre_edit", { paths: ["src/config.ts"] })).json.decision).toBe("block");
     await page.waitForFunction(() => document.body.innerText.includes("edit_conflict"), { timeout: 5_000 });
     expect(await text(page)).toMatch(/2 active sessions, 1 open conflict/);
-    await event("cc-alice-0001", "post_edit", { paths: ["src/config.ts"], analysis: [{ path: "src/config.ts", changes: [{ qualified_name: "parseConfig", kind: "function", change: "signature_changed", compatibility: "breaking", reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "required parameter strict added" }] }] }] });
+    await event("cc-alice-0001", "post_edit", {
+      paths: ["src/config.ts"],
+      analysis: [
+        {
+          path: "src/config.ts",
+          changes: [
+            {
+              qualified_name: "parseConfig",
+              kind: "function",
+              change: "signature_changed",
+              compatibility: "breaking",
+              reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "required parameter strict added" }],
+            },
+          ],
+        },
+      ],
+    });
     await page.waitForFunction(() => document.body.innerText.includes("parseConfig"), { timeout: 5_000 });
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42); // no reload
     expect(await text(page)).toContain("PARAMETER_ADDED_REQUIRED: required parameter strict added");
@@ -147,7 +171,9 @@ describe.runIf(CHROMIUM !== undefined)("the dashboard, in a browser", () => {
     expect(sessionHref).not.toBeNull();
     // A read-only sign-in cannot change the policy, even by posting the form.
     const csrf = await page.$eval("nav input[name=csrf]", (i) => (i as HTMLInputElement).value);
-    expect(await page.evaluate(async (c) => (await fetch("/policy", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `csrf=${c}&policy=advisory` })).status, csrf)).toBe(403);
+    expect(
+      await page.evaluate(async (c) => (await fetch("/policy", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `csrf=${c}&policy=advisory` })).status, csrf),
+    ).toBe(403);
     await page.close();
 
     const other = await (await browser.createBrowserContext()).newPage();

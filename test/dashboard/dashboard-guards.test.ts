@@ -8,7 +8,7 @@ import { createCoordinationServer } from "../../src/serve/create-server.js";
 import { createToken, revokeToken } from "../../src/serve/teams.js";
 import type { Database } from "../../src/store/database.js";
 import { openDatabase } from "../../src/store/open-database.js";
-import { STREAM_LIMITS } from "../../src/dashboard/event-streams.js";
+import type { STREAM_LIMITS } from "../../src/dashboard/event-streams.js";
 import { SIGNIN_LIMIT } from "../../src/dashboard/create-dashboard.js";
 import { SIGN_IN_LIMITS } from "../../src/dashboard/sign-ins.js";
 import { api, FP } from "../helpers/serve-fixture.js";
@@ -112,7 +112,12 @@ describe("revoking a token", () => {
     const again = await fetch(`${url}/`, { headers: { cookie: cookie ?? "" }, redirect: "manual" });
     expect([again.status, again.headers.get("location")]).toEqual([303, "/signin"]);
     expect((await fetch(`${url}/?fragment=1`, { headers: { cookie: cookie ?? "" } })).status).toBe(401);
-    const policy = await fetch(`${url}/policy`, { method: "POST", redirect: "manual", headers: { cookie: cookie ?? "", "content-type": "application/x-www-form-urlencoded" }, body: `csrf=${csrf}&policy=block` });
+    const policy = await fetch(`${url}/policy`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie: cookie ?? "", "content-type": "application/x-www-form-urlencoded" },
+      body: `csrf=${csrf}&policy=block`,
+    });
     expect(policy.status).toBe(401);
     expect((await db.read((sql) => sql.all<{ policy: string }>("SELECT policy FROM teams WHERE name = 'acme'")))[0]?.policy).toBe("first_contact");
   });

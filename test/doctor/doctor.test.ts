@@ -62,7 +62,10 @@ describe("comity doctor", () => {
     expect(server.requests.map((r) => r.url)).toEqual(["/v1/health", "/v1/sessions"]);
     expect(check(report, "symbols_parser")?.detail).toContain("native");
     expect(check(report, "symbols_parser")?.detail).toBe("native: files are parsed by Comity's native parser (built on this machine)");
-    expect(check((await json({ COMITY_FLAT_PARSER: "wasm" })).report, "symbols_parser")).toMatchObject({ status: "ok", detail: expect.stringContaining("web-tree-sitter, chosen by COMITY_FLAT_PARSER=wasm") });
+    expect(check((await json({ COMITY_FLAT_PARSER: "wasm" })).report, "symbols_parser")).toMatchObject({
+      status: "ok",
+      detail: expect.stringContaining("web-tree-sitter, chosen by COMITY_FLAT_PARSER=wasm"),
+    });
     const text = await doctor();
     expect(text.status).toBe(0);
     expect(text.stdout).toContain("everything needed works");
@@ -73,7 +76,10 @@ describe("comity doctor", () => {
     install();
     const local = await json({ COMITY_API_URL: "", COMITY_TOKEN: "" });
     expect(check(local.report, "api")).toBeUndefined();
-    expect(check(local.report, "coordination")).toMatchObject({ status: "ok", detail: expect.stringMatching(/embedded store .*coordination\.sqlite \(no server; policy first_contact; 0 active sessions\)/) });
+    expect(check(local.report, "coordination")).toMatchObject({
+      status: "ok",
+      detail: expect.stringMatching(/embedded store .*coordination\.sqlite \(no server; policy first_contact; 0 active sessions\)/),
+    });
     expect(local.status).toBe(0);
     const off = await json({ COMITY_API_URL: "off" });
     expect(check(off.report, "coordination")).toMatchObject({ status: "warn", detail: expect.stringContaining("COMITY_API_URL=off") });
@@ -123,7 +129,12 @@ describe("comity doctor", () => {
   it("outdated hooks (written before ExitPlanMode) show update available until init runs again", async () => {
     const file = path.join(root, ".claude/settings.json");
     fs.mkdirSync(path.dirname(file));
-    fs.writeFileSync(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash", hooks: [{ type: "command", command: "comity hook --tool claude_code --event PreToolUse", timeout: 5 }] }] } }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash", hooks: [{ type: "command", command: "comity hook --tool claude_code --event PreToolUse", timeout: 5 }] }] },
+      }),
+    );
     const before = await json();
     expect(check(before.report, "hooks.claude_code")).toMatchObject({ status: "fail", detail: expect.stringContaining("update available") });
     install();
@@ -137,7 +148,10 @@ describe("comity doctor", () => {
     const cfg = path.join(sb.dir, "cfg");
     fs.mkdirSync(cfg, { recursive: true });
     const now = new Date().toISOString();
-    fs.writeFileSync(path.join(cfg, "hook.log"), `2020-01-01T00:00:00.000Z\tfail-open\tclaude_code\tStop\told one\n${now}\tfail-open\tclaude_code\tPreToolUse\tno answer within 400 ms\n${now}\tfail-open\tcodex\tStop\tno answer within 1500 ms\n`);
+    fs.writeFileSync(
+      path.join(cfg, "hook.log"),
+      `2020-01-01T00:00:00.000Z\tfail-open\tclaude_code\tStop\told one\n${now}\tfail-open\tclaude_code\tPreToolUse\tno answer within 400 ms\n${now}\tfail-open\tcodex\tStop\tno answer within 1500 ms\n`,
+    );
     const outside = await runBuiltCliAsync(["doctor", "--json", "."], { cwd: path.join(root, "vendor/local"), env: env() });
     const rep = JSON.parse(outside.stdout) as Report;
     expect(check(rep, "repo:.")).toMatchObject({ status: "warn", detail: expect.stringContaining("no remote") });

@@ -39,7 +39,7 @@ describe("parseGitConfig", () => {
   });
 
   it("reports the first syntax error with its line and keeps what came before", () => {
-    const { entries, error } = parseGitConfig('[core]\n\tbare = false\n[broken\n\tx = 1\n');
+    const { entries, error } = parseGitConfig("[core]\n\tbare = false\n[broken\n\tx = 1\n");
     expect(entries).toHaveLength(1);
     expect(error).toEqual({ line: 3, message: "bad section header" });
     expect(parseGitConfig("x = 1").error?.message).toBe("key outside a section");
@@ -52,7 +52,9 @@ describe("parseGitConfig", () => {
     fs.writeFileSync(file, "");
     const values = ["plain", "with space", " lead", "trail ", 'q"uote', "back\\slash", "semi;colon", "hash#tag", "tab\there"];
     const set = (key: string, value: string) => execFileSync("git", ["config", "--file", file, key, value]);
-    values.forEach((v, i) => set(`sec.sub${i}.key`, v));
+    values.forEach((v, i) => {
+      set(`sec.sub${i}.key`, v);
+    });
     const parsed = parseGitConfig(fs.readFileSync(file, "utf8")).entries.map((e) => e.value);
     fs.rmSync(dir, { recursive: true });
     expect(parsed).toEqual(values);

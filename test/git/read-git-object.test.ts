@@ -18,7 +18,9 @@ function expectSameAsGit(cwd: string, gitDir = path.join(cwd, ".git")): number {
   const reader = createObjectReader(path.join(gitDir, "objects"));
   let checked = 0;
   for (const commit of sb.git(cwd, "rev-list", "--all").trim().split("\n")) {
-    const files = execFileSync("git", ["ls-tree", "-r", "-z", "--name-only", commit], { cwd, env: sb.env, encoding: "utf8" }).split("\0").filter((f) => f !== "");
+    const files = execFileSync("git", ["ls-tree", "-r", "-z", "--name-only", commit], { cwd, env: sb.env, encoding: "utf8" })
+      .split("\0")
+      .filter((f) => f !== "");
     for (const f of files) {
       const ours = readFileAtCommit(reader, commit, f);
       expect(ours, `${commit}:${f}`).not.toBeNull();
@@ -41,7 +43,7 @@ beforeAll(() => {
   // Large, repetitive text, edited a little each commit: deltas with long copies (over 64 KiB) and inserts.
   const big = Array.from({ length: 6000 }, (_, i) => `export const value${i} = ${i * 7}; // line ${i}\n`).join("");
   for (let round = 0; round < 6; round++) {
-    write("src/big.ts", big.replace(`value${round * 500}`, `renamed${round}`) + `// round ${round}\n`);
+    write("src/big.ts", `${big.replace(`value${round * 500}`, `renamed${round}`)}// round ${round}\n`);
     write("src/deep/nested/file.py", `def f${round}(x):\n    return x * ${round}\n`);
     write("data/blob.bin", Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 31 + round) % 256)));
     write("docs/ünïcode name.md", `# round ${round}\n`);
@@ -61,7 +63,15 @@ describe("createObjectReader / readFileAtCommit", () => {
 
   it("reads packs with offset deltas, and with reference deltas", () => {
     sb.git(repo, "repack", "-adfq", "--depth=50", "--window=50");
-    const verify = sb.git(repo, "verify-pack", "-v", ...fs.readdirSync(path.join(repo, ".git", "objects", "pack")).filter((f) => f.endsWith(".idx")).map((f) => path.join(repo, ".git", "objects", "pack", f)));
+    const verify = sb.git(
+      repo,
+      "verify-pack",
+      "-v",
+      ...fs
+        .readdirSync(path.join(repo, ".git", "objects", "pack"))
+        .filter((f) => f.endsWith(".idx"))
+        .map((f) => path.join(repo, ".git", "objects", "pack", f)),
+    );
     expect(verify).toMatch(/chain length = [1-9]/); // there are deltas to resolve
     expect(fs.readdirSync(path.join(repo, ".git", "objects")).filter((d) => /^[0-9a-f]{2}$/.test(d))).toEqual([]);
     expectSameAsGit(repo);
@@ -110,8 +120,16 @@ describe("applyDelta", () => {
         const [off, len] = op.copy;
         let code = 0x80;
         const args: number[] = [];
-        for (let b = 0; b < 4; b++) if ((off >> (8 * b)) & 0xff) { code |= 1 << b; args.push((off >> (8 * b)) & 0xff); }
-        for (let b = 0; b < 3; b++) if ((len >> (8 * b)) & 0xff) { code |= 0x10 << b; args.push((len >> (8 * b)) & 0xff); }
+        for (let b = 0; b < 4; b++)
+          if ((off >> (8 * b)) & 0xff) {
+            code |= 1 << b;
+            args.push((off >> (8 * b)) & 0xff);
+          }
+        for (let b = 0; b < 3; b++)
+          if ((len >> (8 * b)) & 0xff) {
+            code |= 0x10 << b;
+            args.push((len >> (8 * b)) & 0xff);
+          }
         bytes.push(code, ...args);
       }
     }
@@ -120,12 +138,16 @@ describe("applyDelta", () => {
 
   it("rebuilds the target of any well-formed delta", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 1, maxLength: 300 }), fc.array(fc.oneof(fc.tuple(fc.nat(), fc.nat()), fc.uint8Array({ minLength: 1, maxLength: 127 })), { maxLength: 20 }), (baseArr, raw) => {
-        const base = Buffer.from(baseArr);
-        const ops = raw.map((r) => (Array.isArray(r) ? { copy: [r[0] % base.length, 1 + (r[1] % (base.length - (r[0] % base.length)))] as [number, number] } : { insert: Buffer.from(r) }));
-        const expected = Buffer.concat(ops.map((o) => ("insert" in o ? o.insert : base.subarray(o.copy[0], o.copy[0] + o.copy[1]))));
-        expect(applyDelta(base, encode(base.length, ops, expected.length)).equals(expected)).toBe(true);
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 300 }),
+        fc.array(fc.oneof(fc.tuple(fc.nat(), fc.nat()), fc.uint8Array({ minLength: 1, maxLength: 127 })), { maxLength: 20 }),
+        (baseArr, raw) => {
+          const base = Buffer.from(baseArr);
+          const ops = raw.map((r) => (Array.isArray(r) ? { copy: [r[0] % base.length, 1 + (r[1] % (base.length - (r[0] % base.length)))] as [number, number] } : { insert: Buffer.from(r) }));
+          const expected = Buffer.concat(ops.map((o) => ("insert" in o ? o.insert : base.subarray(o.copy[0], o.copy[0] + o.copy[1]))));
+          expect(applyDelta(base, encode(base.length, ops, expected.length)).equals(expected)).toBe(true);
+        },
+      ),
     );
   });
 

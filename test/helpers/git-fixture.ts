@@ -24,10 +24,7 @@ export function createSandbox(): Sandbox {
   fs.mkdirSync(dir);
   fs.mkdirSync(home);
   const globalConfig = path.join(home, ".gitconfig");
-  fs.writeFileSync(
-    globalConfig,
-    "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[protocol \"file\"]\n\tallow = always\n[user]\n\tname = Fixture\n\temail = fixture@example.com\n",
-  );
+  fs.writeFileSync(globalConfig, '[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[protocol "file"]\n\tallow = always\n[user]\n\tname = Fixture\n\temail = fixture@example.com\n');
   const env: NodeJS.ProcessEnv = {
     PATH: process.env["PATH"],
     HOME: home,
@@ -42,8 +39,7 @@ export function createSandbox(): Sandbox {
     globalConfig,
     env,
     configEnv: { env: { GIT_CONFIG_GLOBAL: globalConfig, GIT_CONFIG_NOSYSTEM: "1" }, homeDir: home },
-    git: (cwd, ...args) =>
-      execFileSync("git", args, { cwd: path.resolve(dir, cwd), env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+    git: (cwd, ...args) => execFileSync("git", args, { cwd: path.resolve(dir, cwd), env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
     write: (rel, text) => {
       const file = path.join(dir, rel);
       fs.mkdirSync(path.dirname(file), { recursive: true });

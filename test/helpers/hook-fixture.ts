@@ -13,7 +13,11 @@ export function repoWithRemote(sb: Sandbox, name: string, remote = `git@github.c
 /** The lines of `<config dir>/hook.log` (none when it does not exist). */
 export function readHookLog(configDir: string): string[] {
   try {
-    return fs.readFileSync(path.join(configDir, "hook.log"), "utf8").trim().split("\n").filter((l) => l !== "");
+    return fs
+      .readFileSync(path.join(configDir, "hook.log"), "utf8")
+      .trim()
+      .split("\n")
+      .filter((l) => l !== "");
   } catch {
     return [];
   }

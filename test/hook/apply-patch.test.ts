@@ -5,7 +5,8 @@ import { classifyTool, detectHost, mapEvent, normalizeTool } from "../../src/hoo
 
 describe("parseApplyPatch", () => {
   it("reads Add, Update with Move to, and Delete operations", () => {
-    const text = "*** Begin Patch\n*** Add File: a/new.ts\n+export const x = 1;\n*** Update File: b.ts\n*** Move to: c/moved.ts\n@@ class A\n-  old()\n+  new()\n*** End of File\n*** Delete File: gone.py\n*** End Patch\n";
+    const text =
+      "*** Begin Patch\n*** Add File: a/new.ts\n+export const x = 1;\n*** Update File: b.ts\n*** Move to: c/moved.ts\n@@ class A\n-  old()\n+  new()\n*** End of File\n*** Delete File: gone.py\n*** End Patch\n";
     expect(parseApplyPatch(text)).toEqual([
       { kind: "add", path: "a/new.ts", moveTo: null },
       { kind: "update", path: "b.ts", moveTo: "c/moved.ts" },
@@ -23,7 +24,11 @@ describe("parseApplyPatch", () => {
 
   it("finds exactly the files of any generated envelope, whatever the hunks hold (property)", () => {
     const file = fc.stringMatching(/^[a-z][a-z0-9_/-]{0,20}\.(ts|py|md)$/);
-    const hunkLine = fc.oneof(fc.string({ maxLength: 40 }).map((s) => `+${s.replace(/\n/g, "")}`), fc.string({ maxLength: 40 }).map((s) => `-${s.replace(/\n/g, "")}`), fc.constant("@@"));
+    const hunkLine = fc.oneof(
+      fc.string({ maxLength: 40 }).map((s) => `+${s.replace(/\n/g, "")}`),
+      fc.string({ maxLength: 40 }).map((s) => `-${s.replace(/\n/g, "")}`),
+      fc.constant("@@"),
+    );
     const op = fc.oneof(
       fc.record({ kind: fc.constant("add" as const), path: file, hunks: fc.array(hunkLine, { maxLength: 4 }) }),
       fc.record({ kind: fc.constant("update" as const), path: file, moveTo: fc.option(file, { nil: null }), hunks: fc.array(hunkLine, { maxLength: 4 }) }),
@@ -49,7 +54,10 @@ describe("parseApplyPatch", () => {
   });
 
   it("never throws on arbitrary text (property)", () => {
-    fc.assert(fc.property(fc.string({ maxLength: 500 }), (s) => void parseApplyPatch(`*** Begin Patch\n${s}`)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 500 }), (s) => void parseApplyPatch(`*** Begin Patch\n${s}`)),
+      { numRuns: 1000 },
+    );
   });
 });
 
@@ -67,7 +75,16 @@ describe("host detection and event mapping", () => {
 
   it("normalises tool names and maps native events", () => {
     expect(["create", "write", "edit", "str_replace_editor", "Shell", "bash", "powershell", "shell", "exec_command", "Read"].map(normalizeTool)).toEqual([
-      "Write", "Write", "Edit", "Edit", "Bash", "Bash", "Bash", "Bash", "Bash", "Read",
+      "Write",
+      "Write",
+      "Edit",
+      "Edit",
+      "Bash",
+      "Bash",
+      "Bash",
+      "Bash",
+      "Bash",
+      "Read",
     ]);
     expect(mapEvent("PreToolUse", classifyTool("Edit"))).toBe("pre_edit");
     expect(mapEvent("PreToolUse", classifyTool("Bash"))).toBe("pre_shell");
@@ -81,7 +98,8 @@ describe("host detection and event mapping", () => {
 
 describe("patchAddedText", () => {
   it("gives each path the lines the envelope adds, under the moved-to path for a move, none for a delete", () => {
-    const text = "*** Begin Patch\n*** Add File: a.ts\n+import { x } from './x';\n+export const a = x;\n*** Update File: b.ts\n*** Move to: c.ts\n@@\n-old\n+new\n*** Delete File: d.ts\n*** End Patch\n+outside\n";
+    const text =
+      "*** Begin Patch\n*** Add File: a.ts\n+import { x } from './x';\n+export const a = x;\n*** Update File: b.ts\n*** Move to: c.ts\n@@\n-old\n+new\n*** Delete File: d.ts\n*** End Patch\n+outside\n";
     expect(Object.fromEntries(patchAddedText(text))).toEqual({ "a.ts": "import { x } from './x';\nexport const a = x;\n", "c.ts": "new\n" });
   });
 });

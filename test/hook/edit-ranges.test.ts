@@ -7,11 +7,14 @@ import { describe, expect, it } from "vitest";
 import { describeRanges, rangesMeet } from "../../src/coordination/line-ranges.js";
 import { changedRanges, targetRanges } from "../../src/hook/edit-ranges.js";
 
-const lines = (n: number): string => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+const lines = (n: number): string => `${Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
 
 describe("edit ranges: where an edit is, in the base's lines", () => {
   it("gives each changed hunk, insertions as empty ranges", () => {
-    expect(changedRanges("a\nb\nc\n", "a\nB\nc\nd\n")).toEqual([[2, 2], [4, 3]]);
+    expect(changedRanges("a\nb\nc\n", "a\nB\nc\nd\n")).toEqual([
+      [2, 2],
+      [4, 3],
+    ]);
     expect(changedRanges("a\nb\n", "x\na\nb\n")).toEqual([[1, 0]]);
     expect(changedRanges("a\nb\nc\n", "a\nc\n")).toEqual([[2, 2]]);
     expect(changedRanges("a\n", "a\n")).toEqual([]);
@@ -26,8 +29,14 @@ describe("edit ranges: where an edit is, in the base's lines", () => {
     // An edit of a line the session itself added lands where that addition is.
     expect(targetRanges(base, current, [{ old: "new 2" }])).toEqual([[1, 0]]);
     // Several edits, every occurrence with replace_all; text not found or empty: not known.
-    expect(targetRanges("x\ny\nx\n", "x\ny\nx\n", [{ old: "x", all: true }])).toEqual([[1, 1], [3, 3]]);
-    expect(targetRanges(base, base, [{ old: "line 2\n" }, { old: "line 9" }])).toEqual([[2, 2], [9, 9]]);
+    expect(targetRanges("x\ny\nx\n", "x\ny\nx\n", [{ old: "x", all: true }])).toEqual([
+      [1, 1],
+      [3, 3],
+    ]);
+    expect(targetRanges(base, base, [{ old: "line 2\n" }, { old: "line 9" }])).toEqual([
+      [2, 2],
+      [9, 9],
+    ]);
     expect(targetRanges(base, base, [{ old: "missing" }])).toBeNull();
     expect(targetRanges(base, base, [{ old: "" }])).toBeNull();
   });
@@ -37,7 +46,13 @@ describe("edit ranges: where an edit is, in the base's lines", () => {
     expect(rangesMeet([[3, 3]], [[5, 5]])).toBe(false);
     expect(rangesMeet([[5, 4]], [[5, 4]])).toBe(true);
     expect(rangesMeet([[5, 4]], [[7, 8]])).toBe(false);
-    expect(describeRanges([[2, 2], [4, 3], [10, 14]])).toBe("2, after 3, 10-14");
+    expect(
+      describeRanges([
+        [2, 2],
+        [4, 3],
+        [10, 14],
+      ]),
+    ).toBe("2, after 3, 10-14");
   });
 
   it("never says two edits are apart when git's three-way merge of them conflicts (git merge-file is the oracle)", () => {
@@ -56,7 +71,12 @@ describe("edit ranges: where an edit is, in the base's lines", () => {
           const ra = changedRanges(text(base), text(ours));
           const rb = changedRanges(text(base), text(theirs));
           if (ra.length === 0 || rb.length === 0 || rangesMeet(ra, rb)) return;
-          for (const [f, t] of [["base", base], ["ours", ours], ["theirs", theirs]] as const) fs.writeFileSync(path.join(dir, f), text([...t]));
+          for (const [f, t] of [
+            ["base", base],
+            ["ours", ours],
+            ["theirs", theirs],
+          ] as const)
+            fs.writeFileSync(path.join(dir, f), text([...t]));
           const merged = spawnSync("git", ["merge-file", "-p", path.join(dir, "ours"), path.join(dir, "base"), path.join(dir, "theirs")], { encoding: "utf8" });
           expect(merged.status, `${JSON.stringify({ n, a, b, ra, rb })}`).toBe(0);
         }),

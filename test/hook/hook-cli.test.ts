@@ -26,7 +26,15 @@ afterEach(async () => {
 });
 
 const claude = (event: string, extra: Record<string, unknown> = {}) => ({ session_id: "sess-1", transcript_path: "/tmp/t.jsonl", cwd: repo, hook_event_name: event, ...extra });
-const codex = (event: string, extra: Record<string, unknown> = {}) => ({ session_id: "cx-1", transcript_path: null, cwd: repo, hook_event_name: event, model: "gpt-5-codex", turn_id: "turn-1", ...extra });
+const codex = (event: string, extra: Record<string, unknown> = {}) => ({
+  session_id: "cx-1",
+  transcript_path: null,
+  cwd: repo,
+  hook_event_name: event,
+  model: "gpt-5-codex",
+  turn_id: "turn-1",
+  ...extra,
+});
 
 async function hook(tool: string, event: string, payload: unknown, extraEnv: NodeJS.ProcessEnv = {}) {
   return runBuiltCliAsync(["hook", "--tool", tool, "--event", event], { cwd: repo, env: { ...env, ...extraEnv }, input: typeof payload === "string" ? payload : JSON.stringify(payload) });
@@ -40,7 +48,11 @@ describe("comity hook: Claude Code and Codex events to requests", () => {
     expect(r.status).toBe(0);
     r = await hook("claude_code", "UserPromptSubmit", claude("UserPromptSubmit", { prompt: "fix the config parser" }));
     r = await hook("claude_code", "PreToolUse", claude("PreToolUse", { tool_name: "ExitPlanMode", tool_input: { plan: "1. change parseConfig" }, tool_use_id: "t0" }));
-    r = await hook("claude_code", "PreToolUse", claude("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts"), old_string: "a", new_string: "b" }, tool_use_id: "t1" }));
+    r = await hook(
+      "claude_code",
+      "PreToolUse",
+      claude("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts"), old_string: "a", new_string: "b" }, tool_use_id: "t1" }),
+    );
     fs.writeFileSync(path.join(repo, "src/config.ts"), "export function parseConfig(path: string, strict: boolean): object {\n  return {};\n}\n");
     r = await hook("claude_code", "PostToolUse", claude("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_response: {}, tool_use_id: "t1" }));
     r = await hook("claude_code", "PreToolUse", claude("PreToolUse", { tool_name: "Bash", tool_input: { command: "cat <<'EOF' | tee notes.md\nhello\nEOF" }, tool_use_id: "t2" }));
@@ -56,7 +68,14 @@ describe("comity hook: Claude Code and Codex events to requests", () => {
     expect(server.requests[0]?.headers["authorization"]).toBe("Bearer tok-123");
     expect(start?.["session"]).toEqual({ external_id: "sess-1", tool: "claude_code", model: "claude-x", surface: "hook", parent_external_id: null, label: os.hostname() });
     expect(start?.["client"]).toMatchObject({ cli_version: expect.any(String), os: process.platform, machine_id_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(start?.["repo"]).toMatchObject({ remote_fingerprints: [expect.stringMatching(/^[0-9a-f]{64}$/)], branch: "main", head_sha: expect.stringMatching(/^[0-9a-f]{40}$/), cwd_path: ".", worktree_hash: expect.stringMatching(/^[0-9a-f]{64}$/), packages: [] });
+    expect(start?.["repo"]).toMatchObject({
+      remote_fingerprints: [expect.stringMatching(/^[0-9a-f]{64}$/)],
+      branch: "main",
+      head_sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      cwd_path: ".",
+      worktree_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      packages: [],
+    });
     expect(prompt?.["prompt_excerpt"]).toBe("fix the config parser");
     expect(plan?.["plan_text"]).toBe("1. change parseConfig");
     expect(preEdit?.["paths"]).toEqual(["src/config.ts"]);
@@ -75,7 +94,11 @@ describe("comity hook: Claude Code and Codex events to requests", () => {
     fs.writeFileSync(path.join(repo, "src/main.ts"), 'import { parseConfig } from "./config.js";\nimport * as fs from "node:fs";\nparseConfig("x");\n');
     const write = { file_path: path.join(repo, "src/cli.ts"), content: 'import { defaultPath } from "./config";\nexport const p = defaultPath();\n' };
     await hook("claude_code", "PreToolUse", claude("PreToolUse", { tool_name: "Write", tool_input: write, tool_use_id: "u1" }), { COMITY_AGENT_NAME: "alice-laptop" });
-    await hook("claude_code", "PreToolUse", claude("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/main.ts"), old_string: "x", new_string: "y" }, tool_use_id: "u2" }));
+    await hook(
+      "claude_code",
+      "PreToolUse",
+      claude("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/main.ts"), old_string: "x", new_string: "y" }, tool_use_id: "u2" }),
+    );
     await hook("claude_code", "PostToolUse", claude("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/main.ts") }, tool_response: {}, tool_use_id: "u2" }));
     fs.writeFileSync(path.join(repo, "src/config.ts"), "export function parseConfig(path: string {\n");
     await hook("claude_code", "PostToolUse", claude("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_response: {}, tool_use_id: "u3" }));
@@ -110,7 +133,8 @@ describe("comity hook: Claude Code and Codex events to requests", () => {
   });
 
   it("maps Codex events: apply_patch edits, shell commands, and Stop always answers JSON", async () => {
-    const patch = "*** Begin Patch\n*** Add File: src/new.ts\n+export const n = 1;\n*** Update File: src/config.ts\n*** Move to: src/settings.ts\n@@\n-a\n+b\n*** Delete File: src/old.ts\n*** End Patch";
+    const patch =
+      "*** Begin Patch\n*** Add File: src/new.ts\n+export const n = 1;\n*** Update File: src/config.ts\n*** Move to: src/settings.ts\n@@\n-a\n+b\n*** Delete File: src/old.ts\n*** End Patch";
     await hook("codex", "SessionStart", codex("SessionStart", { source: "startup" }));
     await hook("codex", "UserPromptSubmit", codex("UserPromptSubmit", { prompt: "go" }));
     await hook("codex", "PreToolUse", codex("PreToolUse", { tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "c1" }));
@@ -160,7 +184,15 @@ describe("comity hook: Claude Code and Codex events to requests", () => {
   it("sends one request per owning repo in a folder of repos, and never a path outside every repo", async () => {
     const web = initRepo(sb, "web");
     sb.git(web, "remote", "add", "origin", "https://github.com/acme/web.git");
-    const payload = { session_id: "s-multi", transcript_path: "/t", cwd: sb.dir, hook_event_name: "PreToolUse", tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Update File: api/src/config.ts\n*** Update File: web/index.ts\n*** Add File: loose.txt\n+x\n*** End Patch" }, tool_use_id: "m1" };
+    const payload = {
+      session_id: "s-multi",
+      transcript_path: "/t",
+      cwd: sb.dir,
+      hook_event_name: "PreToolUse",
+      tool_name: "apply_patch",
+      tool_input: { command: "*** Begin Patch\n*** Update File: api/src/config.ts\n*** Update File: web/index.ts\n*** Add File: loose.txt\n+x\n*** End Patch" },
+      tool_use_id: "m1",
+    };
     await runBuiltCliAsync(["hook", "--tool", "codex", "--event", "PreToolUse"], { cwd: sb.dir, env, input: JSON.stringify(payload) });
     const got = server.requests.map((q) => [(q.body["repo"] as Record<string, unknown>)["remote_fingerprints"], q.body["paths"]]);
     expect(got).toHaveLength(2);
@@ -188,21 +220,38 @@ describe("comity hook: rendering answers", () => {
   it("renders a block as the PreToolUse deny, never a native allow", async () => {
     server.reply = () => ({ body: { ...ALLOW, decision: "block", reason: "parseConfig is being changed by another session" } });
     const r = await hook("claude_code", "PreToolUse", claude("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_use_id: "b1" }));
-    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "parseConfig is being changed by another session" } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "parseConfig is being changed by another session" },
+    });
     server.reply = () => ({ body: ALLOW });
     const allow = await hook("claude_code", "PreToolUse", claude("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_use_id: "b2" }));
     expect(allow.stdout).toBe("");
   });
 
   it("queues a warning at Claude Code's PreToolUse and delivers it at the next PostToolUse; Codex gets it at once", async () => {
-    server.reply = (q) => (q.body["event"] === "pre_edit" ? { body: { ...ALLOW, decision: "warn", reason: "1 coordination warning", inject_context: "Session B (codex, main) edits src/config.ts since 2 min." } } : { body: ALLOW });
+    server.reply = (q) =>
+      q.body["event"] === "pre_edit"
+        ? { body: { ...ALLOW, decision: "warn", reason: "1 coordination warning", inject_context: "Session B (codex, main) edits src/config.ts since 2 min." } }
+        : { body: ALLOW };
     const pre = await hook("claude_code", "PreToolUse", claude("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_use_id: "q1" }));
     expect(pre.stdout).toBe("");
-    const post = await hook("claude_code", "PostToolUse", claude("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_response: {}, tool_use_id: "q1" }));
+    const post = await hook(
+      "claude_code",
+      "PostToolUse",
+      claude("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_response: {}, tool_use_id: "q1" }),
+    );
     expect(JSON.parse(post.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "Session B (codex, main) edits src/config.ts since 2 min." } });
-    const again = await hook("claude_code", "PostToolUse", claude("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_response: {}, tool_use_id: "q2" }));
+    const again = await hook(
+      "claude_code",
+      "PostToolUse",
+      claude("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_response: {}, tool_use_id: "q2" }),
+    );
     expect(again.stdout).toBe("");
-    const cx = await hook("codex", "PreToolUse", codex("PreToolUse", { tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Update File: src/config.ts\n*** End Patch" }, tool_use_id: "q3" }));
+    const cx = await hook(
+      "codex",
+      "PreToolUse",
+      codex("PreToolUse", { tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Update File: src/config.ts\n*** End Patch" }, tool_use_id: "q3" }),
+    );
     expect(JSON.parse(cx.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "Session B (codex, main) edits src/config.ts since 2 min." } });
   });
 

@@ -23,7 +23,7 @@ afterEach(async () => {
   sb.cleanup();
 });
 
-// Each family's patch type, with only the fields it accepts (hosts.md section 6, the CompozyOS catalog):
+// Each family's patch type, with only the fields it accepts (docs/hooks.md, CompozyOS):
 // CompozyOS decodes patches strictly, so an extra field is an error.
 const obj = (properties: Record<string, object>) => ({ type: "object", additionalProperties: false, properties });
 const DENY = { deny: { type: "boolean" }, deny_reason: { type: "string" } };
@@ -47,7 +47,16 @@ const expectValidPatch = (event: string, stdout: string) => {
   return patch as Record<string, any>;
 };
 
-const payload = (event: string, extra: Record<string, unknown> = {}) => ({ event, timestamp: "2026-11-30T04:00:00Z", session_id: "sess_9f4a", agent_name: "coder", workspace_id: "ws_checkout", workspace: repo, turn_id: "turn_42", ...extra });
+const payload = (event: string, extra: Record<string, unknown> = {}) => ({
+  event,
+  timestamp: "2026-11-30T04:00:00Z",
+  session_id: "sess_9f4a",
+  agent_name: "coder",
+  workspace_id: "ws_checkout",
+  workspace: repo,
+  turn_id: "turn_42",
+  ...extra,
+});
 const hook = (event: string, body: unknown) => runBuiltCliAsync(["hook", "--tool", "compozy", "--event", event], { cwd: sb.dir, env, input: JSON.stringify(body) });
 
 describe("comity hook: CompozyOS", () => {

@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 const hook = (tool: string, event: string, payload: unknown) => runBuiltCliAsync(["hook", "--tool", tool, "--event", event], { cwd: repo, env, input: JSON.stringify(payload) });
-// camelCase dialect (hosts.md): sessionId, ms timestamp, cwd, toolName, toolArgs as a JSON string; no event name.
+// camelCase dialect (docs/hooks.md): sessionId, ms timestamp, cwd, toolName, toolArgs as a JSON string; no event name.
 const camel = (extra: Record<string, unknown> = {}) => ({ sessionId: "cp-1", timestamp: 1764470000000, cwd: repo, ...extra });
 // PascalCase dialect (VS Code-compatible): hook_event_name, session_id, ISO timestamp, tool_name, tool_input; no transcript_path.
 const pascal = (event: string, extra: Record<string, unknown> = {}) => ({ hook_event_name: event, session_id: "cp-2", timestamp: "2026-11-30T04:00:00.000Z", cwd: repo, ...extra });
@@ -67,7 +67,8 @@ describe("comity hook: Copilot CLI", () => {
   });
 
   it("answers only with a preToolUse deny; context is never printed (Copilot ignores it)", async () => {
-    server.reply = (q) => (q.body["event"] === "pre_edit" ? { body: { ...ALLOW, decision: "block", reason: "held by session B" } } : { body: { ...ALLOW, decision: "warn", inject_context: "Session B is active." } });
+    server.reply = (q) =>
+      q.body["event"] === "pre_edit" ? { body: { ...ALLOW, decision: "block", reason: "held by session B" } } : { body: { ...ALLOW, decision: "warn", inject_context: "Session B is active." } };
     const deny = await hook("copilot", "preToolUse", camel({ toolName: "edit", toolArgs: JSON.stringify({ path: "src/config.ts" }) }));
     expect(JSON.parse(deny.stdout)).toEqual({ permissionDecision: "deny", permissionDecisionReason: "held by session B" });
     const denyPascal = await hook("copilot", "PreToolUse", pascal("PreToolUse", { tool_name: "create", tool_input: { path: "src/x.ts" } }));

@@ -27,7 +27,7 @@ afterEach(async () => {
   sb.cleanup();
 });
 
-// Cursor's common fields (hosts.md): no session_id on most events, no cwd, several workspace roots.
+// Cursor's common fields (docs/hooks.md): no session_id on most events, no cwd, several workspace roots.
 const cursor = (event: string, extra: Record<string, unknown> = {}) => ({
   conversation_id: "conv-1",
   generation_id: "gen-1",
@@ -62,16 +62,20 @@ describe("comity hook: Cursor", () => {
     expect(logLines()).toEqual([]);
     // session_start, prompt, stop and session_end: one request per root's repo; the Read is not sent.
     expect(seen.map((s) => s[0])).toEqual([
-      "session_start", "session_start",
-      "prompt", "prompt",
+      "session_start",
+      "session_start",
+      "prompt",
+      "prompt",
       "pre_edit",
       "pre_shell",
       "pre_shell",
       "post_edit",
       "post_edit",
       "post_edit",
-      "stop", "stop",
-      "session_end", "session_end",
+      "stop",
+      "stop",
+      "session_end",
+      "session_end",
     ]);
     const bodies = server.requests.map((q) => q.body as Record<string, any>);
     for (const b of bodies) expect(b["session"]).toMatchObject({ external_id: "conv-1", tool: "cursor" });
@@ -84,7 +88,10 @@ describe("comity hook: Cursor", () => {
   });
 
   it("answers in Cursor's keys: deny on preToolUse and beforeShellExecution, context only at sessionStart", async () => {
-    server.reply = (q) => (q.body["event"] === "session_start" ? { body: { ...ALLOW, inject_context: "Session B edits src/config.ts." } } : { body: { ...ALLOW, decision: "block", reason: "src/config.ts is held by session B" } });
+    server.reply = (q) =>
+      q.body["event"] === "session_start"
+        ? { body: { ...ALLOW, inject_context: "Session B edits src/config.ts." } }
+        : { body: { ...ALLOW, decision: "block", reason: "src/config.ts is held by session B" } };
     const start = await hook("cursor", "sessionStart", cursor("sessionStart", { session_id: "conv-1", workspace_roots: [api] }));
     const started = JSON.parse(start.stdout) as Record<string, string>;
     expect(Object.keys(started)).toEqual(["additional_context"]);

@@ -82,12 +82,20 @@ describe("embedded coordination (no server)", () => {
     // comity status sees both sessions, what they hold and changed, and the collisions.
     const st = await runBuiltCliAsync(["status", "--json"], { cwd: main, env });
     expect(st.status).toBe(0);
-    const report = JSON.parse(st.stdout) as { schema: string; mode: string; sessions: Array<{ label: string; files: string[]; changes: Array<{ qualified_name: string; compatibility: string }>; intents: Array<{ paths: string[] }> }>; conflicts: Array<{ kind: string; told: boolean }> };
+    const report = JSON.parse(st.stdout) as {
+      schema: string;
+      mode: string;
+      sessions: Array<{ label: string; files: string[]; changes: Array<{ qualified_name: string; compatibility: string }>; intents: Array<{ paths: string[] }> }>;
+      conflicts: Array<{ kind: string; told: boolean }>;
+    };
     expect(report).toMatchObject({ schema: "comity.status/1", mode: "embedded" });
     expect(report.sessions.map((s) => s.label)).toEqual(["alice", "bob"]);
     expect(report.sessions[0]?.changes).toEqual([expect.objectContaining({ qualified_name: "parseConfig", compatibility: "breaking" })]);
     expect(report.sessions[1]?.intents.flatMap((i) => i.paths).sort()).toEqual(["src/config.ts", "src/main.ts"]);
-    expect(report.conflicts.map((c) => [c.kind, c.told])).toEqual([["breaking_change", true], ["edit_conflict", true]]);
+    expect(report.conflicts.map((c) => [c.kind, c.told])).toEqual([
+      ["breaking_change", true],
+      ["edit_conflict", true],
+    ]);
     const text = await runBuiltCliAsync(["status"], { cwd: wt, env });
     expect(text.stdout).toContain("2 active sessions");
     expect(text.stdout).toMatch(/alice A\s+Claude Code\s+main/);
@@ -187,7 +195,10 @@ describe("embedded coordination (no server)", () => {
     const { openEmbeddedStore } = await import("../../src/coordination/embedded-store.js");
     const s = await openEmbeddedStore(store());
     const week = 8 * 24 * 3600 * 1000;
-    await s.evaluate({ event: "pre_edit", dedupe_key: "old-1", session: { external_id: "old", tool: "codex" }, repo: { remote_fingerprints: ["ab".repeat(32)] }, paths: ["src/x.ts"] }, Date.now() - week);
+    await s.evaluate(
+      { event: "pre_edit", dedupe_key: "old-1", session: { external_id: "old", tool: "codex" }, repo: { remote_fingerprints: ["ab".repeat(32)] }, paths: ["src/x.ts"] },
+      Date.now() - week,
+    );
     const count = async () => Number((await s.database.read((sql) => sql.all<{ n: number }>("SELECT (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM dedupe) AS n")))[0]?.n);
     expect(await count()).toBe(2);
     await s.close();

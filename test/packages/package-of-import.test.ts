@@ -13,7 +13,8 @@ describe("packageOfImport: the package a module specifier names", () => {
     expect(packageOfImport("src/a.mjs", "lodash/fp")).toBe("npm:lodash");
   });
   it("never maps relative imports, absolute paths, node: and other schemes, subpath imports or a bare scope", () => {
-    for (const spec of ["./config", "../lib", ".", "..", "/abs/x", "node:fs", "https://x.dev/m.js", "#internal", "@acme", "@/components/x", "~/x", ""]) expect(packageOfImport("src/a.ts", spec), spec).toBeNull();
+    for (const spec of ["./config", "../lib", ".", "..", "/abs/x", "node:fs", "https://x.dev/m.js", "#internal", "@acme", "@/components/x", "~/x", ""])
+      expect(packageOfImport("src/a.ts", spec), spec).toBeNull();
   });
   it("maps Python absolute imports by their top-level name, normalised as packaging does; relative ones never", () => {
     expect(packageOfImport("app/main.py", "acme_lib.config")).toBe("python:acme-lib");
@@ -28,10 +29,12 @@ describe("packageOfImport: the package a module specifier names", () => {
   it("normalises Python names idempotently, and never maps a relative specifier, whatever the text", () => {
     fc.assert(fc.property(fc.string(), (s) => normalizePythonName(normalizePythonName(s)) === normalizePythonName(s)));
     fc.assert(fc.property(fc.string(), fc.constantFrom("src/a.ts", "app/b.py"), (s, from) => packageOfImport(from, `.${s}`) === null));
-    fc.assert(fc.property(fc.string(), (s) => {
-      const key = packageOfImport("src/a.ts", s);
-      return key === null || (key.startsWith("npm:") && !key.includes(":", 4));
-    }));
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        const key = packageOfImport("src/a.ts", s);
+        return key === null || (key.startsWith("npm:") && !key.includes(":", 4));
+      }),
+    );
   });
 });
 
@@ -44,7 +47,8 @@ function tree(files: Record<string, string>): TextReader {
 describe("packageExposure: a changed symbol's public names in its package", () => {
   const lib = {
     "packages/lib/package.json": JSON.stringify({ name: "@acme/lib", exports: { ".": { types: "./dist/index.d.ts", import: "./dist/index.js" }, "./package.json": "./package.json" } }),
-    "packages/lib/src/index.ts": 'export * from "./config.js";\nexport { format as formatConfig } from "./format";\nimport { helper as h } from "./util.js";\nexport { h as publicHelper };\nexport * as ns from "./ns.js";\n',
+    "packages/lib/src/index.ts":
+      'export * from "./config.js";\nexport { format as formatConfig } from "./format";\nimport { helper as h } from "./util.js";\nexport { h as publicHelper };\nexport * as ns from "./ns.js";\n',
     "packages/lib/src/config.ts": "export function parseConfig() {}\nexport default function main() {}\n",
     "packages/lib/src/format.ts": "export function format() {}\nexport function hidden() {}\n",
     "packages/lib/src/util.ts": "export function helper() {}\n",
@@ -56,7 +60,10 @@ describe("packageExposure: a changed symbol's public names in its package", () =
     return { pkg: r.package, names: Object.fromEntries(r.names) };
   };
   it("follows the exports map's conditions from the build folder back to the source, and every kind of re-export", () => {
-    expect(names("packages/lib/src/config.ts", ["parseConfig", "default"])).toEqual({ pkg: { name: "@acme/lib", ecosystem: "npm", path: "packages/lib" }, names: { parseConfig: ["parseConfig"], default: [] } });
+    expect(names("packages/lib/src/config.ts", ["parseConfig", "default"])).toEqual({
+      pkg: { name: "@acme/lib", ecosystem: "npm", path: "packages/lib" },
+      names: { parseConfig: ["parseConfig"], default: [] },
+    });
     expect(names("packages/lib/src/format.ts", ["format", "hidden"]).names).toEqual({ format: ["formatConfig"], hidden: [] });
     expect(names("packages/lib/src/util.ts", ["helper"]).names).toEqual({ helper: ["publicHelper"] });
     expect(names("packages/lib/src/ns.ts", ["inner"]).names).toEqual({ inner: ["ns"] });
@@ -70,7 +77,12 @@ describe("packageExposure: a changed symbol's public names in its package", () =
     expect(names("src/a.ts", ["a"], { "src/a.ts": "export const a = 1;\n" })).toEqual({ pkg: null, names: {} });
   });
   it("survives re-export cycles", () => {
-    const cyc = { "package.json": JSON.stringify({ name: "c" }), "src/index.ts": 'export * from "./a";\n', "src/a.ts": 'export * from "./b";\nexport const a = 1;\n', "src/b.ts": 'export * from "./a";\nexport const b = 1;\n' };
+    const cyc = {
+      "package.json": JSON.stringify({ name: "c" }),
+      "src/index.ts": 'export * from "./a";\n',
+      "src/a.ts": 'export * from "./b";\nexport const a = 1;\n',
+      "src/b.ts": 'export * from "./a";\nexport const b = 1;\n',
+    };
     expect(names("src/b.ts", ["b"], cyc).names).toEqual({ b: ["b"] });
   });
   it("Python: the distribution from pyproject, a private name has no public name, __init__ aliases count", () => {
@@ -79,7 +91,10 @@ describe("packageExposure: a changed symbol's public names in its package", () =
       "acme_lib/__init__.py": "from .config import parse_config as parse, load\n",
       "acme_lib/config.py": "def parse_config(p): pass\n",
     };
-    expect(names("acme_lib/config.py", ["parse_config", "_helper"], py)).toEqual({ pkg: { name: "Acme_Lib", ecosystem: "python", path: "." }, names: { parse_config: ["parse", "parse_config"], _helper: [] } });
+    expect(names("acme_lib/config.py", ["parse_config", "_helper"], py)).toEqual({
+      pkg: { name: "Acme_Lib", ecosystem: "python", path: "." },
+      names: { parse_config: ["parse", "parse_config"], _helper: [] },
+    });
   });
 });
 
@@ -88,11 +103,19 @@ describe("declaredDependencies: what a repo's manifests depend on", () => {
     const files = tree({
       "package.json": JSON.stringify({ name: "root", dependencies: { "@acme/lib": "workspace:*" }, devDependencies: { vitest: "4" } }),
       "packages/a/package.json": JSON.stringify({ name: "a", peerDependencies: { react: ">=18" } }),
-      "pyproject.toml": '[project]\nname = "app"\ndependencies = ["acme-lib>=0.1", "Requests[socks] ; python_version>\'3\'"]\n[project.optional-dependencies]\ndev = ["pytest"]\n[tool.uv.sources]\nacme_lib = { path = "../lib" }\n[tool.poetry.dependencies]\npython = "^3.11"\nflask = "*"\n',
+      "pyproject.toml":
+        '[project]\nname = "app"\ndependencies = ["acme-lib>=0.1", "Requests[socks] ; python_version>\'3\'"]\n[project.optional-dependencies]\ndev = ["pytest"]\n[tool.uv.sources]\nacme_lib = { path = "../lib" }\n[tool.poetry.dependencies]\npython = "^3.11"\nflask = "*"\n',
       "broken/package.json": "{",
     });
-    expect(declaredDependencies("/repo", [{ path: "packages/a", ecosystem: "npm" }, { path: "broken", ecosystem: "npm" }], files)).toEqual([
-      "npm:@acme/lib", "npm:react", "npm:vitest", "python:acme-lib", "python:flask", "python:pytest", "python:requests",
-    ]);
+    expect(
+      declaredDependencies(
+        "/repo",
+        [
+          { path: "packages/a", ecosystem: "npm" },
+          { path: "broken", ecosystem: "npm" },
+        ],
+        files,
+      ),
+    ).toEqual(["npm:@acme/lib", "npm:react", "npm:vitest", "python:acme-lib", "python:flask", "python:pytest", "python:requests"]);
   });
 });

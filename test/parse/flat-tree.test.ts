@@ -41,7 +41,12 @@ function sources(ext: Ext): string[] {
     ts: ["export function f(a: number, b: {\nclass C { m(): void { return g(\n", "const s = 'é😀\\u{1F600}';\r\nlet t = `a${b}c`; // ü\r\nif (x) { y(", "", "\n\n", "class A { @d() m?(): void }"],
     tsx: ["const A = () => <div a={1}>{x}</div>;\nconst B = <C", "let x = <T,>(a: T) => a;"],
     js: ["module.exports = { a, b: () => 1 };\nexports.c = function () {", "const π = 'ß';\n"],
-    py: ["def broken(a, b:\n    pass\nclass Ok:\n    pass\n", "x = 'é😀'\r\ndef f(*, a=1, **k) -> 'int':\n    return f'{a!r:>{k}}'\n", "if x:\n  y(\n", "@d\nclass A(B, metaclass=M):\n    def m(self): ...\n"],
+    py: [
+      "def broken(a, b:\n    pass\nclass Ok:\n    pass\n",
+      "x = 'é😀'\r\ndef f(*, a=1, **k) -> 'int':\n    return f'{a!r:>{k}}'\n",
+      "if x:\n  y(\n",
+      "@d\nclass A(B, metaclass=M):\n    def m(self): ...\n",
+    ],
   };
   return [...files.map((f) => fs.readFileSync(path.join(fixtures, f), "utf8")), ...own.map((f) => fs.readFileSync(path.join(root, f), "utf8")), ...broken[ext]];
 }
@@ -84,7 +89,9 @@ function walkBoth(a: Node, b: FlatNode, fields: readonly (string | null)[], out:
   const bc = b.children;
   expect(bc.length).toBe(ac.length);
   out.nodes++;
-  ac.forEach((c, i) => walkBoth(c, bc[i] as FlatNode, fields, out));
+  ac.forEach((c, i) => {
+    walkBoth(c, bc[i] as FlatNode, fields, out);
+  });
 }
 
 describe("FlatTree: a copy of web-tree-sitter's tree", () => {
@@ -152,7 +159,8 @@ describe("Comity's native parser (native/flat_parse.c)", () => {
     if (loadFlatParser() === null) return;
     const [native, wasm] = await Promise.all([loadFlatParsers(LANGUAGES, "native"), loadWasmParsers(LANGUAGES)]);
     // Beyond the fixtures: every TypeScript file of this repo.
-    const own = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? own(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
+    const own = (dir: string): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? own(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
     let nodes = 0;
     for (const ext of Object.keys(GRAMMARS) as Ext[]) {
       const id = LANGUAGE_OF[ext];
@@ -170,7 +178,8 @@ describe("Comity's native parser (native/flat_parse.c)", () => {
         const a = keepFlatTreeData(w.parse(text));
         const b = n.parse(text);
         expect(b.count, `${ext} source ${i}`).toBe(a.count);
-        for (const k of ["types", "fields", "starts", "ends", "parents", "flags"] as const) expect(Array.from(b[k].subarray(0, b.count)), `${ext} source ${i}: ${k}`).toEqual(Array.from(a[k].subarray(0, a.count)));
+        for (const k of ["types", "fields", "starts", "ends", "parents", "flags"] as const)
+          expect(Array.from(b[k].subarray(0, b.count)), `${ext} source ${i}: ${k}`).toEqual(Array.from(a[k].subarray(0, a.count)));
         nodes += b.count;
       }
     }
@@ -193,7 +202,7 @@ describe("Comity's native parser (native/flat_parse.c)", () => {
   it("says what is wrong with what it is given, and parses on after it", () => {
     const addon = loadFlatParser();
     if (addon === null) return;
-    const python = (LANGUAGES.find((l) => l.id === "python")?.grammar() as { language: unknown }).language;
+    const python = (LANGUAGES.find((l) => l.id === "python")?.grammar() as { language: unknown } | undefined)?.language;
     expect(() => addon.parse({}, "x = 1\n")).toThrow(/not a tree-sitter language/);
     expect(() => addon.parse(python, 5 as unknown as string)).toThrow(/not a string/);
     expect(() => addon.language("python")).toThrow(/not a tree-sitter language/);

@@ -12,14 +12,18 @@ import { HANGING_TSX } from "../helpers/hanging-code.js";
 // tree-sitter-typescript's error recovery loops for ever on some half-written TSX (its parse grows without bound):
 // every parse path must stop at its deadline or its memory bound, and say so.
 
-
 const fixtures = path.resolve(import.meta.dirname, "../symbols/fixtures");
 const kinds: FlatParserKind[] = loadFlatParser() === null ? ["wasm"] : ["native", "wasm"];
 const QUICK: ParseLimits = { deadlineMs: 150, maxBytes: 256 * 1024 * 1024 };
 
 describe.each(kinds)("a parse by the %s parser", (kind) => {
   it("stops at its deadline on a text whose parse never ends, with a PARSE_TIMEOUT error, and parses the next text as usual", async () => {
-    const tsx = (await loadFlatParsers(LANGUAGES.filter((l) => l.id === "tsx"), kind)).get("tsx");
+    const tsx = (
+      await loadFlatParsers(
+        LANGUAGES.filter((l) => l.id === "tsx"),
+        kind,
+      )
+    ).get("tsx");
     if (tsx === undefined) throw new Error("no TSX parser");
     for (const text of HANGING_TSX) {
       let error: unknown = null;
@@ -35,7 +39,12 @@ describe.each(kinds)("a parse by the %s parser", (kind) => {
   });
 
   it("stops at its memory bound, and starts none with no time left", async () => {
-    const ts = (await loadFlatParsers(LANGUAGES.filter((l) => l.id === "typescript"), kind)).get("typescript");
+    const ts = (
+      await loadFlatParsers(
+        LANGUAGES.filter((l) => l.id === "typescript"),
+        kind,
+      )
+    ).get("typescript");
     if (ts === undefined) throw new Error("no TypeScript parser");
     const big = fs.readFileSync(path.join(fixtures, "kinds.ts"), "utf8").repeat(40);
     // web-tree-sitter's memory grows in steps of 64 KiB pages: a bound of a few bytes is passed at its first growth.
@@ -57,7 +66,11 @@ describe.each(kinds)("a parse by the %s parser", (kind) => {
     const r = extractor.extract("x.tsx", HANGING_TSX[0]);
     expect(r.symbols).toEqual([]);
     expect(r.diagnostics.map((d) => [d.code, d.path])).toEqual([["parse_timeout", "x.tsx"]]);
-    const seeds = { ts: fs.readFileSync(path.join(fixtures, "kinds.ts"), "utf8"), tsx: fs.readFileSync(path.join(fixtures, "kinds.tsx"), "utf8"), py: fs.readFileSync(path.join(fixtures, "kinds.py"), "utf8") };
+    const seeds = {
+      ts: fs.readFileSync(path.join(fixtures, "kinds.ts"), "utf8"),
+      tsx: fs.readFileSync(path.join(fixtures, "kinds.tsx"), "utf8"),
+      py: fs.readFileSync(path.join(fixtures, "kinds.py"), "utf8"),
+    };
     const pieces = ["<", ">", "{", "}", "{{", "(", ")", ":", "=>", "<a ", "</", "/>", '"', "'", "`", "${", "@", "def ", ":\n    ", "\n", "e f", "as ", "<T,>", ...HANGING_TSX];
     let timedOut = 0;
     fc.assert(

@@ -52,22 +52,10 @@ const SAME: ReadonlyArray<[string, readonly string[]]> = [
       "ssh://git@altssh.gitlab.com:443/group/subgroup/deeper/proj.git",
     ],
   ],
-  [
-    "bitbucket.org/team/repo",
-    [
-      "https://bitbucket.org/team/repo.git",
-      "https://user@bitbucket.org/team/repo.git",
-      "git@bitbucket.org:team/repo.git",
-      "ssh://git@bitbucket.org/team/repo.git",
-    ],
-  ],
+  ["bitbucket.org/team/repo", ["https://bitbucket.org/team/repo.git", "https://user@bitbucket.org/team/repo.git", "git@bitbucket.org:team/repo.git", "ssh://git@bitbucket.org/team/repo.git"]],
   [
     "bitbucket.corp.example/proj/repo",
-    [
-      "https://bitbucket.corp.example/scm/proj/repo.git",
-      "ssh://git@bitbucket.corp.example:7999/proj/repo.git",
-      "https://user@bitbucket.corp.example/scm/PROJ/repo.git",
-    ],
+    ["https://bitbucket.corp.example/scm/proj/repo.git", "ssh://git@bitbucket.corp.example:7999/proj/repo.git", "https://user@bitbucket.corp.example/scm/PROJ/repo.git"],
   ],
   [
     "dev.azure.com/myorg/myproject/myrepo",
@@ -85,15 +73,7 @@ const SAME: ReadonlyArray<[string, readonly string[]]> = [
     ],
   ],
   ["dev.azure.com/org/repo/repo", ["https://dev.azure.com/org/_git/repo", "https://org.visualstudio.com/_git/repo"]],
-  [
-    "git.corp.example/team/app",
-    [
-      "ssh://git@git.corp.example:2222/team/app.git",
-      "git@git.corp.example:team/app.git",
-      "https://git.corp.example/team/app",
-      "https://git.corp.example.:443/team/app",
-    ],
-  ],
+  ["git.corp.example/team/app", ["ssh://git@git.corp.example:2222/team/app.git", "git@git.corp.example:team/app.git", "https://git.corp.example/team/app", "https://git.corp.example.:443/team/app"]],
   ["git.corp.example:8443/team/app", ["https://git.corp.example:8443/team/app.git", "http://git.corp.example:8443/team/app"]],
   ["[::1]/a/b", ["git@[::1]:a/b.git", "ssh://git@[::1]:22/a/b", "https://[::1]/a/b"]],
   ["file:///srv/git/app", ["/srv/git/app", "/srv/git/app.git", "/srv/git/app/", "/srv/git/app/.git", "file:///srv/git/app.git", "file://localhost/srv/git/app"]],

@@ -26,7 +26,8 @@ export const CASES_DIR = path.join(HERE, "cases");
 export const FIXTURES = {
   "ts-app": {
     "package.json": '{\n  "name": "app",\n  "version": "1.0.0",\n  "type": "module"\n}\n',
-    "src/config.ts": "export interface Config {\n  path: string;\n}\n\nexport function parseConfig(path: string): Config {\n  return { path };\n}\n\nexport function defaultPath(): string {\n  return \"comity.json\";\n}\n",
+    "src/config.ts":
+      'export interface Config {\n  path: string;\n}\n\nexport function parseConfig(path: string): Config {\n  return { path };\n}\n\nexport function defaultPath(): string {\n  return "comity.json";\n}\n',
     "src/main.ts": 'import { parseConfig } from "./config.js";\n\nexport function main(): void {\n  console.log(parseConfig("a.json"));\n}\n',
     "src/calc.ts": "export class Calc {\n  add(a: number, b: number): number {\n    return a + b;\n  }\n\n  sub(a: number, b: number): number {\n    return a - b;\n  }\n}\n",
     "src/report.ts": 'import { Calc } from "./calc.js";\n\nexport function total(xs: number[]): number {\n  const c = new Calc();\n  return xs.reduce((a, x) => c.add(a, x), 0);\n}\n',
@@ -37,7 +38,8 @@ export const FIXTURES = {
   "ts-lib": {
     "package.json": '{\n  "name": "@acme/lib",\n  "version": "1.0.0",\n  "type": "module",\n  "exports": { ".": { "types": "./dist/index.d.ts", "import": "./dist/index.js" } }\n}\n',
     "src/index.ts": 'export { parseConfig, formatConfig } from "./config.js";\n',
-    "src/config.ts": "export function parseConfig(path: string): object {\n  return { path };\n}\n\nexport function formatConfig(c: object): string {\n  return JSON.stringify(c);\n}\n\nexport function internalHelper(x: number): number {\n  return x;\n}\n",
+    "src/config.ts":
+      "export function parseConfig(path: string): object {\n  return { path };\n}\n\nexport function formatConfig(c: object): string {\n  return JSON.stringify(c);\n}\n\nexport function internalHelper(x: number): number {\n  return x;\n}\n",
   },
   // An app that depends on @acme/lib and calls parseConfig from it.
   "ts-consumer": {
@@ -49,18 +51,18 @@ export const FIXTURES = {
   "py-lib": {
     "pyproject.toml": '[project]\nname = "acme-lib"\nversion = "0.1.0"\n',
     "acme_lib/__init__.py": "from .config import parse_config\n",
-    "acme_lib/config.py": "def parse_config(path):\n    return {\"path\": path}\n\n\ndef _private_helper(x):\n    return x\n",
+    "acme_lib/config.py": 'def parse_config(path):\n    return {"path": path}\n\n\ndef _private_helper(x):\n    return x\n',
   },
   "py-consumer": {
     "pyproject.toml": '[project]\nname = "app"\nversion = "0.1.0"\ndependencies = ["acme-lib>=0.1"]\n',
     "app/__init__.py": "",
-    "app/main.py": "from acme_lib.config import parse_config\n\n\ndef main():\n    return parse_config(\"a.toml\")\n",
+    "app/main.py": 'from acme_lib.config import parse_config\n\n\ndef main():\n    return parse_config("a.toml")\n',
   },
   "py-app": {
     "pyproject.toml": '[project]\nname = "app"\nversion = "0.1.0"\n',
     "app/__init__.py": "",
-    "app/config.py": "def parse_config(path):\n    return {\"path\": path}\n",
-    "app/main.py": "from app.config import parse_config\n\n\ndef main():\n    return parse_config(\"a.toml\")\n",
+    "app/config.py": 'def parse_config(path):\n    return {"path": path}\n',
+    "app/main.py": 'from app.config import parse_config\n\n\ndef main():\n    return parse_config("a.toml")\n',
     "app/util.py": "def clamp(x, lo, hi):\n    return min(hi, max(lo, x))\n",
   },
 };
@@ -85,8 +87,13 @@ function git(cwd, ...args) {
 function gitEnv() {
   return {
     ...process.env,
-    GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com",
-    GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0",
+    GIT_AUTHOR_NAME: "t",
+    GIT_AUTHOR_EMAIL: "t@example.com",
+    GIT_COMMITTER_NAME: "t",
+    GIT_COMMITTER_EMAIL: "t@example.com",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
   };
 }
 
@@ -105,9 +112,23 @@ async function cli(args, { cwd, env, input = "" }) {
     let stdout = "";
     let stderr = "";
     const io = {
-      stdout: { write: (chunk, done) => { stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"); done?.(); return true; } },
-      stderr: { write: (text) => { stderr += text; return true; } },
-      cwd, env, stdinIsTTY: false, readStdin: async () => input,
+      stdout: {
+        write: (chunk, done) => {
+          stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+          done?.();
+          return true;
+        },
+      },
+      stderr: {
+        write: (text) => {
+          stderr += text;
+          return true;
+        },
+      },
+      cwd,
+      env,
+      stdinIsTTY: false,
+      readStdin: async () => input,
     };
     const status = await runCli(args, io);
     return { status, stdout, stderr };
@@ -135,7 +156,10 @@ async function startServe(db, env) {
     return {
       url: `http://127.0.0.1:${server.address().port}`,
       stop: async () => {
-        await new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
+        await new Promise((resolve) => {
+          server.close(resolve);
+          server.closeAllConnections();
+        });
         await database.close();
       },
     };
@@ -148,24 +172,62 @@ async function startServe(db, env) {
     child.stdout.on("data", (c) => {
       out += c;
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m !== null) resolve({ url: m[1], stop: () => new Promise((r) => { child.on("exit", r); child.kill("SIGTERM"); }) });
+      if (m !== null)
+        resolve({
+          url: m[1],
+          stop: () =>
+            new Promise((r) => {
+              child.on("exit", r);
+              child.kill("SIGTERM");
+            }),
+        });
     });
     child.on("exit", (code) => reject(new Error(`comity serve exited (${code}): ${err}`)));
   });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Host payloads, as each host sends them (../shared/reference/hosts.md), and what each host shows its model.
+// Host payloads, as each host sends them (docs/hooks.md), and what each host shows its model.
 
 let counter = 0;
 const nextId = (prefix) => `${prefix}-${(++counter).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 /** The native event names `comity init` wires for a host, per Comity step. */
 const NATIVE = {
-  claude_code: { start: "SessionStart", prompt: "UserPromptSubmit", pre: "PreToolUse", post: "PostToolUse", preShell: "PreToolUse", postShell: "PostToolUse", plan: "PreToolUse", stop: "Stop", end: "SessionEnd" },
+  claude_code: {
+    start: "SessionStart",
+    prompt: "UserPromptSubmit",
+    pre: "PreToolUse",
+    post: "PostToolUse",
+    preShell: "PreToolUse",
+    postShell: "PostToolUse",
+    plan: "PreToolUse",
+    stop: "Stop",
+    end: "SessionEnd",
+  },
   codex: { start: "SessionStart", prompt: "UserPromptSubmit", pre: "PreToolUse", post: "PostToolUse", preShell: "PreToolUse", postShell: "PostToolUse", plan: null, stop: "Stop", end: null },
-  cursor: { start: "sessionStart", prompt: "beforeSubmitPrompt", pre: "preToolUse", post: "afterFileEdit", preShell: "beforeShellExecution", postShell: "afterShellExecution", plan: null, stop: "stop", end: "sessionEnd" },
-  copilot: { start: "sessionStart", prompt: "userPromptSubmitted", pre: "preToolUse", post: "postToolUse", preShell: "preToolUse", postShell: "postToolUse", plan: null, stop: "agentStop", end: "sessionEnd" },
+  cursor: {
+    start: "sessionStart",
+    prompt: "beforeSubmitPrompt",
+    pre: "preToolUse",
+    post: "afterFileEdit",
+    preShell: "beforeShellExecution",
+    postShell: "afterShellExecution",
+    plan: null,
+    stop: "stop",
+    end: "sessionEnd",
+  },
+  copilot: {
+    start: "sessionStart",
+    prompt: "userPromptSubmitted",
+    pre: "preToolUse",
+    post: "postToolUse",
+    preShell: "preToolUse",
+    postShell: "postToolUse",
+    plan: null,
+    stop: "agentStop",
+    end: "sessionEnd",
+  },
 };
 
 /** An apply_patch envelope for one file, as Codex sends edits. */
@@ -174,7 +236,11 @@ const NATIVE = {
  * that hold the replaced text (`before` in `file`, replaced by `after`), with a line of context on each side.
  */
 function patchEnvelope(rel, before, after, file = null) {
-  if (before === null || file === null) return `*** Begin Patch\n*** Add File: ${rel}\n${after.split("\n").map((l) => `+${l}`).join("\n")}\n*** End Patch`;
+  if (before === null || file === null)
+    return `*** Begin Patch\n*** Add File: ${rel}\n${after
+      .split("\n")
+      .map((l) => `+${l}`)
+      .join("\n")}\n*** End Patch`;
   const at = file.indexOf(before);
   const first = file.lastIndexOf("\n", at - 1) + 1;
   const endAt = file.indexOf("\n", at + before.length);
@@ -193,48 +259,95 @@ function patchEnvelope(rel, before, after, file = null) {
 function payload(host, s, phase, extra) {
   const { cwd } = s;
   if (host === "claude_code") {
-    const common = { session_id: s.id, transcript_path: path.join(os.tmpdir(), `${s.id}.jsonl`), cwd, permission_mode: "default", ...(s.agentId ? { agent_id: s.agentId, agent_type: "general-purpose" } : {}) };
+    const common = {
+      session_id: s.id,
+      transcript_path: path.join(os.tmpdir(), `${s.id}.jsonl`),
+      cwd,
+      permission_mode: "default",
+      ...(s.agentId ? { agent_id: s.agentId, agent_type: "general-purpose" } : {}),
+    };
     switch (phase) {
-      case "start": return { ...common, hook_event_name: "SessionStart", source: "startup", model: "claude-sonnet-4-5" };
-      case "prompt": return { ...common, hook_event_name: "UserPromptSubmit", prompt: extra.text, prompt_id: nextId("p") };
-      case "pre": case "preShell": case "plan": return { ...common, hook_event_name: "PreToolUse", tool_name: extra.tool, tool_input: extra.input, tool_use_id: extra.toolUseId };
-      case "post": case "postShell": return { ...common, hook_event_name: "PostToolUse", tool_name: extra.tool, tool_input: extra.input, tool_use_id: extra.toolUseId, tool_response: { success: true } };
-      case "stop": return { ...common, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: extra.text ?? "Done." };
-      case "end": return { ...common, hook_event_name: "SessionEnd", reason: "prompt_input_exit" };
+      case "start":
+        return { ...common, hook_event_name: "SessionStart", source: "startup", model: "claude-sonnet-4-5" };
+      case "prompt":
+        return { ...common, hook_event_name: "UserPromptSubmit", prompt: extra.text, prompt_id: nextId("p") };
+      case "pre":
+      case "preShell":
+      case "plan":
+        return { ...common, hook_event_name: "PreToolUse", tool_name: extra.tool, tool_input: extra.input, tool_use_id: extra.toolUseId };
+      case "post":
+      case "postShell":
+        return { ...common, hook_event_name: "PostToolUse", tool_name: extra.tool, tool_input: extra.input, tool_use_id: extra.toolUseId, tool_response: { success: true } };
+      case "stop":
+        return { ...common, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: extra.text ?? "Done." };
+      case "end":
+        return { ...common, hook_event_name: "SessionEnd", reason: "prompt_input_exit" };
     }
   }
   if (host === "codex") {
     const common = { session_id: s.id, transcript_path: null, cwd, model: "gpt-5-codex", permission_mode: "default", ...(s.agentId ? { agent_id: s.agentId, agent_type: "worker" } : {}) };
     switch (phase) {
-      case "start": return { ...common, hook_event_name: "SessionStart", source: "startup" };
-      case "prompt": s.turn = nextId("turn"); return { ...common, hook_event_name: "UserPromptSubmit", turn_id: s.turn, prompt: extra.text };
-      case "pre": case "preShell": return { ...common, hook_event_name: "PreToolUse", turn_id: s.turn, tool_name: extra.tool, tool_input: extra.input, tool_use_id: extra.toolUseId };
-      case "post": case "postShell": return { ...common, hook_event_name: "PostToolUse", turn_id: s.turn, tool_name: extra.tool, tool_input: extra.input, tool_use_id: extra.toolUseId, tool_response: "Success" };
-      case "stop": return { ...common, hook_event_name: "Stop", turn_id: s.turn, stop_hook_active: false, last_assistant_message: extra.text ?? "Done." };
+      case "start":
+        return { ...common, hook_event_name: "SessionStart", source: "startup" };
+      case "prompt":
+        s.turn = nextId("turn");
+        return { ...common, hook_event_name: "UserPromptSubmit", turn_id: s.turn, prompt: extra.text };
+      case "pre":
+      case "preShell":
+        return { ...common, hook_event_name: "PreToolUse", turn_id: s.turn, tool_name: extra.tool, tool_input: extra.input, tool_use_id: extra.toolUseId };
+      case "post":
+      case "postShell":
+        return { ...common, hook_event_name: "PostToolUse", turn_id: s.turn, tool_name: extra.tool, tool_input: extra.input, tool_use_id: extra.toolUseId, tool_response: "Success" };
+      case "stop":
+        return { ...common, hook_event_name: "Stop", turn_id: s.turn, stop_hook_active: false, last_assistant_message: extra.text ?? "Done." };
     }
   }
   if (host === "cursor") {
     const common = { conversation_id: s.id, generation_id: nextId("gen"), model: "gpt-5", cursor_version: "1.7.2", workspace_roots: [cwd], user_email: null, transcript_path: null };
     switch (phase) {
-      case "start": return { ...common, hook_event_name: "sessionStart", session_id: s.id, is_background_agent: false, composer_mode: "agent" };
-      case "prompt": return { ...common, hook_event_name: "beforeSubmitPrompt", prompt: extra.text, attachments: [] };
-      case "pre": return { ...common, hook_event_name: "preToolUse", tool_name: "Write", tool_input: { file_path: extra.input.file_path, content: extra.after }, tool_use_id: extra.toolUseId, cwd, agent_message: "" };
-      case "post": return { ...common, hook_event_name: "afterFileEdit", file_path: extra.input.file_path, edits: [{ old_string: extra.before ?? "", new_string: extra.after }] };
-      case "preShell": return { ...common, hook_event_name: "beforeShellExecution", command: extra.input.command, cwd, timeout: 30000 };
-      case "postShell": return { ...common, hook_event_name: "afterShellExecution", command: extra.input.command, output: "", duration: 10 };
-      case "stop": return { ...common, hook_event_name: "stop", status: "completed", loop_count: 0 };
-      case "end": return { ...common, hook_event_name: "sessionEnd", session_id: s.id, reason: "user_close", duration_ms: 1000, is_background_agent: false, final_status: "completed" };
+      case "start":
+        return { ...common, hook_event_name: "sessionStart", session_id: s.id, is_background_agent: false, composer_mode: "agent" };
+      case "prompt":
+        return { ...common, hook_event_name: "beforeSubmitPrompt", prompt: extra.text, attachments: [] };
+      case "pre":
+        return {
+          ...common,
+          hook_event_name: "preToolUse",
+          tool_name: "Write",
+          tool_input: { file_path: extra.input.file_path, content: extra.after },
+          tool_use_id: extra.toolUseId,
+          cwd,
+          agent_message: "",
+        };
+      case "post":
+        return { ...common, hook_event_name: "afterFileEdit", file_path: extra.input.file_path, edits: [{ old_string: extra.before ?? "", new_string: extra.after }] };
+      case "preShell":
+        return { ...common, hook_event_name: "beforeShellExecution", command: extra.input.command, cwd, timeout: 30000 };
+      case "postShell":
+        return { ...common, hook_event_name: "afterShellExecution", command: extra.input.command, output: "", duration: 10 };
+      case "stop":
+        return { ...common, hook_event_name: "stop", status: "completed", loop_count: 0 };
+      case "end":
+        return { ...common, hook_event_name: "sessionEnd", session_id: s.id, reason: "user_close", duration_ms: 1000, is_background_agent: false, final_status: "completed" };
     }
   }
   if (host === "copilot") {
     const common = { sessionId: s.id, timestamp: Date.now(), cwd };
     switch (phase) {
-      case "start": return { ...common, source: "new", initialPrompt: "" };
-      case "prompt": return { ...common, prompt: extra.text };
-      case "pre": case "preShell": return { ...common, toolName: extra.copilotTool, toolArgs: JSON.stringify(extra.copilotArgs) };
-      case "post": case "postShell": return { ...common, toolName: extra.copilotTool, toolArgs: JSON.stringify(extra.copilotArgs), toolResult: { resultType: "success", textResultForLlm: "ok" } };
-      case "stop": return { ...common, transcriptPath: "/tmp/t.json", stopReason: "end_turn" };
-      case "end": return { ...common, reason: "complete" };
+      case "start":
+        return { ...common, source: "new", initialPrompt: "" };
+      case "prompt":
+        return { ...common, prompt: extra.text };
+      case "pre":
+      case "preShell":
+        return { ...common, toolName: extra.copilotTool, toolArgs: JSON.stringify(extra.copilotArgs) };
+      case "post":
+      case "postShell":
+        return { ...common, toolName: extra.copilotTool, toolArgs: JSON.stringify(extra.copilotArgs), toolResult: { resultType: "success", textResultForLlm: "ok" } };
+      case "stop":
+        return { ...common, transcriptPath: "/tmp/t.json", stopReason: "end_turn" };
+      case "end":
+        return { ...common, reason: "complete" };
     }
   }
   throw new Error(`no ${phase} payload for ${host}`);
@@ -293,7 +406,20 @@ export async function runScenario(scenario, options = {}) {
   bin = options.bin ?? BIN;
   inProcess = options.inProcess === true;
   const embedded = options.mode === "embedded";
-  if (embedded && scenario.served_only !== undefined) return { name: scenario.name, file: scenario.file, items: scenario.items ?? [], hosts: [], skipped: scenario.served_only, expected: 0, recalled: 0, falseAlarms: 0, misses: [], alarms: [], transcript: [] };
+  if (embedded && scenario.served_only !== undefined)
+    return {
+      name: scenario.name,
+      file: scenario.file,
+      items: scenario.items ?? [],
+      hosts: [],
+      skipped: scenario.served_only,
+      expected: 0,
+      recalled: 0,
+      falseAlarms: 0,
+      misses: [],
+      alarms: [],
+      transcript: [],
+    };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-scn-"));
   const home = path.join(dir, "home");
   fs.mkdirSync(home);
@@ -355,7 +481,9 @@ export async function runScenario(scenario, options = {}) {
         agentId: parent === null ? null : nextId("agent"),
         // A session may run in the folder that holds the clones (a workspace of repos) instead of in one of them.
         cwd: spec.workspace === true ? path.join(dir, "work") : path.join(clones[spec.clone ?? "one"], spec.folder ?? ""),
-        env: embedded ? { ...baseEnv, COMITY_AGENT_NAME: spec.label ?? name } : { ...baseEnv, COMITY_API_URL: serve.url, COMITY_TOKEN: tokens[spec.team ?? "acme"], COMITY_AGENT_NAME: spec.label ?? name },
+        env: embedded
+          ? { ...baseEnv, COMITY_AGENT_NAME: spec.label ?? name }
+          : { ...baseEnv, COMITY_API_URL: serve.url, COMITY_TOKEN: tokens[spec.team ?? "acme"], COMITY_AGENT_NAME: spec.label ?? name },
         turn: nextId("turn"),
         seenRefs: new Set(),
       };
@@ -459,7 +587,7 @@ export async function runScenario(scenario, options = {}) {
         }
         case "shell": {
           const call = () => ({ tool: "Bash", input: { command: step.command }, toolUseId: nextId("tu"), copilotTool: "bash", copilotArgs: { command: step.command } });
-          let c = call();
+          const c = call();
           let pre = await hook(s, "preShell", c);
           record("pre", pre);
           if (pre.denied !== null && step.retry !== false) {
@@ -484,9 +612,12 @@ export async function runScenario(scenario, options = {}) {
       for (const e of expectations) {
         score.expected++;
         let ok;
-        const all = views.flatMap((v) => [v.denied, v.context]).filter((t) => t !== null).join("\n");
+        const all = views
+          .flatMap((v) => [v.denied, v.context])
+          .filter((t) => t !== null)
+          .join("\n");
         if (e.text !== undefined) {
-          ok = views.some((v) => [v.denied, v.context].some((t) => t !== null && t.includes(e.text) && (e.before !== true || t === v.denied)));
+          ok = views.some((v) => [v.denied, v.context].some((t) => t?.includes(e.text) && (e.before !== true || t === v.denied)));
         } else if (e.absent !== undefined) {
           ok = !all.includes(e.absent);
         } else if (e.order !== undefined) {
@@ -498,7 +629,10 @@ export async function runScenario(scenario, options = {}) {
           if (ok) matched.add(hit);
         }
         if (ok) score.recalled++;
-        else score.misses.push(`step ${i} (${step.session} ${step.do}): expected ${e.kind ?? (e.absent !== undefined ? "no" : e.order !== undefined ? "in order" : "text")} ${JSON.stringify(e.mentions ?? e.text ?? e.absent ?? e.order)}${e.before ? " before the tool" : ""}`);
+        else
+          score.misses.push(
+            `step ${i} (${step.session} ${step.do}): expected ${e.kind ?? (e.absent !== undefined ? "no" : e.order !== undefined ? "in order" : "text")} ${JSON.stringify(e.mentions ?? e.text ?? e.absent ?? e.order)}${e.before ? " before the tool" : ""}`,
+          );
       }
       alarms.forEach((a, j) => {
         const repeat = s.seenRefs.has(a.ref);
@@ -525,7 +659,14 @@ export async function runScenario(scenario, options = {}) {
 
 /** A plain-text table of scenario results and the totals. */
 export function formatTable(results) {
-  const rows = results.map((r) => [r.file.replace(/\.json$/, ""), r.items.join(","), r.hosts.join(","), `${r.recalled}/${r.expected}`, r.expected === 0 ? "-" : `${((100 * r.recalled) / r.expected).toFixed(0)}%`, String(r.falseAlarms)]);
+  const rows = results.map((r) => [
+    r.file.replace(/\.json$/, ""),
+    r.items.join(","),
+    r.hosts.join(","),
+    `${r.recalled}/${r.expected}`,
+    r.expected === 0 ? "-" : `${((100 * r.recalled) / r.expected).toFixed(0)}%`,
+    String(r.falseAlarms),
+  ]);
   const expected = results.reduce((n, r) => n + r.expected, 0);
   const recalled = results.reduce((n, r) => n + r.recalled, 0);
   const alarms = results.reduce((n, r) => n + r.falseAlarms, 0);

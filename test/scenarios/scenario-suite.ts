@@ -10,21 +10,25 @@ import { loadScenarios, runScenario } from "./runner.mjs";
  */
 export function scenarioSuite(name: string, database: () => Promise<{ db?: string; mode?: "served" | "embedded"; drop: () => Promise<void> }>): void {
   describe(`coordination scenarios (${name})`, () => {
-    it.each(loadScenarios().map((s) => [s.file, s] as const))("%s", async (_file, scenario) => {
-      const { db, mode, drop } = await database();
-      try {
-        const r = await runScenario(scenario, { inProcess: true, ...(db === undefined ? {} : { db }), ...(mode === undefined ? {} : { mode }) });
-        // A scenario that needs two machines says so, and is played served only.
-        if (r.skipped !== null) {
-          expect(mode).toBe("embedded");
-          expect(r.skipped).not.toBe("");
-          return;
+    it.each(loadScenarios().map((s) => [s.file, s] as const))(
+      "%s",
+      async (_file, scenario) => {
+        const { db, mode, drop } = await database();
+        try {
+          const r = await runScenario(scenario, { inProcess: true, ...(db === undefined ? {} : { db }), ...(mode === undefined ? {} : { mode }) });
+          // A scenario that needs two machines says so, and is played served only.
+          if (r.skipped !== null) {
+            expect(mode).toBe("embedded");
+            expect(r.skipped).not.toBe("");
+            return;
+          }
+          expect({ misses: r.misses, falseAlarms: r.alarms }).toEqual({ misses: [], falseAlarms: [] });
+          expect(r.recalled).toBe(r.expected);
+        } finally {
+          await drop();
         }
-        expect({ misses: r.misses, falseAlarms: r.alarms }).toEqual({ misses: [], falseAlarms: [] });
-        expect(r.recalled).toBe(r.expected);
-      } finally {
-        await drop();
-      }
-    }, 120_000);
+      },
+      120_000,
+    );
   });
 }

@@ -10,7 +10,9 @@ describe("the scenario suite", () => {
     for (const item of ["2", "3", "4", "5", "6", "7", "8", "9", "quiet", "radar"]) expect(items).toContain(item);
     // Across repos: a TypeScript and a Python pair, and the quiet case.
     const radar = scenarios.filter((s) => (s.items ?? []).includes("radar"));
-    expect(new Set(radar.flatMap((s) => Object.values((s as { repos?: Record<string, { fixture?: string }> }).repos ?? {}).map((r) => r.fixture)))).toEqual(new Set(["ts-lib", "ts-consumer", "py-lib", "py-consumer"]));
+    expect(new Set(radar.flatMap((s) => Object.values((s as { repos?: Record<string, { fixture?: string }> }).repos ?? {}).map((r) => r.fixture)))).toEqual(
+      new Set(["ts-lib", "ts-consumer", "py-lib", "py-consumer"]),
+    );
     expect(radar.some((s) => (s.items ?? []).includes("quiet"))).toBe(true);
     for (const item of ["2", "3"]) {
       const hosts = new Set(scenarios.filter((s) => (s.items ?? []).includes(item)).flatMap((s) => Object.values(s.sessions).map((x) => x.host ?? "claude_code")));

@@ -7,7 +7,6 @@ import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { runBuiltCli } from "../helpers/run-cli.js";
 import { api, startServe, STORAGES, type RunningServe } from "../helpers/serve-fixture.js";
 
-
 const SESSIONS = 50;
 const EVENTS = 20;
 
@@ -71,29 +70,40 @@ describe.each(STORAGES)("comity serve under load ($name)", (storage) => {
     if (storage.name === "sqlite") expect(fs.statSync(`${spec}-wal`).size).toBeLessThan(48 * 1024 * 1024);
   }, 120_000);
 
-  it.runIf(storage.name === "sqlite")("survives SIGKILL in the middle of the load: the database is intact and dedupe still holds", async () => {
-    serve = await startServe(["--db", spec], env);
-    const plan = planLoad({ sessions: SESSIONS, events: EVENTS, run: "crash" });
-    const victim = serve;
-    let killed: Promise<void> | null = null;
-    const before = await runLoad({ url: victim.url, token, plan, onAnswer: (n) => { if (n >= 300 && killed === null) killed = victim.kill(); } });
-    await killed;
-    serve = undefined;
-    expect(before.failures.length).toBeGreaterThan(0); // the kill did land mid-load
-    expect(before.answers.size).toBeGreaterThanOrEqual(300);
-    expect(before.answers.size).toBeLessThan(SESSIONS * EVENTS);
+  it.runIf(storage.name === "sqlite")(
+    "survives SIGKILL in the middle of the load: the database is intact and dedupe still holds",
+    async () => {
+      serve = await startServe(["--db", spec], env);
+      const plan = planLoad({ sessions: SESSIONS, events: EVENTS, run: "crash" });
+      const victim = serve;
+      let killed: Promise<void> | null = null;
+      const before = await runLoad({
+        url: victim.url,
+        token,
+        plan,
+        onAnswer: (n) => {
+          if (n >= 300 && killed === null) killed = victim.kill();
+        },
+      });
+      await killed;
+      serve = undefined;
+      expect(before.failures.length).toBeGreaterThan(0); // the kill did land mid-load
+      expect(before.answers.size).toBeGreaterThanOrEqual(300);
+      expect(before.answers.size).toBeLessThan(SESSIONS * EVENTS);
 
-    const check = new Database(spec, { readonly: true });
-    expect(check.pragma("integrity_check", { simple: true })).toBe("ok");
-    check.close();
+      const check = new Database(spec, { readonly: true });
+      expect(check.pragma("integrity_check", { simple: true })).toBe("ok");
+      check.close();
 
-    serve = await startServe(["--db", spec], env);
-    const after = await runLoad({ url: serve.url, token, plan, replayEvery: 0 });
-    expect(after.failures).toEqual([]);
-    // Every answer given before the crash is given again, byte for byte.
-    for (const [key, text] of before.answers) expect(after.answers.get(key), key).toBe(text);
-    expectEachAppliedOnce(plan, after.answers);
-    const sessions = (await api(serve.url, "GET", "/v1/sessions", { token })).json.sessions as Array<{ event_count: number }>;
-    expect(sessions.map((s) => s.event_count)).toEqual(Array(SESSIONS).fill(EVENTS));
-  }, 120_000);
+      serve = await startServe(["--db", spec], env);
+      const after = await runLoad({ url: serve.url, token, plan, replayEvery: 0 });
+      expect(after.failures).toEqual([]);
+      // Every answer given before the crash is given again, byte for byte.
+      for (const [key, text] of before.answers) expect(after.answers.get(key), key).toBe(text);
+      expectEachAppliedOnce(plan, after.answers);
+      const sessions = (await api(serve.url, "GET", "/v1/sessions", { token })).json.sessions as Array<{ event_count: number }>;
+      expect(sessions.map((s) => s.event_count)).toEqual(Array(SESSIONS).fill(EVENTS));
+    },
+    120_000,
+  );
 });

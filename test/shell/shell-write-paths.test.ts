@@ -25,7 +25,7 @@ const CASES: ReadonlyArray<[string, string[], number]> = [
   ["cmd > all.log 2>&1", ["all.log"], 0],
   ["cmd >& both.log", ["both.log"], 0],
   ["cat > notes.md <<'EOF'\n# title\n> not a redirect\nEOF", ["notes.md"], 0],
-  ["cat <<EOF > config.json\n{\"a\": 1}\nEOF", ["config.json"], 0],
+  ['cat <<EOF > config.json\n{"a": 1}\nEOF', ["config.json"], 0],
   ["cat <<'EOF' | tee src/gen.ts\nexport const x = 1;\nEOF", ["src/gen.ts"], 0],
   ["cat <<EOF | tee -a log.txt > /dev/null\nline\nEOF", ["log.txt"], 0],
   ["tee a.txt b.txt < input", ["a.txt", "b.txt"], 0],
@@ -40,13 +40,13 @@ const CASES: ReadonlyArray<[string, string[], number]> = [
   ["(cd sub && echo > in-sub.txt); echo > top.txt", ["sub/in-sub.txt", "top.txt"], 0],
   ["cd $DIR && echo x > f", [], 1],
   ["cd - && echo x > f", [], 1],
-  ["echo x > \"$OUT\"", [], 1],
+  ['echo x > "$OUT"', [], 1],
   ["echo x > $OUT/file", [], 1],
   ["echo x > ${OUT}", [], 1],
-  ["echo x > \"my file.txt\"", ["my file.txt"], 0],
+  ['echo x > "my file.txt"', ["my file.txt"], 0],
   ["echo x > 'single quoted.txt'", ["single quoted.txt"], 0],
   ["echo x > with\\ space.txt", ["with space.txt"], 0],
-  ["echo x > \"dir with space/a \\\"q\\\".txt\"", ["dir with space/a \"q\".txt"], 0],
+  ['echo x > "dir with space/a \\"q\\".txt"', ['dir with space/a "q".txt'], 0],
   ["echo x > pre_\"mid\"_'end'.txt", ["pre_mid_end.txt"], 0],
   ["echo x > *.txt", [], 1],
   ["echo x > ~/notes.txt", ["/home/me/notes.txt"], 0],
@@ -101,7 +101,11 @@ describe("shellWritePaths", () => {
   });
 
   it("never throws on arbitrary input and only returns absolute paths (property)", () => {
-    const shellish = fc.array(fc.constantFrom("echo", " ", ">", ">>", "2>", "&>", "|", "tee", "-a", "&&", ";", "cd", "..", "x", "'", '"', "$X", "(", ")", "<<EOF\n", "EOF\n", "\\", "~", "*", "$(", "`", "\n"), { maxLength: 40 }).map((a) => a.join(""));
+    const shellish = fc
+      .array(fc.constantFrom("echo", " ", ">", ">>", "2>", "&>", "|", "tee", "-a", "&&", ";", "cd", "..", "x", "'", '"', "$X", "(", ")", "<<EOF\n", "EOF\n", "\\", "~", "*", "$(", "`", "\n"), {
+        maxLength: 40,
+      })
+      .map((a) => a.join(""));
     fc.assert(
       fc.property(fc.oneof(shellish, fc.string({ maxLength: 200 })), (cmd) => {
         const r = run(cmd);

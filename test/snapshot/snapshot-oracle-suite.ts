@@ -189,7 +189,14 @@ const eolOpArb: fc.Arbitrary<Op> = fc.oneof(
 
 /** Fixtures whose committed text is LF: with `* text=auto eol=lf`, and with a clean/smudge filter. */
 const TEXT_AUTO = { attributes: "* text=auto eol=lf\n", content: "one\ntwo\n" };
-const FILTERED = { attributes: "*.txt filter=upper\n", config: [["filter.upper.clean", "tr a-z A-Z"], ["filter.upper.smudge", "cat"]] as Array<[string, string]>, content: "one\ntwo\n" };
+const FILTERED = {
+  attributes: "*.txt filter=upper\n",
+  config: [
+    ["filter.upper.clean", "tr a-z A-Z"],
+    ["filter.upper.smudge", "cat"],
+  ] as Array<[string, string]>,
+  content: "one\ntwo\n",
+};
 
 /** The oracles on one snapshot engine: one test file each, so that vitest runs them side by side. */
 export function snapshotOracleSuite(engine: Engine): void {
@@ -332,7 +339,6 @@ export function snapshotOracleSuite(engine: Engine): void {
       }
     });
   });
-
 }
 
 /** The line-ending rule by example (engine-independent): with the first engine's file. */
@@ -349,7 +355,10 @@ export function lineEndingExamples(): void {
         const after = await snap(sb, repo, before);
         // git lists the CRLF rewrite as modified until it touches the file (then it would stage nothing).
         expect(sb.git(root, "status", "--porcelain", "--", "a.txt", "dir")).toBe(" M a.txt\n M dir/c.txt\n");
-        expect(diffSnapshots(before, after)).toEqual([{ path: "a.txt", change: "modified" }, { path: "dir/c.txt", change: "modified" }]);
+        expect(diffSnapshots(before, after)).toEqual([
+          { path: "a.txt", change: "modified" },
+          { path: "dir/c.txt", change: "modified" },
+        ]);
         // Once git has renormalised it (git add), the same bytes are clean to git, and to the next snapshot.
         sb.git(root, "add", "a.txt");
         const staged = await snap(sb, repo, after);

@@ -24,19 +24,19 @@ const pathArb = fc.string({ unit: "grapheme", minLength: 1, maxLength: 30 }).fil
 const baseArb: fc.Arbitrary<IndexBase> = fc.record({
   checksum: fc.stringMatching(/^([0-9a-f]{40})?$/),
   index: fc.uint8Array({ maxLength: 200 }),
-  indexed: fc.uniqueArray(fc.record({ path: pathArb, mode: fc.constantFrom(0o100644, 0o100755, 0o120000), oid: fc.stringMatching(/^[0-9a-f]{40}$/) }), { selector: (x) => x.path, maxLength: 10 }).map(byPath),
+  indexed: fc
+    .uniqueArray(fc.record({ path: pathArb, mode: fc.constantFrom(0o100644, 0o100755, 0o120000), oid: fc.stringMatching(/^[0-9a-f]{40}$/) }), { selector: (x) => x.path, maxLength: 10 })
+    .map(byPath),
   missing: fc.uniqueArray(pathArb, { maxLength: 10 }).map((xs) => [...xs].sort()),
 });
 
-const snapshotArb: fc.Arbitrary<Snapshot> = fc
-  .tuple(fc.uniqueArray(entryArb, { selector: (e) => e.path, maxLength: 40 }), fc.option(baseArb, { nil: undefined }))
-  .map(([entries, base]) => ({
-    version: 1 as const,
-    root: "/work/repo",
-    startedMs: 1_796_000_000_000.5,
-    entries: byPath(entries),
-    ...(base === undefined ? {} : { base }),
-  }));
+const snapshotArb: fc.Arbitrary<Snapshot> = fc.tuple(fc.uniqueArray(entryArb, { selector: (e) => e.path, maxLength: 40 }), fc.option(baseArb, { nil: undefined })).map(([entries, base]) => ({
+  version: 1 as const,
+  root: "/work/repo",
+  startedMs: 1_796_000_000_000.5,
+  entries: byPath(entries),
+  ...(base === undefined ? {} : { base }),
+}));
 
 describe("snapshot codec", () => {
   it("decodes exactly what it encodes, for any paths (property)", () => {
@@ -66,7 +66,12 @@ describe("snapshot codec", () => {
   });
 
   it("rejects truncated or foreign text", () => {
-    const s: Snapshot = { version: 1, root: "/r", startedMs: 1, entries: [{ path: "a", type: "file", executable: false, size: 1, mtimeMs: 1, ctimeMs: 1, ino: 1, hash: "0123456789abcdef", racy: false }] };
+    const s: Snapshot = {
+      version: 1,
+      root: "/r",
+      startedMs: 1,
+      entries: [{ path: "a", type: "file", executable: false, size: 1, mtimeMs: 1, ctimeMs: 1, ino: 1, hash: "0123456789abcdef", racy: false }],
+    };
     const data = encodeSnapshot(s);
     expect(decodeSnapshot(data)).toEqual(s);
     for (let cut = 0; cut < data.length; cut += 3) expect(decodeSnapshot(data.subarray(0, cut))).toBeNull();

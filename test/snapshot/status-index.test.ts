@@ -78,18 +78,16 @@ describe("readGitStatusView on a private copy of the index", () => {
     const cached = readGitStatusView(repo, nodeWorktreeFs, sb.configEnv, { dir, minEntries: 0 });
     const again = readGitStatusView(repo, nodeWorktreeFs, sb.configEnv, { dir, minEntries: 0 });
     if ("walk" in plain || "walk" in cached || "walk" in again) throw new Error("expected git status views");
-    expect(sorted(plain.records)).toEqual([
-      "changed src/a.ts",
-      "untracked fresh/deeper/two.txt",
-      "untracked fresh/one.txt",
-      "untracked new.txt",
-      "untracked tools/nested/",
-      "untracked vendored/",
-    ]);
+    expect(sorted(plain.records)).toEqual(["changed src/a.ts", "untracked fresh/deeper/two.txt", "untracked fresh/one.txt", "untracked new.txt", "untracked tools/nested/", "untracked vendored/"]);
     expect(sorted(cached.records)).toEqual(sorted(plain.records));
     expect(sorted(again.records)).toEqual(sorted(plain.records));
     // git wrote its untracked cache into the copy, and never touched the user's index.
-    const copies = fs.readdirSync(dir).flatMap((d) => fs.readdirSync(path.join(dir, d)).filter((f) => f.endsWith(".index")).map((f) => path.join(dir, d, f)));
+    const copies = fs.readdirSync(dir).flatMap((d) =>
+      fs
+        .readdirSync(path.join(dir, d))
+        .filter((f) => f.endsWith(".index"))
+        .map((f) => path.join(dir, d, f)),
+    );
     expect(copies).toHaveLength(1);
     expect(fs.readFileSync(copies[0] as string).includes(Buffer.from("UNTR"))).toBe(true);
     expect(fs.readFileSync(indexFile).equals(indexBefore)).toBe(true);

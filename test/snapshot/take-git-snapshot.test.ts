@@ -56,7 +56,10 @@ describe("snapshots relative to the git index", () => {
     expect(r.changes).toEqual([{ path: "a.txt", change: "modified" }]);
     sb.git(root, "config", "core.trustCtime", "true");
     sb.git(root, "checkout", "--", "a.txt");
-    for (const [key, v] of [["core.checkStat", "minimal"], ["core.ignoreStat", "true"]]) {
+    for (const [key, v] of [
+      ["core.checkStat", "minimal"],
+      ["core.ignoreStat", "true"],
+    ]) {
       sb.git(root, "config", key as string, v as string);
       expect((await run(() => undefined)).viaGit).toBe(false);
       sb.git(root, "config", "--unset", key as string);
@@ -106,10 +109,14 @@ describe("snapshots relative to the git index", () => {
   it("work in a linked worktree, against its own index", async () => {
     const wt = path.join(sb.dir, "wt");
     sb.git(root, "worktree", "add", "-q", wt);
-    const r = await run(() => {
-      fs.writeFileSync(path.join(wt, "a.txt"), "changed in the worktree");
-      fs.writeFileSync(path.join(root, "a.txt"), "changed in the main tree: not this one");
-    }, sb.configEnv, wt);
+    const r = await run(
+      () => {
+        fs.writeFileSync(path.join(wt, "a.txt"), "changed in the worktree");
+        fs.writeFileSync(path.join(root, "a.txt"), "changed in the main tree: not this one");
+      },
+      sb.configEnv,
+      wt,
+    );
     expect(r.viaGit).toBe(true);
     expect(r.changes).toEqual([{ path: "a.txt", change: "modified" }]);
   });

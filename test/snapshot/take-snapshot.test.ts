@@ -118,7 +118,11 @@ describe.each(ENGINES)("takeSnapshot + diffSnapshots (engine %s)", (engine) => {
       { path: "sub/ok.txt", change: "added" },
     ]);
     // git agrees on what it can see.
-    const untracked = sb.git(root, "status", "--porcelain=v2", "-uall").split("\n").filter((l) => l.startsWith("? ")).map((l) => l.slice(2));
+    const untracked = sb
+      .git(root, "status", "--porcelain=v2", "-uall")
+      .split("\n")
+      .filter((l) => l.startsWith("? "))
+      .map((l) => l.slice(2));
     expect(untracked.sort()).toEqual([".gitignore", "keep.log", "sub/.gitignore", "sub/local-keep", "sub/ok.txt"]);
   });
 
@@ -213,7 +217,10 @@ describe.each(ENGINES)("takeSnapshot + diffSnapshots (engine %s)", (engine) => {
       sb.git(root, "commit", "-q", "-m", why);
       const w = await takeSnapshot(repoAt(root), { configEnv: sb.configEnv, ...engineOptions(sb, engine) });
       expect(w.snapshot.base === undefined).toBe(engine === "walk");
-      if (engine !== "walk") expect(w.diagnostics.map((d) => d.message)).toContain(`asked git status, and looked at the ${why.includes("ident") || why.includes("filter") ? 0 : 1} path(s) under ${why.replace(/ in .*$/, "")} itself (git's view of them may hide a write)`);
+      if (engine !== "walk")
+        expect(w.diagnostics.map((d) => d.message)).toContain(
+          `asked git status, and looked at the ${why.includes("ident") || why.includes("filter") ? 0 : 1} path(s) under ${why.replace(/ in .*$/, "")} itself (git's view of them may hide a write)`,
+        );
     }
   });
 
@@ -232,7 +239,7 @@ describe.each(ENGINES)("takeSnapshot + diffSnapshots (engine %s)", (engine) => {
   });
 
   it("reports odd file names exactly", async () => {
-    const names = ["tab\there.txt", "new\nline.txt", "émoji-😀.txt", "quote\"d.txt", "back\\slash.txt", " lead space.txt", "-dash.txt"];
+    const names = ["tab\there.txt", "new\nline.txt", "émoji-😀.txt", 'quote"d.txt', "back\\slash.txt", " lead space.txt", "-dash.txt"];
     const changes = await changesOf(sb, root, () => {
       for (const n of names) fs.writeFileSync(file(n), n);
     });

@@ -44,6 +44,6 @@ describe("parallel walk", () => {
     expect(paths).toContain("packages/p4/keep.log");
     expect(paths).toContain("packages/p3/src/m1/f1.ts");
     expect(paths).not.toContain("packages/p3/src/m0/f0.ts");
-    expect(paths.some((p) => p.includes("nested/") || p.endsWith(".log") && !p.endsWith("keep.log") && !p.endsWith("tracked.log"))).toBe(false);
+    expect(paths.some((p) => p.includes("nested/") || (p.endsWith(".log") && !p.endsWith("keep.log") && !p.endsWith("tracked.log")))).toBe(false);
   });
 });

@@ -90,7 +90,13 @@ describe("worktreeHash", () => {
     for (const f of ["src/a.ts", "new.ts"]) fs.utimesSync(path.join(a, f), old, old);
     const real = await loadContentHasher();
     let reads: string[] = [];
-    const hasher = { ...real, gitBlobFile: (f: WorktreeFs, file: string, size: number) => (reads.push(path.basename(file)), real.gitBlobFile(f, file, size)) };
+    const hasher = {
+      ...real,
+      gitBlobFile: (f: WorktreeFs, file: string, size: number) => {
+        reads.push(path.basename(file));
+        return real.gitBlobFile(f, file, size);
+      },
+    };
     const repo = repoAt(a);
     const first = await worktreeHash(repo, { configEnv: sb.configEnv, hasher });
     expect(reads.sort()).toEqual(["a.ts", "new.ts"]);
@@ -120,9 +126,7 @@ describe("worktreeHash", () => {
 
   it("gives the same result from git status as from a walk, whatever the tree and the index hold (property)", async () => {
     const FILES = ["src/a.ts", "run.sh", "new.ts", "dir/x.ts", "debug.log", "src"];
-    type Op =
-      | { op: "write" | "delete" | "chmod" | "symlink" | "stage" | "unstage"; file: string; n: number }
-      | { op: "commit" | "merge-conflict"; file: string; n: number };
+    type Op = { op: "write" | "delete" | "chmod" | "symlink" | "stage" | "unstage"; file: string; n: number } | { op: "commit" | "merge-conflict"; file: string; n: number };
     const opArb: fc.Arbitrary<Op> = fc.record({
       op: fc.constantFrom("write", "delete", "chmod", "symlink", "stage", "unstage", "commit", "merge-conflict"),
       file: fc.constantFrom(...FILES),
@@ -161,14 +165,20 @@ describe("worktreeHash", () => {
             break;
           case "merge-conflict":
             // A fresh conflict on src/a.ts: two branches from main change it each their way, then merge.
-            for (const args of [["merge", "--abort"], ["stash", "-q", "-u"]]) {
+            for (const args of [
+              ["merge", "--abort"],
+              ["stash", "-q", "-u"],
+            ]) {
               try {
                 sb.git(a, ...args);
               } catch {
                 // nothing to abort or stash
               }
             }
-            for (const [branch, text] of [[`side${o.n}`, "theirs"], [`work${o.n}`, "ours"]] as const) {
+            for (const [branch, text] of [
+              [`side${o.n}`, "theirs"],
+              [`work${o.n}`, "ours"],
+            ] as const) {
               sb.git(a, "checkout", "-q", "-f", "-B", branch, "main");
               fs.writeFileSync(path.join(a, "src/a.ts"), `${text} ${o.n}\n`);
               sb.git(a, "commit", "-q", "-am", text);

@@ -142,9 +142,7 @@ describe("readRepoState", () => {
     ]);
     // git itself agrees on the rewritten URLs.
     expect(sb.git(repo, "remote", "get-url", "--all", "mirror").trim().split("\n")).toEqual(state.remotes[0]?.urls);
-    expect(state.remote_fingerprints).toEqual(
-      [remoteFingerprint("github.com:acme/api"), remoteFingerprint("gitlab.com:team/sub/api")].sort(),
-    );
+    expect(state.remote_fingerprints).toEqual([remoteFingerprint("github.com:acme/api"), remoteFingerprint("gitlab.com:team/sub/api")].sort());
   });
 
   it("reports a garbage HEAD and a malformed config as diagnostics", async () => {

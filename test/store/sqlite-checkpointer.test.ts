@@ -43,9 +43,13 @@ describe("startCheckpointer", () => {
   };
 
   it("checkpoints after the writer reports commits, and again after the next ones", async () => {
-    const checkpointer = startCheckpointer(file, (e) => {
-      throw e;
-    }, 20);
+    const checkpointer = startCheckpointer(
+      file,
+      (e) => {
+        throw e;
+      },
+      20,
+    );
     try {
       write(50);
       checkpointer.committed();
@@ -62,9 +66,13 @@ describe("startCheckpointer", () => {
   });
 
   it("does nothing while no commit is reported (an idle server is not woken), and checkpoints once more at stop", async () => {
-    const checkpointer = startCheckpointer(file, (e) => {
-      throw e;
-    }, 20);
+    const checkpointer = startCheckpointer(
+      file,
+      (e) => {
+        throw e;
+      },
+      20,
+    );
     write(50);
     await new Promise((r) => setTimeout(r, 300));
     expect(walProgress(file).backfilled).toBe(0);

@@ -8,7 +8,6 @@ import { pruneExpired } from "../../src/store/prune.js";
 import { createToken, hashToken, setTeamPolicy, teamForToken, type Team } from "../../src/serve/teams.js";
 import { FP, STORAGES } from "../helpers/serve-fixture.js";
 
-
 const MIN = 60_000;
 const LEASE = 10 * MIN;
 const REPO = FP("acme/api");
@@ -59,13 +58,16 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     const a1 = await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }));
     expect(a1).toMatchObject({ decision: "allow", conflicts: [], intent: { number: 1, ref: "INT-1", status: "active" } });
     clock += 2 * MIN;
-    const b = (paths: string[]) => req("B-0192f0c4-long-id", "pre_edit", { paths, session: { external_id: "B-0192f0c4-long-id", tool: "codex", label: "bob-laptop" } } as Partial<EvaluateRequest>, "codex", "feature/x");
+    const b = (paths: string[]) =>
+      req("B-0192f0c4-long-id", "pre_edit", { paths, session: { external_id: "B-0192f0c4-long-id", tool: "codex", label: "bob-laptop" } } as Partial<EvaluateRequest>, "codex", "feature/x");
     const b1 = await ev(acme, b(["src/b.ts", "src/a.ts"]));
     expect(b1.decision).toBe("block");
     expect(b1.conflicts).toEqual([{ number: 1, ref: "CF-1", kind: "edit_conflict", severity: "block" }]);
     expect(b1.intent).toBeNull(); // a denied edit holds nothing
     expect(b1.inject_context).toBeNull();
-    expect(b1.reason).toContain("- CF-1 edit_conflict: `src/a.ts` is also being changed by Claude Code session A (branch `main`), which holds it since 2 min ago; where one of the two edits lands in the file is not known");
+    expect(b1.reason).toContain(
+      "- CF-1 edit_conflict: `src/a.ts` is also being changed by Claude Code session A (branch `main`), which holds it since 2 min ago; where one of the two edits lands in the file is not known",
+    );
     expect(b1.reason).toContain("retry the same change");
     const b2 = await ev(acme, b(["src/b.ts", "src/a.ts"]));
     expect(b2).toMatchObject({ decision: "allow", conflicts: [], intent: { ref: "INT-2" } });
@@ -79,7 +81,10 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
 
   it("does not set an agent against its own subagents, and tells one agent once whichever of its subagents meets a conflict", async () => {
     await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }));
-    const sub = (external: string, parent: string, tool = "claude_code"): EvaluateRequest => ({ ...req(external, "pre_edit", { paths: ["src/a.ts"] }, tool), session: { external_id: external, tool, parent_external_id: parent } });
+    const sub = (external: string, parent: string, tool = "claude_code"): EvaluateRequest => ({
+      ...req(external, "pre_edit", { paths: ["src/a.ts"] }, tool),
+      session: { external_id: external, tool, parent_external_id: parent },
+    });
     expect((await ev(acme, sub("A:agent-1", "A"))).decision).toBe("allow");
     expect((await ev(acme, sub("A:agent-2", "A"))).decision).toBe("allow");
     const stranger = await ev(acme, req("B", "pre_edit", { paths: ["src/a.ts"] }, "codex"));
@@ -192,16 +197,54 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
   });
 
   it("tells the sessions whose files import a symbol about its breaking change (both orders), once, and withdraws it when reverted", async () => {
-    const math = (changes: unknown[]) => ({ paths: ["src/math.ts"], analysis: [{ path: "src/math.ts", symbols: [{ name: "add", qualified_name: "add", kind: "function", exported: true }], changes, references: [] }] }) as Partial<EvaluateRequest>;
-    const breakAdd = { qualified_name: "add", kind: "function", change: "signature_changed", renamed_from: null, exported: true, compatibility: "breaking" as const, reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "required parameter c added" }] };
+    const math = (changes: unknown[]) =>
+      ({
+        paths: ["src/math.ts"],
+        analysis: [{ path: "src/math.ts", symbols: [{ name: "add", qualified_name: "add", kind: "function", exported: true }], changes, references: [] }],
+      }) as Partial<EvaluateRequest>;
+    const breakAdd = {
+      qualified_name: "add",
+      kind: "function",
+      change: "signature_changed",
+      renamed_from: null,
+      exported: true,
+      compatibility: "breaking" as const,
+      reasons: [{ code: "PARAMETER_ADDED_REQUIRED", message: "required parameter c added" }],
+    };
     // B imports add from ./math in src/use.ts (every import of an edited file counts, not only new ones).
-    await ev(acme, req("B", "post_edit", { paths: ["src/use.ts"], analysis: [{ path: "src/use.ts", symbols: [], changes: [], references: [{ kind: "import", name: "add", module: "./math.js" }, { kind: "call", name: "add", module: null }] }] }, "claude_code", "feature/use"));
+    await ev(
+      acme,
+      req(
+        "B",
+        "post_edit",
+        {
+          paths: ["src/use.ts"],
+          analysis: [
+            {
+              path: "src/use.ts",
+              symbols: [],
+              changes: [],
+              references: [
+                { kind: "import", name: "add", module: "./math.js" },
+                { kind: "call", name: "add", module: null },
+              ],
+            },
+          ],
+        },
+        "claude_code",
+        "feature/use",
+      ),
+    );
     clock += MIN;
     const a = await ev(acme, req("A", "post_edit", math([breakAdd]), "codex", "main"));
     expect(a.decision).toBe("warn");
-    expect(a.inject_context).toContain("your change to `add` (PARAMETER_ADDED_REQUIRED: required parameter c added) in `src/math.ts` breaks code of Claude Code session B (branch `feature/use`), which uses it in `src/use.ts`");
+    expect(a.inject_context).toContain(
+      "your change to `add` (PARAMETER_ADDED_REQUIRED: required parameter c added) in `src/math.ts` breaks code of Claude Code session B (branch `feature/use`), which uses it in `src/use.ts`",
+    );
     const p1 = await ev(acme, req("B", "prompt", {}, "claude_code", "feature/use"));
-    expect(p1.inject_context).toContain("breaking_change: `add` in `src/math.ts` was changed incompatibly by Codex session A (branch `main`): PARAMETER_ADDED_REQUIRED: required parameter c added (local, not committed). Your code uses it in `src/use.ts`.");
+    expect(p1.inject_context).toContain(
+      "breaking_change: `add` in `src/math.ts` was changed incompatibly by Codex session A (branch `main`): PARAMETER_ADDED_REQUIRED: required parameter c added (local, not committed). Your code uses it in `src/use.ts`.",
+    );
     expect((await ev(acme, req("B", "prompt", {}, "claude_code", "feature/use"))).inject_context).toBeNull();
     // The other order: C, on Copilot CLI (which shows no context), is about to edit a file importing add: denied once.
     const c1 = await ev(acme, req("C", "pre_edit", { paths: ["src/c.ts"], uses: [{ path: "src/c.ts", name: "add", module: "./math" }] }, "copilot"));
@@ -244,4 +287,3 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     expect((await sessions(acme)).reduce((n, s) => n + s.event_count, 0)).toBe(24);
   });
 });
-

@@ -29,7 +29,10 @@ describe("analyzeFile: HEAD versus the working tree", () => {
   it("reports a breaking signature change and new references of an edited tracked file", async () => {
     const root = initRepo(sb, "repo");
     commit(sb, root, "src/config.ts", "export function parseConfig(path: string): object {\n  return {};\n}\n");
-    fs.writeFileSync(path.join(root, "src/config.ts"), 'import { readFileSync } from "node:fs";\nexport function parseConfig(path: string, strict: boolean): object {\n  return JSON.parse(readFileSync(path, "utf8"));\n}\n');
+    fs.writeFileSync(
+      path.join(root, "src/config.ts"),
+      'import { readFileSync } from "node:fs";\nexport function parseConfig(path: string, strict: boolean): object {\n  return JSON.parse(readFileSync(path, "utf8"));\n}\n',
+    );
     const a = await analyze(root, "src/config.ts");
     expect(a.language).toBe("typescript");
     expect(a.changes).toEqual([

@@ -29,8 +29,14 @@ describe("files that do not parse, binary and over-size files", () => {
   it("binds no empty name in a half-typed destructuring", () => {
     for (const source of ["export const { a: , b } = o;", "export const { a: } = o;", "export const [x = ] = t;"]) {
       const r = extractor.extract("half.ts", source);
-      expect(r.diagnostics.map((d) => d.code), source).toEqual(["parse_error"]);
-      expect(r.symbols.every((s) => s.name !== ""), source).toBe(true);
+      expect(
+        r.diagnostics.map((d) => d.code),
+        source,
+      ).toEqual(["parse_error"]);
+      expect(
+        r.symbols.every((s) => s.name !== ""),
+        source,
+      ).toBe(true);
     }
   });
 
@@ -75,7 +81,17 @@ describe("files that do not parse, binary and over-size files", () => {
     try {
       const cache = createSymbolCache(dir);
       const fresh = cachedExtract("v.ts", Buffer.from(source), extractor, cache);
-      const hit = cachedExtract("v.ts", Buffer.from(source), { ...extractor, extract: () => { throw new Error("parsed on a cache hit"); } }, cache);
+      const hit = cachedExtract(
+        "v.ts",
+        Buffer.from(source),
+        {
+          ...extractor,
+          extract: () => {
+            throw new Error("parsed on a cache hit");
+          },
+        },
+        cache,
+      );
       expect(hit.symbols.map((s) => s.detail)).toEqual(fresh.symbols.map((s) => s.detail));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -104,7 +120,17 @@ describe("files that do not parse, binary and over-size files", () => {
 
   it("picks the language by extension", () => {
     expect(["a.ts", "a.mts", "a.cts", "a.d.ts", "a.tsx", "a.js", "a.mjs", "a.cjs", "a.jsx", "a.py", "a.pyi"].map((f) => extractor.extract(f, "").language)).toEqual([
-      "typescript", "typescript", "typescript", "typescript", "tsx", "javascript", "javascript", "javascript", "javascript", "python", "python",
+      "typescript",
+      "typescript",
+      "typescript",
+      "typescript",
+      "tsx",
+      "javascript",
+      "javascript",
+      "javascript",
+      "javascript",
+      "python",
+      "python",
     ]);
   });
 });
@@ -137,7 +163,12 @@ describe("symbol cache", () => {
     const v1 = Buffer.from("export function f(a: number) {}\n");
     const first = cachedExtract("src/a.ts", v1, extractor, cache);
     // A hit does not parse: prove it by using an extractor that would fail.
-    const failing = { ...extractor, extract: () => { throw new Error("parsed on a cache hit"); } };
+    const failing = {
+      ...extractor,
+      extract: () => {
+        throw new Error("parsed on a cache hit");
+      },
+    };
     const hit = cachedExtract("src/a.ts", v1, failing, cache);
     expect(hit).toEqual(first);
     // Same content under another path: same symbols, its own path.
@@ -149,9 +180,16 @@ describe("symbol cache", () => {
 
   it("gives back records that read, copy, clone and serialise like fresh ones", () => {
     const cache = createSymbolCache(dir);
-    const source = Buffer.from("export class A<T> extends B {\n  get x(): number { return 1; }\n  m(a: T, b = 2): void {}\n}\nexport function f(a: string): void;\nexport function f(a: number): void;\nexport function f(a: unknown) {}\n");
+    const source = Buffer.from(
+      "export class A<T> extends B {\n  get x(): number { return 1; }\n  m(a: T, b = 2): void {}\n}\nexport function f(a: string): void;\nexport function f(a: number): void;\nexport function f(a: unknown) {}\n",
+    );
     const fresh = cachedExtract("src/a.ts", source, extractor, cache);
-    const failing = { ...extractor, extract: () => { throw new Error("parsed on a cache hit"); } };
+    const failing = {
+      ...extractor,
+      extract: () => {
+        throw new Error("parsed on a cache hit");
+      },
+    };
     const hit = cachedExtract("src/a.ts", source, failing, cache);
     expect(hit.symbols.length).toBeGreaterThan(3);
     hit.symbols.forEach((cached, i) => {
@@ -222,7 +260,12 @@ describe("symbol cache", () => {
 
   it("keeps each result's printed form, which is what printing the decoded result gives", () => {
     const cache = createSymbolCache(dir);
-    for (const [name, text] of [["a.ts", "export function f(a: number) {}\n"], ["b.ts", "export class {\n"], ["c.py", "def g(x, *, k=1):\n    return x\n"], ["d.py", "def é(x='ü😀'):\n    return x\n"]] as const) {
+    for (const [name, text] of [
+      ["a.ts", "export function f(a: number) {}\n"],
+      ["b.ts", "export class {\n"],
+      ["c.py", "def g(x, *, k=1):\n    return x\n"],
+      ["d.py", "def é(x='ü😀'):\n    return x\n"],
+    ] as const) {
       const bytes = Buffer.from(text);
       const fresh = cachedExtract(name, bytes, extractor, cache);
       const printed = cache.printed?.(extractor.hasher.xxh64(bytes), languageOf(name)?.id ?? "none");
@@ -241,7 +284,12 @@ describe("symbol cache", () => {
     // the buffer grows while a read fills it, and a shorter entry read after a longer one ends where it ends.
     const big = Buffer.from(Array.from({ length: 2000 }, (_, i) => `export function f${i}(a: number, b: string): void {}\n`).join(""));
     const small = Buffer.from("def g(x):\n    return x\n");
-    const cases = [["big.ts", big], ["small.py", small], ["big.ts", big], ["small.py", small]] as const;
+    const cases = [
+      ["big.ts", big],
+      ["small.py", small],
+      ["big.ts", big],
+      ["small.py", small],
+    ] as const;
     for (const [name, bytes] of cases) cachedExtract(name, bytes, extractor, cache);
     for (const [name, bytes] of cases) {
       const key = [extractor.hasher.xxh64(bytes), languageOf(name)?.id ?? "none"] as const;

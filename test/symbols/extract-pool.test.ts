@@ -118,7 +118,10 @@ describe("extractMany (worker pool)", () => {
     // this thread and from a pool's workers.
     for (const workers of [1, 2]) {
       const cacheDir = path.join(dir, `cache-${workers}`);
-      await printedMany(jobs.filter((_, i) => i % 3 === 0), { workers: 1, cacheDir });
+      await printedMany(
+        jobs.filter((_, i) => i % 3 === 0),
+        { workers: 1, cacheDir },
+      );
       const seen: Array<[number, string]> = [];
       await printedEach(jobs, { workers, cacheDir, minFilesForPool: 1 }, (pieces, i) => void seen.push([i, Buffer.concat(pieces).toString()]));
       expect(seen.map(([i]) => i)).toEqual(jobs.map((_, i) => i));
@@ -174,7 +177,12 @@ describe("extractMany (worker pool)", () => {
     const fresh = path.join(caches, "fresh");
     expect(await text(stamped(), { workers: 1, cacheDir: fresh, fileIndex: true })).toEqual(seen);
     const [file] = fs.readdirSync(path.join(fresh, "lines"));
-    const head = JSON.parse(fs.readFileSync(path.join(fresh, "lines", file ?? "")).toString("utf8").split("\n")[0] ?? "") as { files: unknown[][] };
+    const head = JSON.parse(
+      fs
+        .readFileSync(path.join(fresh, "lines", file ?? ""))
+        .toString("utf8")
+        .split("\n")[0] ?? "",
+    ) as { files: unknown[][] };
     expect(head.files.every((row) => row.length === 5)).toBe(true);
     dropEntries(fresh);
     expect(await text(stamped(), { workers: 1, cacheDir: fresh, fileIndex: true })).toEqual(seen);

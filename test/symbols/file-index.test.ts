@@ -106,7 +106,12 @@ describe("createFileIndex", () => {
       fs.utimesSync(path.join(indexDir(), `${nameOf(folder)}.json`), new Date(1_000_000 * (i + 1)), new Date(1_000_000 * (i + 1)));
     }
     // (each process prunes once, after its first write: the fourth and the fifth each removed the oldest)
-    expect(fs.readdirSync(indexDir()).sort()).toEqual(names.slice(2).map((n) => `${n}.json`).sort());
+    expect(fs.readdirSync(indexDir()).sort()).toEqual(
+      names
+        .slice(2)
+        .map((n) => `${n}.json`)
+        .sort(),
+    );
   });
 });
 

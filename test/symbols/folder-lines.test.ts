@@ -98,7 +98,12 @@ describe("createFolderLines", () => {
     expect(text(third.byStamp(b.abs, b.stamp, "typescript"))).toBe("B|[]");
     expect(third.byHash(c.abs, "cccc", "typescript")).toBeNull();
     const [file] = fs.readdirSync(linesDir());
-    const head = JSON.parse(fs.readFileSync(path.join(linesDir(), file ?? "")).toString("utf8").split("\n")[0] ?? "") as { files: Array<[string]> };
+    const head = JSON.parse(
+      fs
+        .readFileSync(path.join(linesDir(), file ?? ""))
+        .toString("utf8")
+        .split("\n")[0] ?? "",
+    ) as { files: Array<[string]> };
     expect(head.files.map((f) => f[0])).toEqual(["a.ts", "b.ts"]);
   });
 
@@ -133,7 +138,9 @@ describe("createFolderLines", () => {
     // Lines of 50 KB (two megabytes in all: several windows), one of them larger than a window.
     const body = (i: number): string => `${i}:`.padEnd(i === 7 ? 700 * 1024 : 50 * 1024, String.fromCharCode(97 + (i % 26)));
     const writer = createFolderLines(linesDir(), { now: later });
-    files.forEach((f, i) => put(writer, f, `h${i}`, body(i)));
+    files.forEach((f, i) => {
+      put(writer, f, `h${i}`, body(i));
+    });
     writer.save();
     const reader = createFolderLines(linesDir(), { now: later });
     // Backwards, alternating between the two folders at each file, then forwards.
@@ -149,10 +156,14 @@ describe("createFolderLines", () => {
     // Twenty folders: more than stay open at once, so the first one's file is closed by the time it is asked again.
     const files = Array.from({ length: 20 }, (_, i) => write("a.ts", `${i}\n`, path.join(dir, `folder${String(i).padStart(2, "0")}`)));
     const writer = createFolderLines(linesDir(), { now: later });
-    files.forEach((f, i) => put(writer, f, `h${i}`, `line ${i}`));
+    files.forEach((f, i) => {
+      put(writer, f, `h${i}`, `line ${i}`);
+    });
     writer.save();
     const reader = createFolderLines(linesDir(), { now: later });
-    files.forEach((f, i) => expect(text(reader.byStamp(f.abs, f.stamp, "typescript"))).toBe(`line ${i}|[]`));
+    files.forEach((f, i) => {
+      expect(text(reader.byStamp(f.abs, f.stamp, "typescript"))).toBe(`line ${i}|[]`);
+    });
     const first = files[0] as (typeof files)[number];
     const replacer = createFolderLines(linesDir(), { now: later });
     // (a longer line: the old table's offsets would read the wrong bytes)

@@ -50,7 +50,9 @@ describe("old-version packs", () => {
     expect(now.get(`g${KEEP_PACKS + 1}`, "python")).toBe(`entry ${KEEP_PACKS + 1}`);
     // Another version's pack is not read, and the next save removes it.
     fs.writeFileSync(path.join(dir, "old-versions", `v${EXTRACTOR_VERSION + 1}-000000000000001-1.jsonl`), `${JSON.stringify(["gx", "python", "other"])}\n`);
-    const newest = packsIn().filter((n) => n.startsWith(`v${EXTRACTOR_VERSION}-`)).at(-1) as string;
+    const newest = packsIn()
+      .filter((n) => n.startsWith(`v${EXTRACTOR_VERSION}-`))
+      .at(-1) as string;
     fs.appendFileSync(path.join(dir, "old-versions", newest), `["gy","python",not json\n${JSON.stringify(["gz", "python", "fine"])}\n`);
     const again = openOldVersionPacks(dir);
     expect(again.get("gx", "python")).toBeNull();

@@ -43,12 +43,29 @@ print(json.dumps(out))
 `;
 
 const PY_CORPUS = [
-  "argparse.py", "json/decoder.py", "dataclasses.py", "typing.py", "pathlib.py", "asyncio/tasks.py",
-  "collections/__init__.py", "email/message.py", "http/client.py", "logging/__init__.py", "unittest/case.py",
-  "functools.py", "enum.py", "inspect.py", "ast.py", "textwrap.py", "shutil.py", "tempfile.py",
-  "subprocess.py", "contextlib.py", "concurrent/futures/_base.py", "importlib/metadata/__init__.py",
+  "argparse.py",
+  "json/decoder.py",
+  "dataclasses.py",
+  "typing.py",
+  "pathlib.py",
+  "asyncio/tasks.py",
+  "collections/__init__.py",
+  "email/message.py",
+  "http/client.py",
+  "logging/__init__.py",
+  "unittest/case.py",
+  "functools.py",
+  "enum.py",
+  "inspect.py",
+  "ast.py",
+  "textwrap.py",
+  "shutil.py",
+  "tempfile.py",
+  "subprocess.py",
+  "contextlib.py",
+  "concurrent/futures/_base.py",
+  "importlib/metadata/__init__.py",
 ];
-
 
 /** The TypeScript compiler: top-level declarations, and what the module really exports (the checker's answer). */
 /** Each file's oracle, computed once for both parse paths. */
@@ -123,7 +140,6 @@ function tsFiles(): string[] {
     path.join(root, "node_modules/vite/dist/node/index.d.ts"),
   ].filter((f) => fs.existsSync(f));
 }
-
 
 /** The TypeScript compiler's reading of each top-level declaration's type parameters: name, modifiers, constraint?, default?. */
 function tsTypeParams(source: string): Record<string, string[]> {

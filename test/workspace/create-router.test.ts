@@ -20,17 +20,13 @@ beforeEach(() => {
 });
 afterEach(() => sb.cleanup());
 
-const owner = (r: ReturnType<ReturnType<typeof createRouter>["route"]>): [string, string] | null =>
-  r === null ? null : [path.relative(sb.dir, r.repo.root), r.path];
+const owner = (r: ReturnType<ReturnType<typeof createRouter>["route"]>): [string, string] | null => (r === null ? null : [path.relative(sb.dir, r.repo.root), r.path]);
 
 describe("createRouter", () => {
   it("routes to the innermost repo, with repo-relative POSIX paths", () => {
     const router = createRouter(repos);
     expect(owner(router.route(path.join(sb.dir, "outer/src/a.ts")))).toEqual(["outer", "src/a.ts"]);
-    expect(owner(router.route(path.join(sb.dir, "outer/packages/inner/README.md")))).toEqual([
-      "outer/packages/inner",
-      "README.md",
-    ]);
+    expect(owner(router.route(path.join(sb.dir, "outer/packages/inner/README.md")))).toEqual(["outer/packages/inner", "README.md"]);
     expect(owner(router.route(path.join(sb.dir, "outer/packages/other.ts")))).toEqual(["outer", "packages/other.ts"]);
     expect(owner(router.route(path.join(sb.dir, "outer")))).toEqual(["outer", "."]);
   });

@@ -51,8 +51,7 @@ describe("discoverRepos", () => {
     initRepo(sb, "app/build-cache/repo");
     // A repo-looking folder inside .git must not be reported.
     initRepo(sb, "app/.git/not-a-worktree");
-    const roots = (prune?: string[]) =>
-      discoverRepos(sb.dir, prune === undefined ? {} : { prune }).repos.map((r) => rel(sb.dir, r.root));
+    const roots = (prune?: string[]) => discoverRepos(sb.dir, prune === undefined ? {} : { prune }).repos.map((r) => rel(sb.dir, r.root));
     expect(roots()).toEqual(["app", "app/build-cache/repo"]);
     expect(roots(["build-cache"])).toEqual(["app", "app/node_modules/dep"]);
   });
@@ -96,9 +95,7 @@ describe("discoverRepos", () => {
     };
     const { repos, diagnostics } = discoverRepos(sb.dir, { fs: failing });
     expect(repos.map((r) => rel(sb.dir, r.root))).toEqual(["ok"]);
-    expect(diagnostics).toEqual([
-      { code: "unreadable_folder", severity: "warning", path: locked, message: "cannot read folder (EACCES)" },
-    ]);
+    expect(diagnostics).toEqual([{ code: "unreadable_folder", severity: "warning", path: locked, message: "cannot read folder (EACCES)" }]);
   });
 
   it.skipIf(process.getuid?.() === 0)("reports a chmod 000 folder (non-root only)", () => {
@@ -123,9 +120,7 @@ describe("discoverRepos", () => {
   });
 
   it("rejects a root that is missing or a file with a coded error", () => {
-    expect(() => discoverRepos(path.join(sb.dir, "nope"))).toThrowError(
-      expect.objectContaining({ code: "ROOT_NOT_FOUND" }) as unknown as Error,
-    );
+    expect(() => discoverRepos(path.join(sb.dir, "nope"))).toThrowError(expect.objectContaining({ code: "ROOT_NOT_FOUND" }) as unknown as Error);
     const file = sb.write("file.txt", "x");
     try {
       discoverRepos(file);

@@ -120,8 +120,13 @@ describe("discovery cache", () => {
           try {
             if (o.op === "mkdir") fs.mkdirSync(p, { recursive: true });
             else if (o.op === "rm") fs.rmSync(p, { recursive: true, force: true });
-            else if (o.op === "init") fs.mkdirSync(path.join(p, ".git", "objects"), { recursive: true }), fs.writeFileSync(path.join(p, ".git", "HEAD"), "ref: refs/heads/main\n");
-            else fs.mkdirSync(p, { recursive: true }), fs.writeFileSync(path.join(p, ".git"), "gitdir: /nowhere\n");
+            else if (o.op === "init") {
+              fs.mkdirSync(path.join(p, ".git", "objects"), { recursive: true });
+              fs.writeFileSync(path.join(p, ".git", "HEAD"), "ref: refs/heads/main\n");
+            } else {
+              fs.mkdirSync(p, { recursive: true });
+              fs.writeFileSync(path.join(p, ".git"), "gitdir: /nowhere\n");
+            }
           } catch {
             // blocked by what is there
           }

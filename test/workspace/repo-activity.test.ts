@@ -25,7 +25,12 @@ describe("repo activity", () => {
     const repos = discoverRepos(sb.dir).repos;
     const ranked = rankByActivity(repos.map((r) => ({ root: path.basename(r.root), activityMs: repoActivityMs(r) })));
     expect(ranked.map((r) => r.root)).toEqual(["charlie", "bravo", "delta", "alpha", "echo"]);
-    expect(rankByActivity([{ root: "b", activityMs: 5 }, { root: "a", activityMs: 5 }]).map((r) => r.root)).toEqual(["a", "b"]);
+    expect(
+      rankByActivity([
+        { root: "b", activityMs: 5 },
+        { root: "a", activityMs: 5 },
+      ]).map((r) => r.root),
+    ).toEqual(["a", "b"]);
   });
 
   it("counts a snapshot's newest working-tree change", () => {
@@ -34,7 +39,12 @@ describe("repo activity", () => {
     if (repo === undefined) throw new Error("no repo");
     const git = repoActivityMs(repo);
     const later = git + 60_000;
-    const snapshot = { version: 1 as const, root: repo.root, startedMs: later, entries: [{ path: "a", type: "file" as const, executable: false, size: 1, mtimeMs: later, ctimeMs: later, ino: 1, hash: "0123456789abcdef", racy: false }] };
+    const snapshot = {
+      version: 1 as const,
+      root: repo.root,
+      startedMs: later,
+      entries: [{ path: "a", type: "file" as const, executable: false, size: 1, mtimeMs: later, ctimeMs: later, ino: 1, hash: "0123456789abcdef", racy: false }],
+    };
     expect(repoActivityMs(repo, { latestSnapshot: snapshot })).toBe(later);
   });
 });
@@ -53,11 +63,31 @@ describe("buildLocalBriefing", () => {
         { name: "@acme/web", path: "packages/web", ecosystem: "npm", version: "1.0.0" },
       ],
       changes: [
-        { path: "packages/api/src/a.ts", change: "modified", symbols: [
-          { qualified_name: "helper", kind: "function", change: "body_changed", renamed_from: null, exported: true, compatibility: "internal", reasons: [] },
-          { qualified_name: "added", kind: "function", change: "added", renamed_from: null, exported: true, compatibility: "compatible", reasons: [{ code: "EXPORT_ADDED", verdict: "compatible", conservative: false, message: "" }] },
-          { qualified_name: "parseConfig", kind: "function", change: "signature_changed", renamed_from: null, exported: true, compatibility: "breaking", reasons: [{ code: "PARAMETER_ADDED_REQUIRED", verdict: "breaking", conservative: false, message: "" }] },
-        ] },
+        {
+          path: "packages/api/src/a.ts",
+          change: "modified",
+          symbols: [
+            { qualified_name: "helper", kind: "function", change: "body_changed", renamed_from: null, exported: true, compatibility: "internal", reasons: [] },
+            {
+              qualified_name: "added",
+              kind: "function",
+              change: "added",
+              renamed_from: null,
+              exported: true,
+              compatibility: "compatible",
+              reasons: [{ code: "EXPORT_ADDED", verdict: "compatible", conservative: false, message: "" }],
+            },
+            {
+              qualified_name: "parseConfig",
+              kind: "function",
+              change: "signature_changed",
+              renamed_from: null,
+              exported: true,
+              compatibility: "breaking",
+              reasons: [{ code: "PARAMETER_ADDED_REQUIRED", verdict: "breaking", conservative: false, message: "" }],
+            },
+          ],
+        },
         { path: "README.md", change: "added" },
       ],
     });

@@ -46,7 +46,8 @@ export async function doctorCommand(args: readonly string[], io: CliIo): Promise
     io.stdout.write(`${JSON.stringify({ schema: "comity.doctor/1", ok: report.ok, checks: report.checks }, null, 2)}\n`);
   } else {
     const colour = io.stdout.isTTY === true && io.env["NO_COLOR"] === undefined;
-    const paint = (s: CheckStatus, text: string) => (!colour ? text : s === "ok" ? `\u001b[32m${text}\u001b[0m` : s === "fail" ? `\u001b[31m${text}\u001b[0m` : s === "warn" ? `\u001b[33m${text}\u001b[0m` : text);
+    const paint = (s: CheckStatus, text: string) =>
+      !colour ? text : s === "ok" ? `\u001b[32m${text}\u001b[0m` : s === "fail" ? `\u001b[31m${text}\u001b[0m` : s === "warn" ? `\u001b[33m${text}\u001b[0m` : text;
     const width = Math.max(...report.checks.map((c) => c.title.length));
     for (const c of report.checks) io.stdout.write(`${paint(c.status, MARK[c.status])}  ${c.title.padEnd(width)}  ${c.detail}\n`);
     io.stdout.write(report.ok ? "everything needed works\n" : "something needs fixing (FAIL lines)\n");

@@ -33,7 +33,9 @@ export async function loginCommand(args: readonly string[], io: CliIo): Promise<
   }
   const file = writeApiCredentials(configDir(io.env, io.env["HOME"] ?? os.homedir()), { url: values.url, token });
   if (values.token !== undefined) {
-    io.stderr.write("comity login: a token given with --token stays in your shell's history; next time pipe it in with --token-stdin:\n  comity serve token create --team me | comity login --url URL --token-stdin\n");
+    io.stderr.write(
+      "comity login: a token given with --token stays in your shell's history; next time pipe it in with --token-stdin:\n  comity serve token create --team me | comity login --url URL --token-stdin\n",
+    );
   }
   io.stdout.write(`saved ${redactUserinfo(values.url)} and the token in ${file}\n`);
   return 0;

@@ -80,11 +80,15 @@ export async function snapshotCommand(args: readonly string[], io: CliIo): Promi
     }
     results.sort((a, b) => compareStrings(a.root, b.root));
     if (values.json) {
-      io.stdout.write(`${JSON.stringify({ schema: "comity.snapshot-take/1", id: values.id, repos: results.map((r) => ({ root: r.root, entries: r.entries, counts: r.counts, diagnostics: r.diagnostics.map((d) => ({ ...d })).sort(compareDiagnostics) })) }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ schema: "comity.snapshot-take/1", id: values.id, repos: results.map((r) => ({ root: r.root, entries: r.entries, counts: r.counts, diagnostics: r.diagnostics.map((d) => ({ ...d })).sort(compareDiagnostics) })) }, null, 2)}\n`,
+      );
     } else {
       for (const r of results) {
         const walked = r.diagnostics.find((d) => d.code === "snapshot_walked");
-        io.stdout.write(`${r.root}: ${r.entries} paths (${r.counts.hashed} hashed, ${r.counts.fromPrevious} from the last snapshot, ${r.counts.fromIndex} from the git index)${walked === undefined ? "" : `; ${walked.message}`}\n`);
+        io.stdout.write(
+          `${r.root}: ${r.entries} paths (${r.counts.hashed} hashed, ${r.counts.fromPrevious} from the last snapshot, ${r.counts.fromIndex} from the git index)${walked === undefined ? "" : `; ${walked.message}`}\n`,
+        );
       }
     }
     return 0;

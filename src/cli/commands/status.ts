@@ -132,4 +132,3 @@ async function serveLocalDashboard(io: CliIo, mode: CoordinationMode, port: numb
   await store.close();
   return 0;
 }
-

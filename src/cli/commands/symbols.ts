@@ -68,7 +68,9 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     const changes = compareSymbols(before.symbols, after.symbols, after.language === "python" ? "python" : "typescript");
     const refs = newReferences(before.references, after.references);
     if (values.json) {
-      io.stdout.write(`${JSON.stringify({ schema: "comity.symbols-diff/1", path: a.given, language: after.language, changes, new_references: refs, diagnostics: [...before.diagnostics, ...after.diagnostics] }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ schema: "comity.symbols-diff/1", path: a.given, language: after.language, changes, new_references: refs, diagnostics: [...before.diagnostics, ...after.diagnostics] }, null, 2)}\n`,
+      );
     } else {
       io.stdout.write(formatChanges(changes));
       if (refs.length > 0) io.stdout.write(`\nnew references:\n${refs.map((r) => `  ${r.kind} ${r.name}${r.module === null ? "" : ` from ${r.module}`}\n`).join("")}`);
@@ -127,7 +129,12 @@ function cacheDirOf(io: CliIo): string {
 function formatFile(r: FileSymbols): string {
   const rows = r.symbols.map((s: SymbolRecord) => [`${s.range.start_line}`, s.kind, s.exported ? "export" : "", s.qualified_name, s.signature.split("\n").at(-1) ?? ""]);
   const widths = [0, 1, 2, 3].map((i) => Math.max(0, ...rows.map((row) => (row[i] ?? "").length)));
-  const lines = rows.map((row) => row.map((c, i) => (i < 4 ? c.padEnd(widths[i] ?? 0) : c)).join("  ").trimEnd());
+  const lines = rows.map((row) =>
+    row
+      .map((c, i) => (i < 4 ? c.padEnd(widths[i] ?? 0) : c))
+      .join("  ")
+      .trimEnd(),
+  );
   const notes = r.diagnostics.map((d) => `  ${d.severity} ${d.code}: ${d.message}`);
   return `${r.path} (${r.language ?? "unknown"}, ${r.symbols.length} symbols)\n${[...lines.map((l) => `  ${l}`), ...notes].join("\n")}\n`;
 }

@@ -68,7 +68,10 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
     `SELECT kind, other_session_id, subject FROM conflicts WHERE team_id = ? AND session_id = ? AND kind IN ('edit_conflict', 'file_overlap', 'symbol_overlap')`,
     [c.teamId, c.familyId],
   );
-  const holderReps = await familyReps(c, unforeseen.map((h) => h.family));
+  const holderReps = await familyReps(
+    c,
+    unforeseen.map((h) => h.family),
+  );
   const told = new Set(existing.map((e) => `${e.other_session_id}\u0000${e.kind === "symbol_overlap" ? e.subject.slice(0, e.subject.indexOf("#")) : e.subject}`));
   const untoldHolders = unforeseen.filter((h) => !told.has(`${holderReps.get(h.family) ?? h.id}\u0000${h.path}`));
   if (untoldHolders.length > 0) {
@@ -77,16 +80,39 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
       const same = theirChanges.filter((x) => x.id === h.id && x.path === h.path && myChanged.some((m) => m.path === h.path && m.qualified_name === x.qualified_name));
       if (same.length > 0) {
         for (const g of groupChanges(same)) {
-          wanted.push({ kind: "symbol_overlap", role: "affected", session: c.session, other: h, subject: `${g.path}#${g.top}`, body: `you and ${describeSession(h)} both changed ${describeGroup(g)} in ${code(g.path)}.`, paths: [g.path], changeAt: g.at });
+          wanted.push({
+            kind: "symbol_overlap",
+            role: "affected",
+            session: c.session,
+            other: h,
+            subject: `${g.path}#${g.top}`,
+            body: `you and ${describeSession(h)} both changed ${describeGroup(g)} in ${code(g.path)}.`,
+            paths: [g.path],
+            changeAt: g.at,
+          });
         }
       } else {
         const kind = editCollision(edited.get(h.path), { base: h.base ?? null, ranges: h.ranges ?? null });
-        wanted.push({ kind, role: "affected", session: c.session, other: h, subject: h.path, body: overlapBody(c, h, groupChanges(theirChanges.filter((x) => x.id === h.id && x.path === h.path)), kind, edited.get(h.path)), paths: [h.path], changeAt: Number(h.since) });
+        wanted.push({
+          kind,
+          role: "affected",
+          session: c.session,
+          other: h,
+          subject: h.path,
+          body: overlapBody(c, h, groupChanges(theirChanges.filter((x) => x.id === h.id && x.path === h.path)), kind, edited.get(h.path)),
+          paths: [h.path],
+          changeAt: Number(h.since),
+        });
       }
     }
   }
   // What this session's analysed files use that another session broke.
-  wanted.push(...(await breakingUsedIn(c, analyses.map((a) => a.path))));
+  wanted.push(
+    ...(await breakingUsedIn(
+      c,
+      analyses.map((a) => a.path),
+    )),
+  );
   // This session's breaking changes: every other active session that uses them is told, and so is this one.
   const mine =
     touched.length === 0
@@ -158,7 +184,11 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
   const delivered = await deliverQueued(c, "## Comity — coordination warning");
   if (selfNotes.length === 0) return delivered;
   const notes = `## Comity — note\n${selfNotes.join("\n")}`;
-  return { ...delivered, decision: delivered.decision === "allow" ? "warn" : delivered.decision, inject_context: delivered.inject_context === null ? notes : `${delivered.inject_context}\n\n${notes}` };
+  return {
+    ...delivered,
+    decision: delivered.decision === "allow" ? "warn" : delivered.decision,
+    inject_context: delivered.inject_context === null ? notes : `${delivered.inject_context}\n\n${notes}`,
+  };
 }
 
 function usesOf(c: Coordination, a: NonNullable<EvaluateRequest["analysis"]>[number]): unknown[][] {

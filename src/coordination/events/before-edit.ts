@@ -19,7 +19,17 @@ export async function beforeEdit(c: Coordination, paths: string[]): Promise<Outc
   await insertRows(
     c.sql,
     "INSERT INTO session_uses (session_id, path, name, module, target, updated_at, package) VALUES",
-    uniqueRows(expandImports(hints.map((u) => ({ path: u.path, name: u.name, module: u.module ?? null }))).map((u) => [c.session.id, u.path, u.name, u.module ?? "", importTarget(u.path, u.module ?? ""), c.now, packageOfImport(u.path, u.module ?? "")])),
+    uniqueRows(
+      expandImports(hints.map((u) => ({ path: u.path, name: u.name, module: u.module ?? null }))).map((u) => [
+        c.session.id,
+        u.path,
+        u.name,
+        u.module ?? "",
+        importTarget(u.path, u.module ?? ""),
+        c.now,
+        packageOfImport(u.path, u.module ?? ""),
+      ]),
+    ),
     "ON CONFLICT (session_id, path, name, module) DO NOTHING",
   );
 
@@ -34,7 +44,13 @@ export async function beforeEdit(c: Coordination, paths: string[]): Promise<Outc
     session: c.session,
     other: h,
     subject: h.path,
-    body: overlapBody(c, h, theirChanges.filter((g) => g.path === h.path && g.author.id === h.id), kinds[i] as "edit_conflict" | "file_overlap", mine.get(h.path)),
+    body: overlapBody(
+      c,
+      h,
+      theirChanges.filter((g) => g.path === h.path && g.author.id === h.id),
+      kinds[i] as "edit_conflict" | "file_overlap",
+      mine.get(h.path),
+    ),
     paths: [h.path],
     changeAt: Number(h.since),
   }));

@@ -11,15 +11,30 @@ export async function beforePlan(c: Coordination, text: string): Promise<Outcome
   const wanted: Wanted[] = [];
   for (const h of await holdersOf(c, null)) {
     if (!namesFile(text, h.path)) continue;
-    wanted.push({ kind: "plan_overlap", role: "affected", session: c.session, other: h, subject: h.path, body: `your plan names ${code(h.path)}, which ${describeSession(h)} is changing.`, paths: [h.path], changeAt: Number(h.since) });
+    wanted.push({
+      kind: "plan_overlap",
+      role: "affected",
+      session: c.session,
+      other: h,
+      subject: h.path,
+      body: `your plan names ${code(h.path)}, which ${describeSession(h)} is changing.`,
+      paths: [h.path],
+      changeAt: Number(h.since),
+    });
   }
   for (const g of groupChanges((await othersChanges(c, {})).filter((x) => x.compatibility !== "internal"))) {
     const names = namesOf(g);
     if (!names.some((n) => namesWord(text, n)) || wanted.some((w) => w.other.id === g.author.id && w.subject === g.path)) continue;
     const how = g.changes.some((x) => x.compatibility === "breaking") ? "incompatibly" : "compatibly";
     wanted.push({
-      kind: "plan_overlap", role: "affected", session: c.session, other: g.author, subject: `${g.path}#${g.top}`,
-      body: `your plan names ${describeGroup(g)} in ${code(g.path)}, which ${describeSession(g.author)} changed ${how} (${stateOf(g)}).`, paths: [g.path], changeAt: g.at,
+      kind: "plan_overlap",
+      role: "affected",
+      session: c.session,
+      other: g.author,
+      subject: `${g.path}#${g.top}`,
+      body: `your plan names ${describeGroup(g)} in ${code(g.path)}, which ${describeSession(g.author)} changed ${how} (${stateOf(g)}).`,
+      paths: [g.path],
+      changeAt: g.at,
     });
   }
   const rows = await recordConflicts(c, wanted);

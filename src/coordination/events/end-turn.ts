@@ -9,6 +9,11 @@ export async function endTurn(c: Coordination, request: EvaluateRequest): Promis
   if (request.event === "stop" && request.status !== undefined) {
     if (request.status.excerpt !== undefined) await c.sql.run("UPDATE sessions SET status_excerpt = ? WHERE id = ?", [request.status.excerpt, c.session.id]);
     const files = uniqueSorted(request.status.files ?? []);
-    await insertRows(c.sql, "INSERT INTO session_files (session_id, path, updated_at) VALUES", files.map((p) => [c.session.id, p, c.now]), "ON CONFLICT (session_id, path) DO UPDATE SET updated_at = excluded.updated_at");
+    await insertRows(
+      c.sql,
+      "INSERT INTO session_files (session_id, path, updated_at) VALUES",
+      files.map((p) => [c.session.id, p, c.now]),
+      "ON CONFLICT (session_id, path) DO UPDATE SET updated_at = excluded.updated_at",
+    );
   }
 }

@@ -31,10 +31,23 @@ export async function briefing(c: Coordination, dependencies: readonly string[])
       [o.id],
     );
     const parts = [`- ${describeSession(o)}, since ${ago(Number(o.started_at), c.now)}`];
-    if (files.length > 0) parts.push(`files ${listSome(files.map((f) => f.path), 8)}`);
+    if (files.length > 0)
+      parts.push(
+        `files ${listSome(
+          files.map((f) => f.path),
+          8,
+        )}`,
+      );
     // Breaking first ("breaking" < "compatible" < "internal" is also their alphabetical order).
     const ordered = [...symbols].sort((a, b) => compareStrings(a.compatibility, b.compatibility) || compareStrings(a.q, b.q));
-    if (ordered.length > 0) parts.push(`symbols ${listSome(ordered.map((s) => (s.compatibility === "breaking" ? `${code(s.q)} (breaking)` : code(s.q))), 8, false)}`);
+    if (ordered.length > 0)
+      parts.push(
+        `symbols ${listSome(
+          ordered.map((s) => (s.compatibility === "breaking" ? `${code(s.q)} (breaking)` : code(s.q))),
+          8,
+          false,
+        )}`,
+      );
     lines.push(parts.join("; ") + (o.status_excerpt ? `. Last status: ${quoted(o.status_excerpt)}` : ""));
   }
   // A breaking change is news while its author is active, or once it is committed: one left behind by a session
@@ -53,12 +66,15 @@ export async function briefing(c: Coordination, dependencies: readonly string[])
   if (lines.length > 0) out.push("Other active sessions in this repo:", ...lines);
   if (breaking.length > 0) {
     out.push(`Breaking changes in the last ${BREAKING_HISTORY_MS / 3_600_000} hours:`);
-    for (const g of groupChanges(breaking).reverse().slice(0, 10)) out.push(`- ${groupName(g)} in ${code(g.path)} by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`);
+    for (const g of groupChanges(breaking).reverse().slice(0, 10))
+      out.push(`- ${groupName(g)} in ${code(g.path)} by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`);
   }
   if (upstream.length > 0) {
     out.push("Breaking changes in progress in packages this repo depends on:");
     for (const g of upstream.reverse().slice(0, 10)) {
-      out.push(`- ${listSome(publicNamesOfGroup(g), 4)} of ${code(packageLabel(g.package ?? ""))} (${code(g.path)}) by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`);
+      out.push(
+        `- ${listSome(publicNamesOfGroup(g), 4)} of ${code(packageLabel(g.package ?? ""))} (${code(g.path)}) by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`,
+      );
     }
   }
   return out.join("\n");

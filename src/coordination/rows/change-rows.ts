@@ -65,8 +65,18 @@ export async function packageChanges(c: Coordination, packages: readonly string[
 export async function reconcileChanges(c: Coordination, filePath: string, changes: NonNullable<NonNullable<EvaluateRequest["analysis"]>[number]["changes"]>, pkg: string | null): Promise<void> {
   const head = c.request.repo.head_sha ?? null;
   const before = await c.sql.all<{
-    qualified_name: string; change: string; compatibility: string; summary: string; renamed_from: string | null; head_sha: string | null; state: string; package: string | null;
-    public_names: string | null; default_export: number; signature_before: string | null; signature_after: string | null;
+    qualified_name: string;
+    change: string;
+    compatibility: string;
+    summary: string;
+    renamed_from: string | null;
+    head_sha: string | null;
+    state: string;
+    package: string | null;
+    public_names: string | null;
+    default_export: number;
+    signature_before: string | null;
+    signature_after: string | null;
   }>(
     "SELECT qualified_name, change, compatibility, summary, renamed_from, head_sha, state, package, public_names, default_export, signature_before, signature_after FROM symbol_changes WHERE session_id = ? AND path = ?",
     [c.session.id, filePath],
@@ -88,15 +98,34 @@ export async function reconcileChanges(c: Coordination, filePath: string, change
     }
     if (b.compatibility === "breaking" && ch.compatibility !== "breaking") withdrawn.add(topName(b.qualified_name));
     const same =
-      b.change === ch.change && b.compatibility === ch.compatibility && b.summary === summaryOf(ch) && b.renamed_from === (ch.renamed_from ?? null) && b.head_sha === head && b.state === "local" &&
-      b.package === pkg && b.public_names === publicNamesOf(ch) && Number(b.default_export) === (ch.default_export === true ? 1 : 0) &&
-      b.signature_before === (ch.signature_before ?? null) && b.signature_after === (ch.signature_after ?? null);
+      b.change === ch.change &&
+      b.compatibility === ch.compatibility &&
+      b.summary === summaryOf(ch) &&
+      b.renamed_from === (ch.renamed_from ?? null) &&
+      b.head_sha === head &&
+      b.state === "local" &&
+      b.package === pkg &&
+      b.public_names === publicNamesOf(ch) &&
+      Number(b.default_export) === (ch.default_export === true ? 1 : 0) &&
+      b.signature_before === (ch.signature_before ?? null) &&
+      b.signature_after === (ch.signature_after ?? null);
     if (same) continue;
     await c.sql.run(
       "UPDATE symbol_changes SET change = ?, compatibility = ?, summary = ?, renamed_from = ?, head_sha = ?, state = 'local', package = ?, public_names = ?, default_export = ?, signature_before = ?, signature_after = ? WHERE session_id = ? AND path = ? AND qualified_name = ?",
       [
-        ch.change, ch.compatibility, summaryOf(ch), ch.renamed_from ?? null, head, pkg, publicNamesOf(ch), ch.default_export === true ? 1 : 0, ch.signature_before ?? null, ch.signature_after ?? null,
-        c.session.id, filePath, ch.qualified_name,
+        ch.change,
+        ch.compatibility,
+        summaryOf(ch),
+        ch.renamed_from ?? null,
+        head,
+        pkg,
+        publicNamesOf(ch),
+        ch.default_export === true ? 1 : 0,
+        ch.signature_before ?? null,
+        ch.signature_after ?? null,
+        c.session.id,
+        filePath,
+        ch.qualified_name,
       ],
     );
   }
@@ -117,8 +146,23 @@ export async function reconcileChanges(c: Coordination, filePath: string, change
     changes
       .filter((ch) => !known.has(ch.qualified_name))
       .map((ch) => [
-        c.teamId, c.repoId, c.session.id, filePath, ch.qualified_name, ch.change, ch.compatibility, summaryOf(ch), c.now, ch.renamed_from ?? null, head, "local", pkg, publicNamesOf(ch),
-        ch.default_export === true ? 1 : 0, ch.signature_before ?? null, ch.signature_after ?? null,
+        c.teamId,
+        c.repoId,
+        c.session.id,
+        filePath,
+        ch.qualified_name,
+        ch.change,
+        ch.compatibility,
+        summaryOf(ch),
+        c.now,
+        ch.renamed_from ?? null,
+        head,
+        "local",
+        pkg,
+        publicNamesOf(ch),
+        ch.default_export === true ? 1 : 0,
+        ch.signature_before ?? null,
+        ch.signature_after ?? null,
       ]),
   );
   // A type whose members are all reverted is withdrawn; one with a breaking member left is not. Two statements,
@@ -134,10 +178,13 @@ export async function reconcileChanges(c: Coordination, filePath: string, change
     const chunk = subjects.slice(i, i + ROWS_PER_INSERT);
     for (const side of ["other_session_id", "session_id"]) {
       for (const kind of ["breaking_change", "cross_repo_breaking"]) {
-        await c.sql.run(
-          `UPDATE conflicts SET withdrawn_at = ? WHERE ${side} = ? AND team_id = ? AND kind = ? AND subject IN (${marks(chunk)}) AND withdrawn_at IS NULL AND told_at IS NULL`,
-          [c.now, c.familyId, c.teamId, kind, ...chunk],
-        );
+        await c.sql.run(`UPDATE conflicts SET withdrawn_at = ? WHERE ${side} = ? AND team_id = ? AND kind = ? AND subject IN (${marks(chunk)}) AND withdrawn_at IS NULL AND told_at IS NULL`, [
+          c.now,
+          c.familyId,
+          c.teamId,
+          kind,
+          ...chunk,
+        ]);
       }
     }
   }

@@ -29,7 +29,10 @@ const CONFLICT_COLS = "number, kind, role, session_id, other_session_id, subject
 export async function recordConflicts(c: Coordination, wanted: readonly Wanted[]): Promise<ConflictRow[]> {
   if (wanted.length === 0) return [];
   const keyOf = (w: { kind: string; session: string; other: string; subject: string }) => `${w.kind}\u0000${w.session}\u0000${w.other}\u0000${w.subject}`;
-  const reps = await familyReps(c, wanted.flatMap((w) => [w.session.family, w.other.family]));
+  const reps = await familyReps(
+    c,
+    wanted.flatMap((w) => [w.session.family, w.other.family]),
+  );
   // A family is one per repo: a session of another repo (across packages) stands for itself.
   const repOf = (x: SessionRow): string => (x.repo_id === c.repoId ? (reps.get(x.family) ?? x.id) : x.id);
   const wKey = (w: Wanted) => keyOf({ kind: w.kind, session: repOf(w.session), other: repOf(w.other), subject: w.subject });
@@ -43,13 +46,14 @@ export async function recordConflicts(c: Coordination, wanted: readonly Wanted[]
     if (row === undefined) {
       if (!fresh.some((f) => wKey(f) === k)) fresh.push(w);
     } else if (row.role !== w.role) {
-      // The session that was told someone joined it is not then told it joined them: one conflict, one telling.
-      continue;
     } else if (row.withdrawn_at !== null || row.told_at === null) {
       // Not told yet (or withdrawn and back): the latest facts replace the text.
       const paths = JSON.stringify(uniqueSorted([...(JSON.parse(row.paths) as string[]), ...w.paths]));
       await c.sql.run("UPDATE conflicts SET body = ?, paths = ?, withdrawn_at = NULL, told_at = CASE WHEN withdrawn_at IS NULL THEN told_at ELSE NULL END WHERE team_id = ? AND number = ?", [
-        reachable(w), paths, c.teamId, row.number,
+        reachable(w),
+        paths,
+        c.teamId,
+        row.number,
       ]);
       known.set(k, { ...row, body: reachable(w), paths, told_at: row.withdrawn_at === null ? row.told_at : null, withdrawn_at: null });
     }
@@ -58,8 +62,17 @@ export async function recordConflicts(c: Coordination, wanted: readonly Wanted[]
     const start = await nextNumber(c, "next_conflict", fresh.length);
     const inserted = fresh.map((w, i) => {
       const row: ConflictRow = {
-        number: start + i, kind: w.kind, role: w.role, session_id: repOf(w.session), other_session_id: repOf(w.other), subject: w.subject,
-        body: reachable(w), paths: JSON.stringify(uniqueSorted(w.paths)), change_at: w.changeAt, told_at: null, withdrawn_at: null,
+        number: start + i,
+        kind: w.kind,
+        role: w.role,
+        session_id: repOf(w.session),
+        other_session_id: repOf(w.other),
+        subject: w.subject,
+        body: reachable(w),
+        paths: JSON.stringify(uniqueSorted(w.paths)),
+        change_at: w.changeAt,
+        told_at: null,
+        withdrawn_at: null,
       };
       known.set(wKey(w), row);
       return row;
@@ -76,7 +89,9 @@ export async function recordConflicts(c: Coordination, wanted: readonly Wanted[]
 /** This session's conflicts not yet told (and not withdrawn) whose other session is still active, oldest change first. */
 export async function untold(c: Coordination): Promise<ConflictRow[]> {
   return c.sql.all<ConflictRow>(
-    `SELECT ${CONFLICT_COLS.split(", ").map((x) => `k.${x}`).join(", ")} FROM conflicts k JOIN sessions s ON s.id = k.other_session_id
+    `SELECT ${CONFLICT_COLS.split(", ")
+      .map((x) => `k.${x}`)
+      .join(", ")} FROM conflicts k JOIN sessions s ON s.id = k.other_session_id
      WHERE k.team_id = ? AND k.session_id = ? AND k.told_at IS NULL AND k.withdrawn_at IS NULL AND s.ended_at IS NULL AND s.last_seen_at >= ?
      ORDER BY k.change_at, k.number`,
     [c.teamId, c.familyId, c.now - c.leaseMs],

@@ -11,10 +11,11 @@ import { first, marks, type Sql } from "../../store/database.js";
 export async function familyReps(c: { sql: Sql; teamId: string; repoId: string }, families: readonly string[]): Promise<Map<string, string>> {
   const list = uniqueSorted(families);
   if (list.length === 0) return new Map();
-  const rows = await c.sql.all<{ id: string; external_id: string }>(
-    `SELECT id, external_id FROM sessions WHERE team_id = ? AND repo_id = ? AND external_id IN (${marks(list)})`,
-    [c.teamId, c.repoId, ...list],
-  );
+  const rows = await c.sql.all<{ id: string; external_id: string }>(`SELECT id, external_id FROM sessions WHERE team_id = ? AND repo_id = ? AND external_id IN (${marks(list)})`, [
+    c.teamId,
+    c.repoId,
+    ...list,
+  ]);
   return new Map(rows.map((r) => [r.external_id, r.id]));
 }
 
@@ -29,7 +30,12 @@ export async function resolveRepo(sql: Sql, teamId: string, fingerprints: readon
   if (known.length === 0) await sql.run("INSERT INTO repos (id, team_id, created_at) VALUES (?, ?, ?)", [repoId, teamId, now]);
   const have = new Set(known.map((k) => k.fingerprint));
   const missing = fps.filter((fp) => !have.has(fp));
-  await insertRows(sql, "INSERT INTO repo_fingerprints (team_id, fingerprint, repo_id) VALUES", missing.map((fp) => [teamId, fp, repoId]), "ON CONFLICT (team_id, fingerprint) DO NOTHING");
+  await insertRows(
+    sql,
+    "INSERT INTO repo_fingerprints (team_id, fingerprint, repo_id) VALUES",
+    missing.map((fp) => [teamId, fp, repoId]),
+    "ON CONFLICT (team_id, fingerprint) DO NOTHING",
+  );
   return repoId;
 }
 
@@ -52,8 +58,22 @@ export async function touchSession(c: { sql: Sql; teamId: string; now: number; l
        last_seen_at = excluded.last_seen_at, ended_at = excluded.ended_at
      RETURNING id, external_id, tool, branch, started_at, status_excerpt, label, cwd_path, worktree, COALESCE(parent_external_id, external_id) AS family, repo_id`,
     [
-      randomUUID(), c.teamId, c.repoId, s.external_id, s.tool, s.model ?? null, s.parent_external_id ?? null, request.repo.branch ?? null,
-      request.repo.head_sha ?? null, s.label ?? null, request.repo.cwd_path ?? null, request.repo.worktree ?? null, c.now, c.now, request.event === "session_end" ? c.now : null, c.now - c.leaseMs,
+      randomUUID(),
+      c.teamId,
+      c.repoId,
+      s.external_id,
+      s.tool,
+      s.model ?? null,
+      s.parent_external_id ?? null,
+      request.repo.branch ?? null,
+      request.repo.head_sha ?? null,
+      s.label ?? null,
+      request.repo.cwd_path ?? null,
+      request.repo.worktree ?? null,
+      c.now,
+      c.now,
+      request.event === "session_end" ? c.now : null,
+      c.now - c.leaseMs,
     ],
   );
   if (row === undefined) throw new Error("session row missing after upsert");

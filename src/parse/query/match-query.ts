@@ -40,12 +40,13 @@ export function matchTree<N>(patterns: readonly QueryPattern[], root: N, access:
   const out: QueryMatch[] = [];
   const m = new Matcher(access);
   // One callback per pattern, made once: most patterns have no predicate.
-  const found = patterns.map((pattern): Found =>
-    pattern.predicates.length === 0
-      ? (captures) => out.push({ captures })
-      : (captures) => {
-          if (pattern.predicates.every((p) => holds(p, captures))) out.push({ captures });
-        },
+  const found = patterns.map(
+    (pattern): Found =>
+      pattern.predicates.length === 0
+        ? (captures) => out.push({ captures })
+        : (captures) => {
+            if (pattern.predicates.every((p) => holds(p, captures))) out.push({ captures });
+          },
   );
   const none: QueryCapture[] = [];
   const early = patterns.map(earlyPredicates);

@@ -49,9 +49,7 @@ export interface QueryPattern {
   readonly predicates: readonly QueryPredicate[];
 }
 
-type Token =
-  | { t: "(" | ")" | "[" | "]" | "." | "_"; at: number }
-  | { t: "ident" | "field" | "capture" | "predicate" | "string"; v: string; at: number };
+type Token = { t: "(" | ")" | "[" | "]" | "." | "_"; at: number } | { t: "ident" | "field" | "capture" | "predicate" | "string"; v: string; at: number };
 
 /** The patterns of a query's text, in order. Throws a ComityError (INVALID_ARGUMENT) on syntax it does not support. */
 export function parseQuery(source: string): QueryPattern[] {
@@ -146,7 +144,7 @@ function tokenize(source: string): Token[] {
   const re = /\s+|;[^\n]*|"((?:[^"\\]|\\.)*)"|@([\w.-]+)|#([\w-]+[?!]?)|([A-Za-z_][\w.-]*):|([A-Za-z][\w.-]*|_[\w.-]+)|([()[\]._])|(\S)/gy;
   for (let m = re.exec(source); m !== null && m[0] !== ""; m = re.exec(source)) {
     const at = m.index;
-    if (m[1] !== undefined) tokens.push({ t: "string", v: unescape(m[1]), at });
+    if (m[1] !== undefined) tokens.push({ t: "string", v: unescaped(m[1]), at });
     else if (m[2] !== undefined) tokens.push({ t: "capture", v: internalized(m[2]), at });
     else if (m[3] !== undefined) tokens.push({ t: "predicate", v: m[3], at });
     else if (m[4] !== undefined) tokens.push({ t: "field", v: internalized(m[4]), at });
@@ -166,6 +164,6 @@ export function internalized(s: string): string {
   return Object.keys({ [s]: 0 })[0] ?? s;
 }
 
-function unescape(s: string): string {
+function unescaped(s: string): string {
   return s.replace(/\\(.)/g, (_, c: string) => ({ n: "\n", r: "\r", t: "\t", 0: "\0" })[c] ?? c);
 }

@@ -171,7 +171,12 @@ function isPublic(name: string, scopes: readonly Scope[], all: { names: Readonly
 function dunderAll(root: SyntaxNode): { names: Set<string>; node: SyntaxNode } | null {
   let result: { names: Set<string>; node: SyntaxNode } | null = null;
   const stringsOf = (items: SyntaxNode): string[] =>
-    (items.type === "string" ? [items] : items.namedChildren.filter((c) => c.type === "string")).map((c) => c.namedChildren.filter((x) => x.type === "string_content").map((x) => x.text).join(""));
+    (items.type === "string" ? [items] : items.namedChildren.filter((c) => c.type === "string")).map((c) =>
+      c.namedChildren
+        .filter((x) => x.type === "string_content")
+        .map((x) => x.text)
+        .join(""),
+    );
   for (const stmt of root.namedChildren) {
     const a = stmt.type === "expression_statement" ? stmt.namedChildren[0] : undefined;
     if (a === undefined) continue;

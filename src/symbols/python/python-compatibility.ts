@@ -56,7 +56,8 @@ function decoratorReasons(b: SignatureInfo, a: SignatureInfo, out: ChangeReason[
   const kindChange = [...db.filter((d) => !da.includes(d)), ...da.filter((d) => !db.includes(d))].filter((d) => KIND_DECORATORS.test(d));
   if (kindChange.length > 0) out.push(reason("OBJECT_CHANGED_KIND", "breaking", `decorator ${kindChange.join(", ")} added or removed: it changes how the object is called`));
   else if (db.join("\n") !== da.join("\n")) out.push(reason("DECORATOR_CHANGED", "compatible", "decorators changed (griffe does not check them)"));
-  if (b.modifiers.includes("async") !== a.modifiers.includes("async")) out.push(reason("RETURN_CHANGED_TYPE", "breaking", a.modifiers.includes("async") ? "became async: it returns a coroutine" : "no longer async"));
+  if (b.modifiers.includes("async") !== a.modifiers.includes("async"))
+    out.push(reason("RETURN_CHANGED_TYPE", "breaking", a.modifiers.includes("async") ? "became async: it returns a coroutine" : "no longer async"));
 }
 
 const POSITIONAL = new Set<ParamInfo["kind"]>(["positional_only", "positional_or_keyword"]);

@@ -120,8 +120,7 @@ function symbolOf(site: Site, bound: SyntaxNode): RawSymbol {
   const exported =
     (owner === null
       ? isExported(node, bound, kind, name, containers, localExports, implicitExports, exportedMemo)
-      : isExported(owner.declarator, owner.name, "variable", owner.name.text, containers, localExports, implicitExports, exportedMemo)) &&
-    !/@internal\b/.test(docComment(node));
+      : isExported(owner.declarator, owner.name, "variable", owner.name.text, containers, localExports, implicitExports, exportedMemo)) && !/@internal\b/.test(docComment(node));
   return {
     name,
     qualifiedName: qualified,
@@ -376,7 +375,12 @@ function signatureOf(node: SyntaxNode, nameNode: SyntaxNode, name: string, kind:
         heritage: heritageOf(node),
       };
     case "type_alias_declaration":
-      return { ...emptySignature(name, kind), modifiers: modifiersOf(node, nameNode), type_params: typeParamsOf(node.childForFieldName("type_parameters")), type: normalizedText(node.childForFieldName("value")) };
+      return {
+        ...emptySignature(name, kind),
+        modifiers: modifiersOf(node, nameNode),
+        type_params: typeParamsOf(node.childForFieldName("type_parameters")),
+        type: normalizedText(node.childForFieldName("value")),
+      };
     case "enum_declaration":
       return { ...emptySignature(name, kind), modifiers: modifiersOf(node, nameNode) };
     case "enum_assignment":
@@ -432,7 +436,6 @@ function bodyOf(node: SyntaxNode, kind: SymbolKind, memberRanges: ReadonlyArray<
       return "";
   }
 }
-
 
 /** A symbol's extent with what wraps it alone (`export`, `declare`, a one-binding `const`), for leaving it out of its container's body. */
 function outerRange(node: SyntaxNode): [number, number] {

@@ -6,7 +6,7 @@ const CONSERVATIVE = true;
 
 /**
  * Why a public TypeScript symbol's signature change breaks callers or not,
- * following the TypeScript table of `../shared/reference/compatibility.md`.
+ * following the TypeScript rules of `docs/compatibility.md`.
  * Where only a type's text changed, syntax cannot tell widening from
  * narrowing: the verdict is `breaking`, marked conservative. Pure.
  */
@@ -95,11 +95,19 @@ function paramReasons(bp: readonly ParamInfo[], ap: readonly ParamInfo[], out: C
       continue;
     }
     if (pb === undefined || pa === undefined) continue;
-    if ((pb.kind === "rest") !== (pa.kind === "rest")) out.push(reason("PARAMETER_CHANGED_KIND", "breaking", `parameter ${pa.name} ${pa.kind === "rest" ? "became" : "is no longer"} a rest parameter`));
+    if ((pb.kind === "rest") !== (pa.kind === "rest"))
+      out.push(reason("PARAMETER_CHANGED_KIND", "breaking", `parameter ${pa.name} ${pa.kind === "rest" ? "became" : "is no longer"} a rest parameter`));
     if (pb.optional && !pa.optional) out.push(reason("PARAMETER_CHANGED_REQUIRED", "breaking", `parameter ${pa.name} became required`));
     if (!pb.optional && pa.optional) out.push(reason("PARAMETER_CHANGED_OPTIONAL", "compatible", `parameter ${pa.name} became optional`));
     if (pb.type !== pa.type) {
-      out.push(reason("PARAMETER_CHANGED_TYPE", "breaking", `parameter ${pa.name}'s type changed from ${pb.type ?? "(any)"} to ${pa.type ?? "(any)"}: a widening would be compatible, syntax cannot tell`, CONSERVATIVE));
+      out.push(
+        reason(
+          "PARAMETER_CHANGED_TYPE",
+          "breaking",
+          `parameter ${pa.name}'s type changed from ${pb.type ?? "(any)"} to ${pa.type ?? "(any)"}: a widening would be compatible, syntax cannot tell`,
+          CONSERVATIVE,
+        ),
+      );
     }
     if (pb.default !== pa.default && pb.optional && pa.optional) out.push(reason("PARAMETER_CHANGED_DEFAULT", "compatible", `parameter ${pa.name}'s default changed`));
     if (pb.name !== pa.name) out.push(reason("PARAMETER_RENAMED", "compatible", `parameter ${pb.name} renamed to ${pa.name} (positional: callers are unaffected)`));

@@ -238,14 +238,7 @@ function paramOf(p: SyntaxNode): ParamInfo {
 }
 
 /** Signature of anything callable: function, method, signature, arrow or function expression. */
-export function functionSignature(
-  name: string,
-  kind: SymbolKind,
-  decl: SyntaxNode,
-  fn: SyntaxNode,
-  extra: readonly string[] = [],
-  nameNode: SyntaxNode | null = null,
-): SignatureInfo {
+export function functionSignature(name: string, kind: SymbolKind, decl: SyntaxNode, fn: SyntaxNode, extra: readonly string[] = [], nameNode: SyntaxNode | null = null): SignatureInfo {
   return {
     ...emptySignature(name, kind),
     modifiers: [...new Set([...modifiersOf(decl, fn === decl ? nameNode : null), ...(fn === decl ? [] : modifiersOf(fn)), ...extra])].sort(),

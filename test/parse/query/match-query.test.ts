@@ -73,8 +73,15 @@ function setup(lang: Lang, text = shippedQuery(lang)): (source: string) => { fla
     if (tree === null) throw new Error("no tree");
     try {
       const theirs = query.matches(tree.rootNode).map(key).sort();
-      const flat = matchTree(patterns, 0, new FlatAccess(flatOf(source))).map(key).sort();
-      const byNative = nativeParser === null ? null : matchTree(patterns, 0, new FlatAccess(new FlatTree(source, info, nativeParser.parse(source)))).map(key).sort();
+      const flat = matchTree(patterns, 0, new FlatAccess(flatOf(source)))
+        .map(key)
+        .sort();
+      const byNative =
+        nativeParser === null
+          ? null
+          : matchTree(patterns, 0, new FlatAccess(new FlatTree(source, info, nativeParser.parse(source))))
+              .map(key)
+              .sort();
       return { flat, native: byNative, theirs };
     } finally {
       tree.delete();
@@ -125,7 +132,11 @@ describe("matchQuery against tree-sitter's query (oracle)", () => {
     typescript: [...filesUnder(path.join(root, "src"), /\.ts$/), ...filesUnder(path.join(root, "test"), /\.ts$/), ...filesUnder(path.join(root, "node_modules/@types/node"), /\.d\.ts$/)],
     // TypeScript sources through the TSX grammar too (a cast `<T>x` is then a syntax error: more ERROR nodes).
     tsx: [...filesUnder(path.join(root, "test/symbols/fixtures"), /\.tsx$/), ...filesUnder(path.join(root, "src/symbols"), /\.ts$/)],
-    javascript: [...filesUnder(path.join(root, "test/symbols/fixtures"), /\.js$/), ...filesUnder(path.join(root, "benchmarks"), /\.mjs$/), ...filesUnder(path.join(root, "node_modules/vitest/dist"), /\.js$/).slice(0, 60)],
+    javascript: [
+      ...filesUnder(path.join(root, "test/symbols/fixtures"), /\.js$/),
+      ...filesUnder(path.join(root, "benchmarks"), /\.mjs$/),
+      ...filesUnder(path.join(root, "node_modules/vitest/dist"), /\.js$/).slice(0, 60),
+    ],
     python: [...filesUnder(path.join(root, "test/symbols/fixtures"), /\.py$/), ...["json", "email", "asyncio", "unittest"].flatMap((d) => filesUnder(path.join(stdlib, d), /\.py$/))],
   };
 

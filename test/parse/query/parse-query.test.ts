@@ -64,14 +64,14 @@ describe("parseQuery", () => {
   it.each([
     ["a quantifier", "(identifier)* @x"],
     ["a negated field", "(class_declaration !name) @x"],
-    ["a grouped sequence", "((identifier) @a (#eq? @a \"b\"))"],
-    ["an unknown predicate", "(call (identifier) @a (#not-eq? @a \"b\"))"],
-    ["a predicate on a literal", "(call (#eq? \"a\" \"b\"))"],
+    ["a grouped sequence", '((identifier) @a (#eq? @a "b"))'],
+    ["an unknown predicate", '(call (identifier) @a (#not-eq? @a "b"))'],
+    ["a predicate on a literal", '(call (#eq? "a" "b"))'],
     ["an unclosed pattern", "(call function: (identifier)"],
-    ["an unterminated string", "(call \"x)"],
+    ["an unterminated string", '(call "x)'],
     ["an empty alternation", "(call [] @x)"],
     ["a pattern rooted at a wildcard", "[(call) (_ (identifier))] @x"],
-    ["a bad regular expression", "(call (identifier) @a (#match? @a \"(\"))"],
+    ["a bad regular expression", '(call (identifier) @a (#match? @a "("))'],
   ])("rejects %s with INVALID_ARGUMENT instead of matching it differently", (_, query) => {
     expect(() => parseQuery(query)).toThrow(ComityError);
     try {
@@ -82,7 +82,7 @@ describe("parseQuery", () => {
   });
 
   it("throws nothing but a ComityError on any text (property)", () => {
-    const alphabet = fc.constantFrom(..."()[]._:@#?!*+\" \n;abc".split(""), "name:", "(identifier)", "@cap", "#eq?", "#match?", "\"s\"", "\"(\"");
+    const alphabet = fc.constantFrom(...'()[]._:@#?!*+" \n;abc'.split(""), "name:", "(identifier)", "@cap", "#eq?", "#match?", '"s"', '"("');
     fc.assert(
       fc.property(fc.array(alphabet, { maxLength: 40 }), (parts) => {
         try {
