@@ -15,7 +15,10 @@ export interface Paint {
 }
 
 export function paint(enabled: boolean): Paint {
-  const wrap = (code: number) => (s: string): string => (enabled ? `\u001b[${code}m${s}\u001b[0m` : s);
+  const wrap =
+    (code: number) =>
+    (s: string): string =>
+      enabled ? `\u001b[${code}m${s}\u001b[0m` : s;
   return { red: wrap(31), yellow: wrap(33), dim: wrap(2), bold: wrap(1) };
 }
 
@@ -56,7 +59,8 @@ export function formatAnalyzeTable(report: AnalyzeReport, dir: string, p: Paint 
     }
   }
   const notes = [
-    ...report.repos.flatMap((r) => r.diagnostics.map((d) => `${r.root}: ${d.severity} ${d.code}: ${d.message}`)),
+    // Each said where it is: the file when it has one (one repo can have several empty manifests), else the repo.
+    ...report.repos.flatMap((r) => r.diagnostics.map((d) => `${d.path ?? r.root}: ${d.severity} ${d.code}: ${d.message}`)),
     ...report.diagnostics.map((d) => `${d.path ?? "."}: ${d.severity} ${d.code}: ${d.message}`),
   ];
   if (notes.length > 0) out += `\n${notes.join("\n")}\n`;

@@ -9,9 +9,9 @@ commands:
   shell-paths [--cwd DIR] -- CMD    the files a shell command visibly writes
   symbols FILE... | --diff OLD NEW  symbols, signature hashes, API compatibility
   hook --tool T --event E           a host's hook event in (stdin), its answer out
-  init [--tool T] [--dry-run]       writes Comity's hooks into each host's hook config
+  init [--tool T] [--each|--user]   writes Comity's hooks into each host's hook config (--each: every repo under DIR)
   doctor [--json]                   whether hooks, API, config folder and repos are in order
-  status [DIR] [--json]             the active sessions, their files and changes, open conflicts
+  status [DIR] [--json | --web]     the active sessions, their files and changes, open conflicts (--web: live page)
   policy [POLICY]                   this machine's coordination policy (first_contact, advisory, block)
   who FILE                          which agents hold or changed a file, and how to reach them
   message SESSION TEXT              a few words for another agent, given at its next prompt or tool use
@@ -20,6 +20,34 @@ commands:
 
 Run 'comity <command> --help' for a command's options.
 `;
+
+const COMMANDS = ["analyze", "doctor", "hook", "init", "login", "message", "policy", "serve", "shell-paths", "snapshot", "status", "symbols", "who"];
+
+/** The command `typed` is most likely a typo of: within two edits (one for short words), else null. */
+export function nearestCommand(typed: string): string | null {
+  let best: string | null = null;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const name of COMMANDS) {
+    const d = editDistance(typed.toLowerCase(), name);
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  return bestDistance <= (typed.length <= 4 ? 1 : 2) ? best : null;
+}
+
+/** Levenshtein distance, with a swap of two neighbours counted as one edit (`statsu`). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const up = d[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number;
+}
 
 /**
  * Runs the CLI with injected streams and returns the exit code: 0 fine,
@@ -95,7 +123,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return 0;
       }
       default:
-        io.stderr.write(`comity: unknown command '${command}'\n${USAGE}`);
+        {
+          const near = nearestCommand(command);
+          io.stderr.write(`comity: unknown command '${command}'${near === null ? "" : ` (did you mean '${near}'?)`}\n${USAGE}`);
+        }
         return 2;
     }
   } catch (error) {

@@ -7,7 +7,7 @@ import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
 import { readOverview, readRepoPage, readSessionPage } from "./dashboard-data.js";
 import { createEventStreams, type StreamLimits } from "./event-streams.js";
 import { createSignIns, SIGN_IN_LIMITS, type SignIn, type SignInLimits } from "./sign-ins.js";
-import { esc, renderOverview, renderPage, renderRepo, renderSession, renderSignIn, type ViewContext } from "./render-dashboard.js";
+import { esc, renderOverview, renderPage, renderRepo, renderLinkOnly, renderSession, renderSignIn, type ViewContext } from "./render-dashboard.js";
 
 export interface DashboardTeam {
   readonly id: string;
@@ -82,14 +82,20 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       ? null
       : setInterval(() => {
           // Polled whether or not a page is open, so that a page opened just before an event still sees it.
-          void options.changeStamp?.().then((stamp) => {
-            if (lastStamp !== null && stamp !== lastStamp) for (const team of streams.teams()) streams.notify(team);
-            lastStamp = stamp;
-          }, () => undefined);
+          void options.changeStamp?.().then(
+            (stamp) => {
+              if (lastStamp !== null && stamp !== lastStamp) for (const team of streams.teams()) streams.notify(team);
+              lastStamp = stamp;
+            },
+            () => undefined,
+          );
         }, 1000);
   poll?.unref();
   // The baseline at once: an event written before the first tick is a change for a page opened meanwhile.
-  void options.changeStamp?.().then((stamp) => (lastStamp ??= stamp), () => undefined);
+  void options.changeStamp?.().then(
+    (stamp) => (lastStamp ??= stamp),
+    () => undefined,
+  );
 
   /** The request's sign-in, if it has one that is live and whose token is still valid (a revoked token's end now). */
   const signedIn = async (req: http.IncomingMessage): Promise<{ id: string; me: SignIn } | null> => {
@@ -109,6 +115,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     res.setHeader("set-cookie", cookie(COOKIE, id, Math.floor(SIGN_IN_LIMITS.ttlMs / 1000)));
   };
   const signInPage = (req: http.IncomingMessage, res: http.ServerResponse, status: number, error: string | null): true => {
+    // This machine's dashboard (`comity status --web`) has no tokens: its one-time link is the only way in.
+    if (options.oneTime !== undefined) {
+      send(res, status, renderLinkOnly(base));
+      return true;
+    }
     // The same token while the browser keeps its cookie: another load of the page (a favicon redirected here, a
     // second tab) must not void a form already shown.
     const form = cookieOf(req, FORM_COOKIE) ?? randomBytes(18).toString("base64url");
@@ -140,6 +151,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
           startSession(res, options.oneTime.team, null);
           return redirect(res, `${base}/`);
         }
+        // The link opened again by the browser it signed in (from the terminal's history): it is still signed in.
+        if (once !== null && (await signedIn(req)) !== null) return redirect(res, `${base}/`);
         return signInPage(req, res, 200, once !== null ? "That sign-in link was used already, or is not this server's." : null);
       }
       if (method === "POST") {

@@ -63,6 +63,18 @@ ${error === null ? "" : `<p class="error" role="alert">${esc(error)}</p>`}
   );
 }
 
+/** The sign-in page of this machine's dashboard, which has no tokens: only the link `comity status --web` prints. */
+export function renderLinkOnly(base: string): string {
+  return renderPage(
+    "Sign in",
+    `<h1>Open the link comity status --web printed</h1>
+<p>This machine's dashboard has no tokens: each <code>comity status --web</code> prints a link that signs one browser in, once. That link was used already (by another browser or after signing out), or this is not the server that printed it.</p>
+<p>Run <code>comity status --web</code> again for a new link.</p>`,
+    null,
+    base,
+  );
+}
+
 export function renderOverview(o: Overview, ctx: ViewContext): string {
   const policy = ctx.readOnly
     ? `<p>Policy: <strong>${esc(o.policy)}</strong></p>`
@@ -90,7 +102,10 @@ ${policy}
 function breakingList(list: Overview["breaking"], ctx: ViewContext): string {
   if (list.length === 0) return `<p class="empty">No breaking change in the last 12 hours.</p>`;
   return `<ul class="list">${list
-    .map((b) => `<li><span class="badge bad">breaking</span> <code>${esc(b.qualified_name)}</code> in <code>${esc(b.path)}</code> (<a href="${esc(ctx.base)}/repos/${esc(b.repo_id)}">${esc(b.repo)}</a>) by <a href="${esc(ctx.base)}/sessions/${esc(b.session_id)}">${esc(b.who)}</a>: ${esc(b.summary)}, ${esc(b.state)} (${when(b.at, ctx.now)})</li>`)
+    .map(
+      (b) =>
+        `<li><span class="badge bad">breaking</span> <code>${esc(b.qualified_name)}</code> in <code>${esc(b.path)}</code> (<a href="${esc(ctx.base)}/repos/${esc(b.repo_id)}">${esc(b.repo)}</a>) by <a href="${esc(ctx.base)}/sessions/${esc(b.session_id)}">${esc(b.who)}</a>: ${esc(b.summary)}, ${esc(b.state)} (${when(b.at, ctx.now)})</li>`,
+    )
     .join("\n")}</ul>`;
 }
 
@@ -112,7 +127,10 @@ export function renderRepo(p: RepoPage, ctx: ViewContext): string {
       : p.sessions
           .map((s) => {
             const held = [...new Set(s.intents.flatMap((i) => i.paths))].sort();
-            const changes = s.changes.map((c) => `<li><span class="badge ${c.compatibility === "breaking" ? "bad" : c.compatibility === "compatible" ? "ok" : "info"}">${esc(c.compatibility)}</span> <code>${esc(c.qualified_name)}</code> in <code>${esc(c.path)}</code> (${esc(c.change)}, ${esc(c.state)})</li>`);
+            const changes = s.changes.map(
+              (c) =>
+                `<li><span class="badge ${c.compatibility === "breaking" ? "bad" : c.compatibility === "compatible" ? "ok" : "info"}">${esc(c.compatibility)}</span> <code>${esc(c.qualified_name)}</code> in <code>${esc(c.path)}</code> (${esc(c.change)}, ${esc(c.state)})</li>`,
+            );
             return `<article class="session"><h3><a href="${esc(ctx.base)}/sessions/${esc(s.session_id)}">${esc(s.label ?? "?")} · ${esc(host(s.tool))} ${esc(shortSessionId(s.external_id))}</a>${s.parent_external_id !== null ? " (subagent)" : ""}</h3>
 <dl><dt>Folder</dt><dd><code>${esc(folderOf(s))}</code></dd><dt>Branch</dt><dd>${esc(s.branch ?? "-")}</dd><dt>Since</dt><dd>${when(Date.parse(s.started_at), ctx.now)}</dd><dt>Last seen</dt><dd>${when(Date.parse(s.last_seen_at), ctx.now)}</dd>${s.status_excerpt === null ? "" : `<dt>Last status</dt><dd>${esc(s.status_excerpt)}</dd>`}<dt>Queued for it</dt><dd>${s.queued}</dd></dl>
 <p>Holds: ${held.length === 0 ? "nothing" : held.map((f) => `<code>${esc(f)}</code>`).join(", ")}</p>
@@ -132,7 +150,17 @@ export function renderSession(p: SessionPage, ctx: ViewContext): string {
     p.events.length === 0
       ? `<p class="empty">No events recorded.</p>`
       : `<ol class="timeline">${p.events
-          .map((e) => `<li>${when(e.at, ctx.now)} <code>${esc(e.event)}</code>${e.paths.length > 0 ? ` ${e.paths.slice(0, 5).map((x) => `<code>${esc(x)}</code>`).join(", ")}` : ""}: <span class="badge ${e.decision === "block" ? "bad" : e.decision === "warn" ? "warn" : "ok"}">${esc(e.decision)}</span>${e.refs.length > 0 ? ` told ${e.refs.map(esc).join(", ")}` : ""}</li>`)
+          .map(
+            (e) =>
+              `<li>${when(e.at, ctx.now)} <code>${esc(e.event)}</code>${
+                e.paths.length > 0
+                  ? ` ${e.paths
+                      .slice(0, 5)
+                      .map((x) => `<code>${esc(x)}</code>`)
+                      .join(", ")}`
+                  : ""
+              }: <span class="badge ${e.decision === "block" ? "bad" : e.decision === "warn" ? "warn" : "ok"}">${esc(e.decision)}</span>${e.refs.length > 0 ? ` told ${e.refs.map(esc).join(", ")}` : ""}</li>`,
+          )
           .join("\n")}</ol>`;
   return `<p><a href="${esc(ctx.base)}/repos/${esc(s.repo_id)}">← ${esc(s.repo)}</a></p><h1>${esc(s.label ?? "?")} · ${esc(host(s.tool))} ${esc(shortSessionId(s.external_id))}</h1>
 <dl><dt>Folder</dt><dd><code>${esc(folderOf(s))}</code></dd><dt>Branch</dt><dd>${esc(s.branch ?? "-")}</dd><dt>Started</dt><dd>${when(s.started_at, ctx.now)}</dd><dt>Last seen</dt><dd>${when(s.last_seen_at, ctx.now)}</dd><dt>State</dt><dd>${s.ended_at !== null ? "ended" : "active"}</dd>${s.status_excerpt === null ? "" : `<dt>Last status</dt><dd>${esc(s.status_excerpt)}</dd>`}</dl>

@@ -51,8 +51,11 @@ export interface DoctorOptions {
  */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
-  const root = findOwningRepo(options.cwd)?.root ?? options.cwd;
-  for (const host of INIT_HOSTS) checks.push(hostCheck(host, root, options.home));
+  const owner = findOwningRepo(options.cwd);
+  const root = owner?.root ?? options.cwd;
+  // In a folder of repos (where `comity init --each` writes each repo's config), each repo's hooks are what count.
+  const under = owner === null ? reposUnder(options.cwd) : [];
+  for (const host of INIT_HOSTS) checks.push(under.length === 0 ? hostCheck(host, root, options.home) : folderHostCheck(host, root, under, options.home));
   const { coordinationMode } = await import("../config/coordination-mode.js");
   const mode = coordinationMode(options.env, options.configDir);
   checks.push(configDirCheck(options.configDir));
@@ -62,6 +65,46 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(...repoChecks(options, mode.kind));
   checks.push(hookLogCheck(options.configDir, (options.now ?? (() => new Date()))()));
   return { checks, ok: checks.every((c) => c.status !== "fail") };
+}
+
+/** The repos under a folder that is not one, sorted (submodules are their parent's). */
+function reposUnder(dir: string): string[] {
+  try {
+    return reposAtOrUnder(dir)
+      .filter((r) => r.kind !== "submodule")
+      .map((r) => r.root)
+      .sort(compareStrings);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A host's hooks seen from a folder of repos: fine when the folder's own or the user's config has them, or when every
+ * repo that has the host has them; otherwise a failure naming the repos without them.
+ */
+function folderHostCheck(host: InitHost, folder: string, repos: readonly string[], home: string): DoctorCheck {
+  const here = hostCheck(host, folder, home);
+  if (here.status === "ok") return here;
+  const each = repos.map((r) => ({ repo: r, check: hostCheck(host, r, home) }));
+  const failing = each.filter((e) => e.check.status === "fail");
+  const fine = each.filter((e) => e.check.status === "ok");
+  const name = (r: string): string => path.relative(folder, r) || ".";
+  if (failing.length > 0) {
+    const names =
+      failing
+        .slice(0, 5)
+        .map((e) => name(e.repo))
+        .join(", ") + (failing.length > 5 ? ` and ${failing.length - 5} more` : "");
+    return {
+      id: `hooks.${host}`,
+      status: "fail",
+      title: here.title,
+      detail: `${failing.length} of ${repos.length} repos under ${folder} need it (${names}): ${failing[0]?.check.detail ?? ""}; comity init --each ${folder} writes each repo's`,
+    };
+  }
+  if (fine.length > 0) return { id: `hooks.${host}`, status: "ok", title: here.title, detail: `installed and current in each of the ${fine.length} repos under ${folder}` };
+  return here;
 }
 
 function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
@@ -80,7 +123,13 @@ function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
     const command = comityCommandIn(doc);
     if (command === null) continue;
     const unknown = unknownTools(JSON.stringify(doc));
-    if (unknown.length > 0) return { id: `hooks.${host}`, status: "fail", title, detail: `${file} runs comity hook with an unknown --tool ${unknown.map((t) => `'${t}'`).join(", ")} (known: ${HOOK_TOOLS.join(", ")}): those hooks do nothing (run comity init${user ? " --user" : ""})` };
+    if (unknown.length > 0)
+      return {
+        id: `hooks.${host}`,
+        status: "fail",
+        title,
+        detail: `${file} runs comity hook with an unknown --tool ${unknown.map((t) => `'${t}'`).join(", ")} (known: ${HOOK_TOOLS.join(", ")}): those hooks do nothing (run comity init${user ? " --user" : ""})`,
+      };
     if (hooksAreCurrent(doc, comityHooks(host, command))) return { id: `hooks.${host}`, status: "ok", title, detail: `installed and current in ${file}` };
     return { id: `hooks.${host}`, status: "fail", title, detail: `update available: ${file} holds hooks of another Comity version (run comity init${user ? " --user" : ""})` };
   }
@@ -93,10 +142,19 @@ function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
     } catch {
       continue;
     }
-    return { id: `hooks.${host}`, status: "fail", title, detail: `not installed: Comity's hooks are in ${file}, which ${host} does not load for ${root} (it reads the folder it is opened in, and ~): run comity init in ${root}, or comity init --user` };
+    return {
+      id: `hooks.${host}`,
+      status: "fail",
+      title,
+      detail: `not installed: Comity's hooks are in ${file}, which ${host} does not load for ${root} (it reads the folder it is opened in, and ~): run comity init in ${root}, or comity init --user`,
+    };
   }
   // A settings file without Comity's hooks lies in one of these folders, so they tell whether the host is here.
-  return notInstalled(host, dirs.some((d) => fs.existsSync(d)), "comity init");
+  return notInstalled(
+    host,
+    dirs.some((d) => fs.existsSync(d)),
+    "comity init",
+  );
 }
 
 /** The `--tool` values of `comity hook` commands in a config's text that `comity hook` does not know. */
@@ -138,9 +196,18 @@ function compozyCheck(root: string, home: string): DoctorCheck {
     }
     return block === compozyBlock(command)
       ? { id: "hooks.compozy", status: "ok", title: "compozy hooks", detail: `installed and current in ${file}` }
-      : { id: "hooks.compozy", status: "fail", title: "compozy hooks", detail: `update available: ${file} holds hooks of another Comity version (run comity init --tool compozy${user ? " --user" : ""})` };
+      : {
+          id: "hooks.compozy",
+          status: "fail",
+          title: "compozy hooks",
+          detail: `update available: ${file} holds hooks of another Comity version (run comity init --tool compozy${user ? " --user" : ""})`,
+        };
   }
-  return notInstalled("compozy", [root, home].some((d) => fs.existsSync(path.join(d, ".compozy"))), "comity init --tool compozy");
+  return notInstalled(
+    "compozy",
+    [root, home].some((d) => fs.existsSync(path.join(d, ".compozy"))),
+    "comity init --tool compozy",
+  );
 }
 
 /** omp: Comity's extension in the project's extensions folder, as this version writes it. */
@@ -153,7 +220,11 @@ function ompCheck(root: string, home: string): DoctorCheck {
     text = null;
   }
   if (text === null) {
-    return notInstalled("omp", [root, home].some((d) => fs.existsSync(path.join(d, ".omp"))), "comity init --tool omp");
+    return notInstalled(
+      "omp",
+      [root, home].some((d) => fs.existsSync(path.join(d, ".omp"))),
+      "comity init --tool omp",
+    );
   }
   // Current when it is byte for byte what this version writes for the command it holds.
   let argv: unknown = null;
@@ -265,8 +336,19 @@ async function symbolsParserCheck(env: DoctorOptions["env"]): Promise<DoctorChec
   const title = "symbols parser";
   if (env[FLAT_PARSER_ENV] === "wasm") return { id: "symbols_parser", status: "ok", title, detail: `web-tree-sitter, chosen by ${FLAT_PARSER_ENV}=wasm (slower than the native parser on many files)` };
   const opened = openFlatParser();
-  if (opened.problem === null) return { id: "symbols_parser", status: "ok", title, detail: `native: files are parsed by Comity's native parser (${opened.origin === "prebuilt" ? `prebuilt for ${process.platform}-${process.arch}` : "built on this machine"})` };
-  return { id: "symbols_parser", status: "warn", title, detail: `web-tree-sitter: the native parser is not in use (${opened.problem}); symbols and analyze give the same results, more slowly on many files (with a C compiler, node scripts/build-native.mjs in the comity package builds it)` };
+  if (opened.problem === null)
+    return {
+      id: "symbols_parser",
+      status: "ok",
+      title,
+      detail: `native: files are parsed by Comity's native parser (${opened.origin === "prebuilt" ? `prebuilt for ${process.platform}-${process.arch}` : "built on this machine"})`,
+    };
+  return {
+    id: "symbols_parser",
+    status: "warn",
+    title,
+    detail: `web-tree-sitter: the native parser is not in use (${opened.problem}); symbols and analyze give the same results, more slowly on many files (with a C compiler, node scripts/build-native.mjs in the comity package builds it)`,
+  };
 }
 
 function configDirCheck(dir: string): DoctorCheck {
@@ -277,12 +359,17 @@ function configDirCheck(dir: string): DoctorCheck {
     fs.rmSync(probe);
     return { id: "config_dir", status: "ok", title: "config folder", detail: `${dir} is writable` };
   } catch (error) {
-    return { id: "config_dir", status: "fail", title: "config folder", detail: `${dir} is not writable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): no snapshots, caches or hook.log` };
+    return {
+      id: "config_dir",
+      status: "fail",
+      title: "config folder",
+      detail: `${dir} is not writable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): no snapshots, caches or hook.log`,
+    };
   }
 }
 
 function repoChecks(options: DoctorOptions, mode: "off" | "served" | "embedded"): DoctorCheck[] {
-  let repos;
+  let repos: ReturnType<typeof reposAtOrUnder>;
   try {
     repos = reposAtOrUnder(options.cwd);
   } catch (error) {

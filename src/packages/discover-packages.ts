@@ -169,7 +169,7 @@ function workspaceAt(ctx: Ctx, dir: string, depth: number): void {
     workspaceAt(ctx, member, depth + 1);
   }
   const rush = record(read(ctx, rel("rush.json"), json));
-  for (const project of Array.isArray(rush?.["projects"]) ? (rush?.["projects"] as unknown[]) : []) {
+  for (const project of Array.isArray(rush?.["projects"]) ? (rush["projects"] as unknown[]) : []) {
     const p = record(project);
     const folder = str(p?.["projectFolder"]);
     const name = str(p?.["packageName"]);
@@ -200,10 +200,11 @@ function workspaceAt(ctx: Ctx, dir: string, depth: number): void {
     goModule(ctx, dir);
   }
 
-  // Python: uv [tool.uv.workspace] members / exclude, else a lone pyproject.toml.
+  // Python: uv [tool.uv.workspace] members / exclude, else a lone pyproject.toml, else setuptools' setup.cfg or
+  // setup.py (many established projects still name themselves only there).
   const py = record(read(ctx, rel("pyproject.toml"), (t) => parseToml(t) as unknown));
+  if (py === null || !pythonProject(ctx, dir, py)) setuptoolsProject(ctx, dir);
   if (py !== null) {
-    pythonProject(ctx, dir, py);
     const ws = record(record(record(py["tool"])?.["uv"])?.["workspace"]);
     if (ws !== null) {
       for (const member of matchDirs(ctx, dir, strings(ws["members"]), strings(ws["exclude"]))) {
@@ -229,12 +230,64 @@ function cargoPackage(ctx: Ctx, dir: string, cargo: Record<string, unknown>): vo
   add(ctx, { name, path: dir, ecosystem: "cargo", version: typeof v === "string" ? v : null });
 }
 
-function pythonProject(ctx: Ctx, dir: string, py: Record<string, unknown>): void {
+/** A pyproject.toml's package (PEP 621 `[project]`, else Poetry's); false when it names none. */
+function pythonProject(ctx: Ctx, dir: string, py: Record<string, unknown>): boolean {
   const project = record(py["project"]);
   const poetry = record(record(py["tool"])?.["poetry"]);
   const name = str(project?.["name"]) ?? str(poetry?.["name"]);
-  if (name === null) return;
+  if (name === null) return false;
   add(ctx, { name, path: dir, ecosystem: "python", version: str(project?.["version"]) ?? str(poetry?.["version"]) });
+  return true;
+}
+
+/**
+ * A setuptools package: `[metadata] name` of setup.cfg, else a literal `name="..."` in setup.py's `setup(...)` call
+ * (read as text, never run; a computed name is not known). Its version only when it is a literal too.
+ */
+function setuptoolsProject(ctx: Ctx, dir: string): void {
+  const rel = (f: string): string => (dir === "." ? f : `${dir}/${f}`);
+  const cfg = read(ctx, rel("setup.cfg"), (t) => setupCfgMetadata(t));
+  const fromPy = cfg?.name === undefined ? read(ctx, rel("setup.py"), (t) => setupPyMetadata(t)) : null;
+  const meta = cfg?.name !== undefined ? cfg : fromPy;
+  if (meta?.name === undefined) return;
+  add(ctx, { name: meta.name, path: dir, ecosystem: "python", version: meta.version ?? null });
+}
+
+interface SetupMetadata {
+  readonly name?: string;
+  readonly version?: string;
+}
+
+const PY_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
+
+/** `[metadata]`'s `name` and `version` of a setup.cfg (an INI file; `attr:` and `file:` versions are not literals). */
+export function setupCfgMetadata(text: string): SetupMetadata {
+  let section = "";
+  const out: { name?: string; version?: string } = {};
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    const header = /^\[([^\]]+)\]$/.exec(line);
+    if (header !== null) section = (header[1] ?? "").trim().toLowerCase();
+    else if (section === "metadata") {
+      const kv = /^(name|version)\s*[=:]\s*(\S+)$/.exec(line);
+      if (kv?.[2] !== undefined && PY_NAME.test(kv[2])) out[kv[1] as "name" | "version"] = kv[2];
+    }
+  }
+  return out;
+}
+
+/** A literal `name=` and `version=` among the keywords of setup.py's `setup(...)` call. */
+export function setupPyMetadata(text: string): SetupMetadata {
+  const call = /\bsetup\s*\(/.exec(text);
+  if (call === null) return {};
+  const args = text.slice(call.index);
+  const literal = (key: string): string | undefined => {
+    const m = new RegExp(`[(,\\s]${key}\\s*=\\s*(['"])([^'"\\n]+)\\1`).exec(args);
+    return m?.[2] !== undefined && PY_NAME.test(m[2]) ? m[2] : undefined;
+  };
+  const name = literal("name");
+  const version = literal("version");
+  return { ...(name === undefined ? {} : { name }), ...(version === undefined ? {} : { version }) };
 }
 
 function goModule(ctx: Ctx, dir: string): void {

@@ -31,8 +31,23 @@ describe("comity analyze", () => {
       ["api/vendor/nested", "main", "api", "main"],
     ]);
     expect(Object.keys(doc.repos[0] ?? {})).toEqual([
-      "root", "kind", "parent", "remote_fingerprints", "branch", "head_sha", "base_sha", "base_ref", "active_rank", "analysed",
-      "ahead", "behind", "worktree_hash", "packages", "packages_truncated", "changes", "diagnostics",
+      "root",
+      "kind",
+      "parent",
+      "remote_fingerprints",
+      "branch",
+      "head_sha",
+      "base_sha",
+      "base_ref",
+      "active_rank",
+      "analysed",
+      "ahead",
+      "behind",
+      "worktree_hash",
+      "packages",
+      "packages_truncated",
+      "changes",
+      "diagnostics",
     ]);
     const fp = remoteFingerprint("https://github.com/acme/api");
     expect(doc.repos[0]?.["remote_fingerprints"]).toEqual([fp]);
@@ -86,7 +101,17 @@ describe("comity analyze", () => {
     initRepo(sb, "good");
     r = analyze();
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain("broken: error gitdir_missing");
+    expect(r.stdout).toContain("broken/.git: error gitdir_missing");
+  });
+
+  it("says each diagnostic once, at the file it is about", () => {
+    const repo = initRepo(sb, "app");
+    fs.writeFileSync(path.join(repo, "package.json"), "");
+    fs.writeFileSync(path.join(repo, "lerna.json"), "\n");
+    const lines = analyze(".")
+      .stdout.split("\n")
+      .filter((l) => l.includes("empty_manifest"));
+    expect(lines).toEqual(["app/lerna.json: info empty_manifest: empty: read as saying nothing", "app/package.json: info empty_manifest: empty: read as saying nothing"]);
   });
 
   it("says so when a folder holds no repo, and exits 0", () => {

@@ -43,6 +43,17 @@ describe("what a newcomer trips over", () => {
     expect(doctor.checks.find((c) => c.id === "hooks.claude_code")).toMatchObject({ status: "fail", detail: expect.stringContaining("unknown --tool 'claud_code'") });
   });
 
+  it("a mistyped command gets the nearest one, and comity --help points at status --web and init --each", () => {
+    const typo = runBuiltCli(["statsu"], { cwd: sb.dir, env });
+    expect(typo.status).toBe(2);
+    expect(typo.stderr.split("\n")[0]).toBe("comity: unknown command 'statsu' (did you mean 'status'?)");
+    expect(runBuiltCli(["analyse"], { cwd: sb.dir, env }).stderr.split("\n")[0]).toBe("comity: unknown command 'analyse' (did you mean 'analyze'?)");
+    expect(runBuiltCli(["frobnicate"], { cwd: sb.dir, env }).stderr.split("\n")[0]).toBe("comity: unknown command 'frobnicate'");
+    const help = runBuiltCli(["--help"], { cwd: sb.dir, env }).stdout;
+    expect(help).toMatch(/status \[DIR\] \[--json \| --web\]/);
+    expect(help).toMatch(/init .*--each/);
+  });
+
   it("option errors are said in Comity's voice, with the command's usage, exit 2", () => {
     const cases: Array<[string[], string, string]> = [
       [["analyze", "--jsno"], "comity analyze: unknown option --jsno", "usage: comity analyze"],

@@ -21,7 +21,14 @@ describe("comity status --web", () => {
       runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "PreToolUse"], {
         cwd: repo,
         env: { ...env, COMITY_AGENT_NAME: session },
-        input: JSON.stringify({ session_id: session, cwd: repo, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: path.join(repo, "README.md") }, tool_use_id: `t-${session}` }),
+        input: JSON.stringify({
+          session_id: session,
+          cwd: repo,
+          hook_event_name: "PreToolUse",
+          tool_name: "Edit",
+          tool_input: { file_path: path.join(repo, "README.md") },
+          tool_use_id: `t-${session}`,
+        }),
       });
     await hook("alice");
     const child = spawn(process.execPath, [BIN, "status", "--web"], { cwd: repo, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -46,8 +53,15 @@ describe("comity status --web", () => {
       const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
       expect(cookie).toMatch(/^comity_dashboard=/);
       expect(first.headers.get("set-cookie")).toContain(`; Path=${prefix}/; HttpOnly; SameSite=Strict`);
-      // The link works once.
-      expect((await fetch(link, { redirect: "manual" })).headers.get("set-cookie")).not.toMatch(/comity_dashboard=/);
+      // The link works once. Another browser that opens it is told to run status --web again (there are no tokens to
+      // paste here); the browser it signed in, opening it again, is still signed in.
+      const used = await fetch(link, { redirect: "manual" });
+      expect(used.headers.get("set-cookie") ?? "").not.toMatch(/comity_dashboard=/);
+      const usedPage = await used.text();
+      expect(usedPage).toContain("Run <code>comity status --web</code> again for a new link.");
+      expect(usedPage).not.toContain("Team token");
+      const again = await fetch(link, { redirect: "manual", headers: { cookie } });
+      expect([again.status, again.headers.get("location")]).toEqual([303, `${prefix}/`]);
       const page = await (await fetch(`${base}/`, { headers: { cookie } })).text();
       expect(page).toContain("team <strong>this machine</strong>");
       expect(page).toMatch(/1 active session/);

@@ -45,7 +45,14 @@ export const STORAGES: readonly StorageUnderTest[] = [
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-serve-"));
       const spec = path.join(dir, "serve.sqlite");
       const db = await openDatabase(spec, { configDir: dir, cwd: dir });
-      return { db, spec, cleanup: async () => { await db.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
+      return {
+        db,
+        spec,
+        cleanup: async () => {
+          await db.close();
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+      };
     },
   },
   ...(PG_URL === undefined
@@ -56,7 +63,14 @@ export const STORAGES: readonly StorageUnderTest[] = [
           async open() {
             const { url, drop } = await freshPostgres();
             const db = await openDatabase(url, { configDir: os.tmpdir(), cwd: os.tmpdir() });
-            return { db, spec: url, cleanup: async () => { await db.close(); await drop(); } };
+            return {
+              db,
+              spec: url,
+              cleanup: async () => {
+                await db.close();
+                await drop();
+              },
+            };
           },
         },
       ]),
@@ -69,6 +83,8 @@ export interface RunningServe {
   stop(): Promise<number | null>;
   /** SIGKILL, no goodbye. */
   kill(): Promise<void>;
+  /** What it printed as it started. */
+  readonly banner: string;
 }
 
 /** Starts the built `comity serve --port 0` and waits for its "listening on" line. */
@@ -82,9 +98,10 @@ export function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Pro
     child.stdout.on("data", (c: Buffer) => {
       out += c.toString("utf8");
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m !== null) {
+      if (m !== null && out.includes("dashboard")) {
         resolve({
           url: m[1] as string,
+          banner: out,
           child,
           stop: async () => {
             child.kill("SIGTERM");
@@ -106,26 +123,30 @@ export async function api(base: string, method: "GET" | "POST", apiPath: string,
   const { request } = await import("node:http");
   const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   return new Promise((resolve, reject) => {
-    const req = request(new URL(apiPath, base), {
-      method,
-      headers: {
-        ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }),
-        ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+    const req = request(
+      new URL(apiPath, base),
+      {
+        method,
+        headers: {
+          ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }),
+          ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+        },
       },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let json: unknown = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode ?? 0, json });
-      });
-    });
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json: unknown = null;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });

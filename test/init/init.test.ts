@@ -22,7 +22,8 @@ afterEach(() => sb.cleanup());
 
 const env = () => ({ ...process.env, HOME: home, PATH: `${bin}${path.delimiter}${path.dirname(process.execPath)}` });
 const init = (cwd: string, ...args: string[]) => runBuiltCli(["init", ...args], { cwd, env: env() });
-const readJson = (f: string) => JSON.parse(fs.readFileSync(f, "utf8")) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string; timeout: number }> }>> } & Record<string, unknown>;
+const readJson = (f: string) =>
+  JSON.parse(fs.readFileSync(f, "utf8")) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string; timeout: number }> }>> } & Record<string, unknown>;
 const fakeBinary = (name: string) => {
   fs.writeFileSync(path.join(bin, name), "#!/bin/sh\n", { mode: 0o755 });
 };
@@ -88,7 +89,19 @@ describe("comity init: Claude Code and Codex", () => {
     const root = initRepo(sb, "proj");
     const file = path.join(root, ".claude/settings.json");
     fs.mkdirSync(path.dirname(file));
-    const old = { hooks: { PreToolUse: [{ matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash", hooks: [{ type: "command", command: "npx comity hook --tool claude_code --event PreToolUse", timeout: 5 }, { type: "command", command: "./lint.sh" }] }] } };
+    const old = {
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash",
+            hooks: [
+              { type: "command", command: "npx comity hook --tool claude_code --event PreToolUse", timeout: 5 },
+              { type: "command", command: "./lint.sh" },
+            ],
+          },
+        ],
+      },
+    };
     fs.writeFileSync(file, JSON.stringify(old));
     expect(hooksAreCurrent(old, comityHooks("claude_code", "comity"))).toBe(false);
     expect(init(root, "--tool", "claude_code").status).toBe(0);
@@ -146,7 +159,10 @@ describe("comity init: Claude Code and Codex", () => {
     expect(text).toContain('const COMMAND: string[] = ["comity"];');
     expect(text).toContain('"session_start","before_agent_start","tool_call","tool_result","session_stop","session_shutdown"');
     expect(init(root, "--tool", "omp").stdout).toContain("up to date");
-    const doctorOmp = () => (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: root, env: { ...env(), COMITY_API_URL: "" } }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find((c) => c.id === "hooks.omp");
+    const doctorOmp = () =>
+      (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: root, env: { ...env(), COMITY_API_URL: "" } }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find(
+        (c) => c.id === "hooks.omp",
+      );
     expect(doctorOmp()?.status).toBe("ok");
     fs.writeFileSync(file, text.replace("600", "900"));
     expect(doctorOmp()?.detail).toContain("update available");
@@ -174,7 +190,10 @@ describe("comity init: Claude Code and Codex", () => {
     ]);
     expect(doc.hooks.declarations[0]?.["name"]).toBe("audit");
     expect(init(root, "--tool", "compozy").stdout).toContain("up to date");
-    const doctor = () => (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: root, env: { ...env(), COMITY_API_URL: "" } }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find((c) => c.id === "hooks.compozy");
+    const doctor = () =>
+      (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: root, env: { ...env(), COMITY_API_URL: "" } }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find(
+        (c) => c.id === "hooks.compozy",
+      );
     expect(doctor()?.status).toBe("ok");
     // Another command: the block is replaced in place, not added twice.
     expect(init(root, "--tool", "compozy", "--command", "/opt/bin/comity").status).toBe(0);
@@ -238,7 +257,10 @@ describe("mergeHooks (pure)", () => {
   );
   const settings = fc.record({
     other: jsonValue,
-    hooks: fc.dictionary(fc.constantFrom("PreToolUse", "PostToolUse", "Stop", "Notification", "SessionStart"), fc.array(fc.record({ matcher: fc.constantFrom("Bash", "Edit"), hooks: fc.array(hookEntry, { maxLength: 3 }) }), { maxLength: 3 })),
+    hooks: fc.dictionary(
+      fc.constantFrom("PreToolUse", "PostToolUse", "Stop", "Notification", "SessionStart"),
+      fc.array(fc.record({ matcher: fc.constantFrom("Bash", "Edit"), hooks: fc.array(hookEntry, { maxLength: 3 }) }), { maxLength: 3 }),
+    ),
   });
 
   it("is idempotent, keeps every non-Comity hook, and holds exactly one Comity set", () => {
@@ -263,24 +285,44 @@ describe("mergeHooks (pure)", () => {
 });
 
 describe("comity init in a folder that holds repos but is not one", () => {
-  it("asks where (each repo, the user, or this folder), writes there with full paths, and doctor in a repo says where hooks were found that its host does not load", () => {
+  it("writes each repo's config by default and says how to choose otherwise; init && doctor passes there", () => {
     const work = path.join(sb.dir, "work");
     const a = initRepo(sb, "work/a");
     const b = initRepo(sb, "work/b");
     fakeBinary("comity");
-    const asked = init(work, "--tool", "claude_code");
-    expect(asked.status).toBe(2);
-    expect(asked.stderr).toContain(`comity init: ${work} is not a git repo; it holds 2 (a, b)`);
-    expect(asked.stderr).toContain("comity init --each");
+    const bare = init(work, "--tool", "claude_code");
+    expect(bare.status).toBe(0);
+    expect(bare.stderr).toContain(`comity init: ${work} is not a git repo; it holds 2 (a, b): writing each repo's own config`);
+    expect(bare.stderr).toContain("comity init --here");
+    expect(bare.stdout.trim().split("\n")).toEqual([`${path.join(a, ".claude/settings.json")}: hooks written (new file)`, `${path.join(b, ".claude/settings.json")}: hooks written (new file)`]);
     expect(fs.existsSync(path.join(work, ".claude"))).toBe(false);
+    // The newcomer's next command, in the same folder: every repo's hooks are current.
+    const doctor = runBuiltCli(["doctor", "--json"], { cwd: work, env: env() });
+    const check = (JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find((c) => c.id === "hooks.claude_code");
+    expect(check).toMatchObject({ status: "ok", detail: `installed and current in each of the 2 repos under ${work}` });
+    expect(doctor.status).toBe(0);
+    // One repo without them: doctor in the folder names it.
+    fs.rmSync(path.join(b, ".claude/settings.json"));
+    const missing = JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: work, env: env() }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> };
+    expect(missing.checks.find((c) => c.id === "hooks.claude_code")).toMatchObject({ status: "fail", detail: expect.stringContaining(`1 of 2 repos under ${work} need it (b)`) });
+  });
 
+  it("writes where asked (this folder, each repo), with full paths, and doctor in a repo says where hooks were found that its host does not load", () => {
+    const work = path.join(sb.dir, "work");
+    const a = initRepo(sb, "work/a");
+    const b = initRepo(sb, "work/b");
+    fakeBinary("comity");
     const here = init(work, "--tool", "claude_code", "--here");
     expect(here.stdout).toBe(`${path.join(work, ".claude/settings.json")}: hooks written (new file)\n`);
     const doctor = JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: a, env: env() }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> };
-    expect(doctor.checks.find((c) => c.id === "hooks.claude_code")).toMatchObject({ status: "fail", detail: expect.stringContaining(`Comity's hooks are in ${path.join(work, ".claude/settings.json")}, which claude_code does not load for ${a}`) });
+    expect(doctor.checks.find((c) => c.id === "hooks.claude_code")).toMatchObject({
+      status: "fail",
+      detail: expect.stringContaining(`Comity's hooks are in ${path.join(work, ".claude/settings.json")}, which claude_code does not load for ${a}`),
+    });
 
     const each = init(work, "--tool", "claude_code", "--each");
     expect(each.status).toBe(0);
+    expect(each.stderr).toBe("");
     expect(each.stdout.trim().split("\n")).toEqual([`${path.join(a, ".claude/settings.json")}: hooks written (new file)`, `${path.join(b, ".claude/settings.json")}: hooks written (new file)`]);
     const after = JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: path.join(b), env: env() }).stdout) as { checks: Array<{ id: string; status: string }> };
     expect(after.checks.find((c) => c.id === "hooks.claude_code")?.status).toBe("ok");

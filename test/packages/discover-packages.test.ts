@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { discoverPackages, goWorkUses } from "../../src/packages/discover-packages.js";
+import { discoverPackages, goWorkUses, setupCfgMetadata, setupPyMetadata } from "../../src/packages/discover-packages.js";
 
 let root: string;
 beforeEach(() => {
@@ -20,7 +20,11 @@ function write(files: Record<string, string | object>): void {
 
 const view = () => {
   const r = discoverPackages(root);
-  return { packages: r.packages.map((p) => `${p.path} ${p.ecosystem} ${p.name}${p.version === null ? "" : `@${p.version}`}`), codes: r.diagnostics.map((d) => `${d.code} ${d.path}`), truncated: r.truncated };
+  return {
+    packages: r.packages.map((p) => `${p.path} ${p.ecosystem} ${p.name}${p.version === null ? "" : `@${p.version}`}`),
+    codes: r.diagnostics.map((d) => `${d.code} ${d.path}`),
+    truncated: r.truncated,
+  };
 };
 
 describe("discoverPackages", () => {
@@ -87,7 +91,12 @@ describe("discoverPackages", () => {
   });
 
   it("go.work use directives, and a lone go.mod", () => {
-    write({ "go.work": "go 1.22\n\nuse (\n\t./svc/api // the API\n\t\"./svc/worker\"\n)\nuse ./tools\n", "svc/api/go.mod": "module example.com/api\n\ngo 1.22\n", "svc/worker/go.mod": "module example.com/worker\n", "tools/go.mod": "module example.com/tools\n" });
+    write({
+      "go.work": 'go 1.22\n\nuse (\n\t./svc/api // the API\n\t"./svc/worker"\n)\nuse ./tools\n',
+      "svc/api/go.mod": "module example.com/api\n\ngo 1.22\n",
+      "svc/worker/go.mod": "module example.com/worker\n",
+      "tools/go.mod": "module example.com/tools\n",
+    });
     expect(view().packages).toEqual(["svc/api go example.com/api", "svc/worker go example.com/worker", "tools go example.com/tools"]);
     expect(goWorkUses("use ./a\nuse (\n ./b\n)")).toEqual(["./b", "./a"]);
     fs.rmSync(path.join(root, "go.work"));
@@ -105,6 +114,20 @@ describe("discoverPackages", () => {
       "libs/empty/README": "no manifest",
     });
     expect(view().packages).toEqual([". python root-app@0.3.0", "libs/core python core@1.0"]);
+  });
+
+  it("setuptools projects: setup.py's literal name (as sympy has it, beside a pyproject.toml of tools only), else setup.cfg's", () => {
+    write({
+      "pyproject.toml": "[tool.black]\nline-length = 88\n",
+      "setup.py": "from setuptools import setup\nexec(open('sympy/release.py').read())\nsetup(\n    name='sympy',\n    version=__version__,\n    packages=['sympy'],\n)\n",
+    });
+    expect(view().packages).toEqual([". python sympy"]);
+    write({ "setup.cfg": "[metadata]\nname = attrs-like\nversion = 23.1.0\n\n[options]\npackages = find:\n" });
+    expect(view().packages).toEqual([". python attrs-like@23.1.0"]);
+    // A computed name is not guessed; text that only looks like a call is no package.
+    expect(setupPyMetadata("NAME = 'x'\nsetup(name=NAME)\n")).toEqual({});
+    expect(setupPyMetadata("# no call here: name='fake'\n")).toEqual({});
+    expect(setupCfgMetadata("[options]\nname = not-metadata\n")).toEqual({});
   });
 
   it("a single root manifest is one package; nested workspaces are expanded", () => {

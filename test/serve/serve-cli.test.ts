@@ -7,7 +7,6 @@ import { repoWithRemote } from "../helpers/hook-fixture.js";
 import { runBuiltCli, runBuiltCliAsync } from "../helpers/run-cli.js";
 import { api, FP, startServe, STORAGES, type RunningServe } from "../helpers/serve-fixture.js";
 
-
 /** An evaluate body built by hand, for the HTTP-level cases. */
 const body = (session: string, event: string, extra: Record<string, unknown> = {}, key = `${session}-${event}-${Math.random()}`) => ({
   event,
@@ -47,13 +46,16 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
 
   it("answers health without a token, and refuses bad tokens, oversize and malformed bodies", async () => {
     serve = await startServe(["--db", db.spec], env);
+    // A person who starts a server learns where its dashboard is.
+    expect(serve.banner).toContain(`the team's dashboard is at ${serve.url}/`);
+    expect((await fetch(`${serve.url}/`)).status).toBeLessThan(500);
     expect(await api(serve.url, "GET", "/v1/health")).toEqual({ status: 200, json: { status: "ok", storage: storage.name, version: expect.any(String) } });
     expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { body: body("a", "prompt") })).status).toBe(401);
     expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { token: `${token}x`, body: body("a", "prompt") })).status).toBe(401);
     expect((await api(serve.url, "GET", "/v1/sessions", { token: "cmt_nope" })).status).toBe(401);
     const huge = JSON.stringify(body("a", "prompt", { prompt_excerpt: "x".repeat(1024 * 1024) }));
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, raw: huge })).toMatchObject({ status: 413, json: { error: "payload_too_large" } });
-    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, raw: "{\"event\": " })).toMatchObject({ status: 400, json: { error: "invalid_json" } });
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, raw: '{"event": ' })).toMatchObject({ status: 400, json: { error: "invalid_json" } });
     // Streamed without a length, the body is cut off as soon as it passes 1 MiB.
     const streamed = await new Promise<number>((resolve, reject) => {
       const req = http.request(new URL("/v1/hooks/evaluate", serve.url), { method: "POST", headers: { authorization: `Bearer ${token}`, "transfer-encoding": "chunked" } }, (res) => {
@@ -73,18 +75,36 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
       pump();
     });
     expect(streamed).toBe(413);
-    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "pre_edit"), paths: ["ok", 7] } })).toMatchObject({ status: 400, json: { error: "invalid_request", field: "/paths/1" } });
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "pre_edit"), paths: ["ok", 7] } })).toMatchObject({
+      status: 400,
+      json: { error: "invalid_request", field: "/paths/1" },
+    });
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "teleport") } })).toMatchObject({ status: 400, json: { field: "/event" } });
     const { dedupe_key: _k, ...noKey } = body("a", "prompt");
     expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: noKey })).toMatchObject({ status: 400, json: { field: "/dedupe_key", message: "/dedupe_key is required" } });
     expect((await api(serve.url, "GET", "/v1/nothing", { token })).status).toBe(404);
     // One request asks for at most 1,000 symbol changes: more is a 413 saying so.
     const changes = (n: number) => Array.from({ length: n }, (_, i) => ({ qualified_name: `f${i}`, kind: "function", change: "removed", compatibility: "breaking" }));
-    const many = { ...body("a", "post_edit"), analysis: [{ path: "a.ts", changes: changes(600) }, { path: "b.ts", changes: changes(401) }] };
-    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: many })).toMatchObject({ status: 413, json: { error: "too_much_work", message: expect.stringContaining("1001 changes in one request (at most 1000)") } });
+    const many = {
+      ...body("a", "post_edit"),
+      analysis: [
+        { path: "a.ts", changes: changes(600) },
+        { path: "b.ts", changes: changes(401) },
+      ],
+    };
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: many })).toMatchObject({
+      status: 413,
+      json: { error: "too_much_work", message: expect.stringContaining("1001 changes in one request (at most 1000)") },
+    });
     // A NUL character, which PostgreSQL cannot store, is a 400 naming the field on every storage.
-    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("a", "prompt", { prompt_excerpt: "a\u0000b" }) })).toMatchObject({ status: 400, json: { error: "invalid_request", field: "/prompt_excerpt" } });
-    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "pre_edit"), paths: ["ok", "src/\u0000.ts"] } })).toMatchObject({ status: 400, json: { field: "/paths/1" } });
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: body("a", "prompt", { prompt_excerpt: "a\u0000b" }) })).toMatchObject({
+      status: 400,
+      json: { error: "invalid_request", field: "/prompt_excerpt" },
+    });
+    expect(await api(serve.url, "POST", "/v1/hooks/evaluate", { token, body: { ...body("a", "pre_edit"), paths: ["ok", "src/\u0000.ts"] } })).toMatchObject({
+      status: 400,
+      json: { field: "/paths/1" },
+    });
     // Nothing above was applied.
     expect((await api(serve.url, "GET", "/v1/sessions", { token })).json).toEqual({ sessions: [], conflicts: [] });
   });
@@ -146,10 +166,12 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     expect(statuses.slice(0, 20)).toEqual(Array(20).fill(401));
     expect(statuses.slice(20)).toEqual(Array(5).fill(429));
     const limited = await new Promise<{ status: number; retry: string | undefined }>((resolve, reject) => {
-      http.get(new URL("/v1/sessions", serve.url), { headers: { authorization: "Bearer cmt_nope" } }, (res) => {
-        res.resume();
-        resolve({ status: res.statusCode ?? 0, retry: res.headers["retry-after"] as string | undefined });
-      }).on("error", reject);
+      http
+        .get(new URL("/v1/sessions", serve.url), { headers: { authorization: "Bearer cmt_nope" } }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, retry: res.headers["retry-after"] as string | undefined });
+        })
+        .on("error", reject);
     });
     expect(limited.status).toBe(429);
     expect(Number(limited.retry)).toBeGreaterThan(0);
@@ -192,7 +214,12 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     it("the second editor of a file is denied once, before its edit, with the first one's warning in its native output", async () => {
       // Nobody else yet: the engine's own briefing of the repo.
       expect(context((await hook("claude_code", "SessionStart", { ...claude("claude-a"), source: "startup" })).stdout)).toBe("## api\n- Working on main\n- No uncommitted changes\n");
-      const pre = await hook("claude_code", "PreToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts"), old_string: "a", new_string: "b" }, tool_use_id: "a1" });
+      const pre = await hook("claude_code", "PreToolUse", {
+        ...claude("claude-a"),
+        tool_name: "Edit",
+        tool_input: { file_path: file("src/config.ts"), old_string: "a", new_string: "b" },
+        tool_use_id: "a1",
+      });
       expect(pre).toMatchObject({ status: 0, stdout: "" });
 
       const start = await hook("codex", "SessionStart", { ...codex("codex-b"), source: "startup" });
@@ -201,12 +228,19 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
       const cx = await hook("codex", "PreToolUse", { ...codex("codex-b"), tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "b1" });
       expect(cx.status).toBe(0);
       expect(JSON.parse(cx.stdout).hookSpecificOutput.hookEventName).toBe("PreToolUse");
-      expect(denial(cx.stdout)).toMatch(/CF-\d+ edit_conflict: `src\/config\.ts` is also being changed by Claude Code session claude-a \(".+", branch `main`, in `[^`]+`\), which holds it since just now/);
+      expect(denial(cx.stdout)).toMatch(
+        /CF-\d+ edit_conflict: `src\/config\.ts` is also being changed by Claude Code session claude-a \(".+", branch `main`, in `[^`]+`\), which holds it since just now/,
+      );
       // The retry of the same change is allowed.
       expect((await hook("codex", "PreToolUse", { ...codex("codex-b"), tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "b2" })).stdout).toBe("");
 
       // Claude Code cannot take context before a tool runs: the news that codex-b joined waits for its PostToolUse.
-      const again = await hook("claude_code", "PreToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts"), old_string: "a", new_string: "b" }, tool_use_id: "a2" });
+      const again = await hook("claude_code", "PreToolUse", {
+        ...claude("claude-a"),
+        tool_name: "Edit",
+        tool_input: { file_path: file("src/config.ts"), old_string: "a", new_string: "b" },
+        tool_use_id: "a2",
+      });
       expect(again.stdout).toBe("");
       const post = await hook("claude_code", "PostToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts") }, tool_response: {}, tool_use_id: "a2" });
       expect(context(post.stdout)).toMatch(/Codex session codex-b \(".+", branch `main`, in `[^`]+`\) started editing `src\/config\.ts`/);
@@ -214,7 +248,13 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
       // comity status reads the same from the server: both sessions holding the file, and the conflict, told.
       const st = await runBuiltCliAsync(["status", "--json"], { cwd: repo, env: hookEnv });
       expect(st.status).toBe(0);
-      const report = JSON.parse(st.stdout) as { mode: string; source: string; repos: string[]; sessions: Array<{ external_id: string; tool: string; intents: Array<{ paths: string[] }> }>; conflicts: Array<{ ref: string; kind: string; told: boolean }> };
+      const report = JSON.parse(st.stdout) as {
+        mode: string;
+        source: string;
+        repos: string[];
+        sessions: Array<{ external_id: string; tool: string; intents: Array<{ paths: string[] }> }>;
+        conflicts: Array<{ ref: string; kind: string; told: boolean }>;
+      };
       expect(report).toMatchObject({ mode: "served", source: serve.url, repos: [expect.stringMatching(/^[0-9a-f]{64}$/)] });
       expect(report.sessions.map((x) => [x.external_id, x.tool, [...new Set(x.intents.flatMap((i) => i.paths))]])).toEqual([
         ["claude-a", "claude_code", ["src/config.ts"]],
@@ -255,15 +295,20 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
       const used = await hook("claude_code", "PostToolUse", { ...claude("claude-b"), tool_name: "Write", tool_input: { file_path: file("src/use.ts") }, tool_response: {}, tool_use_id: "u1" });
       expect(used).toMatchObject({ status: 0, stdout: "" });
       // Codex adds a required parameter to parseConfig.
-      const patch = "*** Begin Patch\n*** Update File: src/config.ts\n@@\n-export function parseConfig(path: string): object {\n+export function parseConfig(path: string, strict: boolean): object {\n*** End Patch";
+      const patch =
+        "*** Begin Patch\n*** Update File: src/config.ts\n@@\n-export function parseConfig(path: string): object {\n+export function parseConfig(path: string, strict: boolean): object {\n*** End Patch";
       fs.writeFileSync(file("src/config.ts"), "export function parseConfig(path: string, strict: boolean): object {\n  return {};\n}\n");
       const changed = await hook("codex", "PostToolUse", { ...codex("codex-a"), tool_name: "apply_patch", tool_input: { command: patch }, tool_response: "ok", tool_use_id: "c1" });
       expect(changed.status).toBe(0);
-      expect(context(changed.stdout)).toMatch(/your change to `parseConfig` \(.*PARAMETER_ADDED_REQUIRED: .+\) in `src\/config\.ts` breaks code of Claude Code session claude-b \(".+", branch `main`, in `[^`]+`\), which uses it in `src\/use\.ts`/);
+      expect(context(changed.stdout)).toMatch(
+        /your change to `parseConfig` \(.*PARAMETER_ADDED_REQUIRED: .+\) in `src\/config\.ts` breaks code of Claude Code session claude-b \(".+", branch `main`, in `[^`]+`\), which uses it in `src\/use\.ts`/,
+      );
 
       const prompt = await hook("claude_code", "UserPromptSubmit", { ...claude("claude-b"), prompt: "carry on" });
       expect(JSON.parse(prompt.stdout).hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
-      expect(context(prompt.stdout)).toMatch(/`parseConfig` in `src\/config\.ts` was changed incompatibly by Codex session codex-a \(".+", branch `main`, in `[^`]+`\): .*PARAMETER_ADDED_REQUIRED: .+ \(local, not committed\)\. Your code uses it in `src\/use\.ts`\./);
+      expect(context(prompt.stdout)).toMatch(
+        /`parseConfig` in `src\/config\.ts` was changed incompatibly by Codex session codex-a \(".+", branch `main`, in `[^`]+`\): .*PARAMETER_ADDED_REQUIRED: .+ \(local, not committed\)\. Your code uses it in `src\/use\.ts`\./,
+      );
       const next = await hook("claude_code", "UserPromptSubmit", { ...claude("claude-b"), prompt: "and then?" });
       expect(next.stdout).toBe("");
     });

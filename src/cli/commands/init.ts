@@ -14,8 +14,9 @@ already there: the project's .claude/settings.json, .codex/hooks.json,
 .cursor/hooks.json, .github/hooks/comity.json (the project is the git repo
 holding DIR, default the current folder). A host loads a project's hooks
 from the folder it was opened in, and the user's from ~; so in a folder that
-holds repos but is not one, say which:
-  --each   write each repo's own config (for agents opened in a repo)
+holds repos but is not one:
+  --each   write each repo's own config (for agents opened in a repo; the
+           default in a folder of repos)
   --user   write the user-level files under ~ (every project of this user)
   --here   write this folder's (for agents opened in this folder itself)
 Without --tool, the hosts found (config folders, binaries on PATH). Prints
@@ -63,18 +64,24 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
   let roots = [owner?.root ?? dir];
   if (owner === null && !values.user && !values.here) {
     const { reposAtOrUnder } = await import("../../workspace/discover-repos.js");
-    const repos = reposAtOrUnder(dir).filter((r) => r.kind !== "submodule").map((r) => r.root).sort();
+    const repos = reposAtOrUnder(dir)
+      .filter((r) => r.kind !== "submodule")
+      .map((r) => r.root)
+      .sort();
+    // A host loads a project's hooks from the folder it is opened in: in a folder of repos, agents are usually opened
+    // in one of the repos, so each repo's own config is the default; the note says how to choose otherwise.
     if (repos.length > 0 && !values.each) {
-      const names = repos.slice(0, 5).map((r) => path.relative(dir, r)).join(", ") + (repos.length > 5 ? ` and ${repos.length - 5} more` : "");
+      const names =
+        repos
+          .slice(0, 5)
+          .map((r) => path.relative(dir, r))
+          .join(", ") + (repos.length > 5 ? ` and ${repos.length - 5} more` : "");
       io.stderr.write(
-        `comity init: ${dir} is not a git repo; it holds ${repos.length} (${names}). A host loads a project's hooks from the folder it is opened in, and yours from ~. Choose:\n` +
-          `  comity init --each   each repo's own config (agents opened in a repo)\n` +
-          `  comity init --user   the user-level files under ~ (every project)\n` +
-          `  comity init --here   this folder's (agents opened in this folder itself)\n`,
+        `comity init: ${dir} is not a git repo; it holds ${repos.length} (${names}): writing each repo's own config (as --each), for agents opened in a repo.\n` +
+          `  For agents opened in ${dir} itself: comity init --here; for every project of yours: comity init --user\n`,
       );
-      return 2;
     }
-    if (values.each) roots = repos.length > 0 ? repos : [dir];
+    if (values.each || repos.length > 0) roots = repos.length > 0 ? repos : [dir];
   }
   let status = 0;
   let wrote = false;

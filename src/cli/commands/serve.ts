@@ -70,7 +70,9 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     try {
       const { revokeToken } = await import("../../serve/teams.js");
       const gone = await revokeToken(db, extra[0] as string);
-      io.stdout.write(`revoked token ${extra[0]}${gone.name === null ? "" : ` (${gone.name})`} of team '${gone.team}': its next request gets 401, and its dashboard sign-ins end at their next request\n`);
+      io.stdout.write(
+        `revoked token ${extra[0]}${gone.name === null ? "" : ` (${gone.name})`} of team '${gone.team}': its next request gets 401, and its dashboard sign-ins end at their next request\n`,
+      );
       return 0;
     } finally {
       await db.close();
@@ -78,7 +80,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   }
   if (sub === "token" || sub === "policy") {
     if (values.team === undefined) return usageError(io, `${sub} needs --team NAME`);
-    if (sub === "token" && ((action !== "create" && action !== "list") || extra.length > 0)) return usageError(io, "the token commands are 'token create --team NAME', 'token list --team NAME' and 'token revoke ID'");
+    if (sub === "token" && ((action !== "create" && action !== "list") || extra.length > 0))
+      return usageError(io, "the token commands are 'token create --team NAME', 'token list --team NAME' and 'token revoke ID'");
     if (sub === "policy" && (extra.length > 0 || (action !== undefined && !(POLICIES as readonly string[]).includes(action)))) return usageError(io, `policy is ${POLICIES.join(", ")}`);
     const db = await open();
     try {
@@ -92,7 +95,9 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       } else if (sub === "token") {
         const { createToken } = await import("../../serve/teams.js");
         const { team, token, id } = await createToken(db, values.team, Date.now, values.name ?? null, values["read-only"]);
-        io.stderr.write(`comity serve: new ${values["read-only"] ? "read-only (dashboard) " : ""}token ${id}${values.name === undefined ? "" : ` (${values.name})`} for team '${team.name}' (shown once; stored hashed in ${db.location}):\n`);
+        io.stderr.write(
+          `comity serve: new ${values["read-only"] ? "read-only (dashboard) " : ""}token ${id}${values.name === undefined ? "" : ` (${values.name})`} for team '${team.name}' (shown once; stored hashed in ${db.location}):\n`,
+        );
         io.stdout.write(`${token}\n`);
       } else {
         const { setTeamPolicy, teamPolicy } = await import("../../serve/teams.js");
@@ -127,7 +132,9 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   pruning.unref();
   const address = server.address();
   const where = typeof address === "object" && address !== null ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : String(address);
-  io.stdout.write(`comity serve: listening on ${where} (${db.dialect} ${db.location})\n`);
+  io.stdout.write(
+    `comity serve: listening on ${where} (${db.dialect} ${db.location})\ncomity serve: the team's dashboard is at ${where}/ (sign in with a team token; comity serve token create --team T --read-only makes one that can only look)\n`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
