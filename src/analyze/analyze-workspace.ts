@@ -33,6 +33,7 @@ import type { FileSymbols, LanguageId, ReferenceRecord } from "../symbols/types.
 import { discoverRepos, findOwningRepo, type DiscoverOptions } from "../workspace/discover-repos.js";
 import { rankByActivity, repoActivityMs } from "../workspace/repo-activity.js";
 import type { Repo, RepoKind } from "../workspace/repo.js";
+import { SYMBOLS_LAYOUT } from "../config/config-layout.js";
 
 /** Version of the `comity analyze --json` document; bumped on any incompatible change. */
 export const ANALYZE_SCHEMA = "comity.analyze/2";
@@ -395,7 +396,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
     for (const [i, s] of scanned.entries()) {
       if (s === null || options.symbols === false) continue;
       const repo = repos[i] as Repo;
-      const memo = cacheDir === null ? null : loadChangeMemo(path.join(cacheDir, "changes", `${createHash("sha1").update(repo.root).digest("hex")}.json`));
+      const memo = cacheDir === null ? null : loadChangeMemo(path.join(cacheDir, SYMBOLS_LAYOUT.changes, `${createHash("sha1").update(repo.root).digest("hex")}.json`));
       if (memo !== null) memos.set(i, memo);
       const missing: Array<{ path: string; oid: string; slot: number; language: string }> = [];
       for (const c of s.changes) {

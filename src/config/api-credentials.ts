@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { ComityError } from "../errors/comity-error.js";
+import { CONFIG_LAYOUT } from "./config-layout.js";
 
 /** Where hooks find the coordination API, and the token they send. */
 export interface ApiCredentials {
@@ -11,7 +12,7 @@ export interface ApiCredentials {
 
 /** `<config dir>/api.json`, written by `comity login`, readable by its owner only. */
 export function credentialsFile(configDir: string): string {
-  return path.join(configDir, "api.json");
+  return path.join(configDir, CONFIG_LAYOUT.api);
 }
 
 /**

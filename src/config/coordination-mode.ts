@@ -1,8 +1,9 @@
 import * as path from "node:path";
 import { resolveApi, type ApiSource } from "./api-credentials.js";
+import { CONFIG_LAYOUT } from "./config-layout.js";
 
 /** The embedded store's file in the config folder. */
-export const EMBEDDED_STORE_FILE = "coordination.sqlite";
+export const EMBEDDED_STORE_FILE = CONFIG_LAYOUT.store;
 
 /**
  * How hooks coordinate, in the order it is chosen:

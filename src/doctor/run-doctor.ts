@@ -12,6 +12,7 @@ import { hostConfigFile } from "../init/plan-init.js";
 import { readRemotes } from "../remotes/read-remotes.js";
 import { findOwningRepo, reposAtOrUnder } from "../workspace/discover-repos.js";
 import type { HttpAnswer } from "../api/http-request.js";
+import { CONFIG_LAYOUT } from "../config/config-layout.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
 
@@ -394,7 +395,7 @@ function repoChecks(options: DoctorOptions, mode: "off" | "served" | "embedded")
 /** hook.log: fail-open lines of the last 24 hours, grouped by reason. */
 function hookLogCheck(dir: string, now: Date): DoctorCheck {
   let text = "";
-  for (const name of ["hook.log.1", "hook.log"]) {
+  for (const name of [`${CONFIG_LAYOUT.hookLog}.1`, CONFIG_LAYOUT.hookLog]) {
     try {
       text += fs.readFileSync(path.join(dir, name), "utf8");
     } catch {

@@ -11,6 +11,7 @@ import type { Ctx } from "./hook-context.js";
 import { patchAddedText } from "./apply-patch.js";
 import { editPaths } from "./collect-paths.js";
 import { dedupeKey, machineIdHash } from "./identity.js";
+import { CONFIG_LAYOUT } from "../config/config-layout.js";
 
 /** At most this many paths go in one request. */
 export const MAX_PATHS = 500;
@@ -238,12 +239,12 @@ function toolUseId(ctx: Ctx): string {
 
 /** Where git status keeps private copies of large repos' indexes (see `privateStatusIndex`). */
 function statusIndexOf(ctx: Ctx): { dir: string } {
-  return { dir: path.join(ctx.configDir, "status-index") };
+  return { dir: path.join(ctx.configDir, CONFIG_LAYOUT.statusIndex) };
 }
 
 async function snapshotStore(ctx: Ctx) {
   const { createSnapshotStore } = await import("../snapshot/snapshot-store.js");
-  return createSnapshotStore({ dir: path.join(ctx.configDir, "snapshots") });
+  return createSnapshotStore({ dir: path.join(ctx.configDir, CONFIG_LAYOUT.snapshots) });
 }
 
 /** Before a shell command: a snapshot of the repo, for the process after it. */
@@ -300,9 +301,9 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
   // Loaded only if the cache cannot answer for a file: a repeated edit costs no grammar load.
   let loading: Promise<Awaited<ReturnType<typeof createSymbolExtractor>>> | null = null;
   const extractor = () => (loading ??= createSymbolExtractor({ languages, parseLimits: limitsUntil(ctx.deadlineAt) }));
-  const cache = createSymbolCache(path.join(ctx.configDir, "symbols"));
+  const cache = createSymbolCache(path.join(ctx.configDir, CONFIG_LAYOUT.symbols));
   const readHead = headReader(repo.commonDir ?? "", state.head_sha);
-  const headHashes = state.head_sha === null ? null : (await import("../symbols/head-hashes.js")).createHeadHashes(path.join(ctx.configDir, "head-hashes"), state.head_sha);
+  const headHashes = state.head_sha === null ? null : (await import("../symbols/head-hashes.js")).createHeadHashes(path.join(ctx.configDir, CONFIG_LAYOUT.headHashes), state.head_sha);
   const out: FileEntry[] = [];
   for (const f of files) {
     if (Date.now() >= ctx.deadlineAt) return { analysis: out, truncated: true };

@@ -1,8 +1,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { CONFIG_LAYOUT, KEEP } from "../config/config-layout.js";
 
 /** hook.log rotates past this size (to hook.log.1, replacing an older one). */
-export const HOOK_LOG_MAX_BYTES = 1024 * 1024;
+export const HOOK_LOG_MAX_BYTES = KEEP.hookLogBytes;
 
 /**
  * Appends one `fail-open` line to `<config dir>/hook.log`: time, tool,
@@ -13,7 +14,7 @@ export const HOOK_LOG_MAX_BYTES = 1024 * 1024;
 export function logFailOpen(configDir: string, fields: { time: Date; tool: string; event: string; reason: string }): void {
   try {
     fs.mkdirSync(configDir, { recursive: true, mode: 0o700 });
-    const file = path.join(configDir, "hook.log");
+    const file = path.join(configDir, CONFIG_LAYOUT.hookLog);
     try {
       if (fs.statSync(file).size >= HOOK_LOG_MAX_BYTES) fs.renameSync(file, `${file}.1`);
     } catch {

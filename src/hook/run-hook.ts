@@ -22,6 +22,7 @@ import type { HookInput, HookOutput } from "./hook-input.js";
 import { renderForHost, type HookVerdict } from "./render-output.js";
 import { eventHash, turnOf } from "./identity.js";
 import { readSessionState, updateSessionState, type SessionState } from "./session-state.js";
+import { CONFIG_LAYOUT } from "../config/config-layout.js";
 
 export { MAX_PATHS } from "./build-request.js";
 export type { HookInput, HookOutput } from "./hook-input.js";
@@ -442,7 +443,7 @@ async function localBriefings(ctx: Ctx, repos: readonly Repo[]): Promise<Map<str
         symbols: true,
         maxRepos: 1,
         jobs: 1,
-        symbolCacheDir: path.join(ctx.configDir, "symbols"),
+        symbolCacheDir: path.join(ctx.configDir, CONFIG_LAYOUT.symbols),
         deadlineAt: ctx.deadlineAt,
       });
       const r = report.repos.find((x) => x.root === ".");

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { MAX_CONTEXT_CHARS } from "./render-output.js";
+import { CONFIG_LAYOUT } from "../config/config-layout.js";
 
 /** What one session keeps between hook processes: context waiting for a host event that accepts it, and this turn's files. */
 export interface SessionState {
@@ -30,7 +31,7 @@ const STALE_LOCK_MS = 5_000;
 const LOCK_WAIT_MS = 2_000;
 
 function fileOf(configDir: string, sessionId: string): string {
-  return path.join(configDir, "sessions", `${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}.json`);
+  return path.join(configDir, CONFIG_LAYOUT.sessions, `${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}.json`);
 }
 
 export function readSessionState(configDir: string, sessionId: string): SessionState {

@@ -5,6 +5,7 @@ import { compareStrings } from "../errors/diagnostic.js";
 import { indexChecksum, readIndexTrailer } from "../git/index-facts.js";
 import { decodeSnapshot, encodeSnapshot } from "./snapshot-codec.js";
 import type { Snapshot } from "./snapshot.js";
+import { KEEP } from "../config/config-layout.js";
 
 /** Which shell call a snapshot belongs to: parallel calls and concurrent sessions never share one. */
 export interface SnapshotKey {
@@ -46,8 +47,8 @@ export interface SnapshotStore {
 export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStore {
   const { dir } = options;
   const clock = options.clock ?? Date.now;
-  const maxAgeMs = options.maxAgeMs ?? 60 * 60 * 1000;
-  const maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+  const maxAgeMs = options.maxAgeMs ?? KEEP.snapshotAgeMs;
+  const maxBytes = options.maxBytes ?? KEEP.snapshotBytes;
   const fileOf = (name: string): string => path.join(dir, `${name}.snap`);
   const keyName = (k: SnapshotKey): string => `s-${digest(`${k.sessionId}\0${k.toolUseId}\0${k.repoRoot}`)}`;
   const latestName = (root: string): string => `latest-${digest(root)}`;

@@ -15,6 +15,7 @@ import { cachedFor, createSymbolCache, fromEntryText, printedOfEntryText, type E
 import type { ParserBackend } from "./symbol-extractor.js";
 import { parseTimeoutDiagnostic } from "./tree-parser.js";
 import type { FileSymbols, LanguageId } from "./types.js";
+import { SYMBOLS_LAYOUT } from "../config/config-layout.js";
 
 export { jobBytes, type ExtractJob } from "./parse-work.js";
 
@@ -158,7 +159,7 @@ export async function extractMany(jobs: readonly ExtractJob[], options: ExtractM
   const cache = options.cacheDir === null ? null : createSymbolCache(options.cacheDir);
   const hasher = cache === null ? null : await loadHasher();
   const byStat = byStatOf(options);
-  const index = byStat === null ? null : createFileIndex(path.join(byStat.dir, "files"), byStat.clock);
+  const index = byStat === null ? null : createFileIndex(path.join(byStat.dir, SYMBOLS_LAYOUT.files), byStat.clock);
   return extractManyAs(jobs, options, {
     cached: (job) => {
       const lang = languageOf(job.path)?.id ?? "none";
@@ -193,7 +194,7 @@ export async function printedEach(
   // With the file index asked for: each folder's lines (`<cacheDir>/lines`), by stat, which a warm run reads instead
   // of each file (to hash it) and each cache entry. They keep this run's lines that they did not have.
   const byStat = byStatOf(options);
-  const lines = byStat === null ? null : createFolderLines(path.join(byStat.dir, "lines"), byStat.clock);
+  const lines = byStat === null ? null : createFolderLines(path.join(byStat.dir, SYMBOLS_LAYOUT.lines), byStat.clock);
   let hasher: ContentHasher | null = null;
   // For a job looked up by path: the stat taken before its bytes were read, the content hash they had, and the hash
   // its line was found or stored under in the cache (what its folder's lines keep it by: with the stat when the two

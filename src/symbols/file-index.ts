@@ -4,6 +4,7 @@ import { parentAndName } from "../fs/clean-path.js";
 import { pruneFolder } from "../fs/prune-folder.js";
 import type { FileStamp } from "../fs/stat-many.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
+import { KEEP } from "../config/config-layout.js";
 
 export type { FileStamp } from "../fs/stat-many.js";
 
@@ -123,7 +124,7 @@ export function createFileIndex(dir: string, options: { nameOf?: (folder: string
           // (looked at once a process, as the symbol cache's folders are)
           if (!pruned) {
             pruned = true;
-            pruneFolder(dir, options.maxFolders ?? 4096, folder.file);
+            pruneFolder(dir, options.maxFolders ?? KEEP.symbolFolders, folder.file);
           }
         } catch {
           // An index that cannot be written is only slower.

@@ -5,6 +5,7 @@ import { pruneFolder } from "../fs/prune-folder.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { EXTRACTOR_VERSION } from "./extractor-version.js";
 import { folderFileName, hasSettled, sameStamp, type FileStamp } from "./file-index.js";
+import { KEEP } from "../config/config-layout.js";
 
 /**
  * Each source folder's printed lines (a {@link printedSymbols} form and its diagnostics' JSON, per file), with the
@@ -186,7 +187,7 @@ export function createFolderLines(dir: string, options: { nameOf?: (folder: stri
           writeFileAtomic(file, [Buffer.from(`${JSON.stringify({ v: 1, x: EXTRACTOR_VERSION, dir: parent, files })}\n`), ...pieces]);
           if (!pruned) {
             pruned = true;
-            pruneFolder(dir, options.maxFolders ?? 4096, file);
+            pruneFolder(dir, options.maxFolders ?? KEEP.symbolFolders, file);
           }
         } catch {
           // Lines that cannot be written are only slower: the symbol cache has them.

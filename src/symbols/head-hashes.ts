@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
+import { KEEP } from "../config/config-layout.js";
 
 /**
  * What one commit holds at a path, as the content hash the symbol cache is
@@ -38,7 +39,7 @@ export function createHeadHashes(dir: string, commit: string, options: { maxComm
         // Re-read first: another hook process may have added paths since.
         known = { ...load(), [repoPath]: contentHash };
         writeFileAtomic(file, JSON.stringify(known));
-        prune(dir, options.maxCommits ?? 2000);
+        prune(dir, options.maxCommits ?? KEEP.headHashCommits);
       } catch {
         // Not remembered: the next edit reads HEAD again.
       }

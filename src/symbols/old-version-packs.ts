@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { EXTRACTOR_VERSION } from "./extractor-version.js";
+import { KEEP, SYMBOLS_LAYOUT } from "../config/config-layout.js";
 
 /**
  * The symbols of old versions of files (`comity analyze`'s "before" side),
@@ -26,13 +27,13 @@ export interface OldVersionPacks {
 }
 
 /** Packs kept, newest first: each holds one run's old versions. */
-export const KEEP_PACKS = 16;
+export const KEEP_PACKS = KEEP.oldVersionPacks;
 /** At most this many bytes of packs are kept (a run that reads them reads them all). */
-export const KEEP_BYTES = 32 * 1024 * 1024;
+export const KEEP_BYTES = KEEP.oldVersionBytes;
 
 /** The packs in `<symbol cache>/old-versions`; read when first asked. */
 export function openOldVersionPacks(cacheDir: string): OldVersionPacks {
-  const dir = path.join(cacheDir, "old-versions");
+  const dir = path.join(cacheDir, SYMBOLS_LAYOUT.oldVersions);
   const prefix = `v${EXTRACTOR_VERSION}-`;
   let known: Map<string, string> | null = null;
   const added: string[] = [];

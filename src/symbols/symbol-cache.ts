@@ -5,6 +5,7 @@ import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import type { FileSymbols, ParamInfo, ReferenceRecord, SignatureInfo, SymbolKind, SymbolRecord } from "./types.js";
 import { EXTRACTOR_VERSION } from "./extractor-version.js";
 import { printedSymbols } from "./printed-symbols.js";
+import { KEEP } from "../config/config-layout.js";
 
 /** Per-content cache of symbol results: an unchanged file costs a hash and a lookup. */
 export interface SymbolCache {
@@ -40,7 +41,7 @@ const SHARDS = 256;
  * hook process writes one entry; scanning 40,000 entries to do so cost 160 ms).
  */
 export function createSymbolCache(dir: string, options: { maxEntries?: number } = {}): Required<SymbolCache> {
-  const share = Math.max(1, Math.ceil((options.maxEntries ?? 50_000) / SHARDS));
+  const share = Math.max(1, Math.ceil((options.maxEntries ?? KEEP.symbolEntries) / SHARDS));
   const prunedShards = new Set<string>();
   const file = (hash: string, language: string): string => path.join(dir, hash.slice(0, 2), `v${EXTRACTOR_VERSION}-${language}-${hash}.json`);
   const scratch = { buffer: Buffer.alloc(0) };

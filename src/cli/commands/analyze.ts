@@ -8,6 +8,7 @@ import { DEFAULT_PRUNE } from "../../workspace/discover-repos.js";
 import { createDiscoveryCache } from "../../workspace/discovery-cache.js";
 import { formatAnalyzeJson, formatAnalyzeTable, paint } from "../format-analyze.js";
 import type { CliIo } from "../io.js";
+import { CONFIG_LAYOUT } from "../../config/config-layout.js";
 
 export const ANALYZE_USAGE = `usage: comity analyze [DIR] [--json] [--no-symbols] [--max-repos N] [--since REF]
                       [--jobs N] [--timings] [--max-depth N] [--follow-symlinks] [--prune NAME ...]
@@ -73,13 +74,13 @@ export async function analyzeCommand(args: readonly string[], io: CliIo): Promis
     prune: [...DEFAULT_PRUNE, ...(values.prune ?? [])],
     symbols: !values["no-symbols"],
     configEnv: { env: io.env, homeDir: io.env["HOME"] ?? os.homedir() },
-    symbolCacheDir: path.join(config, "symbols"),
+    symbolCacheDir: path.join(config, CONFIG_LAYOUT.symbols),
     ...(jobs === undefined ? {} : { jobs }),
     ...(values.timings ? { onTiming: (phase: string, ms: number) => timings.push([phase, ms]) } : {}),
-    snapshotStore: createSnapshotStore({ dir: path.join(config, "snapshots") }),
-    statusIndex: { dir: path.join(config, "status-index") },
+    snapshotStore: createSnapshotStore({ dir: path.join(config, CONFIG_LAYOUT.snapshots) }),
+    statusIndex: { dir: path.join(config, CONFIG_LAYOUT.statusIndex) },
     // The last walk of this folder: unchanged folders are not read again.
-    cache: createDiscoveryCache(path.join(config, "discovery")),
+    cache: createDiscoveryCache(path.join(config, CONFIG_LAYOUT.discovery)),
     ...(showProgress ? { onProgress: (done: number, total: number, root: string) => io.stderr.write(`\r\u001b[Kanalysing ${done}/${total}: ${root}${done === total ? "\n" : ""}`) } : {}),
   });
   const colour = io.stdout.isTTY === true && (io.env["NO_COLOR"] ?? "") === "";

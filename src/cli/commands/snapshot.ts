@@ -12,6 +12,7 @@ import { createSnapshotStore } from "../../snapshot/snapshot-store.js";
 import { discoverRepos, findOwningRepo } from "../../workspace/discover-repos.js";
 import type { Repo } from "../../workspace/repo.js";
 import type { CliIo } from "../io.js";
+import { CONFIG_LAYOUT } from "../../config/config-layout.js";
 
 export const SNAPSHOT_USAGE = `usage: comity snapshot take --id ID [DIR] [--session S] [--json]
        comity snapshot diff --id ID [DIR] [--session S] [--json]
@@ -54,9 +55,9 @@ export async function snapshotCommand(args: readonly string[], io: CliIo): Promi
     return 2;
   }
   const config = configDir(io.env, io.env["HOME"] ?? os.homedir());
-  const store = createSnapshotStore({ dir: path.join(config, "snapshots") });
+  const store = createSnapshotStore({ dir: path.join(config, CONFIG_LAYOUT.snapshots) });
   const hasher = await loadContentHasher();
-  const statusIndex = { dir: path.join(config, "status-index") };
+  const statusIndex = { dir: path.join(config, CONFIG_LAYOUT.statusIndex) };
   const common = { store, hasher, sessionId: values.session, toolUseId: values.id, configEnv: { env: io.env, homeDir: io.env["HOME"] ?? os.homedir() }, statusIndex };
   const rel = (p: string): string => relativePosix(root, p);
 

@@ -10,6 +10,7 @@ import { shownSymbol } from "../../symbols/printed-symbols.js";
 import type { FileSymbols, SymbolRecord } from "../../symbols/types.js";
 import { chunkedWriter } from "../chunked-writer.js";
 import type { CliIo } from "../io.js";
+import { CONFIG_LAYOUT } from "../../config/config-layout.js";
 
 export const SYMBOLS_USAGE = `usage: comity symbols FILE... [--json] [--no-cache] [--jobs N]
        comity symbols --diff BEFORE AFTER [--json]
@@ -123,7 +124,7 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
 }
 
 function cacheDirOf(io: CliIo): string {
-  return path.join(configDir(io.env, io.env["HOME"] ?? os.homedir()), "symbols");
+  return path.join(configDir(io.env, io.env["HOME"] ?? os.homedir()), CONFIG_LAYOUT.symbols);
 }
 
 function formatFile(r: FileSymbols): string {
