@@ -1,0 +1,68 @@
+import type { CoordinationMode } from "../config/coordination-mode.js";
+import type { EvaluateRequest } from "../coordination/wire.js";
+import type { Repo } from "../workspace/repo.js";
+import { sendEvaluate, type EvaluateResponse } from "./evaluate-response.js";
+import { FailOpen } from "./fail-open.js";
+import type { Ctx, RepoRequest } from "./hook-context.js";
+import { logFailOpen } from "./hook-log.js";
+import type { HookVerdict } from "./render-output.js";
+
+/** How long the API gets before an edit or shell command, and for other events. */
+export const PRE_TIMEOUT_MS = 400;
+export const OTHER_TIMEOUT_MS = 1500;
+
+/** Who decides: the API over HTTP under a deadline, or the embedded store in this process. */
+export interface Coordinator {
+  evaluate(body: EvaluateRequest, timeoutMs: number): Promise<EvaluateResponse>;
+  close(): Promise<void>;
+}
+
+export function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind: "off" }>): Coordinator {
+  if (mode.kind === "served") return { evaluate: (body, timeoutMs) => sendEvaluate(mode.url, mode.token, body, timeoutMs), close: async () => undefined };
+  // Opened at the first request and kept for the others of this event; requests are applied one after another.
+  let store: Promise<import("../coordination/embedded-store.js").EmbeddedStore> | null = null;
+  const open = () =>
+    (store ??= import("../coordination/embedded-store.js").then(({ openEmbeddedStore }) =>
+      openEmbeddedStore(mode.file, {
+        onMovedAside: (reason, movedTo) =>
+          logFailOpen(ctx.configDir, { time: new Date(), tool: ctx.input.tool, event: ctx.nativeEvent, reason: `embedded store unusable (${reason}): moved to ${movedTo} and rebuilt` }),
+      }),
+    ));
+  let chain: Promise<unknown> = Promise.resolve();
+  return {
+    evaluate(body) {
+      const next = chain.then(async () => (await open()).evaluate(body, Date.now()));
+      chain = next.catch(() => undefined);
+      return next;
+    },
+    async close() {
+      if (store === null) return;
+      await chain;
+      const s = await store.catch(() => null);
+      if (s === null) return;
+      // Pruned at the quiet moments of a session (its start, each turn's end, its end), as the server does each minute.
+      if (ctx.event === "session_start" || ctx.event === "stop" || ctx.event === "session_end") await s.prune(Date.now()).catch(() => undefined);
+      await s.close().catch(() => undefined);
+    },
+  };
+}
+
+/** Sends every request at once under the event's deadline and merges the answers. */
+export async function evaluateRequests(ctx: Ctx, requests: readonly RepoRequest[], coordinator: Coordinator): Promise<HookVerdict> {
+  const timeout = ctx.event === "pre_edit" || ctx.event === "pre_shell" ? PRE_TIMEOUT_MS : OTHER_TIMEOUT_MS;
+  const settled = await Promise.allSettled(requests.map((r) => coordinator.evaluate(r.body, timeout)));
+  const answers: Array<{ repo: Repo; answer: EvaluateResponse }> = [];
+  const failures: string[] = [];
+  settled.forEach((s, i) => {
+    if (s.status === "fulfilled") answers.push({ repo: (requests[i] as RepoRequest).repo, answer: s.value });
+    else failures.push(s.reason instanceof Error ? s.reason.message : String(s.reason));
+  });
+  if (answers.length === 0) throw new FailOpen(failures[0] ?? "no answer");
+  if (failures.length > 0) logFailOpen(ctx.configDir, { time: new Date(), tool: ctx.input.tool, event: ctx.nativeEvent, reason: `${failures.length} of ${requests.length} repos: ${failures[0]}` });
+  const blocks = answers.filter((a) => a.answer.decision === "block").map((a) => a.answer.reason ?? "blocked by Comity");
+  const texts = answers.flatMap((a) => [
+    ...(a.answer.decision === "warn" && a.answer.reason !== null && a.answer.inject_context === null ? [a.answer.reason] : []),
+    ...(a.answer.inject_context === null ? [] : [a.answer.inject_context]),
+  ]);
+  return { block: blocks.length > 0 ? blocks.join("\n") : null, context: texts.length > 0 ? texts.join("\n\n") : null };
+}
