@@ -10,7 +10,7 @@ const LAYERS = [
   ["remotes", "config", "init", "workspace", "snapshot", "state"],
   ["symbols", "briefing", "coordination"],
   ["analyze", "dashboard"],
-  ["hook", "serve", "doctor"],
+  ["hook", "serve", "doctor", "daemon"],
   ["cli"],
   ["index.ts"],
 ];

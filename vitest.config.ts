@@ -11,5 +11,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     globalSetup: ["test/global-setup.ts"],
+    // Hooks the tests run go through no daemon unless a test starts one (test/daemon/).
+    env: { COMITY_DAEMON: "off" },
   },
 });

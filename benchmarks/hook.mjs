@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Hook benchmark: wall time of `comity hook` processes against `node -e 0` (bare Node start) in the
 // same run, with an instant local API server on 127.0.0.1. Three cases: pre_edit; post_edit of one
-// edited TypeScript file with symbol analysis; session_start in a folder of 8 repos.
+// edited TypeScript file with symbol analysis; session_start in a folder of 8 repos. Each is timed with the hook
+// running the event itself (COMITY_DAEMON=off) and through a warm per-user daemon (`comity daemon`).
 // Usage: npm run bench:hook [-- --runs N]
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -32,7 +33,16 @@ const url = `http://127.0.0.1:${server.address().port}`;
 
 // Fixture: a folder of 8 repos with remotes, one TypeScript file committed in each.
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-hook-"));
-const env = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@e", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@e" };
+const env = {
+  ...process.env,
+  COMITY_DAEMON: "off",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "b",
+  GIT_AUTHOR_EMAIL: "b@e",
+  GIT_COMMITTER_NAME: "b",
+  GIT_COMMITTER_EMAIL: "b@e",
+};
 const git = (cwd, ...args) => spawnSync("git", ["-c", "init.defaultBranch=main", ...args], { cwd, env });
 for (let i = 0; i < 8; i++) {
   const r = path.join(base, `repo-${i}`);
@@ -108,6 +118,25 @@ const sessionStart = await measure(
   () => {},
   8,
 );
+// The same events through a warm daemon: the hook process only forwards its event and prints the answer.
+const { COMITY_DAEMON: _off, ...daemonHookEnv } = hookEnv;
+const daemonServed = (e) => Number(/(\d+) hook events answered/.exec(spawnSync(process.execPath, [bin, "daemon", "status"], { env: e, encoding: "utf8" }).stdout)?.[1] ?? -1);
+if (spawnSync(process.execPath, [bin, "daemon", "start"], { env: daemonHookEnv }).status !== 0) throw new Error("comity daemon start failed");
+runEnv = daemonHookEnv;
+const servedBefore = daemonServed(daemonHookEnv);
+const preEditDaemon = await measure(preEditArgs, preEditInput, repo0, () => {}, 1);
+const postEditDaemon = await measure(postEditArgs, postEditInput, repo0, newEdit, 1);
+const sessionStartDaemon = await measure(
+  [bin, "hook", "--tool", "claude_code", "--event", "SessionStart"],
+  JSON.stringify({ session_id: "bench", transcript_path: "/t", cwd: base, hook_event_name: "SessionStart", source: "startup" }),
+  base,
+  () => {},
+  8,
+);
+// Every timed event must have been answered by the daemon, not by a hook that fell back to running it.
+if (daemonServed(daemonHookEnv) - servedBefore !== 3 * (runs + 1)) throw new Error(`the daemon answered ${daemonServed(daemonHookEnv) - servedBefore} events, ${3 * (runs + 1)} expected`);
+spawnSync(process.execPath, [bin, "daemon", "stop"], { env: daemonHookEnv });
+runEnv = hookEnv;
 server.close();
 
 // The same pre_edit against a real `comity serve` (SQLite) holding another session's intents, symbol changes and
@@ -246,6 +275,7 @@ await store.evaluate(
 const dedupeRows = async () => Number((await store.database.read((sql) => sql.all("SELECT COUNT(*) AS n FROM dedupe")))[0].n);
 const before = await dedupeRows();
 const embeddedEnv = { ...env, COMITY_CONFIG_DIR: embeddedDir };
+const { COMITY_DAEMON: _off2, ...embeddedDaemonEnv } = embeddedEnv;
 const embeddedLog = () => {
   try {
     return fs
@@ -258,22 +288,29 @@ const embeddedLog = () => {
 };
 // Served and embedded pre_edit, and node -e 0, interleaved run by run (twice the runs): the machine's phases hit
 // all three alike, so their differences are the modes'.
-const interleaved = { node: [], served: [], embedded: [] };
+const interleaved = { node: [], served: [], embedded: [], daemon: [] };
+if (spawnSync(process.execPath, [bin, "daemon", "start"], { env: embeddedDaemonEnv }).status !== 0) throw new Error("comity daemon start failed");
+const embeddedServedBefore = daemonServed(embeddedDaemonEnv);
 for (let i = 0; i <= runs * 2; i++) {
   runEnv = servedEnv;
   const a = await run(preEditArgs, preEditInput, repo0);
   runEnv = embeddedEnv;
   const b = await run(preEditArgs, preEditInput, repo0);
   const c = await run(["-e", "0"], "", base);
+  runEnv = embeddedDaemonEnv;
+  const d = await run(preEditArgs, preEditInput, repo0);
   if (i === 0) continue; // warm-up
   interleaved.served.push(a);
   interleaved.embedded.push(b);
   interleaved.node.push(c);
+  interleaved.daemon.push(d);
 }
 runEnv = hookEnv;
+if (daemonServed(embeddedDaemonEnv) - embeddedServedBefore !== runs * 2 + 1) throw new Error("embedded pre_edit through the daemon: not every event was answered by the daemon");
+spawnSync(process.execPath, [bin, "daemon", "stop"], { env: embeddedDaemonEnv });
 serve.kill("SIGTERM");
-const [served, embedded, nodeInterleaved] = [median(interleaved.served), median(interleaved.embedded), median(interleaved.node)];
-if ((await dedupeRows()) - before !== runs * 2 + 1) throw new Error(`embedded pre_edit: ${(await dedupeRows()) - before} events stored, ${runs * 2 + 1} expected`);
+const [served, embedded, nodeInterleaved, embeddedDaemon] = [median(interleaved.served), median(interleaved.embedded), median(interleaved.node), median(interleaved.daemon)];
+if ((await dedupeRows()) - before !== 2 * (runs * 2 + 1)) throw new Error(`embedded pre_edit: ${(await dedupeRows()) - before} events stored, ${2 * (runs * 2 + 1)} expected`);
 if (embeddedLog() !== 0) throw new Error("embedded pre_edit: the hook failed open (see hook.log)");
 await store.close();
 fs.rmSync(base, { recursive: true, force: true });
@@ -298,6 +335,18 @@ console.log(
         `+${(embedded - nodeInterleaved).toFixed(0)} ms`,
         `within 60 ms of node: ${embedded - nodeInterleaved <= 60 ? "met" : "NOT met"}`,
       ],
+      [
+        "same pre_edit (embedded store), through a warm daemon",
+        embeddedDaemon.toFixed(0),
+        `+${(embeddedDaemon - nodeInterleaved).toFixed(0)} ms`,
+        `within 30 ms of node: ${embeddedDaemon - nodeInterleaved <= 30 ? "met" : "NOT met"}`,
+      ],
+      [
+        "pre_edit through a warm daemon (instant API)",
+        preEditDaemon.toFixed(0),
+        `+${(preEditDaemon - nodeStart).toFixed(0)} ms`,
+        `within 30 ms of node: ${preEditDaemon - nodeStart <= 30 ? "met" : "NOT met"}`,
+      ],
       ["comity hook PostToolUse Edit, one TS file analysed (post_edit)", postEdit.toFixed(0), `+${(postEdit - nodeStart).toFixed(0)} ms`, `< 250 ms: ${postEdit < 250 ? "met" : "NOT met"}`],
       [
         "same, the session's first edit of the file (nothing cached)",
@@ -305,7 +354,9 @@ console.log(
         `+${(firstPostEdit - nodeStart).toFixed(0)} ms`,
         `< 250 ms: ${firstPostEdit < 250 ? "met" : "NOT met"}`,
       ],
+      ["post_edit through a warm daemon", postEditDaemon.toFixed(0), `+${(postEditDaemon - nodeStart).toFixed(0)} ms`, `< 150 ms: ${postEditDaemon < 150 ? "met" : "NOT met"}`],
       ["comity hook SessionStart, folder of 8 repos (session_start)", sessionStart.toFixed(0), `+${(sessionStart - nodeStart).toFixed(0)} ms`, `< 500 ms: ${sessionStart < 500 ? "met" : "NOT met"}`],
+      ["session_start through a warm daemon", sessionStartDaemon.toFixed(0), `+${(sessionStartDaemon - nodeStart).toFixed(0)} ms`, `< 250 ms: ${sessionStartDaemon < 250 ? "met" : "NOT met"}`],
     ],
   ),
 );

@@ -2,12 +2,15 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 // `comity hook` must exit 0 whatever happens: a host reads exit 2 as "block" (Claude Code blocks the tool, or the
 // user's prompt). So its guard is set up here, before anything else loads, with nothing but Node's own modules: a
 // `dist/` module missing (an upgrade half done), no file descriptors left, an exception or a rejection nobody caught,
 // a hang past the host's timeout. Each prints nothing, adds one line to hook.log and exits 0.
 const hook = process.argv[2] === "hook";
+/** Stdin, read once: the daemon's path and the in-process path may both need it. */
+let stdinRead = null;
 /** A hook's whole run ends by then, inside the shortest timeout a host gives it (5 s). */
 const HOOK_WATCHDOG_MS = 4800;
 
@@ -35,6 +38,31 @@ if (hook) {
   setTimeout(() => failOpen(`the hook ran past ${HOOK_WATCHDOG_MS} ms and was ended`), HOOK_WATCHDOG_MS).unref();
 }
 
+// The hook's thin path: the per-user daemon (`comity daemon`) has Comity loaded, so ask it first; its client loads
+// node:net and a few small modules. Where it is not running (or is of another build), the event runs here as
+// before and the daemon is started for the next one; where it took the event and does not answer, the hook fails
+// open rather than run the event again with no time left.
+let daemonClient = null;
+let startDaemon = false;
+const asksForHelp = process.argv.includes("--help") || process.argv.includes("-h") || (process.argv.length === 3 && process.stdin.isTTY === true);
+if (hook && !asksForHelp && process.env.COMITY_DAEMON !== "off") {
+  try {
+    daemonClient = await import("../dist/daemon/daemon-client.js");
+  } catch {
+    daemonClient = null; // the full load below reports what is missing
+  }
+  if (daemonClient !== null) {
+    const through = await daemonClient.hookThroughDaemon(process.argv.slice(3), await readStdinOnce(), process.env, process.cwd());
+    if ("stdout" in through) {
+      process.stdout.on("error", () => process.exit(0));
+      process.stdout.write(through.stdout, () => process.exit(0));
+      await new Promise(() => undefined);
+    }
+    if ("failOpen" in through) failOpen(through.failOpen);
+    startDaemon = through.startDaemon;
+  }
+}
+
 let runCli;
 try {
   ({ runCli } = await import("../dist/cli/main.js"));
@@ -56,6 +84,11 @@ for (const stream of [process.stdout, process.stderr]) {
     if (hook) failOpen(`cannot write its answer: ${error.message}`);
     throw error;
   });
+}
+
+function readStdinOnce() {
+  stdinRead ??= readStdin();
+  return stdinRead;
 }
 
 /** All of stdin, up to a bound (a hook payload over it fails open without being held whole). */
@@ -83,13 +116,14 @@ try {
     cwd: process.cwd(),
     env: process.env,
     stdinIsTTY: process.stdin.isTTY === true,
-    readStdin,
+    readStdin: readStdinOnce,
   });
 } catch (error) {
   if (hook) failOpen(`internal error: ${error instanceof Error ? error.message : String(error)}`);
   throw error;
 }
 if (hook) code = 0;
+if (startDaemon) daemonClient?.startDaemonInBackground(fileURLToPath(import.meta.url), process.env);
 // Exit as soon as the output is flushed: an idle keep-alive socket or worker must not hold the process
 // (a hook's host is waiting on it).
 process.exitCode = code;

@@ -15,13 +15,14 @@ commands:
   policy [POLICY]                   this machine's coordination policy (first_contact, advisory, block)
   who FILE                          which agents hold or changed a file, and how to reach them
   message SESSION TEXT              a few words for another agent, given at its next prompt or tool use
+  daemon [status|start|stop]        the per-user process that answers hook events in milliseconds
   serve [--port N] [--db URL]       a team's coordination API, across machines (SQLite or PostgreSQL)
   login --url URL --token T         saves the API and token for hooks (when env vars are not seen)
 
 Run 'comity <command> --help' for a command's options.
 `;
 
-const COMMANDS = ["analyze", "doctor", "hook", "init", "login", "message", "policy", "serve", "shell-paths", "snapshot", "status", "symbols", "who"];
+const COMMANDS = ["analyze", "daemon", "doctor", "hook", "init", "login", "message", "policy", "serve", "shell-paths", "snapshot", "status", "symbols", "who"];
 
 /** The command `typed` is most likely a typo of: within two edits (one for short words), else null. */
 export function nearestCommand(typed: string): string | null {
@@ -101,6 +102,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "message": {
         const { messageCommand } = await import("./commands/message.js");
         return await messageCommand(rest, io);
+      }
+      case "daemon": {
+        const { daemonCommand } = await import("./commands/daemon.js");
+        return await daemonCommand(rest, io);
       }
       case "who": {
         const { whoCommand } = await import("./commands/who.js");

@@ -23,6 +23,8 @@ export const CONFIG_LAYOUT = {
   symbols: "symbols",
   /** Content hashes of HEAD's files, per commit. */
   headHashes: "head-hashes",
+  /** The per-user daemon's socket (`comity daemon`), 0600. */
+  daemon: "daemon.sock",
 } as const;
 
 /** The stores under {@link CONFIG_LAYOUT}.symbols. */

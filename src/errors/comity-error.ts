@@ -9,6 +9,8 @@ export type ErrorCode =
   | "INVALID_ARGUMENT"
   /** A parse stopped at its deadline or memory bound (`src/parse/parse-limits.ts`): the file counts as not parsing. */
   | "PARSE_TIMEOUT"
+  /** `comity daemon` found another daemon answering on its socket. */
+  | "DAEMON_RUNNING"
   | "INTERNAL";
 
 /**

@@ -33,6 +33,9 @@ export function createSandbox(): Sandbox {
     GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z",
     GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z",
     LANG: "C",
+    // Hooks run the event in their own process unless a test asks for the daemon (test/daemon/): a daemon per
+    // sandbox would outlive it and answer the next test's hooks.
+    COMITY_DAEMON: "off",
   };
   return {
     dir,

@@ -24,5 +24,8 @@ export interface ScenarioResult {
 export const BIN: string;
 export const CASES_DIR: string;
 export function loadScenarios(dir?: string): Scenario[];
-export function runScenario(scenario: Scenario, options?: { mode?: "served" | "embedded"; db?: string; keep?: boolean; bin?: string; inProcess?: boolean }): Promise<ScenarioResult>;
+export function runScenario(
+  scenario: Scenario,
+  options?: { mode?: "served" | "embedded"; db?: string; keep?: boolean; bin?: string; inProcess?: boolean; viaDaemon?: boolean },
+): Promise<ScenarioResult>;
 export function formatTable(results: readonly ScenarioResult[]): string;

@@ -18,6 +18,26 @@ export const BIN = process.env.COMITY_SCENARIO_BIN ?? path.resolve(HERE, "../../
 let bin = BIN;
 /** Whether it runs in this process (`runScenario`'s `inProcess` option): the same library the built CLI calls. */
 let inProcess = false;
+/** Whether hook events go through a daemon (`runScenario`'s `viaDaemon` option): the daemon's wire and server. */
+let viaDaemon = false;
+/** The daemons started for the scenario being played, by config folder. */
+const daemons = new Map();
+
+/** Runs a hook event as the hook's thin path does: over the daemon's socket, to a daemon of this checkout. */
+async function hookViaDaemon(args, { cwd, env, input }) {
+  const { COMITY_DAEMON: _off, ...daemonEnv } = env;
+  const { hookThroughDaemon, installedBuild, daemonSocketFor } = await import(dist("daemon/daemon-client.js"));
+  const socket = daemonSocketFor(daemonEnv);
+  if (!daemons.has(socket)) {
+    const { startDaemonServer } = await import(dist("daemon/start-daemon-server.js"));
+    const { answerHookCall } = await import(dist("cli/commands/daemon.js"));
+    fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
+    daemons.set(socket, await startDaemonServer({ socket, build: installedBuild(), idleMs: 600_000, runHook: answerHookCall }));
+  }
+  const through = await hookThroughDaemon(args.slice(1), input, daemonEnv, cwd);
+  if (!("stdout" in through)) throw new Error(`the daemon did not answer: ${JSON.stringify(through)}`);
+  return { status: 0, stdout: through.stdout, stderr: "" };
+}
 /** This checkout's built library, for in-process play. */
 const dist = (file) => new URL(`../../dist/${file}`, import.meta.url).href;
 export const CASES_DIR = path.join(HERE, "cases");
@@ -107,6 +127,7 @@ function writeFiles(root, files) {
 
 /** Runs the built CLI (as a process, or its entry `runCli` in this one); resolves with its exit code and output. */
 async function cli(args, { cwd, env, input = "" }) {
+  if (inProcess && viaDaemon && args[0] === "hook") return hookViaDaemon(args, { cwd, env, input });
   if (inProcess) {
     const { runCli } = await import(dist("cli/main.js"));
     let stdout = "";
@@ -405,6 +426,7 @@ function alarmsIn(text) {
 export async function runScenario(scenario, options = {}) {
   bin = options.bin ?? BIN;
   inProcess = options.inProcess === true;
+  viaDaemon = options.viaDaemon === true;
   const embedded = options.mode === "embedded";
   if (embedded && scenario.served_only !== undefined)
     return {
@@ -652,6 +674,8 @@ export async function runScenario(scenario, options = {}) {
     }
     return { name: scenario.name, file: scenario.file, items: scenario.items ?? [], skipped: null, hosts: [...new Set(Object.values(sessions).map((s) => s.host))], ...score, transcript };
   } finally {
+    for (const daemon of daemons.values()) await daemon.close("scenario over");
+    daemons.clear();
     if (serve !== null) await serve.stop();
     if (options.keep !== true) fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -1,0 +1,127 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { configDir } from "../../config/config-dir.js";
+import { callDaemon } from "../../daemon/call-daemon.js";
+import { daemonSocketFor, installedBuild } from "../../daemon/daemon-client.js";
+import type { DaemonAnswer, HookCall } from "../../daemon/daemon-wire.js";
+import type { CliIo } from "../io.js";
+
+export const DAEMON_USAGE = `usage: comity daemon [status|start|stop|run]
+
+A per-user process that keeps Comity loaded, so that a hook event costs a
+connection to it instead of starting Comity again. The hooks start it at
+their first event and fall back to running the event themselves when it is
+not there; it ends itself after 30 minutes without an event
+(COMITY_DAEMON_IDLE_MS), and when a newer Comity is installed.
+  status   whether it runs, its pid and the events it answered (the default)
+  start    starts it in the background (if it is not running)
+  stop     ends it
+  run      runs it in the foreground
+It listens on daemon.sock in the config folder (0600, in a folder only you
+can enter) and serves hook events and its status, nothing else.
+COMITY_DAEMON=off: hooks never use it.
+`;
+
+const DEFAULT_IDLE_MS = 30 * 60 * 1000;
+
+/** `comity daemon`: 0, 1 when asked for a status and none runs, 2 on bad arguments. */
+export async function daemonCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...args], allowPositionals: true, options: { help: { type: "boolean", short: "h", default: false } } });
+  if (values.help) {
+    io.stdout.write(DAEMON_USAGE);
+    return 0;
+  }
+  const [action = "status", ...extra] = positionals;
+  if (extra.length > 0 || !["status", "start", "stop", "run"].includes(action)) {
+    io.stderr.write(`comity daemon: the action is one of status, start, stop, run\n${DAEMON_USAGE}`);
+    return 2;
+  }
+  const socket = daemonSocketFor(io.env);
+  if (socket === null) {
+    io.stderr.write(
+      io.env["COMITY_DAEMON"] === "off"
+        ? "comity daemon: COMITY_DAEMON=off: hooks run each event themselves\n"
+        : `comity daemon: the config folder's path is too long for a socket: hooks run each event themselves\n`,
+    );
+    return 2;
+  }
+  const build = installedBuild();
+  const ask = (kind: "status" | "stop"): Promise<DaemonAnswer | { miss: string }> => callDaemon(socket, { kind, build }, { connectMs: 500, answerMs: 2000 });
+  const said = (a: DaemonAnswer | { miss: string }): string =>
+    "miss" in a ? "not running" : a.kind === "status" ? `running (pid ${a.pid}, since ${a.startedAt}, ${a.served} hook events answered; ends after ${Math.round(a.idleMs / 60000)} min idle)` : a.kind;
+
+  if (action === "status") {
+    const a = await ask("status");
+    io.stdout.write(`comity daemon: ${said(a)} on ${socket}\n`);
+    return "miss" in a ? 1 : 0;
+  }
+  if (action === "stop") {
+    const a = await ask("stop");
+    io.stdout.write(`comity daemon: ${"miss" in a ? "not running" : "stopped"}\n`);
+    return 0;
+  }
+  if (action === "start") {
+    const before = await ask("status");
+    if (!("miss" in before) && before.kind === "status") {
+      io.stdout.write(`comity daemon: ${said(before)}\n`);
+      return 0;
+    }
+    const { startDaemonInBackground } = await import("../../daemon/daemon-client.js");
+    startDaemonInBackground(fileURLToPath(new URL("../../../bin/comity.js", import.meta.url)), io.env);
+    for (let waited = 0; waited < 5000; waited += 50) {
+      await new Promise((r) => setTimeout(r, 50));
+      const a = await ask("status");
+      if (!("miss" in a) && a.kind === "status") {
+        io.stdout.write(`comity daemon: ${said(a)} on ${socket}\n`);
+        return 0;
+      }
+    }
+    io.stderr.write("comity daemon: it did not start within 5 s (comity daemon run shows why)\n");
+    return 1;
+  }
+  return runDaemon(socket, build, io);
+}
+
+/** `comity daemon run`: serves until idle, stopped, replaced by another build, or its socket is gone. */
+async function runDaemon(socket: string, build: string, io: CliIo): Promise<number> {
+  const { startDaemonServer } = await import("../../daemon/start-daemon-server.js");
+  const idle = Number(io.env["COMITY_DAEMON_IDLE_MS"]);
+  fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
+  const server = await startDaemonServer({
+    socket,
+    build,
+    idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
+    runHook: answerHookCall,
+  });
+  io.stdout.write(`comity daemon: listening on ${socket} (pid ${process.pid}, config ${configDir(io.env, io.env["HOME"] ?? os.homedir())})\n`);
+  const stop = (): void => void server.close("signal");
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const why = await server.ended;
+  io.stdout.write(`comity daemon: ended (${why})\n`);
+  return 0;
+}
+
+/** One hook event in the daemon: `comity hook` run as in the caller's process, on its arguments, folder, environment and stdin. */
+export async function answerHookCall(call: HookCall): Promise<string> {
+  const { hookCommand } = await import("./hook.js");
+  let stdout = "";
+  await hookCommand(call.args, {
+    stdout: {
+      write: (chunk: string | Uint8Array, done?: (error?: Error | null) => void) => {
+        stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+        done?.();
+        return true;
+      },
+    },
+    stderr: { write: () => true },
+    cwd: call.cwd,
+    env: call.env,
+    stdinIsTTY: false,
+    readStdin: async () => call.stdin,
+  });
+  return stdout;
+}

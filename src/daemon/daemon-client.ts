@@ -1,0 +1,62 @@
+import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
+import * as os from "node:os";
+import { fileURLToPath } from "node:url";
+import { configDir } from "../config/config-dir.js";
+import { CLI_VERSION } from "../version.js";
+import { callDaemon } from "./call-daemon.js";
+import { buildId, daemonSocket } from "./daemon-wire.js";
+
+/** What the hook's thin path got: the daemon's answer, or why it must run the event itself. */
+export type ThroughDaemon = { readonly stdout: string } | { readonly runHere: string; readonly startDaemon: boolean } | { readonly failOpen: string };
+
+/**
+ * How long the daemon may take to answer an event before the hook gives up on it: inside the hosts' 5 s, leaving
+ * the watchdog's margin. Past it the hook fails open rather than run the event again with no time left.
+ */
+export const DAEMON_ANSWER_MS = 3500;
+
+/** The build of the CLI installed beside this module, as the daemon compares it. */
+export function installedBuild(): string {
+  let mtime = 0;
+  try {
+    mtime = statSync(fileURLToPath(new URL("../cli/main.js", import.meta.url))).mtimeMs;
+  } catch {
+    // a build without its main module cannot run anyway
+  }
+  return buildId(CLI_VERSION, mtime);
+}
+
+/** Whether hooks go through the daemon: unless `COMITY_DAEMON=off`, and where a socket can be made. */
+export function daemonSocketFor(env: Readonly<Record<string, string | undefined>>): string | null {
+  if (env["COMITY_DAEMON"] === "off") return null;
+  return daemonSocket(configDir(env, env["HOME"] ?? os.homedir()));
+}
+
+/**
+ * One hook event through the per-user daemon (`bin/comity.js` calls this before it loads the rest of Comity). Only
+ * node:net and a few small modules are loaded here: the point is to start nothing the daemon already has.
+ */
+export async function hookThroughDaemon(args: readonly string[], stdin: string, env: Readonly<Record<string, string | undefined>>, cwd: string): Promise<ThroughDaemon> {
+  const socket = daemonSocketFor(env);
+  if (socket === null) return { runHere: "daemon off", startDaemon: false };
+  const defined: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) defined[k] = v;
+  const answer = await callDaemon(socket, { kind: "hook", build: installedBuild(), args, cwd, env: defined, stdin }, { connectMs: 200, answerMs: DAEMON_ANSWER_MS });
+  if ("miss" in answer) return answer.miss === "absent" ? { runHere: answer.reason, startDaemon: true } : { failOpen: `the daemon did not answer: ${answer.reason}` };
+  if (answer.kind === "hook") return { stdout: answer.stdout };
+  if (answer.kind === "stale") return { runHere: "the daemon was of another build", startDaemon: true };
+  if (answer.kind === "busy") return { runHere: "the daemon was busy", startDaemon: false };
+  return { runHere: `the daemon answered ${answer.kind}`, startDaemon: false };
+}
+
+/** Starts `comity daemon run` in the background for the next events; the hook does not wait for it. */
+export function startDaemonInBackground(bin: string, env: Readonly<Record<string, string | undefined>>): void {
+  try {
+    const child = spawn(process.execPath, [bin, "daemon", "run"], { detached: true, stdio: "ignore", env: { ...env } as NodeJS.ProcessEnv, cwd: os.homedir() });
+    child.on("error", () => undefined);
+    child.unref();
+  } catch {
+    // the next event tries again
+  }
+}

@@ -1,0 +1,178 @@
+import * as fs from "node:fs";
+import * as net from "node:net";
+import { ComityError } from "../errors/comity-error.js";
+import { callDaemon } from "./call-daemon.js";
+import { MAX_DAEMON_REQUEST_BYTES, type DaemonAnswer, type DaemonCall, type DaemonStatus, type HookCall } from "./daemon-wire.js";
+
+export interface DaemonServerOptions {
+  readonly socket: string;
+  /** This daemon's build: a call from another build is answered `stale`, and the daemon ends. */
+  readonly build: string;
+  /** It ends after this long without a call. */
+  readonly idleMs: number;
+  /** Answers one hook event: the stdout of `comity hook` run on the call's arguments, folder, environment and stdin. */
+  readonly runHook: (call: HookCall) => Promise<string>;
+  /** Most events waiting at once; past it a caller is told `busy` and runs its event itself. Default 32. */
+  readonly maxWaiting?: number;
+  readonly now?: () => number;
+}
+
+export interface DaemonServer {
+  status(): DaemonStatus;
+  /** Resolves with why it ended: idle, stopped, another build, its socket gone. */
+  readonly ended: Promise<string>;
+  close(reason: string): Promise<void>;
+}
+
+/** How long a caller has to send its request once connected (a connection that trickles is dropped). */
+const REQUEST_MS = 5000;
+/** How often the daemon checks that its socket is still in place (a config folder removed, another daemon). */
+const CHECK_SOCKET_MS = 30_000;
+
+/**
+ * Listens on `socket` (created 0600 in the config folder, which is the user's alone) and answers the calls of the
+ * daemon's wire, one hook event at a time: events of one session must not interleave, and each takes milliseconds.
+ * A socket left by a daemon that died is replaced; one whose daemon answers is left alone (ComityError
+ * DAEMON_RUNNING). Only hook events and its own status are served.
+ */
+export async function startDaemonServer(options: DaemonServerOptions): Promise<DaemonServer> {
+  const now = options.now ?? Date.now;
+  const maxWaiting = options.maxWaiting ?? 32;
+  if (fs.existsSync(options.socket)) {
+    const other = await callDaemon(options.socket, { kind: "status", build: options.build }, { connectMs: 500, answerMs: 1000 });
+    if (!("miss" in other) || other.miss === "failed") throw new ComityError("DAEMON_RUNNING", `a daemon already listens on ${options.socket}`);
+    fs.rmSync(options.socket, { force: true });
+  }
+  const startedAt = new Date(now()).toISOString();
+  let served = 0;
+  let waiting = 0;
+  let chain: Promise<unknown> = Promise.resolve();
+  let endedWith: (reason: string) => void = () => undefined;
+  const ended = new Promise<string>((resolve) => {
+    endedWith = resolve;
+  });
+  const status = (): DaemonStatus => ({ pid: process.pid, build: options.build, startedAt, served, idleMs: options.idleMs });
+
+  let idle: NodeJS.Timeout | null = null;
+  const touch = (): void => {
+    if (idle !== null) clearTimeout(idle);
+    idle = setTimeout(() => void close("idle"), options.idleMs);
+    idle.unref();
+  };
+
+  const answerOf = async (call: DaemonCall): Promise<DaemonAnswer> => {
+    if (call.build !== options.build) {
+      setImmediate(() => void close(`another build called (${call.build})`));
+      return { kind: "stale", build: options.build };
+    }
+    if (call.kind !== "hook") {
+      if (call.kind === "status") return { kind: "status", ...status() };
+      setImmediate(() => void close("stopped"));
+      return { kind: "stopping" };
+    }
+    if (waiting >= maxWaiting) return { kind: "busy" };
+    waiting++;
+    const hookCall = call;
+    const next = chain.then(() => options.runHook(hookCall));
+    chain = next.catch(() => undefined);
+    try {
+      const stdout = await next;
+      served++;
+      return { kind: "hook", stdout };
+    } finally {
+      waiting--;
+    }
+  };
+
+  // Half-open allowed: a caller that ends its side after its request still gets the answer.
+  const server = net.createServer({ allowHalfOpen: true }, (conn) => {
+    touch();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let answered = false;
+    const reply = (answer: DaemonAnswer): void => {
+      if (answered) return;
+      answered = true;
+      conn.end(`${JSON.stringify(answer)}\n`);
+    };
+    conn.setTimeout(REQUEST_MS, () => conn.destroy());
+    conn.on("error", () => undefined);
+    conn.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_DAEMON_REQUEST_BYTES) {
+        reply({ kind: "refused", reason: `request over ${MAX_DAEMON_REQUEST_BYTES} bytes` });
+        conn.destroy();
+        return;
+      }
+      chunks.push(chunk);
+      if (!chunk.includes(10)) return;
+      conn.setTimeout(0);
+      const call = parseCall(Buffer.concat(chunks).toString("utf8"));
+      if (call === null) {
+        reply({ kind: "refused", reason: "not a call of the daemon's wire" });
+        return;
+      }
+      answerOf(call).then(reply, (error: unknown) => reply({ kind: "refused", reason: error instanceof Error ? error.message : String(error) }));
+    });
+  });
+
+  // The socket is created 0600 (no moment where another user could connect), in a folder that is the user's alone.
+  const umask = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.socket, () => resolve());
+    });
+  } finally {
+    process.umask(umask);
+  }
+  const mine = statOf(options.socket);
+  touch();
+  const check = setInterval(() => {
+    const st = statOf(options.socket);
+    if (st === null || st.ino !== mine?.ino) void close("its socket is gone");
+  }, CHECK_SOCKET_MS);
+  check.unref();
+
+  let closing: Promise<void> | null = null;
+  const close = (reason: string): Promise<void> =>
+    (closing ??= (async () => {
+      clearInterval(check);
+      if (idle !== null) clearTimeout(idle);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await chain;
+      const st = statOf(options.socket);
+      if (st !== null && st.ino === mine?.ino) fs.rmSync(options.socket, { force: true });
+      endedWith(reason);
+    })());
+
+  return { status, ended, close };
+}
+
+function statOf(file: string): fs.Stats | null {
+  try {
+    return fs.statSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/** A call of the wire, or null: anything else (a browser, a stray client) is refused. */
+export function parseCall(text: string): DaemonCall | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(0, text.indexOf("\n") < 0 ? text.length : text.indexOf("\n")));
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== "object") return null;
+  const v = value as Record<string, unknown>;
+  if (typeof v["build"] !== "string") return null;
+  if (v["kind"] === "status" || v["kind"] === "stop") return { kind: v["kind"], build: v["build"] };
+  if (v["kind"] !== "hook") return null;
+  const args = v["args"];
+  const env = v["env"];
+  if (!Array.isArray(args) || !args.every((a) => typeof a === "string") || typeof v["cwd"] !== "string" || typeof v["stdin"] !== "string") return null;
+  if (env === null || typeof env !== "object" || !Object.values(env).every((x) => typeof x === "string")) return null;
+  return { kind: "hook", build: v["build"], args: args as string[], cwd: v["cwd"], env: env as Record<string, string>, stdin: v["stdin"] };
+}

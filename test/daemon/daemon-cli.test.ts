@@ -1,0 +1,102 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { readHookLog } from "../helpers/hook-fixture.js";
+import { runBuiltCli, runBuiltCliAsync } from "../helpers/run-cli.js";
+
+// `comity hook` as `comity init` writes it, with the per-user daemon running: the same answers, byte for byte, as
+// the hook running each event itself.
+
+let sb: Sandbox;
+beforeEach(() => {
+  sb = createSandbox();
+});
+afterEach(() => {
+  for (const config of ["cfg-daemon", "cfg-here"]) runBuiltCli(["daemon", "stop"], { cwd: sb.dir, env: envFor(config) });
+  sb.cleanup();
+});
+
+function envFor(config: string, daemon = true): NodeJS.ProcessEnv {
+  const { COMITY_DAEMON: _off, ...env } = sb.env;
+  return { ...env, COMITY_CONFIG_DIR: path.join(sb.dir, "..", config), ...(daemon ? {} : { COMITY_DAEMON: "off" }) };
+}
+
+/** Two agents, one in a repo and one in its worktree: a breaking change, then edits that meet it. Every answer. */
+async function play(root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const app = initRepo(sb, `${root}/app`);
+  sb.write(`${root}/app/src/config.ts`, "export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n");
+  sb.write(`${root}/app/src/use.ts`, 'import { parseConfig } from "./config";\nexport const c = parseConfig("{}");\n');
+  sb.git(app, "add", "-A");
+  sb.git(app, "commit", "-q", "-m", "code");
+  const feature = path.join(sb.dir, root, "app-feature");
+  sb.git(app, "worktree", "add", "-q", feature, "-b", "feature");
+  const out: string[] = [];
+  const hook = async (session: string, cwd: string, event: string, extra: object): Promise<void> => {
+    const r = await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", event], {
+      cwd,
+      env: { ...env, COMITY_AGENT_NAME: session },
+      input: JSON.stringify({ session_id: session, cwd, hook_event_name: event, ...extra }),
+    });
+    expect(r.status).toBe(0);
+    out.push(r.stdout.split(sb.dir).join("<dir>").split(root).join("<root>"));
+  };
+  const edit = (cwd: string, file: string, id: string) => ({ tool_name: "Edit", tool_use_id: id, tool_input: { file_path: path.join(cwd, file), old_string: "x", new_string: "y" } });
+  await hook("alice", app, "SessionStart", { source: "startup" });
+  await hook("bob", feature, "SessionStart", { source: "startup" });
+  await hook("alice", app, "PreToolUse", edit(app, "src/config.ts", "t1"));
+  fs.writeFileSync(path.join(app, "src/config.ts"), "export function parseConfig(text: string, strict: boolean) {\n  return JSON.parse(text);\n}\n");
+  await hook("alice", app, "PostToolUse", edit(app, "src/config.ts", "t1"));
+  await hook("bob", feature, "PreToolUse", edit(feature, "src/use.ts", "t2"));
+  await hook("bob", feature, "PreToolUse", edit(feature, "src/config.ts", "t3"));
+  await hook("bob", feature, "UserPromptSubmit", { prompt: "go on" });
+  await hook("alice", app, "UserPromptSubmit", { prompt: "and now?" });
+  return out;
+}
+
+describe("comity hook with the daemon", () => {
+  it("answers every event through the daemon, byte for byte as the hook running it itself", async () => {
+    const env = envFor("cfg-daemon");
+    expect(runBuiltCli(["daemon", "start"], { cwd: sb.dir, env }).status).toBe(0);
+    const through = await play("through-daemon", env);
+    const here = await play("in-process", envFor("cfg-here", false));
+    expect(through).toEqual(here);
+    // The collision was told: the answers are not empty ones.
+    expect(here.filter((o) => o.includes('"permissionDecision":"deny"'))).toHaveLength(2);
+    expect(runBuiltCli(["daemon", "status"], { cwd: sb.dir, env }).stdout).toMatch(/running \(pid \d+, since .*, 8 hook events answered/);
+    expect(readHookLog(env["COMITY_CONFIG_DIR"] as string)).toEqual([]);
+  });
+
+  it("falls back to running the event itself when the daemon is gone, and starts it again for the next event", async () => {
+    const env = envFor("cfg-daemon");
+    expect(runBuiltCli(["daemon", "start"], { cwd: sb.dir, env }).status).toBe(0);
+    const pid = Number(/pid (\d+)/.exec(runBuiltCli(["daemon", "status"], { cwd: sb.dir, env }).stdout)?.[1]);
+    process.kill(pid, "SIGKILL");
+    const repo = initRepo(sb, "solo");
+    const prompt = JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart", source: "startup" });
+    const first = await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input: prompt });
+    expect(first.stdout).toContain("## solo");
+    // The hook that found no daemon started one: the next events go to it.
+    let status = runBuiltCli(["daemon", "status"], { cwd: sb.dir, env });
+    for (let i = 0; i < 100 && status.status !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = runBuiltCli(["daemon", "status"], { cwd: sb.dir, env });
+    }
+    expect(status.stdout).toMatch(/running \(pid \d+/);
+    expect(Number(/pid (\d+)/.exec(status.stdout)?.[1])).not.toBe(pid);
+    expect(readHookLog(env["COMITY_CONFIG_DIR"] as string)).toEqual([]);
+  });
+
+  it("COMITY_DAEMON=off: the hook never starts one", async () => {
+    const env = envFor("cfg-here", false);
+    const repo = initRepo(sb, "solo");
+    const r = await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "SessionStart"], {
+      cwd: repo,
+      env,
+      input: JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" }),
+    });
+    expect(r.stdout).toContain("## solo");
+    expect(fs.existsSync(path.join(env["COMITY_CONFIG_DIR"] as string, "daemon.sock"))).toBe(false);
+    expect(runBuiltCli(["daemon", "status"], { cwd: sb.dir, env }).status).toBe(2);
+  });
+});

@@ -1,0 +1,115 @@
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callDaemon } from "../../src/daemon/call-daemon.js";
+import { MAX_DAEMON_REQUEST_BYTES, type HookCall } from "../../src/daemon/daemon-wire.js";
+import { startDaemonServer, type DaemonServer } from "../../src/daemon/start-daemon-server.js";
+import { ComityError } from "../../src/errors/comity-error.js";
+
+let dir: string;
+let socket: string;
+const servers: DaemonServer[] = [];
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-daemon-"));
+  fs.chmodSync(dir, 0o700);
+  socket = path.join(dir, "daemon.sock");
+});
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close("test over");
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const call = (extra: Partial<HookCall> = {}): HookCall => ({ kind: "hook", build: "b1", args: ["--tool", "codex"], cwd: "/w", env: { HOME: "/h" }, stdin: "{}", ...extra });
+const limits = { connectMs: 500, answerMs: 2000 };
+async function start(options: { runHook?: (c: HookCall) => Promise<string>; maxWaiting?: number; idleMs?: number } = {}): Promise<DaemonServer> {
+  const s = await startDaemonServer({
+    socket,
+    build: "b1",
+    idleMs: options.idleMs ?? 60_000,
+    runHook: options.runHook ?? (async (c) => `ran ${c.args.join(" ")} in ${c.cwd} with ${c.stdin}`),
+    ...(options.maxWaiting === undefined ? {} : { maxWaiting: options.maxWaiting }),
+  });
+  servers.push(s);
+  return s;
+}
+/** Sends raw bytes and reads the answer line. */
+function raw(bytes: string | Buffer): Promise<string> {
+  return new Promise((resolve) => {
+    const conn = net.createConnection(socket);
+    let text = "";
+    conn.on("data", (c) => (text += c.toString()));
+    conn.on("close", () => resolve(text));
+    conn.on("error", () => resolve(text));
+    conn.end(bytes);
+  });
+}
+
+describe("the daemon's server", () => {
+  it("answers a hook call with what the event printed, one at a time, and counts it", async () => {
+    let running = 0;
+    let most = 0;
+    const s = await start({
+      runHook: async (c) => {
+        most = Math.max(most, ++running);
+        await new Promise((r) => setTimeout(r, 5));
+        running--;
+        return c.stdin;
+      },
+    });
+    const answers = await Promise.all([1, 2, 3, 4].map((i) => callDaemon(socket, call({ stdin: `e${i}` }), limits)));
+    expect(answers).toEqual([1, 2, 3, 4].map((i) => ({ kind: "hook", stdout: `e${i}` })));
+    // Events of one session must not interleave: they run one after another.
+    expect(most).toBe(1);
+    expect(s.status()).toMatchObject({ served: 4, build: "b1", pid: process.pid });
+  });
+
+  it("listens on a socket only its user can open, and serves only its wire", async () => {
+    await start();
+    expect(fs.statSync(socket).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await raw("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://evil.example\r\n\r\n"))).toEqual({ kind: "refused", reason: "not a call of the daemon's wire" });
+    expect(JSON.parse(await raw(`${JSON.stringify({ kind: "shell", build: "b1", command: "rm -rf /" })}\n`))).toMatchObject({ kind: "refused" });
+    expect(JSON.parse(await raw(`${JSON.stringify({ ...call(), env: { X: 1 } })}\n`))).toMatchObject({ kind: "refused" });
+    expect(JSON.parse(await raw(Buffer.alloc(MAX_DAEMON_REQUEST_BYTES + 10, 0x61)))).toEqual({ kind: "refused", reason: `request over ${MAX_DAEMON_REQUEST_BYTES} bytes` });
+    expect(await callDaemon(socket, call(), limits)).toMatchObject({ kind: "hook" });
+  });
+
+  it("a call from another build is answered stale and the daemon ends, removing its socket", async () => {
+    const s = await start();
+    expect(await callDaemon(socket, call({ build: "b2" }), limits)).toEqual({ kind: "stale", build: "b1" });
+    expect(await s.ended).toBe("another build called (b2)");
+    expect(fs.existsSync(socket)).toBe(false);
+  });
+
+  it("tells the excess callers it is busy, so that they run their event themselves", async () => {
+    let release: () => void = () => undefined;
+    let entered: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const inside = new Promise<void>((r) => (entered = r));
+    await start({
+      maxWaiting: 1,
+      runHook: async () => {
+        entered();
+        await gate;
+        return "done";
+      },
+    });
+    const first = callDaemon(socket, call(), limits);
+    await inside;
+    expect(await callDaemon(socket, call(), limits)).toEqual({ kind: "busy" });
+    release();
+    expect(await first).toEqual({ kind: "hook", stdout: "done" });
+  });
+
+  it("replaces a socket its daemon left behind, refuses to start beside a live one, ends when idle or stopped", async () => {
+    fs.writeFileSync(socket, "");
+    const s = await start({ idleMs: 50 });
+    await expect(startDaemonServer({ socket, build: "b1", idleMs: 1000, runHook: async () => "" })).rejects.toSatisfy((e) => e instanceof ComityError && e.code === "DAEMON_RUNNING");
+    expect(await s.ended).toBe("idle");
+    const t = await start();
+    expect(await callDaemon(socket, { kind: "stop", build: "b1" }, limits)).toEqual({ kind: "stopping" });
+    expect(await t.ended).toBe("stopped");
+    expect(await callDaemon(socket, call(), limits)).toMatchObject({ miss: "absent" });
+  });
+});
