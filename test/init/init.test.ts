@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import fc from "fast-check";
@@ -20,7 +21,19 @@ beforeEach(() => {
 });
 afterEach(() => sb.cleanup());
 
-const env = () => ({ ...process.env, HOME: home, PATH: `${bin}${path.delimiter}${path.dirname(process.execPath)}` });
+// PATH holds the fake binaries and a folder with only node and git in it: a real `comity` installed beside node (npm
+// link, a global install) must not answer the "is comity on PATH" questions these tests ask.
+const env = () => ({ ...process.env, HOME: home, PATH: `${bin}${path.delimiter}${toolsDir()}` });
+function toolsDir(): string {
+  const dir = path.join(sb.dir, "tools");
+  if (!fs.existsSync(dir)) {
+    fs.mkdirSync(dir);
+    fs.symlinkSync(process.execPath, path.join(dir, "node"));
+    const git = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+    if (git !== "") fs.symlinkSync(git, path.join(dir, "git"));
+  }
+  return dir;
+}
 const init = (cwd: string, ...args: string[]) => runBuiltCli(["init", ...args], { cwd, env: env() });
 const readJson = (f: string) =>
   JSON.parse(fs.readFileSync(f, "utf8")) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string; timeout: number }> }>> } & Record<string, unknown>;
