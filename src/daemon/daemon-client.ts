@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { statSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
 import * as os from "node:os";
 import { fileURLToPath } from "node:url";
 import { configDir } from "../config/config-dir.js";
@@ -50,8 +51,29 @@ export async function hookThroughDaemon(args: readonly string[], stdin: string, 
   return { runHere: `the daemon answered ${answer.kind}`, startDaemon: false };
 }
 
-/** Starts `comity daemon run` in the background for the next events; the hook does not wait for it. */
-export function startDaemonInBackground(bin: string, env: Readonly<Record<string, string | undefined>>): void {
+/** How long after one hook started the daemon no other hook starts it again (it is starting, or cannot start). */
+const START_AGAIN_AFTER_MS = 10_000;
+
+/**
+ * Starts `comity daemon run` in the background for the next events; the hook does not wait for it. At most once every
+ * few seconds (a mark beside the socket): hooks that run at once start one daemon, and one that cannot start is not
+ * tried again at every event.
+ */
+export function startDaemonInBackground(bin: string, env: Readonly<Record<string, string | undefined>>, options: { force?: boolean } = {}): void {
+  const socket = daemonSocketFor(env);
+  if (socket === null) return;
+  const mark = startingMark(socket);
+  try {
+    if (options.force !== true && Date.now() - statSync(mark).mtimeMs < START_AGAIN_AFTER_MS) return;
+  } catch {
+    // no mark: start it
+  }
+  try {
+    mkdirSync(path.dirname(mark), { recursive: true, mode: 0o700 });
+    writeFileSync(mark, "", { mode: 0o600 });
+  } catch {
+    return; // a config folder that cannot be written to has no socket either
+  }
   try {
     const child = spawn(process.execPath, [bin, "daemon", "run"], { detached: true, stdio: "ignore", env: { ...env } as NodeJS.ProcessEnv, cwd: os.homedir() });
     child.on("error", () => undefined);
@@ -59,4 +81,9 @@ export function startDaemonInBackground(bin: string, env: Readonly<Record<string
   } catch {
     // the next event tries again
   }
+}
+
+/** The mark a hook leaves when it starts the daemon; the daemon removes it once it listens. */
+export function startingMark(socket: string): string {
+  return `${socket}.starting`;
 }

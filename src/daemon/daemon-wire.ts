@@ -34,6 +34,8 @@ export interface DaemonStatus {
   readonly startedAt: string;
   /** Hook events answered since it started. */
   readonly served: number;
+  /** Hook events running or waiting now. */
+  readonly waiting: number;
   /** It ends itself after this long without a request. */
   readonly idleMs: number;
 }

@@ -12,8 +12,14 @@ export interface DaemonServerOptions {
   readonly idleMs: number;
   /** Answers one hook event: the stdout of `comity hook` run on the call's arguments, folder, environment and stdin. */
   readonly runHook: (call: HookCall) => Promise<string>;
-  /** Most events waiting at once; past it a caller is told `busy` and runs its event itself. Default 32. */
+  /** Most events waiting at once; past it a caller is told `busy` and runs its event itself. Default 8. */
   readonly maxWaiting?: number;
+  /**
+   * A caller that would wait behind an event running for longer than this (a session start briefing many repos) is
+   * told `busy` and runs its event itself, as it would without a daemon: one agent's slow event never delays another's
+   * edit. Default 250 ms.
+   */
+  readonly busyAfterMs?: number;
   readonly now?: () => number;
 }
 
@@ -37,7 +43,10 @@ const CHECK_SOCKET_MS = 30_000;
  */
 export async function startDaemonServer(options: DaemonServerOptions): Promise<DaemonServer> {
   const now = options.now ?? Date.now;
-  const maxWaiting = options.maxWaiting ?? 32;
+  const maxWaiting = options.maxWaiting ?? 8;
+  const busyAfterMs = options.busyAfterMs ?? 250;
+  /** When the event now running started (null: none runs). */
+  let runningSince: number | null = null;
   if (fs.existsSync(options.socket)) {
     const other = await callDaemon(options.socket, { kind: "status", build: options.build }, { connectMs: 500, answerMs: 1000 });
     if (!("miss" in other) || other.miss === "failed") throw new ComityError("DAEMON_RUNNING", `a daemon already listens on ${options.socket}`);
@@ -51,7 +60,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   const ended = new Promise<string>((resolve) => {
     endedWith = resolve;
   });
-  const status = (): DaemonStatus => ({ pid: process.pid, build: options.build, startedAt, served, idleMs: options.idleMs });
+  const status = (): DaemonStatus => ({ pid: process.pid, build: options.build, startedAt, served, waiting, idleMs: options.idleMs });
 
   let idle: NodeJS.Timeout | null = null;
   const touch = (): void => {
@@ -70,10 +79,17 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       setImmediate(() => void close("stopped"));
       return { kind: "stopping" };
     }
-    if (waiting >= maxWaiting) return { kind: "busy" };
+    if (waiting >= maxWaiting || (runningSince !== null && now() - runningSince > busyAfterMs)) return { kind: "busy" };
     waiting++;
     const hookCall = call;
-    const next = chain.then(() => options.runHook(hookCall));
+    const next = chain.then(async () => {
+      runningSince = now();
+      try {
+        return await options.runHook(hookCall);
+      } finally {
+        runningSince = null;
+      }
+    });
     chain = next.catch(() => undefined);
     try {
       const stdout = await next;

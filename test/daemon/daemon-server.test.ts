@@ -102,6 +102,41 @@ describe("the daemon's server", () => {
     expect(await first).toEqual({ kind: "hook", stdout: "done" });
   });
 
+  it("does not queue an event behind one that has run long: the caller runs its own (an edit never waits on a briefing)", async () => {
+    let clock = 0;
+    let release: () => void = () => undefined;
+    let entered: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const inside = new Promise<void>((r) => (entered = r));
+    servers.push(
+      await startDaemonServer({
+        socket,
+        build: "b1",
+        idleMs: 60_000,
+        busyAfterMs: 250,
+        now: () => clock,
+        runHook: async (c) => {
+          if (c.stdin === "slow") {
+            entered();
+            await gate;
+          }
+          return c.stdin;
+        },
+      }),
+    );
+    const slow = callDaemon(socket, call({ stdin: "slow" }), limits);
+    await inside;
+    clock = 100;
+    const queued = callDaemon(socket, call({ stdin: "quick" }), limits);
+    // (waits until the daemon has queued it: the slow one and this one)
+    while (servers[0]?.status().waiting !== 2) await new Promise((r) => setImmediate(r));
+    clock = 300;
+    expect(await callDaemon(socket, call({ stdin: "late" }), limits)).toEqual({ kind: "busy" });
+    release();
+    expect(await slow).toEqual({ kind: "hook", stdout: "slow" });
+    expect(await queued).toEqual({ kind: "hook", stdout: "quick" });
+  });
+
   it("replaces a socket its daemon left behind, refuses to start beside a live one, ends when idle or stopped", async () => {
     fs.writeFileSync(socket, "");
     const s = await start({ idleMs: 50 });

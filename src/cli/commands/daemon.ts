@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
 import { callDaemon } from "../../daemon/call-daemon.js";
-import { daemonSocketFor, installedBuild } from "../../daemon/daemon-client.js";
+import { daemonSocketFor, installedBuild, startingMark } from "../../daemon/daemon-client.js";
 import type { DaemonAnswer, HookCall } from "../../daemon/daemon-wire.js";
 import type { CliIo } from "../io.js";
 
@@ -70,7 +70,7 @@ export async function daemonCommand(args: readonly string[], io: CliIo): Promise
       return 0;
     }
     const { startDaemonInBackground } = await import("../../daemon/daemon-client.js");
-    startDaemonInBackground(fileURLToPath(new URL("../../../bin/comity.js", import.meta.url)), io.env);
+    startDaemonInBackground(fileURLToPath(new URL("../../../bin/comity.js", import.meta.url)), io.env, { force: true });
     for (let waited = 0; waited < 5000; waited += 50) {
       await new Promise((r) => setTimeout(r, 50));
       const a = await ask("status");
@@ -96,6 +96,8 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
     runHook: answerHookCall,
   });
+  // Listening: a hook that finds it gone later (killed, crashed) starts the next one at once.
+  fs.rmSync(startingMark(socket), { force: true });
   io.stdout.write(`comity daemon: listening on ${socket} (pid ${process.pid}, config ${configDir(io.env, io.env["HOME"] ?? os.homedir())})\n`);
   const stop = (): void => void server.close("signal");
   process.once("SIGINT", stop);
