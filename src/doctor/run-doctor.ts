@@ -61,6 +61,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const mode = coordinationMode(options.env, options.configDir);
   checks.push(configDirCheck(options.configDir));
   checks.push(await symbolsParserCheck(options.env));
+  checks.push(await daemonCheck(options.env));
   if (mode.kind === "served") checks.push(...(await apiChecks(options)));
   else checks.push(await localCoordinationCheck(mode, options));
   checks.push(...repoChecks(options, mode.kind));
@@ -332,6 +333,22 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
 }
 
 /** Whether files are parsed by Comity's native parser (`native/`) or by web-tree-sitter, its slower fallback. */
+/** Whether hook events are answered by a warm daemon (`comity daemon`), or each in its own process. */
+async function daemonCheck(env: DoctorOptions["env"]): Promise<DoctorCheck> {
+  const { daemonSocketFor, installedBuild } = await import("../daemon/daemon-client.js");
+  const { callDaemon } = await import("../daemon/call-daemon.js");
+  const title = "daemon";
+  if (env["COMITY_DAEMON"] === "off") return { id: "daemon", status: "ok", title, detail: "off (COMITY_DAEMON=off): each hook event runs in a process of its own" };
+  const socket = daemonSocketFor(env);
+  if (socket === null)
+    return { id: "daemon", status: "warn", title, detail: "the config folder's path is too long for a socket: each hook event runs in a process of its own (set COMITY_CONFIG_DIR to a shorter path)" };
+  const a = await callDaemon(socket, { kind: "status", build: installedBuild() }, { connectMs: 500, answerMs: 1500 });
+  if ("miss" in a) return { id: "daemon", status: "skip", title, detail: `not running: the next hook event starts it (${socket})` };
+  if (a.kind === "status") return { id: "daemon", status: "ok", title, detail: `running (pid ${a.pid}, ${a.served} hook events answered): hook events are answered warm` };
+  if (a.kind === "stale") return { id: "daemon", status: "ok", title, detail: "a daemon of another Comity build was running: it ended, and the next hook event starts this build's" };
+  return { id: "daemon", status: "warn", title, detail: `it answered ${a.kind}` };
+}
+
 async function symbolsParserCheck(env: DoctorOptions["env"]): Promise<DoctorCheck> {
   const { FLAT_PARSER_ENV, openFlatParser } = await import("../parse/native-parser.js");
   const title = "symbols parser";

@@ -64,6 +64,11 @@ describe("comity hook with the daemon", () => {
     // The collision was told: the answers are not empty ones.
     expect(here.filter((o) => o.includes('"permissionDecision":"deny"'))).toHaveLength(2);
     expect(runBuiltCli(["daemon", "status"], { cwd: sb.dir, env }).stdout).toMatch(/running \(pid \d+, since .*, 8 hook events answered/);
+    // comity doctor says so, and says when it is off.
+    const daemonCheck = (e: NodeJS.ProcessEnv) =>
+      (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: sb.dir, env: e }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find((c) => c.id === "daemon");
+    expect(daemonCheck(env)).toMatchObject({ status: "ok", detail: expect.stringMatching(/^running \(pid \d+, 8 hook events answered\)/) });
+    expect(daemonCheck(envFor("cfg-here", false))).toMatchObject({ status: "ok", detail: expect.stringContaining("COMITY_DAEMON=off") });
     expect(readHookLog(env["COMITY_CONFIG_DIR"] as string)).toEqual([]);
   });
 

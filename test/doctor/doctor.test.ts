@@ -52,6 +52,7 @@ describe("comity doctor", () => {
       ["hooks.omp", "skip"],
       ["config_dir", "ok"],
       ["symbols_parser", "ok"],
+      ["daemon", "ok"],
       ["api", "ok"],
       ["api.token", "ok"],
       ["repo:.", "ok"],
