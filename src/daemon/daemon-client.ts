@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import * as os from "node:os";
 import { fileURLToPath } from "node:url";
@@ -44,7 +44,12 @@ export async function hookThroughDaemon(args: readonly string[], stdin: string, 
   const defined: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) defined[k] = v;
   const answer = await callDaemon(socket, { kind: "hook", build: installedBuild(), args, cwd, env: defined, stdin }, { connectMs: 200, answerMs: DAEMON_ANSWER_MS });
-  if ("miss" in answer) return answer.miss === "absent" ? { runHere: answer.reason, startDaemon: true } : { failOpen: `the daemon did not answer: ${answer.reason}` };
+  if ("miss" in answer) {
+    if (answer.miss === "absent") return { runHere: answer.reason, startDaemon: true };
+    // It took the event and gave nothing back in time: stuck. It is ended, so that the next event starts a new one
+    // instead of waiting on it too; this one has no time left to run, and fails open.
+    return { failOpen: `the daemon did not answer (${answer.reason}): ${endStuckDaemon(socket)}` };
+  }
   if (answer.kind === "hook") return { stdout: answer.stdout };
   if (answer.kind === "stale") return { runHere: "the daemon was of another build", startDaemon: true };
   if (answer.kind === "busy") return { runHere: "the daemon was busy", startDaemon: false };
@@ -86,4 +91,39 @@ export function startDaemonInBackground(bin: string, env: Readonly<Record<string
 /** The mark a hook leaves when it starts the daemon; the daemon removes it once it listens. */
 export function startingMark(socket: string): string {
   return `${socket}.starting`;
+}
+
+/** Where a running daemon writes its pid (removed when it ends). */
+export function pidFile(socket: string): string {
+  return `${socket}.pid`;
+}
+
+/**
+ * Ends the daemon whose pid is beside `socket`, if that process is a `comity daemon run` (its command line says so;
+ * where the platform cannot tell, it is left alone), and removes its socket. Says what it did.
+ */
+export function endStuckDaemon(socket: string): string {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(pidFile(socket), "utf8"), 10);
+  } catch {
+    return "no pid beside its socket, left as it is";
+  }
+  if (!Number.isInteger(pid) || pid <= 1) return "no pid beside its socket, left as it is";
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  } catch {
+    return `pid ${pid} left as it is (its command line cannot be read here)`;
+  }
+  const isDaemon = args.some((a) => /(^|[/\\])comity(\.js)?$/.test(a)) && args.includes("daemon") && args.includes("run");
+  if (!isDaemon) return `pid ${pid} is not a comity daemon: left as it is`;
+  try {
+    process.kill(pid, "SIGKILL");
+    rmSync(socket, { force: true });
+    rmSync(pidFile(socket), { force: true });
+    return `ended it (pid ${pid}); the next event starts a new one`;
+  } catch (error) {
+    return `could not end pid ${pid}: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }

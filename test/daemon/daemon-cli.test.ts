@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -91,6 +92,33 @@ describe("comity hook with the daemon", () => {
     expect(Number(/pid (\d+)/.exec(status.stdout)?.[1])).not.toBe(pid);
     expect(readHookLog(env["COMITY_CONFIG_DIR"] as string)).toEqual([]);
   });
+
+  // Linux: where /proc cannot tell a comity daemon from another process, a stuck one is left alone.
+  it.skipIf(process.platform !== "linux")(
+    "a daemon that takes an event and never answers is ended: the hook fails open once, the next event starts a new one",
+    async () => {
+      const env = envFor("cfg-daemon");
+      const config = env["COMITY_CONFIG_DIR"] as string;
+      fs.mkdirSync(config, { recursive: true, mode: 0o700 });
+      const socket = path.join(config, "daemon.sock");
+      // A stuck daemon: it accepts connections and answers nothing (as one caught in an endless loop would look).
+      const stuck = spawn(process.execPath, ["-e", `require("net").createServer(() => {}).listen(process.argv[1]); setInterval(() => {}, 1000)`, socket, "/x/bin/comity.js", "daemon", "run"], {
+        stdio: "ignore",
+      });
+      for (let i = 0; i < 200 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 10));
+      fs.writeFileSync(path.join(config, "daemon.sock.pid"), `${stuck.pid}\n`);
+      const gone = new Promise((r) => stuck.once("exit", r));
+      const repo = initRepo(sb, "solo");
+      const input = JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" });
+      const first = await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input });
+      expect(first).toMatchObject({ status: 0, stdout: "" });
+      await gone;
+      expect(readHookLog(config)).toEqual([expect.stringMatching(/\tfail-open\tclaude_code\tSessionStart\tthe daemon did not answer \(no answer within 3500 ms\): ended it \(pid \d+\)/)]);
+      const next = await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input });
+      expect(next.stdout).toContain("## solo");
+    },
+    30_000,
+  );
 
   it("COMITY_DAEMON=off: the hook never starts one", async () => {
     const env = envFor("cfg-here", false);

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
 import { callDaemon } from "../../daemon/call-daemon.js";
-import { daemonSocketFor, installedBuild, startingMark } from "../../daemon/daemon-client.js";
+import { daemonSocketFor, installedBuild, pidFile, startingMark } from "../../daemon/daemon-client.js";
 import type { DaemonAnswer, HookCall } from "../../daemon/daemon-wire.js";
 import type { CliIo } from "../io.js";
 
@@ -96,13 +96,16 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
     runHook: answerHookCall,
   });
-  // Listening: a hook that finds it gone later (killed, crashed) starts the next one at once.
+  // Listening: a hook that finds it gone later (killed, crashed) starts the next one at once; one that finds it stuck
+  // ends it by its pid.
   fs.rmSync(startingMark(socket), { force: true });
+  fs.writeFileSync(pidFile(socket), `${process.pid}\n`, { mode: 0o600 });
   io.stdout.write(`comity daemon: listening on ${socket} (pid ${process.pid}, config ${configDir(io.env, io.env["HOME"] ?? os.homedir())})\n`);
   const stop = (): void => void server.close("signal");
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   const why = await server.ended;
+  fs.rmSync(pidFile(socket), { force: true });
   io.stdout.write(`comity daemon: ended (${why})\n`);
   return 0;
 }
