@@ -20,6 +20,8 @@ export interface DaemonServerOptions {
    * edit. Default 250 ms.
    */
   readonly busyAfterMs?: number;
+  /** Past this resident memory after an event, the daemon ends (the next hook starts a fresh one). Default 1 GiB. */
+  readonly maxRssBytes?: number;
   readonly now?: () => number;
 }
 
@@ -45,6 +47,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   const now = options.now ?? Date.now;
   const maxWaiting = options.maxWaiting ?? 8;
   const busyAfterMs = options.busyAfterMs ?? 250;
+  const maxRssBytes = options.maxRssBytes ?? 1024 * 1024 * 1024;
   /** When the event now running started (null: none runs). */
   let runningSince: number | null = null;
   if (fs.existsSync(options.socket)) {
@@ -94,6 +97,9 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     try {
       const stdout = await next;
       served++;
+      // A daemon lives for hours: whatever it came to hold, it never holds more than this.
+      const rss = process.memoryUsage.rss();
+      if (rss > maxRssBytes) setImmediate(() => void close(`memory (${Math.round(rss / 2 ** 20)} MiB)`));
       return { kind: "hook", stdout };
     } finally {
       waiting--;

@@ -137,6 +137,13 @@ describe("the daemon's server", () => {
     expect(await queued).toEqual({ kind: "hook", stdout: "quick" });
   });
 
+  it("ends after an event that leaves it holding more memory than its bound, having answered it", async () => {
+    const s = await startDaemonServer({ socket, build: "b1", idleMs: 60_000, maxRssBytes: 1, runHook: async () => "answered" });
+    servers.push(s);
+    expect(await callDaemon(socket, call(), limits)).toEqual({ kind: "hook", stdout: "answered" });
+    expect(await s.ended).toMatch(/^memory \(\d+ MiB\)$/);
+  });
+
   it("replaces a socket its daemon left behind, refuses to start beside a live one, ends when idle or stopped", async () => {
     fs.writeFileSync(socket, "");
     const s = await start({ idleMs: 50 });
