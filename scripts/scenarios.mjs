@@ -5,7 +5,9 @@
 // (each scenario in a database of its own is the test suite's job; here one URL is reused, so pass an empty one).
 // `--only PREFIX` runs the scenarios whose file starts with it; `-v` prints what each agent saw where one failed;
 // `--write` puts the table into benchmarks/README.md between its scenario markers (the record is never edited by
-// hand). `COMITY_SCENARIO_BIN=/other/bin/comity.js` scores another build.
+// hand). `COMITY_SCENARIO_BIN=/other/bin/comity.js` scores another build. `--daemon`: the hooks go through the
+// per-user daemon, as they do by default for a user (each scenario's config folder starts one; without the flag
+// each hook runs its event itself).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +16,7 @@ import { formatTable, loadScenarios, runScenario } from "../test/scenarios/runne
 const args = process.argv.slice(2);
 const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined;
 const verbose = args.includes("-v");
+const daemon = args.includes("--daemon");
 const modes = args.includes("--mode") ? [args[args.indexOf("--mode") + 1]] : ["served", "embedded"];
 const all = [];
 const tables = [];
@@ -24,7 +27,7 @@ for (const mode of modes) {
     if (only !== undefined && !scenario.file.startsWith(only)) continue;
     let r;
     try {
-      r = await runScenario(scenario, { mode });
+      r = await runScenario(scenario, { mode, daemon });
     } catch (error) {
       // A build that cannot play the scenario (an older CLI without a policy it sets, say) told nobody anything.
       const expected = scenario.steps.reduce((n, s) => n + (s.expect ?? []).length, 0);

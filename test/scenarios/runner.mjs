@@ -446,6 +446,10 @@ export async function runScenario(scenario, options = {}) {
   const home = path.join(dir, "home");
   fs.mkdirSync(home);
   const baseEnv = { ...gitEnv(), HOME: home, COMITY_CONFIG_DIR: path.join(dir, "config") };
+  // Each scenario has a config folder of its own, so a daemon of its own: played as processes, the hooks run each
+  // event themselves unless asked (`options.daemon`), or a run would leave one daemon per scenario behind it.
+  if (options.daemon === true) delete baseEnv.COMITY_DAEMON;
+  else baseEnv.COMITY_DAEMON = "off";
   delete baseEnv.COMITY_API_URL;
   delete baseEnv.COMITY_TOKEN;
   delete baseEnv.COMITY_AGENT_NAME;
