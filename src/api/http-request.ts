@@ -13,19 +13,46 @@ export interface HttpAnswer {
 /** An answer larger than this is refused: the hook fails open rather than hold hundreds of megabytes. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
+/** Connections kept for reuse ({@link keepConnectionsAlive}); null: each request opens and closes its own. */
+let kept: { readonly http: import("node:http").Agent; readonly https: import("node:https").Agent } | null = null;
+
+/**
+ * For a long-lived process (`comity daemon`): from now on, requests to a server reuse its connections (one TCP and
+ * TLS handshake per server, not per event). A one-shot process must not: an idle kept socket would hold it open.
+ * Idle connections are dropped after 4 s, before a server's usual 5 s keep-alive timeout closes them under a request.
+ */
+export async function keepConnectionsAlive(): Promise<void> {
+  const [http, https] = await Promise.all([import("node:http"), import("node:https")]);
+  const options = { keepAlive: true, maxSockets: 8, timeout: 4000 };
+  kept = { http: new http.Agent(options), https: new https.Agent(options) };
+}
+
 export async function httpRequest(url: URL, options: { method: "GET" | "POST"; token?: string | undefined; body?: unknown; timeoutMs: number; maxBytes?: number }): Promise<HttpAnswer> {
+  try {
+    return await requestOnce(url, options);
+  } catch (error) {
+    // A kept connection the server closed just as it was reused: the request never reached it; once more, on a new one.
+    if (error instanceof StaleConnection) return requestOnce(url, options);
+    throw error;
+  }
+}
+
+class StaleConnection extends Error {}
+
+async function requestOnce(url: URL, options: { method: "GET" | "POST"; token?: string | undefined; body?: unknown; timeoutMs: number; maxBytes?: number }): Promise<HttpAnswer> {
   const max = options.maxBytes ?? MAX_ANSWER_BYTES;
-  const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  const https = url.protocol === "https:";
+  const { request } = https ? await import("node:https") : await import("node:http");
   const payload = options.body === undefined ? null : JSON.stringify(options.body);
   return new Promise<HttpAnswer>((resolve, reject) => {
     const req = request(
       url,
       {
         method: options.method,
-        agent: false,
+        agent: kept === null ? false : https ? kept.https : kept.http,
         headers: {
           ...(payload === null ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }),
-          connection: "close",
+          connection: kept === null ? "close" : "keep-alive",
           ...(options.token === undefined || options.token === "" ? {} : { authorization: `Bearer ${options.token}` }),
         },
       },
@@ -55,7 +82,9 @@ export async function httpRequest(url: URL, options: { method: "GET" | "POST"; t
       reject(new Error(`no answer within ${options.timeoutMs} ms`));
     }, options.timeoutMs);
     req.on("close", () => clearTimeout(timer));
-    req.on("error", (e: NodeJS.ErrnoException) => reject(new Error(`cannot reach the API (${e.code ?? e.message})`)));
+    req.on("error", (e: NodeJS.ErrnoException) =>
+      reject(req.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE") ? new StaleConnection(e.code) : new Error(`cannot reach the API (${e.code ?? e.message})`)),
+    );
     req.end(payload ?? undefined);
   });
 }

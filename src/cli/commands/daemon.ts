@@ -88,6 +88,8 @@ export async function daemonCommand(args: readonly string[], io: CliIo): Promise
 /** `comity daemon run`: serves until idle, stopped, replaced by another build, or its socket is gone. */
 async function runDaemon(socket: string, build: string, io: CliIo): Promise<number> {
   const { startDaemonServer } = await import("../../daemon/start-daemon-server.js");
+  // A team server is asked at every event: one connection, kept, instead of a handshake each time.
+  await (await import("../../api/http-request.js")).keepConnectionsAlive();
   const idle = Number(io.env["COMITY_DAEMON_IDLE_MS"]);
   fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
   const server = await startDaemonServer({
