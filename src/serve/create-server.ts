@@ -120,17 +120,19 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       req.resume();
       return send(403, { error: "read_only_token", message: "this token is read-only (the dashboard's): hooks need a token from 'comity serve token create' without --read-only" }, true);
     }
+    // Both writing routes take one JSON body, bounded, each checked against its own schema.
     const body = await readBody(req, maxBody);
+    if (body === "too_large") return send(413, { error: "payload_too_large", message: `bodies are limited to ${maxBody} bytes` }, true);
+    let json: unknown;
+    try {
+      json = JSON.parse(body.toString("utf8"));
+    } catch {
+      return send(400, { error: "invalid_json", message: "the body is not JSON" });
+    }
+    const invalid = (problem: { field: string; message: string }) => send(400, { error: "invalid_request", field: problem.field, message: `${problem.field} ${problem.message}` });
     if (route === "POST /v1/messages") {
-      if (body === "too_large") return send(413, { error: "payload_too_large", message: `bodies are limited to ${maxBody} bytes` }, true);
-      let message: unknown;
-      try {
-        message = JSON.parse(body.toString("utf8"));
-      } catch {
-        return send(400, { error: "invalid_json", message: "the body is not JSON" });
-      }
-      const checked = validateMessage(message);
-      if (!checked.ok) return send(400, { error: "invalid_request", field: checked.problem.field, message: `${checked.problem.field} ${checked.problem.message}` });
+      const checked = validateMessage(json);
+      if (!checked.ok) return invalid(checked.problem);
       try {
         const answer = await db.transaction(`message:${team.id}`, (sql) => sendMessage(sql, { teamId: team.id, now: now(), leaseMs }, checked.request));
         dashboard.notify(team.id);
@@ -140,15 +142,8 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
         throw error;
       }
     }
-    if (body === "too_large") return send(413, { error: "payload_too_large", message: `bodies are limited to ${maxBody} bytes` }, true);
-    let json: unknown;
-    try {
-      json = JSON.parse(body.toString("utf8"));
-    } catch {
-      return send(400, { error: "invalid_json", message: "the body is not JSON" });
-    }
     const checked = validate(json);
-    if (!checked.ok) return send(400, { error: "invalid_request", field: checked.problem.field, message: `${checked.problem.field} ${checked.problem.message}` });
+    if (!checked.ok) return invalid(checked.problem);
     const over = overLimits(checked.request);
     if (over !== null) return send(413, { error: "too_much_work", message: `${over}: split the request` });
     const answer = await oneAtATime(team.id, () => db.transaction(evaluateLockKeys(team, checked.request), (sql) => evaluateEvent(sql, team, checked.request, { now: now(), leaseMs })));

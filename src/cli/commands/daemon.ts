@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
 import { callDaemon } from "../../daemon/call-daemon.js";
-import { daemonSocketFor, installedBuild, pidFile, startingMark } from "../../daemon/daemon-client.js";
+import { daemonSocketFor, installedBuild, pidFile, startDaemonInBackground, startingMark } from "../../daemon/daemon-client.js";
 import type { DaemonAnswer, HookCall } from "../../daemon/daemon-wire.js";
 import type { CliIo } from "../io.js";
 
@@ -69,7 +69,6 @@ export async function daemonCommand(args: readonly string[], io: CliIo): Promise
       io.stdout.write(`comity daemon: ${said(before)}\n`);
       return 0;
     }
-    const { startDaemonInBackground } = await import("../../daemon/daemon-client.js");
     startDaemonInBackground(fileURLToPath(new URL("../../../bin/comity.js", import.meta.url)), io.env, { force: true });
     for (let waited = 0; waited < 5000; waited += 50) {
       await new Promise((r) => setTimeout(r, 50));
