@@ -1,7 +1,27 @@
 import * as os from "node:os";
-import { defineConfig } from "vitest/config";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineConfig, type Plugin } from "vitest/config";
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The few CommonJS modules of `src/` (`*.cts`, the hook's thin path) are loaded as Node loads them, from their build
+ * in `dist/` (which the global setup checks is newer than `src/`): Vite transforms ES modules only.
+ */
+const commonJsFromDist: Plugin = {
+  name: "comity-cjs-from-dist",
+  enforce: "pre",
+  resolveId(source, importer) {
+    if (!source.endsWith(".cjs") || importer === undefined || !source.startsWith(".")) return null;
+    const rel = path.relative(path.join(root, "src"), path.resolve(path.dirname(importer), source));
+    if (rel.startsWith("..") || path.isAbsolute(rel)) return null;
+    return { id: path.join(root, "dist", rel), external: true };
+  },
+};
 
 export default defineConfig({
+  plugins: [commonJsFromDist],
   test: {
     include: ["test/**/*.test.ts"],
     // One test file per core: most files wait on git or a CLI process much of the time, and vitest's default

@@ -2,9 +2,9 @@
 // comity analyze at scale: a generated repo (default 100,000 files) with N changed files (default 2,000,
 // TypeScript and Python), analysed twice (cold symbol cache, then warm), as whole processes, with
 // `git status --porcelain=v2 -uall` as the anchor. Prints time, peak memory and the cache speed-up.
-// With --other PATH/bin/comity.js (another build, e.g. a worktree of an earlier commit), each pair also runs that
+// With --other PATH/bin/comity.cjs (another build, e.g. a worktree of an earlier commit), each pair also runs that
 // build cold, right after this one, and the table adds the side-by-side speed-up (the median of the pairs).
-// Usage: node benchmarks/analyze.mjs [--files N] [--changes N] [--pairs 3] [--other PATH/bin/comity.js]
+// Usage: node benchmarks/analyze.mjs [--files N] [--changes N] [--pairs 3] [--other PATH/bin/comity.cjs]
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";

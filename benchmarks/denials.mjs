@@ -6,7 +6,7 @@
 // first one changed, which `git merge` would report as a conflict. A denial of a clean edit is a false alarm: the
 // agent stops for nothing. Denying the edits that meet is what a user wants.
 //
-//   node benchmarks/denials.mjs [--before PATH/bin/comity.js | --before-commit REV] [--mode embedded|served]
+//   node benchmarks/denials.mjs [--before PATH/bin/comity.cjs | --before-commit REV] [--mode embedded|served]
 //
 // `--before-commit REV` checks REV out under benchmarks/.work/comity-REV, installs and builds it once, and
 // plays the same script with it. The default REV is the last commit before edits were compared by line range.

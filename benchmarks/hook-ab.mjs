@@ -2,7 +2,7 @@
 // Two builds' pre_edit side by side: `node -e 0`, the other build's `comity hook` and this one's, interleaved one
 // process after the other (so a slow phase of the machine hits all three alike), against a mock API answering at
 // once. For a change's cost on a noisy machine, where separate runs of benchmarks/hook.mjs move by ±20 ms.
-// Usage: node benchmarks/hook-ab.mjs --other /path/to/other/checkout/bin/comity.js [--runs 40]
+// Usage: node benchmarks/hook-ab.mjs --other /path/to/other/checkout/bin/comity.cjs [--runs 40]
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { machine, median, table } from "./lib.mjs";
 
 const { values } = parseArgs({ options: { other: { type: "string" }, runs: { type: "string", default: "40" } } });
-if (values.other === undefined) throw new Error("--other BIN is required (another build's bin/comity.js)");
+if (values.other === undefined) throw new Error("--other BIN is required (another build's bin/comity.cjs)");
 const runs = Number(values.runs);
 const ours = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "comity.js");
 

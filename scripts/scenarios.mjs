@@ -5,7 +5,7 @@
 // (each scenario in a database of its own is the test suite's job; here one URL is reused, so pass an empty one).
 // `--only PREFIX` runs the scenarios whose file starts with it; `-v` prints what each agent saw where one failed;
 // `--write` puts the table into benchmarks/README.md between its scenario markers (the record is never edited by
-// hand). `COMITY_SCENARIO_BIN=/other/bin/comity.js` scores another build. `--daemon`: the hooks go through the
+// hand). `COMITY_SCENARIO_BIN=/other/bin/comity.cjs` scores another build. `--daemon`: the hooks go through the
 // per-user daemon, as they do by default for a user (each scenario's config folder starts one; without the flag
 // each hook runs its event itself).
 import * as fs from "node:fs";

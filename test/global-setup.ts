@@ -12,8 +12,8 @@ export function staleBuilds(root: string): string[] {
     for (const entry of fs.readdirSync(path.join(root, "src", rel), { withFileTypes: true })) {
       const name = rel === "" ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) walk(name);
-      else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
-        const built = path.join(root, "dist", name.replace(/\.ts$/, ".js"));
+      else if (/\.c?ts$/.test(entry.name) && !/\.d\.c?ts$/.test(entry.name)) {
+        const built = path.join(root, "dist", name.replace(/\.ts$/, ".js").replace(/\.cts$/, ".cjs"));
         const source = fs.statSync(path.join(root, "src", name)).mtimeMs;
         if (!fs.existsSync(built) || fs.statSync(built).mtimeMs < source) stale.push(name);
       }

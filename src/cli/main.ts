@@ -135,7 +135,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return 2;
     }
   } catch (error) {
-    // A hook never reports an error as one: its entry (bin/comity.js) logs it to hook.log and exits 0.
+    // A hook never reports an error as one: its entry (bin/comity.cjs) logs it to hook.log and exits 0.
     if (command === "hook") throw error;
     const option = optionError(error);
     if (option !== null && command !== undefined) {

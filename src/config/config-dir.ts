@@ -1,11 +1,4 @@
-import * as path from "node:path";
+import configDirModule from "./config-dir-cjs.cjs";
 
-/**
- * Comity's config folder: `COMITY_CONFIG_DIR`, else `$XDG_CONFIG_HOME/comity`,
- * else `~/.config/comity`. It holds snapshots, caches and `hook.log`.
- */
-export function configDir(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
-  if (env["COMITY_CONFIG_DIR"]) return path.resolve(env["COMITY_CONFIG_DIR"]);
-  const xdg = env["XDG_CONFIG_HOME"] || path.join(homeDir, ".config");
-  return path.join(xdg, "comity");
-}
+/** Comity's config folder (defined in CommonJS for the hook's thin path, in `config-dir-cjs.cts`). */
+export const configDir: (env: Readonly<Record<string, string | undefined>>, homeDir: string) => string = configDirModule.configDir;

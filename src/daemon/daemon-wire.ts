@@ -1,14 +1,8 @@
-import { createHash } from "node:crypto";
-import * as path from "node:path";
-import { CONFIG_LAYOUT } from "../config/config-layout.js";
-
 /**
  * The wire between `comity hook` and the per-user daemon (`comity daemon`): one JSON line each way over a Unix socket
- * (a named pipe on Windows). Defined once; the thin client and the server both import it.
+ * (a named pipe on Windows). Defined once; the thin client and the server both import it: the shapes here, what the
+ * thin client needs at run time (where the socket is, a build's id, the size bound) in `daemon-client.cts`.
  */
-
-/** A request larger than this is refused (a hook's stdin is bounded at 4 MiB; its environment rides along). */
-export const MAX_DAEMON_REQUEST_BYTES = 6 * 1024 * 1024;
 
 /** One hook event, as the command line got it: its arguments, folder, environment and stdin. */
 export interface HookCall {
@@ -50,17 +44,5 @@ export type DaemonAnswer =
   | { readonly kind: "busy" }
   | { readonly kind: "refused"; readonly reason: string };
 
-/**
- * Where the daemon of a config folder listens: `daemon.sock` in it, whose folder is the user's alone (0700). Null
- * where a Unix socket's path would be too long for the platform (about 100 bytes): the hook then runs in process.
- */
-export function daemonSocket(configDir: string, platform: NodeJS.Platform = process.platform): string | null {
-  if (platform === "win32") return `\\\\.\\pipe\\comity-${createHash("sha256").update(configDir.toLowerCase()).digest("hex").slice(0, 32)}`;
-  const socket = path.join(configDir, CONFIG_LAYOUT.daemon);
-  return Buffer.byteLength(socket) <= 100 ? socket : null;
-}
-
-/** A build, as the daemon and its callers compare them: the version and when the installed CLI was written. */
-export function buildId(version: string, mainMtimeMs: number): string {
-  return `${version}+${Math.trunc(mainMtimeMs)}`;
-}
+/** Why no answer came: nothing listens (`absent`), or it did not answer in time or in shape (`failed`). */
+export type DaemonMiss = { readonly miss: "absent" | "failed"; readonly reason: string };

@@ -1,8 +1,10 @@
 import * as fs from "node:fs";
 import * as net from "node:net";
 import { ComityError } from "../errors/comity-error.js";
-import { callDaemon } from "./call-daemon.js";
-import { MAX_DAEMON_REQUEST_BYTES, type DaemonAnswer, type DaemonCall, type DaemonStatus, type HookCall } from "./daemon-wire.js";
+import daemonClient from "./daemon-client.cjs";
+import type { DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
+
+const { MAX_DAEMON_REQUEST_BYTES, callDaemon } = daemonClient;
 
 export interface DaemonServerOptions {
   readonly socket: string;

@@ -335,8 +335,7 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
 /** Whether files are parsed by Comity's native parser (`native/`) or by web-tree-sitter, its slower fallback. */
 /** Whether hook events are answered by a warm daemon (`comity daemon`), or each in its own process. */
 async function daemonCheck(env: DoctorOptions["env"]): Promise<DoctorCheck> {
-  const { daemonSocketFor, installedBuild } = await import("../daemon/daemon-client.js");
-  const { callDaemon } = await import("../daemon/call-daemon.js");
+  const { daemonSocketFor, installedBuild, callDaemon } = (await import("../daemon/daemon-client.cjs")).default;
   const title = "daemon";
   if (env["COMITY_DAEMON"] === "off") return { id: "daemon", status: "ok", title, detail: "off (COMITY_DAEMON=off): each hook event runs in a process of its own" };
   const socket = daemonSocketFor(env);

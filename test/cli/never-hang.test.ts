@@ -138,7 +138,7 @@ describe("comity hook exits 0 whatever happens", () => {
     for (const part of ["bin", "dist", "package.json"]) fs.cpSync(path.join(here, part), path.join(pkg, part), { recursive: true });
     fs.symlinkSync(path.join(here, "node_modules"), path.join(pkg, "node_modules"));
     fs.rmSync(path.join(pkg, "dist/hook/render-output.js"));
-    const r = spawnSync(process.execPath, [path.join(pkg, "bin/comity.js"), "hook", "--tool", "claude_code", "--event", "UserPromptSubmit"], {
+    const r = spawnSync(process.execPath, [path.join(pkg, "bin/comity.cjs"), "hook", "--tool", "claude_code", "--event", "UserPromptSubmit"], {
       input: payload,
       env,
       encoding: "utf8",

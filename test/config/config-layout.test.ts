@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CONFIG_LAYOUT, SYMBOLS_LAYOUT } from "../../src/config/config-layout.js";
+import daemonClient from "../../src/daemon/daemon-client.cjs";
 import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { repoWithRemote } from "../helpers/hook-fixture.js";
 import { runBuiltCli, runBuiltCliAsync } from "../helpers/run-cli.js";
@@ -23,6 +24,10 @@ function storeOf(name: string): string | undefined {
 describe("the config folder's layout", () => {
   it("names every store once", () => {
     for (const layout of [CONFIG_LAYOUT, SYMBOLS_LAYOUT]) expect(new Set(Object.values(layout)).size).toBe(Object.values(layout).length);
+  });
+
+  it("names the daemon's socket as the hook's thin client finds it (a CommonJS module that cannot import the layout)", () => {
+    expect(daemonClient.DAEMON_SOCKET_FILE).toBe(CONFIG_LAYOUT.daemon);
   });
 
   it("holds everything a session's hooks, analyze, symbols, policy and a rotated hook.log write", async () => {

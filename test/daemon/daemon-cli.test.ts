@@ -102,7 +102,7 @@ describe("comity hook with the daemon", () => {
       fs.mkdirSync(config, { recursive: true, mode: 0o700 });
       const socket = path.join(config, "daemon.sock");
       // A stuck daemon: it accepts connections and answers nothing (as one caught in an endless loop would look).
-      const stuck = spawn(process.execPath, ["-e", `require("net").createServer(() => {}).listen(process.argv[1]); setInterval(() => {}, 1000)`, socket, "/x/bin/comity.js", "daemon", "run"], {
+      const stuck = spawn(process.execPath, ["-e", `require("net").createServer(() => {}).listen(process.argv[1]); setInterval(() => {}, 1000)`, socket, "/x/bin/comity.cjs", "daemon", "run"], {
         stdio: "ignore",
       });
       for (let i = 0; i < 200 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 10));

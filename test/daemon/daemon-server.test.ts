@@ -3,10 +3,12 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { callDaemon } from "../../src/daemon/call-daemon.js";
-import { MAX_DAEMON_REQUEST_BYTES, type HookCall } from "../../src/daemon/daemon-wire.js";
+import daemonClient from "../../src/daemon/daemon-client.cjs";
+import type { HookCall } from "../../src/daemon/daemon-wire.js";
 import { startDaemonServer, type DaemonServer } from "../../src/daemon/start-daemon-server.js";
 import { ComityError } from "../../src/errors/comity-error.js";
+
+const { MAX_DAEMON_REQUEST_BYTES, callDaemon } = daemonClient;
 
 let dir: string;
 let socket: string;

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/comity.js");
+export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/comity.cjs");
 
 export interface CliResult {
   readonly status: number | null;

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** The CLI under test: this checkout's, or another build's (`COMITY_SCENARIO_BIN`, to score older code side by side). */
-export const BIN = process.env.COMITY_SCENARIO_BIN ?? path.resolve(HERE, "../../bin/comity.js");
+export const BIN = process.env.COMITY_SCENARIO_BIN ?? path.resolve(HERE, "../../bin/comity.cjs");
 /** The CLI the scenario being played runs (`runScenario`'s `bin` option; scenarios are played one at a time). */
 let bin = BIN;
 /** Whether it runs in this process (`runScenario`'s `inProcess` option): the same library the built CLI calls. */
@@ -26,7 +26,7 @@ const daemons = new Map();
 /** Runs a hook event as the hook's thin path does: over the daemon's socket, to a daemon of this checkout. */
 async function hookViaDaemon(args, { cwd, env, input }) {
   const { COMITY_DAEMON: _off, ...daemonEnv } = env;
-  const { hookThroughDaemon, installedBuild, daemonSocketFor } = await import(dist("daemon/daemon-client.js"));
+  const { hookThroughDaemon, installedBuild, daemonSocketFor } = (await import(dist("daemon/daemon-client.cjs"))).default;
   const socket = daemonSocketFor(daemonEnv);
   if (!daemons.has(socket)) {
     const { startDaemonServer } = await import(dist("daemon/start-daemon-server.js"));

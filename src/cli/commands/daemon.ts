@@ -4,10 +4,11 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
-import { callDaemon } from "../../daemon/call-daemon.js";
-import { daemonSocketFor, installedBuild, pidFile, startDaemonInBackground, startingMark } from "../../daemon/daemon-client.js";
+import daemonClient from "../../daemon/daemon-client.cjs";
 import type { DaemonAnswer, HookCall } from "../../daemon/daemon-wire.js";
 import type { CliIo } from "../io.js";
+
+const { callDaemon, daemonSocketFor, installedBuild, pidFile, startDaemonInBackground, startingMark } = daemonClient;
 
 export const DAEMON_USAGE = `usage: comity daemon [status|start|stop|run]
 
@@ -69,7 +70,7 @@ export async function daemonCommand(args: readonly string[], io: CliIo): Promise
       io.stdout.write(`comity daemon: ${said(before)}\n`);
       return 0;
     }
-    startDaemonInBackground(fileURLToPath(new URL("../../../bin/comity.js", import.meta.url)), io.env, { force: true });
+    startDaemonInBackground(fileURLToPath(new URL("../../../bin/comity.cjs", import.meta.url)), io.env, { force: true });
     for (let waited = 0; waited < 5000; waited += 50) {
       await new Promise((r) => setTimeout(r, 50));
       const a = await ask("status");

@@ -1,15 +1,14 @@
-import * as net from "node:net";
-import type { DaemonAnswer, DaemonCall } from "./daemon-wire.js";
-
-/** Why no answer came: nothing listens (`absent`), or it did not answer in time or in shape (`failed`). */
-export type DaemonMiss = { readonly miss: "absent" | "failed"; readonly reason: string };
+import net = require("node:net");
+import type { DaemonAnswer, DaemonCall, DaemonMiss } from "./daemon-wire.js";
 
 /**
  * Sends one call to the daemon at `socket` and waits for its answer line. Never throws: a daemon that is not there,
  * slow to accept (`connectMs`), slow to answer (`answerMs`) or answering garbage is a miss, and the caller runs the
  * event itself (or, past its time, fails open).
+ *
+ * CommonJS, as the rest of the hook's thin path (`daemon-client.cts`).
  */
-export function callDaemon(socket: string, call: DaemonCall, limits: { connectMs: number; answerMs: number }): Promise<DaemonAnswer | DaemonMiss> {
+function callDaemon(socket: string, call: DaemonCall, limits: { connectMs: number; answerMs: number }): Promise<DaemonAnswer | DaemonMiss> {
   return new Promise((resolve) => {
     let settled = false;
     let connected = false;
@@ -45,3 +44,5 @@ export function callDaemon(socket: string, call: DaemonCall, limits: { connectMs
     conn.on("close", () => done({ miss: connected ? "failed" : "absent", reason: "closed without an answer" }));
   });
 }
+
+export = { callDaemon };

@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+"use strict";
+// CommonJS: a hook through the daemon loads this file and one small CommonJS client, nothing else of Comity, and
+// an ES module entry alone would cost more than the rest of such a hook (the full CLI is imported below).
+const { appendFileSync, mkdirSync } = require("node:fs");
+const { homedir } = require("node:os");
+const { join, resolve } = require("node:path");
+
+// `comity hook` must exit 0 whatever happens: a host reads exit 2 as "block" (Claude Code blocks the tool, or the
+// user's prompt). So its guard is set up here, before anything else loads, with nothing but Node's own modules: a
+// `dist/` module missing (an upgrade half done), no file descriptors left, an exception or a rejection nobody caught,
+// a hang past the host's timeout. Each prints nothing, adds one line to hook.log and exits 0.
+const hook = process.argv[2] === "hook";
+/** Stdin, read once: the daemon's path and the in-process path may both need it. */
+let stdinRead = null;
+/** A hook's whole run ends by then, inside the shortest timeout a host gives it (5 s). */
+const HOOK_WATCHDOG_MS = 4800;
+
+function failOpen(reason) {
+  try {
+    const env = process.env;
+    const dir = env.COMITY_CONFIG_DIR ? resolve(env.COMITY_CONFIG_DIR) : join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config"), "comity");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const at = (name) => (process.argv.indexOf(name) > 0 ? String(process.argv[process.argv.indexOf(name) + 1] ?? "?") : "?");
+    const clean = (s) =>
+      String(s)
+        .replace(/[\t\r\n]+/g, " ")
+        .slice(0, 300);
+    appendFileSync(join(dir, "hook.log"), `${new Date().toISOString()}\tfail-open\t${clean(at("--tool"))}\t${clean(at("--event"))}\t${clean(reason)}\n`, { mode: 0o600 });
+  } catch {
+    // nothing more can be done quietly
+  }
+  process.exit(0);
+}
+
+if (hook) {
+  const why = (error) => `internal error: ${error instanceof Error ? error.message : String(error)}`;
+  process.on("uncaughtException", (error) => failOpen(why(error)));
+  process.on("unhandledRejection", (error) => failOpen(why(error)));
+  setTimeout(() => failOpen(`the hook ran past ${HOOK_WATCHDOG_MS} ms and was ended`), HOOK_WATCHDOG_MS).unref();
+}
+
+function readStdinOnce() {
+  stdinRead ??= readStdin();
+  return stdinRead;
+}
+
+/** All of stdin, up to a bound (a hook payload over it fails open without being held whole). */
+async function readStdin(limit = 5 * 1024 * 1024) {
+  if (process.stdin.isTTY) return "";
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += chunk.length;
+    if (size > limit) {
+      chunks.push(chunk.subarray(0, 1));
+      process.stdin.destroy();
+      return "x".repeat(limit + 1);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function main() {
+  // The hook's thin path: the per-user daemon (`comity daemon`) has Comity loaded, so ask it first; its client loads
+  // node:net and a few small modules. Where it is not running (or is of another build), the event runs here as
+  // before and the daemon is started for the next one; where it took the event and does not answer, the hook fails
+  // open rather than run the event again with no time left.
+  let daemonClient = null;
+  let startDaemon = false;
+  const asksForHelp = process.argv.includes("--help") || process.argv.includes("-h") || (process.argv.length === 3 && process.stdin.isTTY === true);
+  if (hook && !asksForHelp && process.env.COMITY_DAEMON !== "off") {
+    try {
+      daemonClient = require("../dist/daemon/daemon-client.cjs");
+    } catch {
+      daemonClient = null; // the full load below reports what is missing
+    }
+    if (daemonClient !== null) {
+      const through = await daemonClient.hookThroughDaemon(process.argv.slice(3), await readStdinOnce(), process.env, process.cwd());
+      if ("stdout" in through) {
+        process.stdout.on("error", () => process.exit(0));
+        process.stdout.write(through.stdout, () => process.exit(0));
+        await new Promise(() => undefined);
+      }
+      if ("failOpen" in through) failOpen(through.failOpen);
+      startDaemon = through.startDaemon;
+    }
+  }
+
+  let runCli;
+  try {
+    ({ runCli } = await import("../dist/cli/main.js"));
+  } catch (error) {
+    if (hook) failOpen(`comity could not load (${error instanceof Error ? error.message : String(error)}): reinstall it`);
+    throw error;
+  }
+
+  // The commands that extract the symbols of many files run for seconds: for them, TurboFan's inlining costs more
+  // compiling (on V8's background threads, beside the parse workers on the same cores) than the inlined code gains
+  // back (benchmarks/README.md, "no inlining"). Set before any code is hot, and only there: a hook has no need to load
+  // `node:v8`, and `serve` runs for days.
+  if (process.argv[2] === "symbols" || process.argv[2] === "analyze") require("node:v8").setFlagsFromString("--no-turbo-inlining");
+
+  // A reader that stops early (`comity ... | head`) is not an error.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error) => {
+      if (error.code === "EPIPE") process.exit(hook ? 0 : (process.exitCode ?? 0));
+      if (hook) failOpen(`cannot write its answer: ${error.message}`);
+      throw error;
+    });
+  }
+
+  let code;
+  try {
+    code = await runCli(process.argv.slice(2), {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      cwd: process.cwd(),
+      env: process.env,
+      stdinIsTTY: process.stdin.isTTY === true,
+      readStdin: readStdinOnce,
+    });
+  } catch (error) {
+    if (hook) failOpen(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+    throw error;
+  }
+  if (hook) code = 0;
+  if (startDaemon) daemonClient?.startDaemonInBackground(__filename, process.env);
+  // Exit as soon as the output is flushed: an idle keep-alive socket or worker must not hold the process
+  // (a hook's host is waiting on it).
+  process.exitCode = code;
+  process.stdout.write("", () => process.exit(code));
+}
+
+main().catch((error) => {
+  if (hook) failOpen(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+  throw error;
+});

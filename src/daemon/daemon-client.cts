@@ -1,0 +1,183 @@
+import fs = require("node:fs");
+import os = require("node:os");
+import path = require("node:path");
+import configDirModule = require("../config/config-dir-cjs.cjs");
+import callDaemonModule = require("./call-daemon.cjs");
+
+// The hook's thin path: `bin/comity.cjs` loads this before anything else of Comity, so it is CommonJS and loads
+// nothing but Node's own modules and two small modules beside it (an ES module graph of the same code takes three
+// times as long to load, which is most of what a hook through the daemon costs). `node:child_process` and
+// `node:crypto` are loaded only where needed.
+const { configDir } = configDirModule;
+const { callDaemon } = callDaemonModule;
+
+/** A request larger than this is refused (a hook's stdin is bounded at 4 MiB; its environment rides along). */
+const MAX_DAEMON_REQUEST_BYTES = 6 * 1024 * 1024;
+
+/** The daemon's socket in the config folder (`CONFIG_LAYOUT.daemon` names it, and a test holds the two equal). */
+const DAEMON_SOCKET_FILE = "daemon.sock";
+
+/**
+ * Where the daemon of a config folder listens: `daemon.sock` in it, whose folder is the user's alone (0700). Null
+ * where a Unix socket's path would be too long for the platform (about 100 bytes): the hook then runs in process.
+ */
+function daemonSocket(dir: string, platform: NodeJS.Platform = process.platform): string | null {
+  if (platform === "win32") {
+    const { createHash } = require("node:crypto") as typeof import("node:crypto");
+    return `\\\\.\\pipe\\comity-${createHash("sha256").update(dir.toLowerCase()).digest("hex").slice(0, 32)}`;
+  }
+  const socket = path.join(dir, DAEMON_SOCKET_FILE);
+  return Buffer.byteLength(socket) <= 100 ? socket : null;
+}
+
+/** A build, as the daemon and its callers compare them: the version and when the installed CLI was written. */
+function buildId(version: string, mainMtimeMs: number): string {
+  return `${version}+${Math.trunc(mainMtimeMs)}`;
+}
+
+/** What the hook's thin path got: the daemon's answer, or why it must run the event itself. */
+type ThroughDaemon = { readonly stdout: string } | { readonly runHere: string; readonly startDaemon: boolean } | { readonly failOpen: string };
+
+/**
+ * How long the daemon may take to answer an event before the hook gives up on it: inside the hosts' 5 s, leaving
+ * the watchdog's margin. Past it the hook fails open rather than run the event again with no time left.
+ */
+const DAEMON_ANSWER_MS = 3500;
+
+/** The version in the package's own package.json (`CLI_VERSION`, which a test keeps equal to it, is an ES module). */
+function packageVersion(): string {
+  try {
+    const version: unknown = JSON.parse(fs.readFileSync(path.join(__dirname, "../../package.json"), "utf8")).version;
+    return typeof version === "string" ? version : "?";
+  } catch {
+    return "?";
+  }
+}
+
+/** The build of the CLI installed beside this module, as the daemon compares it. */
+function installedBuild(): string {
+  let mtime = 0;
+  try {
+    mtime = fs.statSync(path.join(__dirname, "../cli/main.js")).mtimeMs;
+  } catch {
+    // a build without its main module cannot run anyway
+  }
+  return buildId(packageVersion(), mtime);
+}
+
+/** Whether hooks go through the daemon: unless `COMITY_DAEMON=off`, and where a socket can be made. */
+function daemonSocketFor(env: Readonly<Record<string, string | undefined>>): string | null {
+  if (env["COMITY_DAEMON"] === "off") return null;
+  return daemonSocket(configDir(env, env["HOME"] ?? os.homedir()));
+}
+
+/**
+ * One hook event through the per-user daemon (`bin/comity.cjs` calls this before it loads the rest of Comity). Only
+ * node:net and a few small modules are loaded here: the point is to start nothing the daemon already has.
+ */
+async function hookThroughDaemon(args: readonly string[], stdin: string, env: Readonly<Record<string, string | undefined>>, cwd: string): Promise<ThroughDaemon> {
+  const socket = daemonSocketFor(env);
+  if (socket === null) return { runHere: "daemon off", startDaemon: false };
+  const defined: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) defined[k] = v;
+  const answer = await callDaemon(socket, { kind: "hook", build: installedBuild(), args, cwd, env: defined, stdin }, { connectMs: 200, answerMs: DAEMON_ANSWER_MS });
+  if ("miss" in answer) {
+    if (answer.miss === "absent") return { runHere: answer.reason, startDaemon: true };
+    // It took the event and gave nothing back in time: stuck. It is ended, so that the next event starts a new one
+    // instead of waiting on it too; this one has no time left to run, and fails open.
+    return { failOpen: `the daemon did not answer (${answer.reason}): ${endStuckDaemon(socket)}` };
+  }
+  if (answer.kind === "hook") return { stdout: answer.stdout };
+  if (answer.kind === "stale") return { runHere: "the daemon was of another build", startDaemon: true };
+  if (answer.kind === "busy") return { runHere: "the daemon was busy", startDaemon: false };
+  return { runHere: `the daemon answered ${answer.kind}`, startDaemon: false };
+}
+
+/** How long after one hook started the daemon no other hook starts it again (it is starting, or cannot start). */
+const START_AGAIN_AFTER_MS = 10_000;
+
+/**
+ * Starts `comity daemon run` in the background for the next events; the hook does not wait for it. At most once every
+ * few seconds (a mark beside the socket): hooks that run at once start one daemon, and one that cannot start is not
+ * tried again at every event.
+ */
+function startDaemonInBackground(bin: string, env: Readonly<Record<string, string | undefined>>, options: { force?: boolean } = {}): void {
+  const socket = daemonSocketFor(env);
+  if (socket === null) return;
+  const mark = startingMark(socket);
+  try {
+    if (options.force !== true && Date.now() - fs.statSync(mark).mtimeMs < START_AGAIN_AFTER_MS) return;
+  } catch {
+    // no mark: start it
+  }
+  try {
+    fs.mkdirSync(path.dirname(mark), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(mark, "", { mode: 0o600 });
+  } catch {
+    return; // a config folder that cannot be written to has no socket either
+  }
+  try {
+    const { spawn } = require("node:child_process") as typeof import("node:child_process");
+    const child = spawn(process.execPath, [bin, "daemon", "run"], { detached: true, stdio: "ignore", env: { ...env } as NodeJS.ProcessEnv, cwd: os.homedir() });
+    child.on("error", () => undefined);
+    child.unref();
+  } catch {
+    // the next event tries again
+  }
+}
+
+/** The mark a hook leaves when it starts the daemon; the daemon removes it once it listens. */
+function startingMark(socket: string): string {
+  return `${socket}.starting`;
+}
+
+/** Where a running daemon writes its pid (removed when it ends). */
+function pidFile(socket: string): string {
+  return `${socket}.pid`;
+}
+
+/**
+ * Ends the daemon whose pid is beside `socket`, if that process is a `comity daemon run` (its command line says so;
+ * where the platform cannot tell, it is left alone), and removes its socket. Says what it did.
+ */
+function endStuckDaemon(socket: string): string {
+  let pid: number;
+  try {
+    pid = Number.parseInt(fs.readFileSync(pidFile(socket), "utf8"), 10);
+  } catch {
+    return "no pid beside its socket, left as it is";
+  }
+  if (!Number.isInteger(pid) || pid <= 1) return "no pid beside its socket, left as it is";
+  let args: string[];
+  try {
+    args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  } catch {
+    return `pid ${pid} left as it is (its command line cannot be read here)`;
+  }
+  const isDaemon = args.some((a) => /(^|[/\\])comity(\.c?js)?$/.test(a)) && args.includes("daemon") && args.includes("run");
+  if (!isDaemon) return `pid ${pid} is not a comity daemon: left as it is`;
+  try {
+    process.kill(pid, "SIGKILL");
+    fs.rmSync(socket, { force: true });
+    fs.rmSync(pidFile(socket), { force: true });
+    return `ended it (pid ${pid}); the next event starts a new one`;
+  } catch (error) {
+    return `could not end pid ${pid}: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+export = {
+  DAEMON_ANSWER_MS,
+  DAEMON_SOCKET_FILE,
+  MAX_DAEMON_REQUEST_BYTES,
+  buildId,
+  callDaemon,
+  daemonSocket,
+  daemonSocketFor,
+  endStuckDaemon,
+  hookThroughDaemon,
+  installedBuild,
+  pidFile,
+  startDaemonInBackground,
+  startingMark,
+};
