@@ -38,7 +38,7 @@ const edit = () => {
     fs.writeFileSync(p, f.endsWith(".py") ? `${text}\ndef added_${changes}(a, b):\n    return a\n` : `${text}\nexport function added(a: number, b: string): void {}\n`);
   }
 };
-const ourBin = path.join(here, "..", "bin", "comity.js");
+const ourBin = path.join(here, "..", "bin", "comity.cjs");
 const run = (config, bin = ourBin) => {
   const t = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ["--import", path.join(here, "report-rss.mjs"), bin, "analyze", root, "--json", "--max-repos", "1", "--timings"], {

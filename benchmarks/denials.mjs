@@ -85,8 +85,9 @@ function script(files) {
 /** A built CLI of an earlier commit, checked out and built once under benchmarks/.work. */
 function beforeBin(rev) {
   const dir = path.join(here, ".work", `comity-${rev}`);
-  const bin = path.join(dir, "bin", "comity.js");
-  if (fs.existsSync(path.join(dir, "dist"))) return bin;
+  // Builds before the CommonJS entry have bin/comity.js.
+  const bin = () => ["comity.cjs", "comity.js"].map((f) => path.join(dir, "bin", f)).find((f) => fs.existsSync(f));
+  if (fs.existsSync(path.join(dir, "dist"))) return bin();
   const run = (cmd, args, cwd) => {
     process.stderr.write(`$ ${cmd} ${args.join(" ")}  (in ${cwd})\n`);
     const r = spawnSync(cmd, args, { cwd, stdio: ["ignore", 2, 2] });
@@ -98,7 +99,7 @@ function beforeBin(rev) {
   run("git", ["checkout", "-q", rev], dir);
   run("npm", ["ci", "--no-audit", "--no-fund"], dir);
   run("npm", ["run", "build"], dir);
-  return bin;
+  return bin();
 }
 
 async function play(bin, s) {
@@ -109,7 +110,7 @@ async function play(bin, s) {
 
 const s = script(stdlibFiles());
 const meets = s.edits.filter((e) => e.meets).length;
-const builds = [["this checkout", path.join(repo, "bin", "comity.js")]];
+const builds = [["this checkout", path.join(repo, "bin", "comity.cjs")]];
 const before = values.before ?? beforeBin(values["before-commit"]);
 builds.unshift([values.before === undefined ? `before (${values["before-commit"]})` : `before (${values.before})`, before]);
 const rows = [];

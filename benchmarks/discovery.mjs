@@ -55,7 +55,7 @@ const tFindPruned = await timeMs(() => sh("find", prunedFind), { runs });
 const tOurs = await timeMs(() => discoverRepos(root), { runs });
 const tAsync = await timeMs(async () => asyncWalk(root, []), { runs });
 const tFdir = await timeMs(() => fdirWalk(), { runs });
-const cli = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "bin", "comity.js");
+const cli = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "bin", "comity.cjs");
 const tCli = await timeMs(() => sh(process.execPath, [cli, "analyze", root, "--json"]), { runs });
 const tNode = await timeMs(() => sh(process.execPath, ["-e", "0"]), { runs });
 

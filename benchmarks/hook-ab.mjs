@@ -15,7 +15,7 @@ import { machine, median, table } from "./lib.mjs";
 const { values } = parseArgs({ options: { other: { type: "string" }, runs: { type: "string", default: "40" } } });
 if (values.other === undefined) throw new Error("--other BIN is required (another build's bin/comity.cjs)");
 const runs = Number(values.runs);
-const ours = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "comity.js");
+const ours = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "comity.cjs");
 
 let answered = 0;
 const server = http.createServer((req, res) => {

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { machine, median, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const bin = path.join(here, "..", "bin", "comity.js");
+const bin = path.join(here, "..", "bin", "comity.cjs");
 const { values } = parseArgs({ options: { runs: { type: "string", default: "15" } } });
 const runs = Number(values.runs);
 

@@ -17,7 +17,7 @@ import { machine, median, table } from "./lib.mjs";
 import { planLoad, quantile, runLoad, startServe } from "./serve-load-driver.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const bin = path.join(here, "..", "bin", "comity.js");
+const bin = path.join(here, "..", "bin", "comity.cjs");
 const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "5" },

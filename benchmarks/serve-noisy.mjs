@@ -15,7 +15,7 @@ import { machine, median, table } from "./lib.mjs";
 import { fingerprint, planLoad, post, quantile, runLoad, startServe } from "./serve-load-driver.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const bin = path.join(here, "..", "bin", "comity.js");
+const bin = path.join(here, "..", "bin", "comity.cjs");
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, rows: { type: "string", default: "100000" }, db: { type: "string" } } });
 const runs = Number(values.runs);
 const rows = Number(values.rows);

@@ -33,7 +33,7 @@ const repo = discoverRepos(root, { walkUp: false }).repos[0];
 const hasher = await loadContentHasher();
 const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-config-"));
 const cliEnv = { ...process.env, COMITY_CONFIG_DIR: configDir };
-const bin = path.join(here, "..", "bin", "comity.js");
+const bin = path.join(here, "..", "bin", "comity.cjs");
 
 let k = 0;
 /** The "command": rewrites 10 files (content and size change each time). */

@@ -100,7 +100,7 @@ async function child(root) {
 
 /** TurboFan's compiles over a whole `comity symbols` run with the build at `root`. */
 function turbofan(root, files) {
-  const r = spawnSync(process.execPath, ["--trace-opt", path.join(root, "bin", "comity.js"), "symbols", "--json", "--no-cache", "--jobs", "1", ...files], { encoding: "utf8", maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, ["--trace-opt", path.join(root, "bin", "comity.cjs"), "symbols", "--json", "--no-cache", "--jobs", "1", ...files], { encoding: "utf8", maxBuffer: 1 << 30 });
   let compiles = 0;
   let ms = 0;
   for (const m of r.stdout.matchAll(/completed compiling .* took ([\d.]+), ([\d.]+), ([\d.]+) ms/g)) {
@@ -112,7 +112,7 @@ function turbofan(root, files) {
 
 /** A whole `comity symbols --jobs N` process with the build at `root`: wall ms, and CPU ms when GNU time can say. */
 function whole(root, files, env) {
-  const args = [path.join(root, "bin", "comity.js"), "symbols", "--json", "--no-cache", "--jobs", values.jobs, ...files];
+  const args = [path.join(root, "bin", "comity.cjs"), "symbols", "--json", "--no-cache", "--jobs", values.jobs, ...files];
   const gnuTime = fs.existsSync("/usr/bin/time");
   const cpuFile = path.join(os.tmpdir(), `comity-bench-phases-${process.pid}.txt`);
   const t = performance.now();

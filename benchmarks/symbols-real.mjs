@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { ensureTool, listFiles, machine, median, REAL_CORPORA, realCorpusFiles, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const bin = path.join(here, "..", "bin", "comity.js");
+const bin = path.join(here, "..", "bin", "comity.cjs");
 const astGrep = path.join(here, "..", "node_modules", ".bin", "ast-grep");
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, corpus: { type: "string", default: "all" } } });
 const runs = Number(values.runs);

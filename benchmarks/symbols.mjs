@@ -106,7 +106,7 @@ const file = fs.readdirSync(path.join(corpus.tsDir, "pkg0")).map((f) => path.joi
 const cold = median(
   Array.from({ length: 7 }, () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-cold-"));
-    const ms = timeProcess(process.execPath, [path.join(here, "..", "bin", "comity.js"), "symbols", file], { ...process.env, COMITY_CONFIG_DIR: dir });
+    const ms = timeProcess(process.execPath, [path.join(here, "..", "bin", "comity.cjs"), "symbols", file], { ...process.env, COMITY_CONFIG_DIR: dir });
     fs.rmSync(dir, { recursive: true, force: true });
     return ms;
   }),
