@@ -25,6 +25,8 @@ export const CONFIG_LAYOUT = {
   headHashes: "head-hashes",
   /** The per-user daemon's socket (`comity daemon`), 0600. */
   daemon: "daemon.sock",
+  /** The daemon's port on 127.0.0.1 and secret for Claude Code's HTTP hooks (`comity init --http`), 0600. */
+  daemonHttp: "daemon-http.json",
 } as const;
 
 /** The stores under {@link CONFIG_LAYOUT}.symbols. */

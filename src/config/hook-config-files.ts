@@ -5,6 +5,7 @@ import type { InitHost } from "../init/host-configs.js";
  * and the host's own program name (how `init` finds it on PATH).
  */
 export const HOOK_CONFIG_FILES: Readonly<Record<InitHost, { readonly dir: string; readonly file: string; readonly binary: string }>> = {
+  // With --http, Claude Code's hooks go to `.claude/settings.local.json` instead (CLAUDE_HTTP_SETTINGS).
   claude_code: { dir: ".claude", file: "settings.json", binary: "claude" },
   codex: { dir: ".codex", file: "hooks.json", binary: "codex" },
   cursor: { dir: ".cursor", file: "hooks.json", binary: "cursor" },
@@ -16,7 +17,13 @@ export const HOOK_CONFIG_FILES: Readonly<Record<InitHost, { readonly dir: string
   omp: { dir: ".omp/extensions", file: "comity.ts", binary: "omp" },
 };
 
-const OWN = new Set(Object.values(HOOK_CONFIG_FILES).map((h) => `${h.dir}/${h.file}`));
+/**
+ * Claude Code's settings file for `comity init --http`: the user's own (Claude Code keeps it out of git), since its
+ * hooks carry the daemon's port and secret, which are this user's alone.
+ */
+export const CLAUDE_HTTP_SETTINGS = "settings.local.json";
+
+const OWN = new Set([...Object.values(HOOK_CONFIG_FILES).map((h) => `${h.dir}/${h.file}`), `${HOOK_CONFIG_FILES.claude_code.dir}/${CLAUDE_HTTP_SETTINGS}`]);
 
 /**
  * Whether a repo-relative path is a hook config that `comity init` writes: Comity's own doing, never an agent's work.

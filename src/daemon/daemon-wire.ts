@@ -32,6 +32,8 @@ export interface DaemonStatus {
   readonly waiting: number;
   /** It ends itself after this long without a request. */
   readonly idleMs: number;
+  /** The port on 127.0.0.1 where it answers Claude Code's HTTP hooks, or null. */
+  readonly httpPort: number | null;
 }
 
 export type DaemonAnswer =

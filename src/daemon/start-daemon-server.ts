@@ -1,7 +1,9 @@
 import * as fs from "node:fs";
+import * as http from "node:http";
 import * as net from "node:net";
 import { ComityError } from "../errors/comity-error.js";
 import daemonClient from "./daemon-client.cjs";
+import { routeHttpHook, type DaemonHttpConfig } from "./daemon-http.js";
 import type { DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
 
 const { MAX_DAEMON_REQUEST_BYTES, callDaemon } = daemonClient;
@@ -24,11 +26,18 @@ export interface DaemonServerOptions {
   readonly busyAfterMs?: number;
   /** Past this resident memory after an event, the daemon ends (the next hook starts a fresh one). Default 1 GiB. */
   readonly maxRssBytes?: number;
+  /**
+   * Also answer Claude Code's HTTP hooks on 127.0.0.1 at this port, to callers with the secret (`daemon-http.ts`).
+   * Their events run with `baseEnv` and the variables they forward, for the hosts listed.
+   */
+  readonly http?: { readonly config: DaemonHttpConfig; readonly baseEnv: Readonly<Record<string, string>>; readonly hosts: readonly string[] };
   readonly now?: () => number;
 }
 
 export interface DaemonServer {
   status(): DaemonStatus;
+  /** Why HTTP hooks are not answered though asked for (the port taken), or null. */
+  readonly httpProblem: string | null;
   /** Resolves with why it ended: idle, stopped, another build, its socket gone. */
   readonly ended: Promise<string>;
   close(reason: string): Promise<void>;
@@ -65,7 +74,8 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   const ended = new Promise<string>((resolve) => {
     endedWith = resolve;
   });
-  const status = (): DaemonStatus => ({ pid: process.pid, build: options.build, startedAt, served, waiting, idleMs: options.idleMs });
+  let httpPort: number | null = null;
+  const status = (): DaemonStatus => ({ pid: process.pid, build: options.build, startedAt, served, waiting, idleMs: options.idleMs, httpPort });
 
   let idle: NodeJS.Timeout | null = null;
   const touch = (): void => {
@@ -74,7 +84,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     idle.unref();
   };
 
-  const answerOf = async (call: DaemonCall): Promise<DaemonAnswer> => {
+  const answerOf = async (call: DaemonCall, canRunItself = true): Promise<DaemonAnswer> => {
     if (call.build !== options.build) {
       setImmediate(() => void close(`another build called (${call.build})`));
       return { kind: "stale", build: options.build };
@@ -84,7 +94,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       setImmediate(() => void close("stopped"));
       return { kind: "stopping" };
     }
-    if (waiting >= maxWaiting || (runningSince !== null && now() - runningSince > busyAfterMs)) return { kind: "busy" };
+    if (waiting >= maxWaiting || (canRunItself && runningSince !== null && now() - runningSince > busyAfterMs)) return { kind: "busy" };
     waiting++;
     const hookCall = call;
     const next = chain.then(async () => {
@@ -152,6 +162,16 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   }
   const mine = statOf(options.socket);
   touch();
+  const httpServer = options.http === undefined ? null : serveHttpHooks(options.http, options.build, touch, (call) => answerOf(call, false));
+  let httpProblem: string | null = null;
+  if (httpServer !== null && options.http !== undefined) {
+    const port = options.http.config.port;
+    httpProblem = await new Promise<string | null>((resolve) => {
+      httpServer.once("error", (error: NodeJS.ErrnoException) => resolve(`127.0.0.1:${port}: ${error.code ?? error.message}`));
+      httpServer.listen(port, "127.0.0.1", () => resolve(null));
+    });
+    if (httpProblem === null) httpPort = port;
+  }
   const check = setInterval(() => {
     const st = statOf(options.socket);
     if (st === null || st.ino !== mine?.ino) void close("its socket is gone");
@@ -164,13 +184,65 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       clearInterval(check);
       if (idle !== null) clearTimeout(idle);
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (httpServer?.listening === true) {
+        httpServer.closeAllConnections();
+        await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      }
       await chain;
       const st = statOf(options.socket);
       if (st !== null && st.ino === mine?.ino) fs.rmSync(options.socket, { force: true });
       endedWith(reason);
     })());
 
-  return { status, ended, close };
+  return { status, httpProblem, ended, close };
+}
+
+/**
+ * The HTTP front of the daemon: each request is read whole (bounded), routed by `routeHttpHook` (which refuses what is
+ * not a hook event from a holder of the secret), and answered with the hook's stdout as the body, as Claude Code
+ * reads a command hook's stdout. Busy (too many waiting) is a 503: Claude Code goes on without the hook's answer.
+ */
+function serveHttpHooks(http_: NonNullable<DaemonServerOptions["http"]>, build: string, touch: () => void, answer: (call: HookCall) => Promise<DaemonAnswer>): http.Server {
+  const server = http.createServer({ requestTimeout: REQUEST_MS, headersTimeout: REQUEST_MS, maxHeaderSize: 16 * 1024 }, (req, res) => {
+    touch();
+    const send = (status: number, body: string): void => {
+      if (res.headersSent) return;
+      res.writeHead(status, { "content-type": status === 200 ? "application/json" : "text/plain; charset=utf-8", "cache-control": "no-store" });
+      res.end(body);
+    };
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("error", () => undefined);
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_DAEMON_REQUEST_BYTES) {
+        send(413, `request over ${MAX_DAEMON_REQUEST_BYTES} bytes\n`);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (size > MAX_DAEMON_REQUEST_BYTES) return;
+      const route = routeHttpHook(
+        { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") },
+        http_.config,
+        build,
+        http_.baseEnv,
+        http_.hosts,
+      );
+      if ("status" in route) {
+        send(route.status, `${route.reason}\n`);
+        return;
+      }
+      answer(route.call).then(
+        (a) => (a.kind === "hook" ? send(200, a.stdout) : send(503, `the daemon is ${a.kind}\n`)),
+        () => send(500, "the daemon could not answer\n"),
+      );
+    });
+  });
+  server.on("clientError", (_error, socket) => socket.destroy());
+  return server;
 }
 
 function statOf(file: string): fs.Stats | null {

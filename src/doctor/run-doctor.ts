@@ -61,7 +61,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const mode = coordinationMode(options.env, options.configDir);
   checks.push(configDirCheck(options.configDir));
   checks.push(await symbolsParserCheck(options.env));
-  checks.push(await daemonCheck(options.env));
+  checks.push(await daemonCheck(options.env, options.configDir));
   if (mode.kind === "served") checks.push(...(await apiChecks(options)));
   else checks.push(await localCoordinationCheck(mode, options));
   checks.push(...repoChecks(options, mode.kind));
@@ -334,7 +334,7 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
 
 /** Whether files are parsed by Comity's native parser (`native/`) or by web-tree-sitter, its slower fallback. */
 /** Whether hook events are answered by a warm daemon (`comity daemon`), or each in its own process. */
-async function daemonCheck(env: DoctorOptions["env"]): Promise<DoctorCheck> {
+async function daemonCheck(env: DoctorOptions["env"], configDir: string): Promise<DoctorCheck> {
   const { daemonSocketFor, installedBuild, callDaemon } = (await import("../daemon/daemon-client.cjs")).default;
   const title = "daemon";
   if (env["COMITY_DAEMON"] === "off") return { id: "daemon", status: "ok", title, detail: "off (COMITY_DAEMON=off): each hook event runs in a process of its own" };
@@ -343,7 +343,20 @@ async function daemonCheck(env: DoctorOptions["env"]): Promise<DoctorCheck> {
     return { id: "daemon", status: "warn", title, detail: "the config folder's path is too long for a socket: each hook event runs in a process of its own (set COMITY_CONFIG_DIR to a shorter path)" };
   const a = await callDaemon(socket, { kind: "status", build: installedBuild() }, { connectMs: 500, answerMs: 1500 });
   if ("miss" in a) return { id: "daemon", status: "skip", title, detail: `not running: the next hook event starts it (${socket})` };
-  if (a.kind === "status") return { id: "daemon", status: "ok", title, detail: `running (pid ${a.pid}, ${a.served} hook events answered): hook events are answered warm` };
+  if (a.kind === "status") {
+    // `comity init --http` made the daemon's HTTP settings: Claude Code's tool calls reach Comity only if it listens.
+    const { readDaemonHttpConfig } = await import("../daemon/daemon-http.js");
+    const http = readDaemonHttpConfig(configDir);
+    const running = `running (pid ${a.pid}, ${a.served} hook events answered): hook events are answered warm`;
+    if (http === null) return { id: "daemon", status: "ok", title, detail: running };
+    if (a.httpPort === http.port) return { id: "daemon", status: "ok", title, detail: `${running}; Claude Code's HTTP hooks on 127.0.0.1:${http.port}` };
+    return {
+      id: "daemon",
+      status: "warn",
+      title,
+      detail: `${running}, but not Claude Code's HTTP hooks (comity init --http) on 127.0.0.1:${http.port}: hook.log says why; comity daemon stop, and the next session start runs one that does`,
+    };
+  }
   if (a.kind === "stale") return { id: "daemon", status: "ok", title, detail: "a daemon of another Comity build was running: it ended, and the next hook event starts this build's" };
   return { id: "daemon", status: "warn", title, detail: `it answered ${a.kind}` };
 }

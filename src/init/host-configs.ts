@@ -9,10 +9,19 @@ export interface CommandHook {
   readonly timeout: number;
 }
 
+/** Claude Code's HTTP hook (`comity init --http`): the event posted to the daemon (timeout in seconds). */
+export interface HttpHook {
+  readonly type: "http";
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly allowedEnvVars: readonly string[];
+  readonly timeout: number;
+}
+
 /** A matcher group: `{ matcher?, hooks: [...] }`. */
 export interface HookGroup {
   readonly matcher?: string;
-  readonly hooks: readonly CommandHook[];
+  readonly hooks: readonly (CommandHook | HttpHook)[];
 }
 
 /** Cursor's flat entry: the command itself, with an optional matcher (seconds). */
@@ -45,16 +54,19 @@ export const CURSOR_EDIT_MATCHER = "Write|Delete";
  * no SessionEnd event (docs/hooks.md, Codex), so none is written for it. Cursor
  * takes flat entries under its own event names.
  */
-export function comityHooks(host: Exclude<InitHost, "omp" | "compozy">, command: string): HookTable {
+export function comityHooks(host: Exclude<InitHost, "omp" | "compozy">, command: string, claudeHttp: Readonly<Record<string, HttpHook>> = {}): HookTable {
   const hook = (event: string, timeout: number): CommandHook => ({ type: "command", command: `${command} hook --tool ${host} --event ${event}`, timeout });
   if (host === "claude_code") {
+    // With `init --http`, the events of every tool call are posted to the daemon; the others stay commands, which
+    // start the daemon when it is not running (SessionStart, each prompt).
+    const claude = (event: string, timeout: number): CommandHook | HttpHook => claudeHttp[event] ?? hook(event, timeout);
     return {
-      PreToolUse: [{ matcher: CLAUDE_PRE_MATCHER, hooks: [hook("PreToolUse", 5)] }],
-      PostToolUse: [{ matcher: CLAUDE_POST_MATCHER, hooks: [hook("PostToolUse", 10)] }],
-      SessionStart: [{ hooks: [hook("SessionStart", 5)] }],
-      UserPromptSubmit: [{ hooks: [hook("UserPromptSubmit", 5)] }],
-      Stop: [{ hooks: [hook("Stop", 10)] }],
-      SessionEnd: [{ hooks: [hook("SessionEnd", 10)] }],
+      PreToolUse: [{ matcher: CLAUDE_PRE_MATCHER, hooks: [claude("PreToolUse", 5)] }],
+      PostToolUse: [{ matcher: CLAUDE_POST_MATCHER, hooks: [claude("PostToolUse", 10)] }],
+      SessionStart: [{ hooks: [claude("SessionStart", 5)] }],
+      UserPromptSubmit: [{ hooks: [claude("UserPromptSubmit", 5)] }],
+      Stop: [{ hooks: [claude("Stop", 10)] }],
+      SessionEnd: [{ hooks: [claude("SessionEnd", 10)] }],
     };
   }
   if (host === "copilot") {
@@ -104,5 +116,13 @@ export function entryCommand(entry: unknown): unknown {
 
 /** A hook command that runs `comity hook` (any Comity version, any spelling of the binary). */
 export function isComityHookCommand(command: unknown): boolean {
-  return typeof command === "string" && /(^|[\s/\\"'])comity(\.js|\.cmd|\.mjs)?["']?\s+hook(\s|$)/.test(command);
+  return typeof command === "string" && /(^|[\s/\\"'])comity(\.js|\.cjs|\.cmd|\.mjs)?["']?\s+hook(\s|$)/.test(command);
+}
+
+/** A hook entry of Comity's: one that runs `comity hook`, or Claude Code's HTTP hook to the daemon (`init --http`). */
+export function isComityHookEntry(entry: unknown): boolean {
+  if (isComityHookCommand(entryCommand(entry))) return true;
+  if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return false;
+  const e = entry as Record<string, unknown>;
+  return e["type"] === "http" && typeof e["url"] === "string" && /^http:\/\/(127\.0\.0\.1|localhost):\d+\/v1\/hook\//.test(e["url"]);
 }

@@ -1,5 +1,5 @@
 import { ComityError } from "../errors/comity-error.js";
-import { entryCommand, isComityHookCommand, type HookTable } from "./host-configs.js";
+import { isComityHookEntry, type HookTable } from "./host-configs.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -40,12 +40,12 @@ function withoutComity(groups: unknown): Json[] {
   const out: Json[] = [];
   for (const g of groups as Json[]) {
     // A flat entry (Cursor's and Copilot's shape) that runs Comity goes as a whole.
-    if (isComityHookCommand(entryCommand(g))) continue;
+    if (isComityHookEntry(g)) continue;
     if (g === null || typeof g !== "object" || Array.isArray(g) || !Array.isArray(g["hooks"])) {
       out.push(g);
       continue;
     }
-    const inner = g["hooks"].filter((h) => !isComityHookCommand(entryCommand(h)));
+    const inner = g["hooks"].filter((h) => !isComityHookEntry(h));
     if (inner.length === g["hooks"].length) out.push(g);
     else if (inner.length > 0) out.push({ ...g, hooks: inner });
   }

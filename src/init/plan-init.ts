@@ -1,8 +1,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
-import { HOOK_CONFIG_FILES } from "../config/hook-config-files.js";
-import { comityHooks, INIT_HOSTS, type InitHost } from "./host-configs.js";
+import { CLAUDE_HTTP_SETTINGS, HOOK_CONFIG_FILES } from "../config/hook-config-files.js";
+import { comityHooks, INIT_HOSTS, isComityHookEntry, type HttpHook, type InitHost } from "./host-configs.js";
 import { mergeHooks } from "./merge-hooks.js";
 import { ompExtensionSource } from "./omp-extension.js";
 import { mergeCompozyConfig } from "./compozy-declarations.js";
@@ -20,6 +20,11 @@ export interface InitOptions {
   readonly pathEnv?: string;
   /** The command the hooks run (default `comity`). */
   readonly command?: string;
+  /**
+   * Claude Code's hooks that go to the daemon over HTTP instead of running a command, by event (`init --http`). With
+   * them, a project's Claude Code hooks are written to `.claude/settings.local.json`, the user's own file.
+   */
+  readonly claudeHttp?: Readonly<Record<string, HttpHook>>;
 }
 
 export interface InitFile {
@@ -47,9 +52,10 @@ export interface InitPlan {
 const HOST_FILES = HOOK_CONFIG_FILES;
 
 /** Where a host's hook config goes: the project's or the user's. */
-export function hostConfigFile(host: InitHost, options: Pick<InitOptions, "root" | "home" | "user">): string {
+export function hostConfigFile(host: InitHost, options: Pick<InitOptions, "root" | "home" | "user" | "claudeHttp">): string {
   const h = HOST_FILES[host];
-  return path.join(options.user === true ? options.home : options.root, h.dir, h.file);
+  const file = host === "claude_code" && options.claudeHttp !== undefined && options.user !== true ? CLAUDE_HTTP_SETTINGS : h.file;
+  return path.join(options.user === true ? options.home : options.root, h.dir, file);
 }
 
 /**
@@ -106,7 +112,7 @@ export function planInit(options: InitOptions): InitPlan {
     }
     let merged: Record<string, unknown>;
     try {
-      merged = mergeHooks(parsed, comityHooks(host, command));
+      merged = mergeHooks(parsed, comityHooks(host, command, host === "claude_code" ? (options.claudeHttp ?? {}) : {}));
       // Cursor's hooks.json carries a format version.
       if ((host === "cursor" || host === "copilot") && merged["version"] === undefined) merged = { version: 1, ...merged };
     } catch (error) {
@@ -116,11 +122,29 @@ export function planInit(options: InitOptions): InitPlan {
     const changed = parsed === undefined || JSON.stringify(merged) !== JSON.stringify(parsed);
     files.push({ host, file, before, after: changed ? `${JSON.stringify(merged, null, 2)}\n` : (before ?? ""), changed });
     if (host === "codex" && changed) notes.push("Codex runs a new or changed hook only after you trust it: open /hooks in Codex and review Comity's hooks.");
+    if (host === "claude_code" && options.claudeHttp !== undefined) {
+      const shared = path.join(options.user === true ? options.home : options.root, HOST_FILES.claude_code.dir, HOST_FILES.claude_code.file);
+      if (shared !== file && holdsComityHooks(shared)) {
+        notes.push(`${shared} holds Comity's command hooks too: Claude Code would run both. Remove them there (they are the entries running \`comity hook\`), or keep the commands and drop --http.`);
+      }
+    }
   }
   if (command === "comity" && files.length > 0 && findOnPath("comity", options.pathEnv) === null) {
     notes.push("`comity` is not on PATH: the hooks call `comity hook ...`; install the package globally (npm install -g) or pass --command with its full path.");
   }
   return { detected, hosts, files, notes, diagnostics };
+}
+
+/** Whether a Claude Code settings file holds any hook entry of Comity's. */
+function holdsComityHooks(file: string): boolean {
+  try {
+    const hooks = (JSON.parse(fs.readFileSync(file, "utf8")) as { hooks?: Record<string, unknown> }).hooks ?? {};
+    return Object.values(hooks).some(
+      (groups) => Array.isArray(groups) && groups.some((g) => isComityHookEntry(g) || (Array.isArray((g as { hooks?: unknown }).hooks) && (g as { hooks: unknown[] }).hooks.some(isComityHookEntry))),
+    );
+  } catch {
+    return false;
+  }
 }
 
 function detectHost(host: InitHost, options: InitOptions): string[] {

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import fc from "fast-check";
 import { parse as parseToml } from "smol-toml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { comityHooks, CLAUDE_PRE_MATCHER, CODEX_MATCHER, isComityHookCommand } from "../../src/init/host-configs.js";
+import { comityHooks, CLAUDE_PRE_MATCHER, CODEX_MATCHER, isComityHookCommand, isComityHookEntry } from "../../src/init/host-configs.js";
 import { hooksAreCurrent, mergeHooks } from "../../src/init/merge-hooks.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { runBuiltCli } from "../helpers/run-cli.js";
@@ -262,6 +262,66 @@ describe("comity init: Claude Code and Codex", () => {
   });
 });
 
+describe("comity init --http: Claude Code's tool calls posted to the daemon", () => {
+  it("writes HTTP hooks to the user's own settings.local.json, commands where the daemon must be started, and the daemon answers them", async () => {
+    const root = initRepo(sb, "proj");
+    fakeBinary("comity");
+    const config = path.join(sb.dir, "cfg");
+    const daemonEnv: NodeJS.ProcessEnv = { ...process.env, ...env(), COMITY_CONFIG_DIR: config };
+    delete daemonEnv["COMITY_DAEMON"];
+    const run = (...args: string[]) => runBuiltCli(["init", "--tool", "claude_code", ...args], { cwd: root, env: daemonEnv });
+    try {
+      const r = run("--http");
+      expect(r.status).toBe(0);
+      const file = path.join(root, ".claude/settings.local.json");
+      expect(r.stdout).toContain(`${file}: hooks written (new file)`);
+      expect(fs.existsSync(path.join(root, ".claude/settings.json"))).toBe(false);
+      const { port, secret } = JSON.parse(fs.readFileSync(path.join(config, "daemon-http.json"), "utf8")) as { port: number; secret: string };
+      expect(r.stdout).toContain(`posted to the daemon on 127.0.0.1:${port}`);
+      const hooks = (JSON.parse(fs.readFileSync(file, "utf8")) as { hooks: Record<string, Array<{ hooks: Array<Record<string, unknown>> }>> }).hooks;
+      for (const event of ["PreToolUse", "PostToolUse", "Stop"]) {
+        const h = hooks[event]?.[0]?.hooks[0];
+        expect(h?.["type"]).toBe("http");
+        expect(h?.["url"]).toBe(`http://127.0.0.1:${port}/v1/hook/claude_code/${event}`);
+        expect(h?.["headers"]).toMatchObject({ Authorization: `Bearer ${secret}` });
+      }
+      for (const event of ["SessionStart", "UserPromptSubmit", "SessionEnd"]) expect(hooks[event]?.[0]?.hooks[0]?.["command"]).toBe(`comity hook --tool claude_code --event ${event}`);
+      expect(hooks["PreToolUse"]?.[0]).toMatchObject({ matcher: CLAUDE_PRE_MATCHER });
+      expect(run("--http").stdout).toContain(`${file}: up to date`);
+
+      // The daemon it started answers the hook as Claude Code posts it.
+      let answered: Response | null = null;
+      for (let i = 0; i < 100 && answered === null; i++) {
+        answered = await fetch(`http://127.0.0.1:${port}/v1/hook/claude_code/Stop`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${secret}` },
+          body: JSON.stringify({ session_id: "s1", cwd: root, hook_event_name: "Stop" }),
+        }).catch(() => null);
+        if (answered === null) await new Promise((res) => setTimeout(res, 50));
+      }
+      expect(answered?.status).toBe(200);
+
+      // Commands again without --http: the HTTP entries are Comity's and go; a shared file that holds commands is named.
+      const plain = run();
+      expect(plain.status).toBe(0);
+      expect(readJson(path.join(root, ".claude/settings.json")).hooks["PreToolUse"]?.[0]?.hooks[0]?.command).toBe("comity hook --tool claude_code --event PreToolUse");
+      expect(run("--http").stdout).toContain(`${path.join(root, ".claude/settings.json")} holds Comity's command hooks too`);
+    } finally {
+      runBuiltCli(["daemon", "stop"], { cwd: root, env: daemonEnv });
+      // It ends after its answer; the sandbox goes once it no longer writes in its config folder.
+      for (let i = 0; i < 100 && fs.existsSync(path.join(config, "daemon.sock.pid")); i++) await new Promise((res) => setTimeout(res, 30));
+    }
+  });
+
+  it("is refused for hosts that only run commands, and where the daemon is off", () => {
+    const root = initRepo(sb, "proj");
+    expect(init(root, "--tool", "codex", "--http").status).toBe(2);
+    const off = init(root, "--tool", "claude_code", "--http");
+    expect(off.status).toBe(1);
+    expect(off.stderr).toContain("--http needs the daemon");
+  });
+});
+
 describe("mergeHooks (pure)", () => {
   const jsonValue = fc.jsonValue({ maxDepth: 3 });
   const hookEntry = fc.oneof(
@@ -294,6 +354,10 @@ describe("mergeHooks (pure)", () => {
   it("recognises Comity's hook commands and nothing else", () => {
     for (const c of ["comity hook --tool codex --event Stop", "npx comity hook", "/opt/bin/comity hook --x", '"C:\\bin\\comity.cmd" hook --tool codex']) expect(isComityHookCommand(c)).toBe(true);
     for (const c of ["./comity-hook.sh", "echo comity", "comity analyze", "mycomity hook", 3, null]) expect(isComityHookCommand(c)).toBe(false);
+    expect(isComityHookCommand("/usr/lib/node_modules/comity/bin/comity.cjs hook --tool codex")).toBe(true);
+    expect(isComityHookEntry({ type: "http", url: "http://127.0.0.1:21000/v1/hook/claude_code/PreToolUse" })).toBe(true);
+    expect(isComityHookEntry({ type: "command", command: "comity hook --tool claude_code" })).toBe(true);
+    for (const e of [{ type: "http", url: "https://hooks.example.com/v1/hook/x" }, { type: "http", url: "http://127.0.0.1:3000/audit" }, null]) expect(isComityHookEntry(e)).toBe(false);
   });
 });
 

@@ -26,6 +26,6 @@ export const CASES_DIR: string;
 export function loadScenarios(dir?: string): Scenario[];
 export function runScenario(
   scenario: Scenario,
-  options?: { mode?: "served" | "embedded"; db?: string; keep?: boolean; bin?: string; inProcess?: boolean; viaDaemon?: boolean; daemon?: boolean },
+  options?: { mode?: "served" | "embedded"; db?: string; keep?: boolean; bin?: string; inProcess?: boolean; viaDaemon?: boolean; viaHttp?: boolean; daemon?: boolean },
 ): Promise<ScenarioResult>;
 export function formatTable(results: readonly ScenarioResult[]): string;

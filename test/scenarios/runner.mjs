@@ -7,6 +7,7 @@
 // test/scenarios/scenarios.test.ts and by `npm run scenarios` (scripts/scenarios.mjs), which prints the table.
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,6 +21,8 @@ let bin = BIN;
 let inProcess = false;
 /** Whether hook events go through a daemon (`runScenario`'s `viaDaemon` option): the daemon's wire and server. */
 let viaDaemon = false;
+/** Whether Claude Code's tool-call events go over the daemon's HTTP front (`runScenario`'s `viaHttp` option). */
+let viaHttp = false;
 /** The daemons started for the scenario being played, by config folder. */
 const daemons = new Map();
 
@@ -28,15 +31,41 @@ async function hookViaDaemon(args, { cwd, env, input }) {
   const { COMITY_DAEMON: _off, ...daemonEnv } = env;
   const { hookThroughDaemon, installedBuild, daemonSocketFor } = (await import(dist("daemon/daemon-client.cjs"))).default;
   const socket = daemonSocketFor(daemonEnv);
+  const httpFront = await import(dist("daemon/daemon-http.js"));
   if (!daemons.has(socket)) {
     const { startDaemonServer } = await import(dist("daemon/start-daemon-server.js"));
     const { answerHookCall } = await import(dist("cli/commands/daemon.js"));
     fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
-    daemons.set(socket, await startDaemonServer({ socket, build: installedBuild(), idleMs: 600_000, runHook: answerHookCall }));
+    // As `comity init --http` makes them: a port of its own and a secret, in the config folder.
+    const config = viaHttp ? await httpFront.ensureDaemonHttpConfig(path.dirname(socket), portIsFree) : null;
+    const http = config === null ? {} : { http: { config, baseEnv: daemonEnv, hosts: ["claude_code"] } };
+    const server = await startDaemonServer({ socket, build: installedBuild(), idleMs: 600_000, runHook: answerHookCall, ...http });
+    if (server.httpProblem !== null) throw new Error(`the daemon's HTTP front: ${server.httpProblem}`);
+    daemons.set(socket, server);
+  }
+  const [, tool, , event] = args.slice(1);
+  if (viaHttp && tool === "claude_code" && event in httpFront.HTTP_HOOK_EVENTS) {
+    // Posted as Claude Code posts an HTTP hook of `comity init --http`: its URL, its headers with the variables it
+    // allows filled from the session's environment (an unset one as an empty string), the event as the body.
+    const hook = httpFront.claudeHttpHooks(httpFront.readDaemonHttpConfig(path.dirname(socket)))[event];
+    const headers = Object.fromEntries(
+      Object.entries(hook.headers).map(([k, v]) => [k, v.replace(/\$\{(\w+)\}|\$(\w+)/g, (_m, a, b) => (hook.allowedEnvVars.includes(a ?? b) ? (daemonEnv[a ?? b] ?? "") : ""))]),
+    );
+    const res = await fetch(hook.url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: input });
+    if (res.status !== 200) throw new Error(`the daemon's HTTP front answered ${res.status}: ${await res.text()}`);
+    return { status: 0, stdout: await res.text(), stderr: "" };
   }
   const through = await hookThroughDaemon(args.slice(1), input, daemonEnv, cwd);
   if (!("stdout" in through)) throw new Error(`the daemon did not answer: ${JSON.stringify(through)}`);
   return { status: 0, stdout: through.stdout, stderr: "" };
+}
+/** Whether a port on 127.0.0.1 can be listened on now. */
+function portIsFree(port) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
 }
 /** This checkout's built library, for in-process play. */
 const dist = (file) => new URL(`../../dist/${file}`, import.meta.url).href;
@@ -420,13 +449,16 @@ function alarmsIn(text) {
  * `COMITY_API_URL`: the hooks coordinate through the config folder's store, as on one machine out of the box). A
  * scenario that needs two machines (`served_only`, saying why) is skipped in embedded mode. `options.bin`: the CLI
  * to play it with (this checkout's by default); `options.inProcess`: play it through this checkout's built library
- * in this process instead (its CLI entry and server, the code the processes run, without a process an event).
+ * in this process instead (its CLI entry and server, the code the processes run, without a process an event);
+ * with it, `options.viaDaemon` sends each hook event over a daemon's socket, and `options.viaHttp` sends Claude Code's
+ * tool-call events to the daemon's HTTP front as `comity init --http` wires them (the others over its socket).
  * Returns the score and a transcript of what each agent saw.
  */
 export async function runScenario(scenario, options = {}) {
   bin = options.bin ?? BIN;
   inProcess = options.inProcess === true;
-  viaDaemon = options.viaDaemon === true;
+  viaDaemon = options.viaDaemon === true || options.viaHttp === true;
+  viaHttp = options.viaHttp === true;
   const embedded = options.mode === "embedded";
   if (embedded && scenario.served_only !== undefined)
     return {

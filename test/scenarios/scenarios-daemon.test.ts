@@ -17,3 +17,18 @@ describe("coordination scenarios through the daemon (embedded)", () => {
     120_000,
   );
 });
+
+// The same through Claude Code's HTTP hooks (`comity init --http`): its tool-call events posted to the daemon's HTTP
+// front with the headers `init` writes, the other events over the socket. Scenarios of the other hosts play as above.
+describe("coordination scenarios through the daemon's HTTP hooks (embedded)", () => {
+  it.each(loadScenarios().map((s) => [s.file, s] as const))(
+    "%s",
+    async (_file, scenario) => {
+      const r = await runScenario(scenario, { inProcess: true, viaHttp: true, mode: "embedded" });
+      if (r.skipped !== null) return;
+      expect({ misses: r.misses, falseAlarms: r.alarms }).toEqual({ misses: [], falseAlarms: [] });
+      expect(r.recalled).toBe(r.expected);
+    },
+    120_000,
+  );
+});

@@ -52,7 +52,11 @@ export async function daemonCommand(args: readonly string[], io: CliIo): Promise
   const build = installedBuild();
   const ask = (kind: "status" | "stop"): Promise<DaemonAnswer | { miss: string }> => callDaemon(socket, { kind, build }, { connectMs: 500, answerMs: 2000 });
   const said = (a: DaemonAnswer | { miss: string }): string =>
-    "miss" in a ? "not running" : a.kind === "status" ? `running (pid ${a.pid}, since ${a.startedAt}, ${a.served} hook events answered; ends after ${Math.round(a.idleMs / 60000)} min idle)` : a.kind;
+    "miss" in a
+      ? "not running"
+      : a.kind === "status"
+        ? `running (pid ${a.pid}, since ${a.startedAt}, ${a.served} hook events answered; ends after ${Math.round(a.idleMs / 60000)} min idle${typeof a.httpPort === "number" ? `; HTTP hooks on 127.0.0.1:${a.httpPort}` : ""})`
+        : a.kind;
 
   if (action === "status") {
     const a = await ask("status");
@@ -92,17 +96,28 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
   await (await import("../../api/http-request.js")).keepConnectionsAlive();
   const idle = Number(io.env["COMITY_DAEMON_IDLE_MS"]);
   fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
+  const config = configDir(io.env, io.env["HOME"] ?? os.homedir());
+  const { readDaemonHttpConfig } = await import("../../daemon/daemon-http.js");
+  const httpConfig = readDaemonHttpConfig(config);
+  const baseEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(io.env)) if (v !== undefined) baseEnv[k] = v;
   const server = await startDaemonServer({
     socket,
     build,
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
     runHook: answerHookCall,
+    ...(httpConfig === null ? {} : { http: { config: httpConfig, baseEnv, hosts: ["claude_code"] } }),
   });
+  if (server.httpProblem !== null) {
+    const { logFailOpen } = await import("../../hook/hook-log.js");
+    logFailOpen(config, { time: new Date(), tool: "claude_code", event: "http", reason: `the daemon cannot answer HTTP hooks: ${server.httpProblem}` });
+  }
   // Listening: a hook that finds it gone later (killed, crashed) starts the next one at once; one that finds it stuck
   // ends it by its pid.
   fs.rmSync(startingMark(socket), { force: true });
   fs.writeFileSync(pidFile(socket), `${process.pid}\n`, { mode: 0o600 });
-  io.stdout.write(`comity daemon: listening on ${socket} (pid ${process.pid}, config ${configDir(io.env, io.env["HOME"] ?? os.homedir())})\n`);
+  const httpSaid = httpConfig === null ? "" : server.httpProblem === null ? ` and on 127.0.0.1:${httpConfig.port} for HTTP hooks` : ` (HTTP hooks not answered: ${server.httpProblem})`;
+  io.stdout.write(`comity daemon: listening on ${socket}${httpSaid} (pid ${process.pid}, config ${config})\n`);
   const stop = (): void => void server.close("signal");
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

@@ -7,7 +7,7 @@ import { planInit } from "../../init/plan-init.js";
 import { findOwningRepo } from "../../workspace/discover-repos.js";
 import type { CliIo } from "../io.js";
 
-export const INIT_USAGE = `usage: comity init [--tool T ...] [--dry-run] [--user | --each | --here] [--command CMD] [DIR]
+export const INIT_USAGE = `usage: comity init [--tool T ...] [--dry-run] [--user | --each | --here] [--command CMD] [--http] [DIR]
 
 Writes Comity's hooks into each host's hook config, merged with the hooks
 already there: the project's .claude/settings.json, .codex/hooks.json,
@@ -22,6 +22,12 @@ holds repos but is not one:
 Without --tool, the hosts found (config folders, binaries on PATH). Prints
 the full path of every file; a changed file is backed up beside itself; a
 second run changes nothing. --dry-run prints the diff.
+  --http   Claude Code posts the events of each tool call to the per-user
+           daemon (comity daemon) on 127.0.0.1 instead of starting a
+           process; session start and prompts stay commands, which start
+           the daemon. The hooks carry the daemon's secret, so they go to
+           the user's own .claude/settings.local.json (or, with --user,
+           ~/.claude/settings.json).
 Hosts in this version: ${INIT_HOSTS.join(", ")}.
 `;
 
@@ -37,6 +43,7 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
       each: { type: "boolean", default: false },
       here: { type: "boolean", default: false },
       command: { type: "string" },
+      http: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -58,8 +65,17 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
     io.stderr.write(`comity init: --user, --each and --here are three different places: choose one\n${INIT_USAGE}`);
     return 2;
   }
+  if (values.http && tools !== undefined && !tools.includes("claude_code")) {
+    io.stderr.write("comity init: --http is for Claude Code's hooks (the other hosts run commands only): add --tool claude_code\n");
+    return 2;
+  }
   const dir = path.resolve(io.cwd, positionals[0] ?? ".");
   const home = io.env["HOME"] ?? os.homedir();
+  let claudeHttp: Awaited<ReturnType<typeof httpHooks>> | undefined;
+  if (values.http) {
+    claudeHttp = await httpHooks(io, home, values["dry-run"]);
+    if (claudeHttp === null) return 1;
+  }
   const owner = findOwningRepo(dir);
   let roots = [owner?.root ?? dir];
   if (owner === null && !values.user && !values.here) {
@@ -93,6 +109,7 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
       pathEnv: io.env["PATH"] ?? "",
       ...(tools === undefined ? {} : { tools: tools as InitHost[] }),
       ...(values.command === undefined ? {} : { command: values.command }),
+      ...(claudeHttp === undefined || claudeHttp === null ? {} : { claudeHttp: claudeHttp.hooks }),
     });
     for (const d of plan.diagnostics) io.stderr.write(`comity init: ${d.message}\n`);
     if (plan.diagnostics.length > 0) status = 1;
@@ -113,9 +130,59 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
     }
     for (const n of plan.notes) io.stdout.write(`note: ${n}\n`);
   }
+  if (claudeHttp?.restart !== undefined && wrote && !values["dry-run"]) io.stdout.write(`note: ${await claudeHttp.restart()}\n`);
   if (!wrote) {
     io.stderr.write(`comity init: no host found (no .claude/, .codex/ or .cursor/ here or in your home, no claude, codex or cursor on PATH); pass --tool ${INIT_HOSTS.join(" or --tool ")}\n`);
     return 1;
   }
   return status;
+}
+
+/**
+ * The HTTP hooks of `init --http`, from the config folder's daemon settings (made here the first time), and how to
+ * get a daemon that answers them: the running one is restarted, since a daemon reads its HTTP settings when it starts.
+ * Null (said on stderr) where the daemon cannot be used.
+ */
+async function httpHooks(io: CliIo, home: string, dryRun: boolean) {
+  const { configDir } = await import("../../config/config-dir.js");
+  const { CONFIG_LAYOUT } = await import("../../config/config-layout.js");
+  const { claudeHttpHooks, ensureDaemonHttpConfig, readDaemonHttpConfig } = await import("../../daemon/daemon-http.js");
+  const daemonClient = (await import("../../daemon/daemon-client.cjs")).default;
+  const socket = daemonClient.daemonSocketFor(io.env);
+  if (socket === null) {
+    io.stderr.write("comity init: --http needs the daemon, which is off here (COMITY_DAEMON=off, or a config folder path too long for a socket)\n");
+    return null;
+  }
+  const config = configDir(io.env, home);
+  const isFree = async (port: number): Promise<boolean> => {
+    const net = await import("node:net");
+    return new Promise((resolve) => {
+      const server = net.createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+  };
+  const settings = dryRun ? (readDaemonHttpConfig(config) ?? { port: 0, secret: "(made when you run it without --dry-run)" }) : await ensureDaemonHttpConfig(config, isFree);
+  const restart = async (): Promise<string> => {
+    const build = daemonClient.installedBuild();
+    const status = () => daemonClient.callDaemon(socket, { kind: "status", build }, { connectMs: 300, answerMs: 1000 });
+    const where = `Claude Code's tool calls are posted to the daemon on 127.0.0.1:${settings.port} (the hooks' secret is in ${path.join(config, CONFIG_LAYOUT.daemonHttp)}, 0600)`;
+    const before = await status();
+    if (!("miss" in before) && before.kind === "status" && before.httpPort === settings.port) return `${where}: it runs.`;
+    if (!("miss" in before)) {
+      // A daemon reads its HTTP settings when it starts: the one running lets its socket go, and a new one starts.
+      await daemonClient.callDaemon(socket, { kind: "stop", build }, { connectMs: 300, answerMs: 1000 });
+      for (let waited = 0; waited < 3000 && !("miss" in (await status())); waited += 50) await new Promise((r) => setTimeout(r, 50));
+    }
+    const { fileURLToPath } = await import("node:url");
+    daemonClient.startDaemonInBackground(fileURLToPath(new URL("../../../bin/comity.cjs", import.meta.url)), io.env, { force: true });
+    for (let waited = 0; waited < 5000; waited += 50) {
+      await new Promise((r) => setTimeout(r, 50));
+      const a = await status();
+      if ("miss" in a || a.kind !== "status") continue;
+      return a.httpPort === settings.port ? `${where}: it ${"miss" in before ? "started" : "restarted"} now.` : `${where}, but it cannot listen there (hook.log says why; comity doctor).`;
+    }
+    return `${where}, but it did not start within 5 s (comity daemon run shows why); the next session start tries again.`;
+  };
+  return { hooks: claudeHttpHooks(settings), restart };
 }

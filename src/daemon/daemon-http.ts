@@ -1,0 +1,134 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { CONFIG_LAYOUT } from "../config/config-layout.js";
+import type { HttpHook } from "../init/host-configs.js";
+import type { HookCall } from "./daemon-wire.js";
+
+/**
+ * Claude Code's `http` hooks, answered by the per-user daemon with no process started: the event's JSON is posted to
+ * `http://127.0.0.1:PORT/v1/hook/claude_code/<Event>`, and the answer is the body. Defined once: `comity init --http`
+ * writes the hooks from it, and the daemon reads its requests with it.
+ */
+
+/** Where and how the daemon listens for HTTP hooks: a port on 127.0.0.1 and the per-user secret hooks present. */
+export interface DaemonHttpConfig {
+  readonly port: number;
+  readonly secret: string;
+}
+
+/**
+ * The environment an HTTP hook passes in headers (`X-Comity-Env-NAME: $NAME`, which Claude Code fills from its own
+ * environment for the names `allowedEnvVars` lists): what a hook reads from its environment that may differ from one
+ * session to another. The rest (HOME, PATH, the config folder) is the daemon's, which is the user's.
+ */
+export const HTTP_HOOK_ENV = ["COMITY_AGENT_NAME", "COMITY_API_URL", "COMITY_SHARE_STATUS", "COMITY_TOKEN", "KITTY_WINDOW_ID", "NO_COLOR", "TMUX_PANE", "WEZTERM_PANE", "ZELLIJ_PANE_ID"] as const;
+
+/** The header that carries one variable of {@link HTTP_HOOK_ENV}. */
+export function envHeader(name: string): string {
+  return `X-Comity-Env-${name}`;
+}
+
+/**
+ * The events `comity init --http` wires as HTTP hooks, with their timeouts (seconds): those of every tool call and
+ * turn. SessionStart, UserPromptSubmit and SessionEnd stay commands: they start the daemon when it is not running.
+ */
+export const HTTP_HOOK_EVENTS: Readonly<Record<string, number>> = { PreToolUse: 5, PostToolUse: 10, Stop: 10 };
+
+/** The HTTP hooks of `comity init --http`, by event. */
+export function claudeHttpHooks(config: DaemonHttpConfig): Record<string, HttpHook> {
+  return Object.fromEntries(Object.entries(HTTP_HOOK_EVENTS).map(([event, timeout]) => [event, httpHook(config, event, timeout)]));
+}
+
+/** The path of one event's HTTP hook. */
+export function httpHookPath(host: string, event: string): string {
+  return `/v1/hook/${host}/${event}`;
+}
+
+/** The hook entry of one event: its URL, the secret, and the environment it forwards. */
+export function httpHook(config: DaemonHttpConfig, event: string, timeout: number): HttpHook {
+  const headers: Record<string, string> = { Authorization: `Bearer ${config.secret}` };
+  for (const name of HTTP_HOOK_ENV) headers[envHeader(name)] = `\${${name}}`;
+  return { type: "http", url: `http://127.0.0.1:${config.port}${httpHookPath("claude_code", event)}`, headers, allowedEnvVars: [...HTTP_HOOK_ENV], timeout };
+}
+
+/** The config folder's HTTP settings of the daemon, or null where none were made (`comity init --http` makes them). */
+export function readDaemonHttpConfig(configDir: string): DaemonHttpConfig | null {
+  try {
+    const v = JSON.parse(fs.readFileSync(path.join(configDir, CONFIG_LAYOUT.daemonHttp), "utf8")) as Record<string, unknown>;
+    const { port, secret } = v;
+    if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) return null;
+    if (typeof secret !== "string" || !/^[0-9a-f]{64}$/.test(secret)) return null;
+    return { port, secret };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The daemon's HTTP settings, made once per config folder (0600): a port below the range the kernel hands out to
+ * outgoing connections (so that none takes it between two daemons), and a secret of 32 random bytes.
+ * `isFree` says whether a port can be listened on now.
+ */
+export async function ensureDaemonHttpConfig(configDir: string, isFree: (port: number) => Promise<boolean>): Promise<DaemonHttpConfig> {
+  const have = readDaemonHttpConfig(configDir);
+  if (have !== null) return have;
+  let port = 0;
+  for (let tries = 0; tries < 50 && port === 0; tries++) {
+    const candidate = 20000 + (randomBytes(2).readUInt16BE(0) % 12000);
+    if (await isFree(candidate)) port = candidate;
+  }
+  if (port === 0) throw new Error("no free port on 127.0.0.1 between 20000 and 32000");
+  const config: DaemonHttpConfig = { port, secret: randomBytes(32).toString("hex") };
+  fs.mkdirSync(configDir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(configDir, CONFIG_LAYOUT.daemonHttp), `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  return config;
+}
+
+/** An HTTP request to the daemon, as far as it is read: method, target, headers (lowercase names) and body. */
+export interface HttpHookRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: string;
+}
+
+/** What to do with a request: answer it as this hook event, or refuse it with a status. */
+export type HttpHookRoute = { readonly call: HookCall } | { readonly status: number; readonly reason: string };
+
+/**
+ * Reads one HTTP request to the daemon. Pure: refuses what is not a hook event of a known host from a caller that
+ * holds the secret (401), anything a browser sends (an `Origin` header) or sends to another name than 127.0.0.1 or
+ * localhost at the daemon's port (DNS rebinding; 403), other paths (404) and methods (405). A hook event runs as
+ * `comity hook --tool HOST --event EVENT` in the folder the payload names, with `baseEnv` and the forwarded variables.
+ */
+export function routeHttpHook(request: HttpHookRequest, config: DaemonHttpConfig, build: string, baseEnv: Readonly<Record<string, string>>, hosts: readonly string[]): HttpHookRoute {
+  const header = (name: string): string | undefined => {
+    const v = request.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  if (header("origin") !== undefined) return { status: 403, reason: "a request from a web page is refused" };
+  const host = header("host") ?? "";
+  if (host !== `127.0.0.1:${config.port}` && host !== `localhost:${config.port}`) return { status: 403, reason: "a request to another host name is refused" };
+  const auth = Buffer.from(header("authorization") ?? "");
+  const expected = Buffer.from(`Bearer ${config.secret}`);
+  if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) return { status: 401, reason: "the daemon's secret is missing or wrong" };
+  const m = /^\/v1\/hook\/([a-z_]+)\/([A-Za-z]+)$/.exec(request.url);
+  if (m === null || !hosts.includes(m[1] ?? "")) return { status: 404, reason: "the daemon serves hook events only" };
+  if (request.method !== "POST") return { status: 405, reason: "a hook event is a POST" };
+  const env: Record<string, string> = { ...baseEnv };
+  for (const name of HTTP_HOOK_ENV) {
+    const value = header(envHeader(name).toLowerCase());
+    // Claude Code sends an unset variable as an empty string: unset it is.
+    if (value === undefined || value === "") delete env[name];
+    else env[name] = value;
+  }
+  let cwd = baseEnv["HOME"] ?? "/";
+  try {
+    const payload = JSON.parse(request.body) as Record<string, unknown> | null;
+    if (payload !== null && typeof payload["cwd"] === "string" && path.isAbsolute(payload["cwd"])) cwd = payload["cwd"];
+  } catch {
+    // the hook itself reports a payload that is not JSON, as on the command path
+  }
+  return { call: { kind: "hook", build, args: ["--tool", m[1] ?? "", "--event", m[2] ?? ""], cwd, env, stdin: request.body } };
+}

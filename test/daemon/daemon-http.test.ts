@@ -1,0 +1,200 @@
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import daemonClient from "../../src/daemon/daemon-client.cjs";
+import { claudeHttpHooks, ensureDaemonHttpConfig, envHeader, HTTP_HOOK_ENV, readDaemonHttpConfig, routeHttpHook, type DaemonHttpConfig } from "../../src/daemon/daemon-http.js";
+import type { HookCall } from "../../src/daemon/daemon-wire.js";
+import { startDaemonServer, type DaemonServer } from "../../src/daemon/start-daemon-server.js";
+
+const { MAX_DAEMON_REQUEST_BYTES, callDaemon } = daemonClient;
+
+let dir: string;
+const servers: DaemonServer[] = [];
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-daemon-http-"));
+  fs.chmodSync(dir, 0o700);
+});
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close("test over");
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+const isFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const s = net.createServer();
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+
+const SECRET = "ab".repeat(32);
+const config = (port: number): DaemonHttpConfig => ({ port, secret: SECRET });
+const echo = async (c: HookCall): Promise<string> => JSON.stringify({ args: c.args, cwd: c.cwd, pane: c.env["TMUX_PANE"] ?? null, stdin: c.stdin });
+
+async function start(port: number, runHook: (c: HookCall) => Promise<string> = echo): Promise<DaemonServer> {
+  const s = await startDaemonServer({
+    socket: path.join(dir, "daemon.sock"),
+    build: "b1",
+    idleMs: 60_000,
+    runHook,
+    http: { config: config(port), baseEnv: { HOME: "/h", TMUX_PANE: "%daemon" }, hosts: ["claude_code"] },
+  });
+  servers.push(s);
+  return s;
+}
+
+/** One request over a connection of its own, as a browser or a stranger could send it. */
+function request(port: number, options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: "127.0.0.1", port, method: options.method ?? "POST", path: options.path ?? "/v1/hook/claude_code/PreToolUse", headers: options.headers ?? {}, agent: false },
+      (res) => {
+        let body = "";
+        res.on("data", (c) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body ?? "");
+  });
+}
+const auth = { authorization: `Bearer ${SECRET}` };
+const payload = JSON.stringify({ session_id: "s1", cwd: "/work/repo", hook_event_name: "PreToolUse", tool_name: "Edit" });
+
+describe("routeHttpHook", () => {
+  const req = (extra: Partial<Parameters<typeof routeHttpHook>[0]> = {}) => ({
+    method: "POST",
+    url: "/v1/hook/claude_code/PreToolUse",
+    headers: { host: "127.0.0.1:4000", authorization: `Bearer ${SECRET}` },
+    body: payload,
+    ...extra,
+  });
+  const route = (r: ReturnType<typeof req>) => routeHttpHook(r, config(4000), "b1", { HOME: "/h", TMUX_PANE: "%0", COMITY_TOKEN: "daemon's" }, ["claude_code"]);
+
+  it("reads a hook event: the tool and event from the path, the folder from the payload, the forwarded variables over the daemon's", () => {
+    const r = route(req({ headers: { host: "localhost:4000", authorization: `Bearer ${SECRET}`, [envHeader("TMUX_PANE").toLowerCase()]: "%7", [envHeader("COMITY_TOKEN").toLowerCase()]: "" } }));
+    expect(r).toEqual({ call: { kind: "hook", build: "b1", args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: "/work/repo", env: { HOME: "/h", TMUX_PANE: "%7" }, stdin: payload } });
+  });
+
+  it("refuses a browser, another host name, a missing or wrong secret, other paths, hosts and methods", () => {
+    const status = (r: ReturnType<typeof route>) => ("status" in r ? r.status : 200);
+    expect(status(route(req({ headers: { ...req().headers, origin: "http://127.0.0.1:4000" } })))).toBe(403);
+    expect(status(route(req({ headers: { ...req().headers, host: "evil.example:4000" } })))).toBe(403);
+    expect(status(route(req({ headers: { ...req().headers, host: "127.0.0.1:4001" } })))).toBe(403);
+    expect(status(route(req({ headers: { host: "127.0.0.1:4000" } })))).toBe(401);
+    expect(status(route(req({ headers: { host: "127.0.0.1:4000", authorization: `Bearer ${"cd".repeat(32)}` } })))).toBe(401);
+    expect(status(route(req({ url: "/v1/status" })))).toBe(404);
+    expect(status(route(req({ url: "/v1/hook/codex/PreToolUse" })))).toBe(404);
+    expect(status(route(req({ url: "/v1/hook/claude_code/PreToolUse/../x" })))).toBe(404);
+    expect(status(route(req({ method: "GET" })))).toBe(405);
+  });
+
+  it("runs a payload without an absolute folder in the daemon's home (the hook then reports what is wrong, as on the command path)", () => {
+    const r = route(req({ body: "not json" }));
+    expect("call" in r && r.call.cwd).toBe("/h");
+    const relative = route(req({ body: JSON.stringify({ cwd: "repo" }) }));
+    expect("call" in relative && relative.call.cwd).toBe("/h");
+  });
+});
+
+describe("the daemon's HTTP settings", () => {
+  it("are made once per config folder, 0600, with a port below the kernel's range for outgoing connections", async () => {
+    const a = await ensureDaemonHttpConfig(dir, isFree);
+    expect(a.port).toBeGreaterThanOrEqual(20000);
+    expect(a.port).toBeLessThan(32000);
+    expect(a.secret).toMatch(/^[0-9a-f]{64}$/);
+    const file = fs.readdirSync(dir).map((f) => path.join(dir, f))[0] as string;
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(await ensureDaemonHttpConfig(dir, isFree)).toEqual(a);
+    expect(readDaemonHttpConfig(dir)).toEqual(a);
+  });
+
+  it("give every tool-call hook the URL, the secret and the forwarded variables Claude Code fills", () => {
+    const hooks = claudeHttpHooks(config(4000));
+    expect(Object.keys(hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "Stop"]);
+    const pre = hooks["PreToolUse"];
+    expect(pre?.url).toBe("http://127.0.0.1:4000/v1/hook/claude_code/PreToolUse");
+    expect(pre?.headers["Authorization"]).toBe(`Bearer ${SECRET}`);
+    for (const name of HTTP_HOOK_ENV) expect(pre?.headers[envHeader(name)]).toBe(`\${${name}}`);
+    expect(pre?.allowedEnvVars).toEqual([...HTTP_HOOK_ENV]);
+  });
+});
+
+describe("the daemon's HTTP front", () => {
+  it("answers a hook event with the event's stdout as the body, the same as over its socket", async () => {
+    const port = await freePort();
+    const s = await start(port);
+    expect(s.httpProblem).toBeNull();
+    expect(s.status().httpPort).toBe(port);
+    const r = await request(port, { headers: { ...auth, [envHeader("TMUX_PANE")]: "%3" }, body: payload });
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body)).toEqual({ args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: "/work/repo", pane: "%3", stdin: payload });
+    const viaSocket = await callDaemon(
+      path.join(dir, "daemon.sock"),
+      { kind: "hook", build: "b1", args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: "/work/repo", env: { HOME: "/h", TMUX_PANE: "%3" }, stdin: payload },
+      { connectMs: 500, answerMs: 2000 },
+    );
+    expect(viaSocket).toEqual({ kind: "hook", stdout: r.body });
+    expect(s.status().served).toBe(2);
+  });
+
+  it("refuses strangers over the wire: no secret, a web page, a rebound host name, a body past the bound", async () => {
+    const port = await freePort();
+    let ran = 0;
+    await start(port, async () => {
+      ran++;
+      return "";
+    });
+    expect((await request(port, { body: payload })).status).toBe(401);
+    expect((await request(port, { headers: { ...auth, origin: "https://evil.example" }, body: payload })).status).toBe(403);
+    expect((await request(port, { headers: { ...auth, host: `rebound.example:${port}` }, body: payload })).status).toBe(403);
+    expect((await request(port, { method: "GET", path: "/", headers: auth })).status).toBe(404);
+    const big = await request(port, { headers: auth, body: Buffer.alloc(MAX_DAEMON_REQUEST_BYTES + 1, 32) }).catch(() => ({ status: 413, body: "" }));
+    expect(big.status).toBe(413);
+    expect(ran).toBe(0);
+    // Still answering its own callers.
+    expect((await request(port, { headers: auth, body: payload })).status).toBe(200);
+    expect(ran).toBe(1);
+  });
+
+  it("listens on 127.0.0.1 only", async () => {
+    const port = await freePort();
+    await start(port);
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((i) => i !== undefined && i.family === "IPv4" && !i.internal);
+    if (external === undefined) return; // no other address to try on this machine
+    const reached = await new Promise<boolean>((resolve) => {
+      const c = net.createConnection({ host: external.address, port }, () => {
+        c.destroy();
+        resolve(true);
+      });
+      c.on("error", () => resolve(false));
+    });
+    expect(reached).toBe(false);
+  });
+
+  it("says why it cannot answer HTTP hooks when its port is taken, and still answers over its socket", async () => {
+    const taken = net.createServer();
+    const port = await new Promise<number>((resolve) => taken.listen(0, "127.0.0.1", () => resolve((taken.address() as net.AddressInfo).port)));
+    try {
+      const s = await start(port);
+      expect(s.httpProblem).toMatch(/EADDRINUSE/);
+      expect(s.status().httpPort).toBeNull();
+      const a = await callDaemon(path.join(dir, "daemon.sock"), { kind: "status", build: "b1" }, { connectMs: 500, answerMs: 2000 });
+      expect("kind" in a && a.kind).toBe("status");
+    } finally {
+      taken.close();
+    }
+  });
+});
