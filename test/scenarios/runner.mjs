@@ -39,6 +39,8 @@ async function hookViaDaemon(args, { cwd, env, input }) {
     // As `comity init --http` makes them: a port of its own and a secret, in the config folder.
     const config = viaHttp ? await httpFront.ensureDaemonHttpConfig(path.dirname(socket), portIsFree) : null;
     const http = config === null ? {} : { http: { config, baseEnv: daemonEnv, hosts: ["claude_code"] } };
+    // As `comity daemon run`: the embedded store stays open between events.
+    (await import(dist("hook/coordinator.js"))).keepEmbeddedStoresOpen();
     const server = await startDaemonServer({ socket, build: installedBuild(), idleMs: 600_000, runHook: answerHookCall, ...http });
     if (server.httpProblem !== null) throw new Error(`the daemon's HTTP front: ${server.httpProblem}`);
     daemons.set(socket, server);
@@ -711,6 +713,7 @@ export async function runScenario(scenario, options = {}) {
     return { name: scenario.name, file: scenario.file, items: scenario.items ?? [], skipped: null, hosts: [...new Set(Object.values(sessions).map((s) => s.host))], ...score, transcript };
   } finally {
     for (const daemon of daemons.values()) await daemon.close("scenario over");
+    if (daemons.size > 0) await (await import(dist("hook/coordinator.js"))).closeKeptStores();
     daemons.clear();
     if (serve !== null) await serve.stop();
     if (options.keep !== true) fs.rmSync(dir, { recursive: true, force: true });

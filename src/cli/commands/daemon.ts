@@ -94,6 +94,8 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
   const { startDaemonServer } = await import("../../daemon/start-daemon-server.js");
   // A team server is asked at every event: one connection, kept, instead of a handshake each time.
   await (await import("../../api/http-request.js")).keepConnectionsAlive();
+  // And the embedded store stays open between events.
+  (await import("../../hook/coordinator.js")).keepEmbeddedStoresOpen();
   const idle = Number(io.env["COMITY_DAEMON_IDLE_MS"]);
   fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
   const config = configDir(io.env, io.env["HOME"] ?? os.homedir());
@@ -122,6 +124,7 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   const why = await server.ended;
+  await (await import("../../hook/coordinator.js")).closeKeptStores();
   fs.rmSync(pidFile(socket), { force: true });
   io.stdout.write(`comity daemon: ended (${why})\n`);
   return 0;

@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// The shell pair on real code: PreToolUse + PostToolUse of one shell command (`comity hook`, as `comity init` wires
+// Codex, and as Claude Code's HTTP hooks of `comity init --http`), through a warm daemon, against `git status` run
+// twice as processes (the anchor: what a shell command's before and after cost at the least), in the same run. Two
+// repos of the shapes users meet: the whole `effect` npm package (2,700 files, TypeScript and its build, the shape of
+// vite) and this machine's Python standard library (the shape of sympy), each committed, with a few files changed.
+// Node's start is not subtracted. Usage: node benchmarks/shell-pair.mjs [--runs 15]
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { machine, median, table } from "./lib.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bin = path.join(here, "..", "bin", "comity.cjs");
+const { values } = parseArgs({ options: { runs: { type: "string", default: "15" } } });
+const runs = Number(values.runs);
+const base = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-shell-"));
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "b",
+  GIT_AUTHOR_EMAIL: "b@e",
+  GIT_COMMITTER_NAME: "b",
+  GIT_COMMITTER_EMAIL: "b@e",
+};
+delete gitEnv.COMITY_DAEMON;
+delete gitEnv.COMITY_API_URL;
+delete gitEnv.COMITY_TOKEN;
+const git = (cwd, ...args) => execFileSync("git", ["-c", "init.defaultBranch=main", ...args], { cwd, env: gitEnv, stdio: ["ignore", "pipe", "inherit"] });
+
+/** A committed repo of `files` (absolute path → repo-relative path), with a remote and three files changed since. */
+function makeRepo(name, files) {
+  const repo = path.join(base, name);
+  for (const [from, rel] of files) {
+    const to = path.join(repo, rel);
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.copyFileSync(from, to);
+  }
+  git(repo, "init", "-q");
+  git(repo, "remote", "add", "origin", `git@github.com:bench/${name}.git`);
+  git(repo, "add", "-A");
+  git(repo, "commit", "-q", "-m", "import");
+  for (const [, rel] of files.slice(0, 3)) fs.appendFileSync(path.join(repo, rel), "\n");
+  return { repo, count: files.length };
+}
+
+function walk(dir, skip) {
+  const out = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (skip.test(p)) continue;
+    if (e.isDirectory()) out.push(...walk(p, skip));
+    else if (e.isFile()) out.push(p);
+  }
+  return out;
+}
+
+// The whole effect package, from npm (`npm pack`, pinned), unpacked once.
+const pack = path.join(base, "pack");
+fs.mkdirSync(pack);
+const tgz = execFileSync("npm", ["pack", "effect@3.18.4", "--silent", "--pack-destination", pack], { encoding: "utf8" }).trim().split("\n").pop();
+execFileSync("tar", ["xzf", path.join(pack, tgz), "-C", pack]);
+const effectDir = path.join(pack, "package");
+const stdlib = execFileSync("python3", ["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: "utf8" }).trim();
+const repos = [
+  ["effect (npm package, TypeScript)", makeRepo("effect", walk(effectDir, /$^/).map((f) => [f, path.relative(effectDir, f)]))],
+  ["Python standard library", makeRepo("stdlib", walk(stdlib, /(site-packages|__pycache__|\.pyc$)/).map((f) => [f, path.relative(stdlib, f)]))],
+];
+
+const config = path.join(base, "config");
+const env = { ...gitEnv, COMITY_CONFIG_DIR: config };
+const time = (cmd, args, { cwd, input = "", runEnv = env }) =>
+  new Promise((resolve, reject) => {
+    const t = process.hrtime.bigint();
+    const child = spawn(cmd, args, { cwd, env: runEnv, stdio: ["pipe", "ignore", "ignore"] });
+    child.on("close", (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`${cmd} ${args.join(" ")} exited ${code}`))));
+    child.stdin.end(input);
+  });
+const post = (url, headers, body) =>
+  new Promise((resolve, reject) => {
+    const t = process.hrtime.bigint();
+    const req = http.request(url, { method: "POST", agent: false, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on("end", () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`HTTP ${res.statusCode}`))));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+
+const httpFront = await import(path.join(here, "..", "dist", "daemon", "daemon-http.js"));
+const portIsFree = (port) =>
+  new Promise((resolve) => {
+    const s = net.createServer();
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+const httpConfig = await httpFront.ensureDaemonHttpConfig(config, portIsFree);
+const hooks = httpFront.claudeHttpHooks(httpConfig);
+const headersOf = (hook) => Object.fromEntries(Object.entries(hook.headers).map(([k, v]) => [k, v.replace(/\$\{(\w+)\}/g, () => "")]));
+if (spawnSync(process.execPath, [bin, "daemon", "start"], { env }).status !== 0) throw new Error("comity daemon start failed");
+const served = () => Number(/(\d+) hook events answered/.exec(spawnSync(process.execPath, [bin, "daemon", "status"], { env, encoding: "utf8" }).stdout)?.[1] ?? -1);
+
+const rows = [];
+let n = 0;
+for (const [label, { repo, count }] of repos) {
+  const payload = (event, host) => {
+    const id = `t${++n}`;
+    return JSON.stringify({ session_id: `bench-${host}`, transcript_path: "/t", cwd: repo, hook_event_name: event, tool_name: host === "codex" ? "Bash" : "Bash", tool_input: { command: "make build" }, tool_use_id: id });
+  };
+  const anchor = [];
+  const command = [];
+  const overHttp = [];
+  const before = served();
+  for (let i = 0; i <= runs; i++) {
+    const a = (await time("git", ["status", "--porcelain"], { cwd: repo })) + (await time("git", ["status", "--porcelain"], { cwd: repo }));
+    // The command path (Codex): two `comity hook` processes, the thin client forwarding each event to the daemon.
+    const pre = payload("PreToolUse", "codex");
+    const c1 = await time(process.execPath, [bin, "hook", "--tool", "codex", "--event", "PreToolUse"], { cwd: repo, input: pre });
+    const c2 = await time(process.execPath, [bin, "hook", "--tool", "codex", "--event", "PostToolUse"], { cwd: repo, input: pre.replace('"PreToolUse"', '"PostToolUse"') });
+    // Claude Code's HTTP hooks: no process at all.
+    const cpre = payload("PreToolUse", "claude_code");
+    const h1 = await post(hooks.PreToolUse.url, headersOf(hooks.PreToolUse), cpre);
+    const h2 = await post(hooks.PostToolUse.url, headersOf(hooks.PostToolUse), cpre.replace('"PreToolUse"', '"PostToolUse"'));
+    if (i === 0) continue; // warm-up: page cache, the daemon's first status of the repo
+    anchor.push(a);
+    command.push(c1 + c2);
+    overHttp.push(h1 + h2);
+  }
+  if (served() - before !== 4 * (runs + 1)) throw new Error(`${label}: the daemon answered ${served() - before} events, ${4 * (runs + 1)} expected`);
+  const [g, c, h] = [median(anchor), median(command), median(overHttp)];
+  rows.push([`${label}, ${count.toLocaleString("en")} files: git status twice (anchor)`, g.toFixed(0), "", ""]);
+  rows.push([`  shell pair, comity hook ×2 through the daemon (Codex)`, c.toFixed(0), `${(c / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${c <= 2 * g ? "met" : "NOT met"}`]);
+  rows.push([`  shell pair, Claude Code's HTTP hooks to the daemon`, h.toFixed(0), `${(h / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${h <= 2 * g ? "met" : "NOT met"}`]);
+}
+spawnSync(process.execPath, [bin, "daemon", "stop"], { env });
+if (fs.existsSync(path.join(config, "hook.log"))) throw new Error(`a hook failed open: ${fs.readFileSync(path.join(config, "hook.log"), "utf8")}`);
+fs.rmSync(base, { recursive: true, force: true });
+console.log(`machine: ${machine()}; median of ${runs} pairs, each pair timed whole (Node's start included)\n`);
+console.log(table(["shell pair (PreToolUse + PostToolUse, Bash)", "median ms", "ratio", "target"], rows));

@@ -1,0 +1,56 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { answerHookCall } from "../../src/cli/commands/daemon.js";
+import { closeKeptStores, keepEmbeddedStoresOpen } from "../../src/hook/coordinator.js";
+import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+
+// The daemon keeps the embedded store open between events: what one event wrote the next one reads on the same
+// connection, and a store another process moved aside (found unusable) is opened anew, not read through a stale handle.
+
+let sb: Sandbox;
+let repo: string;
+let configDir: string;
+beforeEach(() => {
+  sb = createSandbox();
+  repo = initRepo(sb, "app");
+  commit(sb, repo, "src/config.ts", "export function parseConfig(path: string): object {\n  return { path };\n}\n");
+  configDir = path.join(sb.dir, "..", "comity-config");
+  keepEmbeddedStoresOpen();
+});
+afterEach(async () => {
+  await closeKeptStores();
+  sb.cleanup();
+});
+
+/** A Claude Code PreToolUse on an edit of src/config.ts, answered as the daemon answers it; the denial's reason or null. */
+async function preEdit(session: string, toolUseId: string): Promise<string | null> {
+  const stdin = JSON.stringify({
+    session_id: session,
+    transcript_path: `/tmp/${session}.jsonl`,
+    cwd: repo,
+    hook_event_name: "PreToolUse",
+    tool_name: "Edit",
+    tool_input: { file_path: path.join(repo, "src/config.ts"), old_string: "path", new_string: "p" },
+    tool_use_id: toolUseId,
+  });
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...sb.env, COMITY_CONFIG_DIR: configDir, COMITY_AGENT_NAME: session })) if (v !== undefined) env[k] = v;
+  const stdout = await answerHookCall({ kind: "hook", build: "test", args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: repo, env, stdin });
+  if (stdout.trim() === "") return null;
+  const h = (JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } }).hookSpecificOutput ?? {};
+  return h.permissionDecision === "deny" ? (h.permissionDecisionReason ?? "") : null;
+}
+
+describe("the daemon's embedded store, kept open", () => {
+  it("carries one event's intent to the next, and opens a store moved aside by another process anew", async () => {
+    expect(await preEdit("alice", "a1")).toBeNull();
+    expect(await preEdit("bob", "b1")).toContain("alice");
+    // Another hook process found the store unusable and moved it aside: the next event starts from an empty store.
+    const store = path.join(configDir, "coordination.sqlite");
+    for (const suffix of ["", "-wal", "-shm"]) if (fs.existsSync(store + suffix)) fs.renameSync(store + suffix, `${store}.aside${suffix}`);
+    expect(await preEdit("carol", "c1")).toBeNull();
+    expect(fs.existsSync(store)).toBe(true);
+    expect(await preEdit("dave", "d1")).toContain("carol");
+  });
+});
