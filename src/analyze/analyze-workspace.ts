@@ -181,7 +181,8 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
   const tScan = Date.now();
   const scanned = await mapLimit(inView, 2, async ({ repo, state, latest }): Promise<Scanned | null> => {
     if (!deepRoots.has(repo.root)) return null;
-    const d = await scanRepo(repo, state, latest, options, early?.root === repo.root ? early.view : null);
+    // git status of each repo runs as a process of its own while the other worker's repo is read.
+    const d = await scanRepo(repo, state, latest, options, early?.root === repo.root ? early.view : statusInBackground(repo, options));
     options.onProgress?.(++done, deepRoots.size, rel(repo.root));
     return d;
   });
@@ -555,10 +556,17 @@ function earlyStatus(dir: string, options: AnalyzeOptions): { root: string; view
     return null;
   }
   if (repo.root !== real) return null;
+  const view = statusInBackground(repo, options);
+  return view === null ? null : { root: repo.root, view };
+}
+
+/** A repo's git status, as `worktreeHash` reads it against HEAD, started as a process now; null where analyze reads the repo otherwise. */
+function statusInBackground(repo: Repo, options: AnalyzeOptions): Promise<GitStatusView | { readonly walk: string }> | null {
+  if (options.fs !== undefined || (options.since !== undefined && options.since !== null) || repo.gitDir === null) return null;
   const view = readGitStatusViewAsync(repo, nodeWorktreeFs, options.configEnv ?? processConfigEnv(), options.statusIndex ?? null, { withIndex: false });
-  // Never an unhandled rejection, whether or not the repo is analysed in depth.
+  // Never an unhandled rejection, whether or not it is used.
   view.catch(() => undefined);
-  return { root: repo.root, view };
+  return view;
 }
 
 /** A full commit id, or a branch, remote branch or tag name, or a full ref. */
