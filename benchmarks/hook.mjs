@@ -362,7 +362,8 @@ for (const dir of [embeddedDir, servedDaemonEnv.COMITY_CONFIG_DIR]) {
 }
 serve.kill("SIGTERM");
 const [served, embedded, nodeInterleaved, embeddedDaemon] = [median(interleaved.served), median(interleaved.embedded), median(interleaved.node), median(interleaved.daemon)];
-if ((await dedupeRows()) - before !== 2 * (runs * 2 + 1) + httpRuns + 1) throw new Error(`embedded pre_edit: ${(await dedupeRows()) - before} events stored, ${2 * (runs * 2 + 1) + httpRuns + 1} expected`);
+if ((await dedupeRows()) - before !== 2 * (runs * 2 + 1) + httpRuns + 1)
+  throw new Error(`embedded pre_edit: ${(await dedupeRows()) - before} events stored, ${2 * (runs * 2 + 1) + httpRuns + 1} expected`);
 if (embeddedLog() !== 0) throw new Error("embedded pre_edit: the hook failed open (see hook.log)");
 await store.close();
 fs.rmSync(base, { recursive: true, force: true });

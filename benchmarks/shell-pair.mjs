@@ -69,8 +69,20 @@ execFileSync("tar", ["xzf", path.join(pack, tgz), "-C", pack]);
 const effectDir = path.join(pack, "package");
 const stdlib = execFileSync("python3", ["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: "utf8" }).trim();
 const repos = [
-  ["effect (npm package, TypeScript)", makeRepo("effect", walk(effectDir, /$^/).map((f) => [f, path.relative(effectDir, f)]))],
-  ["Python standard library", makeRepo("stdlib", walk(stdlib, /(site-packages|__pycache__|\.pyc$)/).map((f) => [f, path.relative(stdlib, f)]))],
+  [
+    "effect (npm package, TypeScript)",
+    makeRepo(
+      "effect",
+      walk(effectDir, /$^/).map((f) => [f, path.relative(effectDir, f)]),
+    ),
+  ],
+  [
+    "Python standard library",
+    makeRepo(
+      "stdlib",
+      walk(stdlib, /(site-packages|__pycache__|\.pyc$)/).map((f) => [f, path.relative(stdlib, f)]),
+    ),
+  ],
 ];
 
 const config = path.join(base, "config");
@@ -111,7 +123,15 @@ let n = 0;
 for (const [label, { repo, count }] of repos) {
   const payload = (event, host) => {
     const id = `t${++n}`;
-    return JSON.stringify({ session_id: `bench-${host}`, transcript_path: "/t", cwd: repo, hook_event_name: event, tool_name: host === "codex" ? "Bash" : "Bash", tool_input: { command: "make build" }, tool_use_id: id });
+    return JSON.stringify({
+      session_id: `bench-${host}`,
+      transcript_path: "/t",
+      cwd: repo,
+      hook_event_name: event,
+      tool_name: host === "codex" ? "Bash" : "Bash",
+      tool_input: { command: "make build" },
+      tool_use_id: id,
+    });
   };
   const anchor = [];
   const command = [];

@@ -34,6 +34,19 @@ export interface DaemonStatus {
   readonly idleMs: number;
   /** The port on 127.0.0.1 where it answers Claude Code's HTTP hooks, or null. */
   readonly httpPort: number | null;
+  /** Resident memory now. */
+  readonly rssBytes: number;
+  /** How many working folders its events came from (up to a bound). */
+  readonly folders: number;
+  /** Per host and event (`claude_code PreToolUse`): events answered, and the time to answer the recent ones. */
+  readonly events: Readonly<Record<string, EventTimes>>;
+}
+
+/** The time a daemon takes to answer one kind of event, over its last events of that kind (at most 1,000). */
+export interface EventTimes {
+  readonly count: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
 }
 
 export type DaemonAnswer =

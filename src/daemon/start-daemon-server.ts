@@ -43,6 +43,16 @@ export interface DaemonServer {
   close(reason: string): Promise<void>;
 }
 
+/** How many of the last answer times of each kind of event the status's percentiles are taken over. */
+const RECENT_TIMES = 1000;
+
+/** The median and 99th percentile of some times (nearest rank), rounded to 0.1 ms. */
+function percentiles(xs: readonly number[]): { p50Ms: number; p99Ms: number } {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const at = (q: number): number => Math.round((sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? 0) * 10) / 10;
+  return { p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
 /** How long a caller has to send its request once connected (a connection that trickles is dropped). */
 const REQUEST_MS = 5000;
 /** How often the daemon checks that its socket is still in place (a config folder removed, another daemon). */
@@ -68,6 +78,9 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   }
   const startedAt = new Date(now()).toISOString();
   let served = 0;
+  /** Recent answer times per kind of event, and the working folders seen: what `comity daemon status` reports. */
+  const times = new Map<string, { count: number; recent: number[] }>();
+  const folders = new Set<string>();
   let waiting = 0;
   let chain: Promise<unknown> = Promise.resolve();
   let endedWith: (reason: string) => void = () => undefined;
@@ -75,7 +88,18 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     endedWith = resolve;
   });
   let httpPort: number | null = null;
-  const status = (): DaemonStatus => ({ pid: process.pid, build: options.build, startedAt, served, waiting, idleMs: options.idleMs, httpPort });
+  const status = (): DaemonStatus => ({
+    pid: process.pid,
+    build: options.build,
+    startedAt,
+    served,
+    waiting,
+    idleMs: options.idleMs,
+    httpPort,
+    rssBytes: process.memoryUsage.rss(),
+    folders: folders.size,
+    events: Object.fromEntries([...times].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, t]) => [k, { count: t.count, ...percentiles(t.recent) }])),
+  });
 
   let idle: NodeJS.Timeout | null = null;
   const touch = (): void => {
@@ -99,10 +123,12 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     const hookCall = call;
     const next = chain.then(async () => {
       runningSince = now();
+      const started = performance.now();
       try {
         return await options.runHook(hookCall);
       } finally {
         runningSince = null;
+        record(hookCall, performance.now() - started);
       }
     });
     chain = next.catch(() => undefined);
@@ -116,6 +142,19 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     } finally {
       waiting--;
     }
+  };
+
+  const record = (call: HookCall, ms: number): void => {
+    const arg = (name: string): string => call.args[call.args.indexOf(name) + 1] ?? "?";
+    const key = `${arg("--tool")} ${arg("--event")}`;
+    // Bounded: a host that sends made-up event names cannot grow the table without end.
+    if (!times.has(key) && times.size >= 64) return;
+    const t = times.get(key) ?? { count: 0, recent: [] };
+    t.count++;
+    t.recent.push(ms);
+    if (t.recent.length > RECENT_TIMES) t.recent.splice(0, t.recent.length - RECENT_TIMES);
+    times.set(key, t);
+    if (folders.size < 10_000) folders.add(call.cwd);
   };
 
   // Half-open allowed: a caller that ends its side after its request still gets the answer.

@@ -67,6 +67,28 @@ describe("the daemon's server", () => {
     expect(s.status()).toMatchObject({ served: 4, build: "b1", pid: process.pid });
   });
 
+  it("reports per event the events answered and the time to answer them, the folders and its memory", async () => {
+    const s = await start({
+      runHook: async (c) => {
+        await new Promise((r) => setTimeout(r, c.stdin === "slow" ? 40 : 1));
+        return "";
+      },
+    });
+    for (const stdin of ["a", "b", "slow"]) await callDaemon(socket, call({ args: ["--tool", "codex", "--event", "PreToolUse"], stdin }), limits);
+    await callDaemon(socket, call({ args: ["--tool", "claude_code", "--event", "Stop"], cwd: "/other" }), limits);
+    const st = s.status();
+    expect(Object.keys(st.events)).toEqual(["claude_code Stop", "codex PreToolUse"]);
+    expect(st.events["codex PreToolUse"]?.count).toBe(3);
+    expect(st.events["codex PreToolUse"]?.p50Ms).toBeLessThan(40);
+    expect(st.events["codex PreToolUse"]?.p99Ms).toBeGreaterThanOrEqual(39);
+    expect(st.folders).toBe(2);
+    expect(st.rssBytes).toBeGreaterThan(0);
+    const { statusDetail } = await import("../../src/cli/commands/daemon.js");
+    const shown = statusDetail(st, Date.parse(st.startedAt) + 90_000);
+    expect(shown).toContain("version b1, up 2 min");
+    expect(shown).toMatch(/codex PreToolUse\s+3\s+\d+\.\d\s+\d+\.\d/);
+  });
+
   it("listens on a socket only its user can open, and serves only its wire", async () => {
     await start();
     expect(fs.statSync(socket).mode & 0o777).toBe(0o600);

@@ -5,19 +5,21 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
 import daemonClient from "../../daemon/daemon-client.cjs";
-import type { DaemonAnswer, HookCall } from "../../daemon/daemon-wire.js";
+import type { DaemonAnswer, DaemonStatus, HookCall } from "../../daemon/daemon-wire.js";
 import type { CliIo } from "../io.js";
 
 const { callDaemon, daemonSocketFor, installedBuild, pidFile, startDaemonInBackground, startingMark } = daemonClient;
 
-export const DAEMON_USAGE = `usage: comity daemon [status|start|stop|run]
+export const DAEMON_USAGE = `usage: comity daemon [status [--json]|start|stop|run]
 
 A per-user process that keeps Comity loaded, so that a hook event costs a
 connection to it instead of starting Comity again. The hooks start it at
 their first event and fall back to running the event themselves when it is
 not there; it ends itself after 30 minutes without an event
 (COMITY_DAEMON_IDLE_MS), and when a newer Comity is installed.
-  status   whether it runs, its pid and the events it answered (the default)
+  status   whether it runs: pid, version, uptime, memory, and per event
+           the events answered and the time to answer them (p50, p99);
+           --json for all of it as JSON (the default action)
   start    starts it in the background (if it is not running)
   stop     ends it
   run      runs it in the foreground
@@ -30,7 +32,11 @@ const DEFAULT_IDLE_MS = 30 * 60 * 1000;
 
 /** `comity daemon`: 0, 1 when asked for a status and none runs, 2 on bad arguments. */
 export async function daemonCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...args], allowPositionals: true, options: { help: { type: "boolean", short: "h", default: false } } });
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: { help: { type: "boolean", short: "h", default: false }, json: { type: "boolean", default: false } },
+  });
   if (values.help) {
     io.stdout.write(DAEMON_USAGE);
     return 0;
@@ -60,7 +66,12 @@ export async function daemonCommand(args: readonly string[], io: CliIo): Promise
 
   if (action === "status") {
     const a = await ask("status");
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify("miss" in a ? { running: false, socket } : { running: a.kind === "status", socket, ...a }, null, 2)}\n`);
+      return "miss" in a ? 1 : 0;
+    }
     io.stdout.write(`comity daemon: ${said(a)} on ${socket}\n`);
+    if (!("miss" in a) && a.kind === "status") io.stdout.write(statusDetail(a, Date.now()));
     return "miss" in a ? 1 : 0;
   }
   if (action === "stop") {
@@ -87,6 +98,22 @@ export async function daemonCommand(args: readonly string[], io: CliIo): Promise
     return 1;
   }
   return runDaemon(socket, build, io);
+}
+
+/** What `comity daemon status` adds under its first line: version, uptime, memory, folders, and the time per event. */
+export function statusDetail(a: DaemonStatus, nowMs: number): string {
+  const uptime = Math.max(0, nowMs - Date.parse(a.startedAt));
+  const up = uptime < 60_000 ? `${Math.round(uptime / 1000)} s` : uptime < 3_600_000 ? `${Math.round(uptime / 60_000)} min` : `${(uptime / 3_600_000).toFixed(1)} h`;
+  // Older builds answer without these.
+  const rss = typeof a.rssBytes === "number" ? `, ${Math.round(a.rssBytes / 2 ** 20)} MiB resident` : "";
+  const lines = [`  version ${a.build.split("+")[0] ?? a.build}, up ${up}${rss}, events from ${a.folders ?? 0} working folders`];
+  const events = Object.entries(a.events ?? {});
+  if (events.length > 0) {
+    const width = Math.max(...events.map(([k]) => k.length), 5);
+    lines.push(`  ${"event".padEnd(width)}   count   p50 ms   p99 ms`);
+    for (const [k, t] of events) lines.push(`  ${k.padEnd(width)} ${String(t.count).padStart(7)} ${t.p50Ms.toFixed(1).padStart(8)} ${t.p99Ms.toFixed(1).padStart(8)}`);
+  }
+  return `${lines.join("\n")}\n`;
 }
 
 /** `comity daemon run`: serves until idle, stopped, replaced by another build, or its socket is gone. */
