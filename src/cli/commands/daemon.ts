@@ -15,8 +15,9 @@ export const DAEMON_USAGE = `usage: comity daemon [status [--json]|start|stop|ru
 A per-user process that keeps Comity loaded, so that a hook event costs a
 connection to it instead of starting Comity again. The hooks start it at
 their first event and fall back to running the event themselves when it is
-not there; it ends itself after 30 minutes without an event
-(COMITY_DAEMON_IDLE_MS), and when a newer Comity is installed.
+not there; it ends itself after 30 minutes without an event (8 hours
+where Claude Code's HTTP hooks use it, comity init --http;
+COMITY_DAEMON_IDLE_MS), and when a newer Comity is installed.
   status   whether it runs: pid, version, uptime, memory, and per event
            the events answered and the time to answer them (p50, p99);
            --json for all of it as JSON (the default action)
@@ -29,6 +30,11 @@ COMITY_DAEMON=off: hooks never use it.
 `;
 
 const DEFAULT_IDLE_MS = 30 * 60 * 1000;
+/**
+ * With Claude Code's HTTP hooks (`init --http`), a daemon that ended leaves them unanswered until the next session
+ * start or prompt starts one: it waits through a working day's pauses instead.
+ */
+const HTTP_IDLE_MS = 8 * 60 * 60 * 1000;
 
 /** `comity daemon`: 0, 1 when asked for a status and none runs, 2 on bad arguments. */
 export async function daemonCommand(args: readonly string[], io: CliIo): Promise<number> {
@@ -61,7 +67,7 @@ export async function daemonCommand(args: readonly string[], io: CliIo): Promise
     "miss" in a
       ? "not running"
       : a.kind === "status"
-        ? `running (pid ${a.pid}, since ${a.startedAt}, ${a.served} hook events answered; ends after ${Math.round(a.idleMs / 60000)} min idle${typeof a.httpPort === "number" ? `; HTTP hooks on 127.0.0.1:${a.httpPort}` : ""})`
+        ? `running (pid ${a.pid}, since ${a.startedAt}, ${a.served} hook events answered; ends after ${a.idleMs >= 7_200_000 ? `${Math.round(a.idleMs / 3_600_000)} h` : `${Math.round(a.idleMs / 60000)} min`} idle${typeof a.httpPort === "number" ? `; HTTP hooks on 127.0.0.1:${a.httpPort}` : ""})`
         : a.kind;
 
   if (action === "status") {
@@ -133,7 +139,7 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
   const server = await startDaemonServer({
     socket,
     build,
-    idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
+    idleMs: Number.isFinite(idle) && idle > 0 ? idle : httpConfig === null ? DEFAULT_IDLE_MS : HTTP_IDLE_MS,
     runHook: answerHookCall,
     ...(httpConfig === null ? {} : { http: { config: httpConfig, baseEnv, hosts: ["claude_code"] } }),
   });
