@@ -93,6 +93,44 @@ describe("comity hook with the daemon", () => {
     expect(readHookLog(env["COMITY_CONFIG_DIR"] as string)).toEqual([]);
   });
 
+  it("Claude Code's HTTP hooks: a daemon killed mid-session refuses the connection at once (Claude Code goes on), and the next command hook starts one that answers them", async () => {
+    const env = envFor("cfg-daemon");
+    const config = env["COMITY_CONFIG_DIR"] as string;
+    const { ensureDaemonHttpConfig, claudeHttpHooks } = await import("../../src/daemon/daemon-http.js");
+    const http = await ensureDaemonHttpConfig(config, async () => true);
+    const hook = claudeHttpHooks(http)["PreToolUse"];
+    expect(runBuiltCli(["daemon", "start"], { cwd: sb.dir, env }).status).toBe(0);
+    const status = runBuiltCli(["daemon", "status"], { cwd: sb.dir, env }).stdout;
+    expect(status).toContain(`HTTP hooks on 127.0.0.1:${http.port}`);
+    const repo = initRepo(sb, "solo");
+    const post = () =>
+      fetch(hook?.url ?? "", {
+        method: "POST",
+        headers: { authorization: `Bearer ${http.secret}` },
+        body: JSON.stringify({
+          session_id: "s",
+          cwd: repo,
+          hook_event_name: "PreToolUse",
+          tool_name: "Edit",
+          tool_input: { file_path: path.join(repo, "README.md") },
+          tool_use_id: `t${Math.random()}`,
+        }),
+      });
+    expect((await post()).status).toBe(200);
+    process.kill(Number(/pid (\d+)/.exec(status)?.[1]), "SIGKILL");
+    const t = Date.now();
+    await expect(post()).rejects.toThrow();
+    expect(Date.now() - t).toBeLessThan(1000);
+    const input = JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "UserPromptSubmit", prompt: "go on" });
+    expect((await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "UserPromptSubmit"], { cwd: repo, env, input })).status).toBe(0);
+    let answered: Response | null = null;
+    for (let i = 0; i < 100 && answered === null; i++) {
+      answered = await post().catch(() => null);
+      if (answered === null) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(answered?.status).toBe(200);
+  });
+
   // Linux: where /proc cannot tell a comity daemon from another process, a stuck one is left alone.
   it.skipIf(process.platform !== "linux")(
     "a daemon that takes an event and never answers is ended: the hook fails open once, the next event starts a new one",
