@@ -30,7 +30,17 @@ export interface DaemonServerOptions {
    * Also answer Claude Code's HTTP hooks on 127.0.0.1 at this port, to callers with the secret (`daemon-http.ts`).
    * Their events run with `baseEnv` and the variables they forward, for the hosts listed.
    */
-  readonly http?: { readonly config: DaemonHttpConfig; readonly baseEnv: Readonly<Record<string, string>>; readonly hosts: readonly string[] };
+  readonly http?: {
+    readonly config: DaemonHttpConfig;
+    readonly baseEnv: Readonly<Record<string, string>>;
+    readonly hosts: readonly string[];
+    /**
+     * The build installed now. An HTTP hook carries no build (a command hook does): where another build was installed
+     * under the daemon, its HTTP front answers 503 and the daemon ends, rather than run an event on a mix of two
+     * builds' modules; the next command hook starts the new one.
+     */
+    readonly installedBuild?: () => string;
+  };
   readonly now?: () => number;
 }
 
@@ -201,7 +211,15 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   }
   const mine = statOf(options.socket);
   touch();
-  const httpServer = options.http === undefined ? null : serveHttpHooks(options.http, options.build, touch, (call) => answerOf(call, false));
+  const httpServer =
+    options.http === undefined
+      ? null
+      : serveHttpHooks(options.http, options.build, touch, (call) => {
+          const installed = options.http?.installedBuild?.() ?? options.build;
+          if (installed === options.build) return answerOf(call, false);
+          setImmediate(() => void close(`another build was installed (${installed})`));
+          return Promise.resolve({ kind: "stale", build: options.build });
+        });
   let httpProblem: string | null = null;
   if (httpServer !== null && options.http !== undefined) {
     const port = options.http.config.port;

@@ -167,6 +167,28 @@ describe("the daemon's HTTP front", () => {
     expect(ran).toBe(1);
   });
 
+  it("answers 503 and ends where another build was installed under it (an HTTP hook carries no build of its own)", async () => {
+    const port = await freePort();
+    let installed = "b1";
+    let ran = 0;
+    const s = await startDaemonServer({
+      socket: path.join(dir, "daemon.sock"),
+      build: "b1",
+      idleMs: 60_000,
+      runHook: async () => {
+        ran++;
+        return "";
+      },
+      http: { config: config(port), baseEnv: { HOME: "/h" }, hosts: ["claude_code"], installedBuild: () => installed },
+    });
+    servers.push(s);
+    expect((await request(port, { headers: auth, body: payload })).status).toBe(200);
+    installed = "b2";
+    expect((await request(port, { headers: auth, body: payload })).status).toBe(503);
+    expect(await s.ended).toBe("another build was installed (b2)");
+    expect(ran).toBe(1);
+  });
+
   it("listens on 127.0.0.1 only", async () => {
     const port = await freePort();
     await start(port);

@@ -141,7 +141,7 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
     build,
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : httpConfig === null ? DEFAULT_IDLE_MS : HTTP_IDLE_MS,
     runHook: answerHookCall,
-    ...(httpConfig === null ? {} : { http: { config: httpConfig, baseEnv, hosts: ["claude_code"] } }),
+    ...(httpConfig === null ? {} : { http: { config: httpConfig, baseEnv, hosts: ["claude_code"], installedBuild } }),
   });
   if (server.httpProblem !== null) {
     const { logFailOpen } = await import("../../hook/hook-log.js");
