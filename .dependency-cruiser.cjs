@@ -3,7 +3,7 @@
  * layer and the layers below it, never from a layer above: the engine does not know its front ends.
  */
 const LAYERS = [
-  ["errors", "version.ts"],
+  ["errors", "async", "version.ts"],
   ["parse", "packages"],
   ["fs", "shell", "api"],
   ["git", "store"],

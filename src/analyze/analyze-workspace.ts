@@ -1,3 +1,4 @@
+import { mapLimit } from "../async/map-limit.js";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { availableParallelism } from "node:os";
@@ -579,17 +580,6 @@ function resolveCommitish(repo: Repo, name: string): string | null {
     if (oid !== null) return oid;
   }
   return null;
-}
-
-/** Maps with at most `limit` calls in flight; results keep input order. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) results[i] = await fn(items[i] as T, i);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }
 
 /** Each diagnostic once: a file two readers met (the repo's packages and its changes, say) is one finding. */

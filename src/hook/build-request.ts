@@ -228,8 +228,15 @@ async function worktreeHashOf(repo: Repo, ctx: Ctx): Promise<string | null> {
 
 /** The working tree against HEAD: its hash, and the paths that differ. */
 async function worktreeOf(repo: Repo, ctx: Ctx): Promise<{ worktree_hash: string | null; changes: ReadonlyArray<{ path: string }> }> {
-  const { worktreeHash } = await import("../snapshot/worktree-hash.js");
-  return worktreeHash(repo, { configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx) });
+  const [{ worktreeHash }, { readGitStatusViewAsync }, { nodeWorktreeFs }] = await Promise.all([
+    import("../snapshot/worktree-hash.js"),
+    import("../snapshot/git-status-view.js"),
+    import("../snapshot/content-hasher.js"),
+  ]);
+  // git status as a process of its own (not a synchronous spawn): the repos of a session start overlap theirs.
+  const statusView = readGitStatusViewAsync(repo, nodeWorktreeFs, ctx.configEnv, statusIndexOf(ctx), { withIndex: false });
+  statusView.catch(() => undefined);
+  return worktreeHash(repo, { configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx), statusView });
 }
 
 function toolUseId(ctx: Ctx): string {

@@ -3,6 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { isHookConfigFile } from "../config/hook-config-files.js";
 import type { CoordinationMode } from "../config/coordination-mode.js";
+import { mapLimit } from "../async/map-limit.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import { readRepoState } from "../state/read-repo-state.js";
 import { findOwningRepo, reposAtOrUnder } from "../workspace/discover-repos.js";
@@ -90,7 +91,9 @@ export async function buildRequests(ctx: Ctx, mode: CoordinationMode): Promise<{
   const repos = [...byRepo.values()].map((e) => e.repo);
   // Coordination off: a session start needs only the repos, for its briefing.
   if (mode.kind === "off") return { requests: [], repos };
-  for (const { repo, paths } of byRepo.values()) {
+  // At a session start (up to 8 repos), a few at once: each asks git for its status in a process of its own. Other
+  // events touch a repo or two, one after the other.
+  const built = await mapLimit([...byRepo.values()], event === "session_start" ? 4 : 1, async ({ repo, paths }): Promise<RepoRequest | null> => {
     let state = await readRepoState(repo, { configEnv: ctx.configEnv });
     // A repo without a remote has no identity to share with a server; on one machine, its root commit names it
     // (its worktrees and local clones share it).
@@ -98,10 +101,11 @@ export async function buildRequests(ctx: Ctx, mode: CoordinationMode): Promise<{
       const { rootCommitFingerprints } = await import("../remotes/root-commit-fingerprints.js");
       state = { ...state, remote_fingerprints: await rootCommitFingerprints(repo.root, ctx.input.env) };
     }
-    if (state.remote_fingerprints.length === 0) continue;
+    if (state.remote_fingerprints.length === 0) return null;
     const body = await bodyFor(ctx, repo, state, [...paths].sort(compareStrings), shell);
-    if (body !== null) out.push({ repo, state, body });
-  }
+    return body === null ? null : { repo, state, body };
+  });
+  for (const r of built) if (r !== null) out.push(r);
   if (event === "session_start") return { requests: out, repos };
   if (out.length === 0 && byRepo.size > 0) throw new FailOpen(mode.kind === "embedded" ? "no repo with a remote or a commit" : "no repo with a remote");
   if (out.length === 0) throw new FailOpen("not in a git repo");

@@ -1,4 +1,5 @@
 import * as path from "node:path";
+import { mapLimit } from "../async/map-limit.js";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
 import type { Repo } from "../workspace/repo.js";
 import { OTHER_TIMEOUT_MS, type Coordinator } from "./coordinator.js";
@@ -45,7 +46,8 @@ export async function localBriefings(ctx: Ctx, repos: readonly Repo[]): Promise<
   if (repos.length === 0) return out;
   const { analyzeWorkspace } = await import("../analyze/analyze-workspace.js");
   const { buildLocalBriefing } = await import("../briefing/build-local-briefing.js");
-  for (const repo of repos) {
+  // A few repos at once: each analysis asks git for its status in a process of its own.
+  await mapLimit(repos, 4, async (repo) => {
     try {
       // Symbols of the changed files come from the per-repo analysis cache when nothing moved since the last one.
       const report = await analyzeWorkspace(repo.root, {
@@ -62,6 +64,6 @@ export async function localBriefings(ctx: Ctx, repos: readonly Repo[]): Promise<
     } catch {
       // one repo's problem is not the session's: the others are still briefed
     }
-  }
+  });
   return out;
 }
