@@ -425,8 +425,8 @@ console.log(
     ["HTTP request", "p50 ms", "p99 ms", "target"],
     [
       httpRow("a Node server answering at once (anchor)", anchorHttp, null, null),
-      httpRow("pre_edit to the warm daemon, embedded store (10,000 past events)", httpEmbedded, 10, 30),
-      httpRow("pre_edit to the warm daemon, against comity serve (SQLite)", httpServed, 10, 30),
+      httpRow("Claude Code's HTTP hook: pre_edit to the warm daemon, embedded store (p50, then p99)", httpEmbedded, 10, 30),
+      httpRow("Claude Code's HTTP hook: pre_edit to the warm daemon, against comity serve (p50, then p99)", httpServed, 10, 30),
     ],
   ),
 );

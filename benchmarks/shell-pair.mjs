@@ -154,9 +154,10 @@ for (const [label, { repo, count }] of repos) {
   }
   if (served() - before !== 4 * (runs + 1)) throw new Error(`${label}: the daemon answered ${served() - before} events, ${4 * (runs + 1)} expected`);
   const [g, c, h] = [median(anchor), median(command), median(overHttp)];
+  const short = label.split(" ")[0];
   rows.push([`${label}, ${count.toLocaleString("en")} files: git status twice (anchor)`, g.toFixed(0), "", ""]);
-  rows.push([`  shell pair, comity hook ×2 through the daemon (Codex)`, c.toFixed(0), `${(c / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${c <= 2 * g ? "met" : "NOT met"}`]);
-  rows.push([`  shell pair, Claude Code's HTTP hooks to the daemon`, h.toFixed(0), `${(h / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${h <= 2 * g ? "met" : "NOT met"}`]);
+  rows.push([`${short}: comity hook ×2 through the daemon (Codex)`, c.toFixed(0), `${(c / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${c <= 2 * g ? "met" : "NOT met"}`]);
+  rows.push([`${short}: Claude Code's HTTP hooks to the daemon`, h.toFixed(0), `${(h / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${h <= 2 * g ? "met" : "NOT met"}`]);
 }
 spawnSync(process.execPath, [bin, "daemon", "stop"], { env });
 if (fs.existsSync(path.join(config, "hook.log"))) throw new Error(`a hook failed open: ${fs.readFileSync(path.join(config, "hook.log"), "utf8")}`);
