@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
 import { nodeSyncFs } from "../fs/sync-fs.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
-import { comityHooks, entryCommand, INIT_HOSTS, isComityHookCommand, type InitHost } from "../init/host-configs.js";
+import { comityHooks, entryCommand, INIT_HOSTS, isComityHookCommand, isComityHookEntry, type HttpHook, type InitHost } from "../init/host-configs.js";
 import { hooksAreCurrent } from "../init/merge-hooks.js";
 import { HOOK_TOOLS, isKnownTool } from "../hook/hosts.js";
 import { ompExtensionSource } from "../init/omp-extension.js";
@@ -56,7 +56,11 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const root = owner?.root ?? options.cwd;
   // In a folder of repos (where `comity init --each` writes each repo's config), each repo's hooks are what count.
   const under = owner === null ? reposUnder(options.cwd) : [];
-  for (const host of INIT_HOSTS) checks.push(under.length === 0 ? hostCheck(host, root, options.home) : folderHostCheck(host, root, under, options.home));
+  // Claude Code's HTTP hooks (`comity init --http`) are current when they carry this config folder's port and secret.
+  const { claudeHttpHooks, readDaemonHttpConfig } = await import("../daemon/daemon-http.js");
+  const httpConfig = readDaemonHttpConfig(options.configDir);
+  const claudeHttp = httpConfig === null ? null : claudeHttpHooks(httpConfig);
+  for (const host of INIT_HOSTS) checks.push(under.length === 0 ? hostCheck(host, root, options.home, claudeHttp) : folderHostCheck(host, root, under, options.home, claudeHttp));
   const { coordinationMode } = await import("../config/coordination-mode.js");
   const mode = coordinationMode(options.env, options.configDir);
   checks.push(configDirCheck(options.configDir));
@@ -85,10 +89,10 @@ function reposUnder(dir: string): string[] {
  * A host's hooks seen from a folder of repos: fine when the folder's own or the user's config has them, or when every
  * repo that has the host has them; otherwise a failure naming the repos without them.
  */
-function folderHostCheck(host: InitHost, folder: string, repos: readonly string[], home: string): DoctorCheck {
-  const here = hostCheck(host, folder, home);
+function folderHostCheck(host: InitHost, folder: string, repos: readonly string[], home: string, claudeHttp: Readonly<Record<string, HttpHook>> | null): DoctorCheck {
+  const here = hostCheck(host, folder, home, claudeHttp);
   if (here.status === "ok") return here;
-  const each = repos.map((r) => ({ repo: r, check: hostCheck(host, r, home) }));
+  const each = repos.map((r) => ({ repo: r, check: hostCheck(host, r, home, claudeHttp) }));
   const failing = each.filter((e) => e.check.status === "fail");
   const fine = each.filter((e) => e.check.status === "ok");
   const name = (r: string): string => path.relative(folder, r) || ".";
@@ -109,12 +113,36 @@ function folderHostCheck(host: InitHost, folder: string, repos: readonly string[
   return here;
 }
 
-function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
+function hostCheck(host: InitHost, root: string, home: string, claudeHttp: Readonly<Record<string, HttpHook>> | null): DoctorCheck {
   const title = `${host} hooks`;
   if (host === "omp") return ompCheck(root, home);
   if (host === "compozy") return compozyCheck(root, home);
-  for (const user of host === "copilot" ? [false] : [false, true]) {
-    const file = hostConfigFile(host, { root, home, user });
+  // Claude Code also reads the user's own .claude/settings.local.json, where `comity init --http` writes.
+  const places =
+    host === "copilot"
+      ? [{ user: false, local: false }]
+      : host === "claude_code"
+        ? [
+            { user: false, local: false },
+            { user: false, local: true },
+            { user: true, local: false },
+          ]
+        : [
+            { user: false, local: false },
+            { user: true, local: false },
+          ];
+  const holding = places.filter((p) => !p.user).map((p) => hostConfigFile(host, { root, home, ...(p.local ? { claudeHttp: {} } : {}) }));
+  const twice = holding.filter((f) => {
+    try {
+      return comityCommandIn(JSON.parse(fs.readFileSync(f, "utf8"))) !== null;
+    } catch {
+      return false;
+    }
+  });
+  if (twice.length > 1)
+    return { id: `hooks.${host}`, status: "warn", title, detail: `Comity's hooks are in both ${twice.join(" and ")}: Claude Code runs both; keep one (comity init, or comity init --http)` };
+  for (const { user, local } of places) {
+    const file = hostConfigFile(host, { root, home, user, ...(local ? { claudeHttp: {} } : {}) });
     let doc: unknown;
     try {
       doc = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -132,8 +160,18 @@ function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
         title,
         detail: `${file} runs comity hook with an unknown --tool ${unknown.map((t) => `'${t}'`).join(", ")} (known: ${HOOK_TOOLS.join(", ")}): those hooks do nothing (run comity init${user ? " --user" : ""})`,
       };
-    if (hooksAreCurrent(doc, comityHooks(host, command))) return { id: `hooks.${host}`, status: "ok", title, detail: `installed and current in ${file}` };
-    return { id: `hooks.${host}`, status: "fail", title, detail: `update available: ${file} holds hooks of another Comity version (run comity init${user ? " --user" : ""})` };
+    const overHttp = host === "claude_code" && holdsHttpHooks(doc);
+    const fix = `comity init${user ? " --user" : ""}${overHttp ? " --http" : ""}`;
+    if (overHttp && claudeHttp === null)
+      return { id: `hooks.${host}`, status: "fail", title, detail: `${file} posts tool calls to the daemon, but this config folder has no daemon-http.json (its port and secret): run ${fix}` };
+    if (hooksAreCurrent(doc, comityHooks(host, command, overHttp ? (claudeHttp ?? {}) : {})))
+      return { id: `hooks.${host}`, status: "ok", title, detail: `installed and current in ${file}${overHttp ? " (tool calls posted to the daemon over HTTP)" : ""}` };
+    return {
+      id: `hooks.${host}`,
+      status: "fail",
+      title,
+      detail: `update available: ${file} holds hooks of another Comity version${overHttp ? ", or of another daemon port or secret" : ""} (run ${fix})`,
+    };
   }
   const dirs = [root, home].map((d) => path.dirname(hostConfigFile(host, { root: d, home: d })));
   // Hooks in a parent folder (a folder of repos `comity init` was run in): the host does not load them here.
@@ -159,10 +197,24 @@ function hostCheck(host: InitHost, root: string, home: string): DoctorCheck {
   );
 }
 
+/** Whether a settings document holds Claude Code HTTP hooks of Comity's (`comity init --http`). */
+function holdsHttpHooks(doc: unknown): boolean {
+  const hooks = doc !== null && typeof doc === "object" ? (doc as { hooks?: unknown }).hooks : undefined;
+  if (hooks === null || typeof hooks !== "object") return false;
+  return Object.values(hooks as Record<string, unknown>).some(
+    (groups) =>
+      Array.isArray(groups) &&
+      groups.some((g) => {
+        const inner = g !== null && typeof g === "object" ? (g as { hooks?: unknown }).hooks : undefined;
+        return Array.isArray(inner) && inner.some((h) => isComityHookEntry(h) && (h as { type?: unknown }).type === "http");
+      }),
+  );
+}
+
 /** The `--tool` values of `comity hook` commands in a config's text that `comity hook` does not know. */
 function unknownTools(text: string): string[] {
   const out = new Set<string>();
-  for (const m of text.matchAll(/comity(?:\.js|\.cmd|\.mjs)?\\?["']?\s+hook\s[^"]*?--tool[\s=]+([^\s"\\]+)/g)) if (!isKnownTool(m[1] ?? "")) out.add(m[1] ?? "");
+  for (const m of text.matchAll(/comity(?:\.js|\.cjs|\.cmd|\.mjs)?\\?["']?\s+hook\s[^"]*?--tool[\s=]+([^\s"\\]+)/g)) if (!isKnownTool(m[1] ?? "")) out.add(m[1] ?? "");
   return [...out].sort();
 }
 

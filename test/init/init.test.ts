@@ -288,6 +288,11 @@ describe("comity init --http: Claude Code's tool calls posted to the daemon", ()
       for (const event of ["SessionStart", "UserPromptSubmit", "SessionEnd"]) expect(hooks[event]?.[0]?.hooks[0]?.["command"]).toBe(`comity hook --tool claude_code --event ${event}`);
       expect(hooks["PreToolUse"]?.[0]).toMatchObject({ matcher: CLAUDE_PRE_MATCHER });
       expect(run("--http").stdout).toContain(`${file}: up to date`);
+      const doctorSays = () =>
+        (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: root, env: daemonEnv }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find(
+          (c) => c.id === "hooks.claude_code",
+        );
+      expect(doctorSays()).toMatchObject({ status: "ok", detail: `installed and current in ${file} (tool calls posted to the daemon over HTTP)` });
 
       // The daemon it started answers the hook as Claude Code posts it.
       let answered: Response | null = null;
@@ -306,6 +311,7 @@ describe("comity init --http: Claude Code's tool calls posted to the daemon", ()
       expect(plain.status).toBe(0);
       expect(readJson(path.join(root, ".claude/settings.json")).hooks["PreToolUse"]?.[0]?.hooks[0]?.command).toBe("comity hook --tool claude_code --event PreToolUse");
       expect(run("--http").stdout).toContain(`${path.join(root, ".claude/settings.json")} holds Comity's command hooks too`);
+      expect(doctorSays()).toMatchObject({ status: "warn", detail: expect.stringContaining("Claude Code runs both") });
     } finally {
       runBuiltCli(["daemon", "stop"], { cwd: root, env: daemonEnv });
       // It ends after its answer; the sandbox goes once it no longer writes in its config folder.
