@@ -267,9 +267,25 @@ function serveHttpHooks(http_: NonNullable<DaemonServerOptions["http"]>, build: 
       res.writeHead(status, { "content-type": status === 200 ? "application/json" : "text/plain; charset=utf-8", "cache-control": "no-store" });
       res.end(body);
     };
+    req.on("error", () => undefined);
+    const route = (body: string) => routeHttpHook({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body }, http_.config, build, http_.baseEnv, http_.hosts);
+    // A caller without the secret (or a browser) is refused on its headers, before its body is read.
+    const early = route("");
+    if ("status" in early) {
+      res.setHeader("connection", "close");
+      send(early.status, `${early.reason}\n`);
+      req.destroy();
+      return;
+    }
+    const declared = Number(req.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > MAX_DAEMON_REQUEST_BYTES) {
+      res.setHeader("connection", "close");
+      send(413, `request over ${MAX_DAEMON_REQUEST_BYTES} bytes\n`);
+      req.destroy();
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("error", () => undefined);
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_DAEMON_REQUEST_BYTES) {
@@ -281,24 +297,20 @@ function serveHttpHooks(http_: NonNullable<DaemonServerOptions["http"]>, build: 
     });
     req.on("end", () => {
       if (size > MAX_DAEMON_REQUEST_BYTES) return;
-      const route = routeHttpHook(
-        { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") },
-        http_.config,
-        build,
-        http_.baseEnv,
-        http_.hosts,
-      );
-      if ("status" in route) {
-        send(route.status, `${route.reason}\n`);
+      const routed = route(Buffer.concat(chunks).toString("utf8"));
+      if ("status" in routed) {
+        send(routed.status, `${routed.reason}\n`);
         return;
       }
-      answer(route.call).then(
+      answer(routed.call).then(
         (a) => (a.kind === "hook" ? send(200, a.stdout) : send(503, `the daemon is ${a.kind}\n`)),
         () => send(500, "the daemon could not answer\n"),
       );
     });
   });
   server.on("clientError", (_error, socket) => socket.destroy());
+  // Connections past these are closed at once rather than held: a flood cannot take the daemon's descriptors.
+  server.maxConnections = 64;
   return server;
 }
 
