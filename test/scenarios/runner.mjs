@@ -38,7 +38,9 @@ async function hookViaDaemon(args, { cwd, env, input }) {
     fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
     // As `comity init --http` makes them: a port of its own and a secret, in the config folder.
     const config = viaHttp ? await httpFront.ensureDaemonHttpConfig(path.dirname(socket), portIsFree) : null;
-    const http = config === null ? {} : { http: { config, baseEnv: daemonEnv, hosts: ["claude_code"] } };
+    // The daemon's own environment holds none of what a session's hooks forward: those ride in the headers only.
+    const baseEnv = Object.fromEntries(Object.entries(daemonEnv).filter(([k]) => !httpFront.HTTP_HOOK_ENV.includes(k)));
+    const http = config === null ? {} : { http: { config, baseEnv, hosts: ["claude_code"] } };
     // As `comity daemon run`: the embedded store stays open between events.
     (await import(dist("hook/coordinator.js"))).keepEmbeddedStoresOpen();
     const server = await startDaemonServer({ socket, build: installedBuild(), idleMs: 600_000, runHook: answerHookCall, ...http });

@@ -32,3 +32,18 @@ describe("coordination scenarios through the daemon's HTTP hooks (embedded)", ()
     120_000,
   );
 });
+
+// And served (a real `comity serve` on SQLite): the team server and token the session's environment names ride in the
+// headers Claude Code fills (`X-Comity-Env-COMITY_API_URL`, `X-Comity-Env-COMITY_TOKEN`), not in the daemon's own.
+describe("coordination scenarios through the daemon's HTTP hooks (served, SQLite)", () => {
+  it.each(loadScenarios().map((s) => [s.file, s] as const))(
+    "%s",
+    async (_file, scenario) => {
+      const r = await runScenario(scenario, { inProcess: true, viaHttp: true, mode: "served" });
+      if (r.skipped !== null) return;
+      expect({ misses: r.misses, falseAlarms: r.alarms }).toEqual({ misses: [], falseAlarms: [] });
+      expect(r.recalled).toBe(r.expected);
+    },
+    120_000,
+  );
+});
