@@ -8,12 +8,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { machine, median, table } from "./lib.mjs";
+import { gitEnv, machine, median, portIsFree, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.cjs");
@@ -35,16 +34,7 @@ const url = `http://127.0.0.1:${server.address().port}`;
 
 // Fixture: a folder of 8 repos with remotes, one TypeScript file committed in each.
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-hook-"));
-const env = {
-  ...process.env,
-  COMITY_DAEMON: "off",
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_AUTHOR_NAME: "b",
-  GIT_AUTHOR_EMAIL: "b@e",
-  GIT_COMMITTER_NAME: "b",
-  GIT_COMMITTER_EMAIL: "b@e",
-};
+const env = { ...gitEnv(), COMITY_DAEMON: "off" };
 const git = (cwd, ...args) => spawnSync("git", ["-c", "init.defaultBranch=main", ...args], { cwd, env });
 for (let i = 0; i < 8; i++) {
   const r = path.join(base, `repo-${i}`);
@@ -305,12 +295,6 @@ spawnSync(process.execPath, [bin, "daemon", "stop"], { env: embeddedDaemonEnv })
 // request to the whole answer; embedded, and against the same `comity serve`. The anchor: the same request to a Node
 // HTTP server that answers at once, in the same run.
 const httpFront = await import(path.join(here, "..", "dist", "daemon", "daemon-http.js"));
-const portIsFree = (port) =>
-  new Promise((resolve) => {
-    const s = net.createServer();
-    s.once("error", () => resolve(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-  });
 const post = (url, headers, body) =>
   new Promise((resolve, reject) => {
     const t = process.hrtime.bigint();

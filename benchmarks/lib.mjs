@@ -1,6 +1,7 @@
 // Shared helpers for benchmarks: seeded randomness, timing, and a plain-text table.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 
@@ -105,4 +106,26 @@ export function listFiles(root, keep, skip) {
 export function realCorpusFiles(id) {
   const dir = path.join(REAL_CORPORA, id);
   return id === "ts" ? listFiles(dir, /\.tsx?$/, /\.d\.ts$/) : listFiles(dir, /\.py$/, /^$/);
+}
+
+/** An environment for git in generated repos: no system or user config, a fixed author. */
+export function gitEnv(base = process.env) {
+  return {
+    ...base,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_AUTHOR_NAME: "b",
+    GIT_AUTHOR_EMAIL: "b@e",
+    GIT_COMMITTER_NAME: "b",
+    GIT_COMMITTER_EMAIL: "b@e",
+  };
+}
+
+/** Whether a port on 127.0.0.1 can be listened on now (for the daemon's HTTP settings). */
+export function portIsFree(port) {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
 }

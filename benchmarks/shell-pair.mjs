@@ -8,31 +8,22 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { machine, median, table } from "./lib.mjs";
+import { gitEnv, machine, median, portIsFree, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.cjs");
 const { values } = parseArgs({ options: { runs: { type: "string", default: "15" } } });
 const runs = Number(values.runs);
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-shell-"));
-const gitEnv = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_AUTHOR_NAME: "b",
-  GIT_AUTHOR_EMAIL: "b@e",
-  GIT_COMMITTER_NAME: "b",
-  GIT_COMMITTER_EMAIL: "b@e",
-};
-delete gitEnv.COMITY_DAEMON;
-delete gitEnv.COMITY_API_URL;
-delete gitEnv.COMITY_TOKEN;
-const git = (cwd, ...args) => execFileSync("git", ["-c", "init.defaultBranch=main", ...args], { cwd, env: gitEnv, stdio: ["ignore", "pipe", "inherit"] });
+const repoEnv = gitEnv();
+delete repoEnv.COMITY_DAEMON;
+delete repoEnv.COMITY_API_URL;
+delete repoEnv.COMITY_TOKEN;
+const git = (cwd, ...args) => execFileSync("git", ["-c", "init.defaultBranch=main", ...args], { cwd, env: repoEnv, stdio: ["ignore", "pipe", "inherit"] });
 
 /** A committed repo of `files` (absolute path → repo-relative path), with a remote and three files changed since. */
 function makeRepo(name, files) {
@@ -86,7 +77,7 @@ const repos = [
 ];
 
 const config = path.join(base, "config");
-const env = { ...gitEnv, COMITY_CONFIG_DIR: config };
+const env = { ...repoEnv, COMITY_CONFIG_DIR: config };
 const time = (cmd, args, { cwd, input = "", runEnv = env }) =>
   new Promise((resolve, reject) => {
     const t = process.hrtime.bigint();
@@ -106,12 +97,6 @@ const post = (url, headers, body) =>
   });
 
 const httpFront = await import(path.join(here, "..", "dist", "daemon", "daemon-http.js"));
-const portIsFree = (port) =>
-  new Promise((resolve) => {
-    const s = net.createServer();
-    s.once("error", () => resolve(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-  });
 const httpConfig = await httpFront.ensureDaemonHttpConfig(config, portIsFree);
 const hooks = httpFront.claudeHttpHooks(httpConfig);
 const headersOf = (hook) => Object.fromEntries(Object.entries(hook.headers).map(([k, v]) => [k, v.replace(/\$\{(\w+)\}/g, () => "")]));
