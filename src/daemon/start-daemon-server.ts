@@ -267,21 +267,23 @@ function serveHttpHooks(http_: NonNullable<DaemonServerOptions["http"]>, build: 
       res.writeHead(status, { "content-type": status === 200 ? "application/json" : "text/plain; charset=utf-8", "cache-control": "no-store" });
       res.end(body);
     };
+    // A refusal before the body is read: said, then the connection goes (its body is never read nor kept).
+    const refuse = (status: number, reason: string): void => {
+      res.setHeader("connection", "close");
+      res.once("finish", () => req.socket.destroy());
+      send(status, `${reason}\n`);
+    };
     req.on("error", () => undefined);
     const route = (body: string) => routeHttpHook({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body }, http_.config, build, http_.baseEnv, http_.hosts);
     // A caller without the secret (or a browser) is refused on its headers, before its body is read.
     const early = route("");
     if ("status" in early) {
-      res.setHeader("connection", "close");
-      send(early.status, `${early.reason}\n`);
-      req.destroy();
+      refuse(early.status, early.reason);
       return;
     }
     const declared = Number(req.headers["content-length"]);
     if (Number.isFinite(declared) && declared > MAX_DAEMON_REQUEST_BYTES) {
-      res.setHeader("connection", "close");
-      send(413, `request over ${MAX_DAEMON_REQUEST_BYTES} bytes\n`);
-      req.destroy();
+      refuse(413, `request over ${MAX_DAEMON_REQUEST_BYTES} bytes`);
       return;
     }
     const chunks: Buffer[] = [];
@@ -289,8 +291,10 @@ function serveHttpHooks(http_: NonNullable<DaemonServerOptions["http"]>, build: 
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_DAEMON_REQUEST_BYTES) {
-        send(413, `request over ${MAX_DAEMON_REQUEST_BYTES} bytes\n`);
-        req.destroy();
+        if (!res.headersSent) {
+          req.pause();
+          refuse(413, `request over ${MAX_DAEMON_REQUEST_BYTES} bytes`);
+        }
         return;
       }
       chunks.push(chunk);
