@@ -120,6 +120,11 @@ export interface AnalyzeOptions extends DiscoverOptions {
   readonly snapshotStore?: SnapshotStore | null;
   /** Where git status may keep private copies of large repos' indexes (`<config dir>/status-index`); none by default. */
   readonly statusIndex?: StatusIndexOptions | null;
+  /**
+   * A repo's git status already taken by the caller (the same `statusIndex`, `withIndex: false`), by root, or null: used
+   * instead of running git again (a hook's session start has taken it for its request).
+   */
+  readonly statusOf?: (root: string) => Promise<GitStatusView | { readonly walk: string }> | null;
   /** Called as repos are analysed in depth, for a progress display. */
   readonly onProgress?: (done: number, total: number, root: string) => void;
   /**
@@ -564,6 +569,8 @@ function earlyStatus(dir: string, options: AnalyzeOptions): { root: string; view
 /** A repo's git status, as `worktreeHash` reads it against HEAD, started as a process now; null where analyze reads the repo otherwise. */
 function statusInBackground(repo: Repo, options: AnalyzeOptions): Promise<GitStatusView | { readonly walk: string }> | null {
   if (options.fs !== undefined || (options.since !== undefined && options.since !== null) || repo.gitDir === null) return null;
+  const taken = options.statusOf?.(repo.root) ?? null;
+  if (taken !== null) return taken;
   const view = readGitStatusViewAsync(repo, nodeWorktreeFs, options.configEnv ?? processConfigEnv(), options.statusIndex ?? null, { withIndex: false });
   // Never an unhandled rejection, whether or not it is used.
   view.catch(() => undefined);

@@ -5,6 +5,7 @@ import type { EvaluateRequest, UseRecord } from "../coordination/wire.js";
 import { isHookConfigFile } from "../config/hook-config-files.js";
 import { oneLine } from "../coordination/coordination-text.js";
 import { CLI_VERSION } from "../version.js";
+import type { GitStatusView } from "../snapshot/git-status-view.js";
 import type { RepoState } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
 import type { Ctx } from "./hook-context.js";
@@ -228,15 +229,25 @@ async function worktreeHashOf(repo: Repo, ctx: Ctx): Promise<string | null> {
 
 /** The working tree against HEAD: its hash, and the paths that differ. */
 async function worktreeOf(repo: Repo, ctx: Ctx): Promise<{ worktree_hash: string | null; changes: ReadonlyArray<{ path: string }> }> {
-  const [{ worktreeHash }, { readGitStatusViewAsync }, { nodeWorktreeFs }] = await Promise.all([
-    import("../snapshot/worktree-hash.js"),
-    import("../snapshot/git-status-view.js"),
-    import("../snapshot/content-hasher.js"),
-  ]);
-  // git status as a process of its own (not a synchronous spawn): the repos of a session start overlap theirs.
-  const statusView = readGitStatusViewAsync(repo, nodeWorktreeFs, ctx.configEnv, statusIndexOf(ctx), { withIndex: false });
-  statusView.catch(() => undefined);
-  return worktreeHash(repo, { configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx), statusView });
+  const { worktreeHash } = await import("../snapshot/worktree-hash.js");
+  return worktreeHash(repo, { configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx), statusView: statusViewOf(ctx, repo) });
+}
+
+/**
+ * The repo's git status for this event, as `worktreeHash` reads it against HEAD: taken once (a process of its own, not
+ * a synchronous spawn, so a session start's repos overlap theirs) and shared with the session start's briefing.
+ */
+export function statusViewOf(ctx: Ctx, repo: Repo): Promise<GitStatusView | { readonly walk: string }> {
+  let view = ctx.statusViews.get(repo.root);
+  if (view === undefined) {
+    view = (async () => {
+      const [{ readGitStatusViewAsync }, { nodeWorktreeFs }] = await Promise.all([import("../snapshot/git-status-view.js"), import("../snapshot/content-hasher.js")]);
+      return readGitStatusViewAsync(repo, nodeWorktreeFs, ctx.configEnv, statusIndexOf(ctx), { withIndex: false });
+    })();
+    view.catch(() => undefined);
+    ctx.statusViews.set(repo.root, view);
+  }
+  return view;
 }
 
 function toolUseId(ctx: Ctx): string {
@@ -245,7 +256,7 @@ function toolUseId(ctx: Ctx): string {
 }
 
 /** Where git status keeps private copies of large repos' indexes (see `privateStatusIndex`). */
-function statusIndexOf(ctx: Ctx): { dir: string } {
+export function statusIndexOf(ctx: Ctx): { dir: string } {
   return { dir: path.join(ctx.configDir, CONFIG_LAYOUT.statusIndex) };
 }
 

@@ -1,5 +1,6 @@
 import type { EvaluateRequest } from "../coordination/wire.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
+import type { GitStatusView } from "../snapshot/git-status-view.js";
 import type { RepoState } from "../state/read-repo-state.js";
 import type { Repo } from "../workspace/repo.js";
 import type { HookInput } from "./hook-input.js";
@@ -34,6 +35,11 @@ export interface Ctx {
    * a path only, and the request says `analysis_truncated`.
    */
   readonly deadlineAt: number;
+  /**
+   * Each repo's git status as this event took it, by root: its request and its briefing read the same one (a session
+   * start over 8 repos ran 16 git processes, each a fork of the hook's process, where 8 say the same).
+   */
+  readonly statusViews: Map<string, Promise<GitStatusView | { readonly walk: string }>>;
 }
 
 export interface RepoRequest {

@@ -115,6 +115,7 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
     turn: turnOf(state, event, hash),
     eventHash: hash,
     deadlineAt: startedAt + ANALYSIS_BUDGET_MS,
+    statusViews: new Map(),
   };
 
   const mode = coordinationMode(input.env, configDir);

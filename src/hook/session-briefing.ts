@@ -2,6 +2,7 @@ import * as path from "node:path";
 import { mapLimit } from "../async/map-limit.js";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
 import type { Repo } from "../workspace/repo.js";
+import { statusIndexOf } from "./build-request.js";
 import { OTHER_TIMEOUT_MS, type Coordinator } from "./coordinator.js";
 import type { Ctx, RepoRequest } from "./hook-context.js";
 import { logFailOpen } from "./hook-log.js";
@@ -58,6 +59,9 @@ export async function localBriefings(ctx: Ctx, repos: readonly Repo[]): Promise<
         jobs: 1,
         symbolCacheDir: path.join(ctx.configDir, CONFIG_LAYOUT.symbols),
         deadlineAt: ctx.deadlineAt,
+        // The git status its request took (`statusViewOf`), on the same private index copy.
+        statusIndex: statusIndexOf(ctx),
+        statusOf: (root) => ctx.statusViews.get(root) ?? null,
       });
       const r = report.repos.find((x) => x.root === ".");
       if (r?.analysed === true) out.set(repo.root, buildLocalBriefing(r));
