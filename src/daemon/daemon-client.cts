@@ -5,9 +5,8 @@ import configDirModule = require("../config/config-dir-cjs.cjs");
 import callDaemonModule = require("./call-daemon.cjs");
 
 // The hook's thin path: `bin/comity.cjs` loads this before anything else of Comity, so it is CommonJS and loads
-// nothing but Node's own modules and two small modules beside it (an ES module graph of the same code takes three
-// times as long to load, which is most of what a hook through the daemon costs). `node:child_process` and
-// `node:crypto` are loaded only where needed.
+// nothing but Node's own modules and two small modules beside it (loading an ES module graph of the same code was
+// most of what a hook through the daemon cost). `node:child_process` and `node:crypto` are loaded only where needed.
 const { configDir } = configDirModule;
 const { callDaemon } = callDaemonModule;
 

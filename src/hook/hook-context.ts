@@ -36,8 +36,8 @@ export interface Ctx {
    */
   readonly deadlineAt: number;
   /**
-   * Each repo's git status as this event took it, by root: its request and its briefing read the same one (a session
-   * start over 8 repos ran 16 git processes, each a fork of the hook's process, where 8 say the same).
+   * Each repo's git status as this event took it, by root: its request and its briefing read the same one, so a
+   * session start runs one git process per repo, not two (each is a fork of the hook's process, which costs).
    */
   readonly statusViews: Map<string, Promise<GitStatusView | { readonly walk: string }>>;
 }
