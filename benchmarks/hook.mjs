@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { gitEnv, machine, median, portIsFree, table } from "./lib.mjs";
+import { gitEnv, machine, median, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.cjs");
@@ -308,12 +308,12 @@ const post = (url, headers, body) =>
   });
 const httpRuns = runs * 20;
 const httpPreEdit = async (daemonEnv, sessionEnv) => {
-  const config = await httpFront.ensureDaemonHttpConfig(daemonEnv.COMITY_CONFIG_DIR, portIsFree);
+  const config = await httpFront.ensureDaemonHttpConfig(daemonEnv.COMITY_CONFIG_DIR);
   if (spawnSync(process.execPath, [bin, "daemon", "start"], { env: daemonEnv }).status !== 0) throw new Error("comity daemon start failed");
   const status = spawnSync(process.execPath, [bin, "daemon", "status"], { env: daemonEnv, encoding: "utf8" }).stdout;
   if (!status.includes(`HTTP hooks on 127.0.0.1:${config.port}`)) throw new Error(`the daemon does not answer HTTP hooks: ${status}`);
   const hook = httpFront.claudeHttpHooks(config).PreToolUse;
-  const headers = Object.fromEntries(Object.entries(hook.headers).map(([k, v]) => [k, v.replace(/\$\{(\w+)\}/g, (_m, name) => sessionEnv[name] ?? "")]));
+  const headers = httpFront.headersAsSent(hook, sessionEnv);
   const servedBefore = daemonServed(daemonEnv);
   const xs = [];
   for (let i = 0; i <= httpRuns; i++) {

@@ -1,7 +1,6 @@
 // Shared helpers for benchmarks: seeded randomness, timing, and a plain-text table.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 
@@ -119,13 +118,4 @@ export function gitEnv(base = process.env) {
     GIT_COMMITTER_NAME: "b",
     GIT_COMMITTER_EMAIL: "b@e",
   };
-}
-
-/** Whether a port on 127.0.0.1 can be listened on now (for the daemon's HTTP settings). */
-export function portIsFree(port) {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.once("error", () => resolve(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-  });
 }

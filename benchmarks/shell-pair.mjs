@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { gitEnv, machine, median, portIsFree, table } from "./lib.mjs";
+import { gitEnv, machine, median, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.cjs");
@@ -97,9 +97,10 @@ const post = (url, headers, body) =>
   });
 
 const httpFront = await import(path.join(here, "..", "dist", "daemon", "daemon-http.js"));
-const httpConfig = await httpFront.ensureDaemonHttpConfig(config, portIsFree);
+const httpConfig = await httpFront.ensureDaemonHttpConfig(config);
 const hooks = httpFront.claudeHttpHooks(httpConfig);
-const headersOf = (hook) => Object.fromEntries(Object.entries(hook.headers).map(([k, v]) => [k, v.replace(/\$\{(\w+)\}/g, () => "")]));
+// The session's environment forwards nothing here: each header as Claude Code sends an unset variable.
+const headersOf = (hook) => httpFront.headersAsSent(hook, {});
 if (spawnSync(process.execPath, [bin, "daemon", "start"], { env }).status !== 0) throw new Error("comity daemon start failed");
 const served = () => Number(/(\d+) hook events answered/.exec(spawnSync(process.execPath, [bin, "daemon", "status"], { env, encoding: "utf8" }).stdout)?.[1] ?? -1);
 

@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as path from "node:path";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
 import type { HttpHook } from "../init/host-configs.js";
@@ -52,6 +53,29 @@ export function httpHook(config: DaemonHttpConfig, event: string, timeout: numbe
   return { type: "http", url: `http://127.0.0.1:${config.port}${httpHookPath("claude_code", event)}`, headers, allowedEnvVars: [...HTTP_HOOK_ENV], timeout };
 }
 
+/**
+ * The headers Claude Code sends for an HTTP hook: `$NAME` and `${NAME}` filled from `env` for the names the hook's
+ * `allowedEnvVars` lists, an unlisted or unset one as an empty string. (The daemon's own callers, tests and
+ * benchmarks, post as Claude Code does with it.)
+ */
+export function headersAsSent(hook: HttpHook, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const fill = (value: string): string =>
+    value.replace(/\$\{(\w+)\}|\$(\w+)/g, (_m, a: string | undefined, b: string | undefined) => {
+      const name = a ?? b ?? "";
+      return hook.allowedEnvVars.includes(name) ? (env[name] ?? "") : "";
+    });
+  return Object.fromEntries(Object.entries(hook.headers).map(([k, v]) => [k, fill(v)]));
+}
+
+/** Whether a port on 127.0.0.1 can be listened on now. */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
 /** The config folder's HTTP settings of the daemon, or null where none were made (`comity init --http` makes them). */
 export function readDaemonHttpConfig(configDir: string): DaemonHttpConfig | null {
   try {
@@ -70,7 +94,7 @@ export function readDaemonHttpConfig(configDir: string): DaemonHttpConfig | null
  * outgoing connections (so that none takes it between two daemons), and a secret of 32 random bytes.
  * `isFree` says whether a port can be listened on now.
  */
-export async function ensureDaemonHttpConfig(configDir: string, isFree: (port: number) => Promise<boolean>): Promise<DaemonHttpConfig> {
+export async function ensureDaemonHttpConfig(configDir: string, isFree: (port: number) => Promise<boolean> = portIsFree): Promise<DaemonHttpConfig> {
   const have = readDaemonHttpConfig(configDir);
   if (have !== null) return have;
   let port = 0;

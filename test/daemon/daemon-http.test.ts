@@ -5,7 +5,17 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import daemonClient from "../../src/daemon/daemon-client.cjs";
-import { claudeHttpHooks, ensureDaemonHttpConfig, envHeader, HTTP_HOOK_ENV, readDaemonHttpConfig, routeHttpHook, type DaemonHttpConfig } from "../../src/daemon/daemon-http.js";
+import {
+  claudeHttpHooks,
+  ensureDaemonHttpConfig,
+  envHeader,
+  HTTP_HOOK_ENV,
+  headersAsSent,
+  portIsFree,
+  readDaemonHttpConfig,
+  routeHttpHook,
+  type DaemonHttpConfig,
+} from "../../src/daemon/daemon-http.js";
 import type { HookCall } from "../../src/daemon/daemon-wire.js";
 import { startDaemonServer, type DaemonServer } from "../../src/daemon/start-daemon-server.js";
 
@@ -30,13 +40,6 @@ const freePort = (): Promise<number> =>
       s.close(() => resolve(port));
     });
   });
-const isFree = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const s = net.createServer();
-    s.once("error", () => resolve(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-  });
-
 const SECRET = "ab".repeat(32);
 const config = (port: number): DaemonHttpConfig => ({ port, secret: SECRET });
 const echo = async (c: HookCall): Promise<string> => JSON.stringify({ args: c.args, cwd: c.cwd, pane: c.env["TMUX_PANE"] ?? null, stdin: c.stdin });
@@ -109,13 +112,13 @@ describe("routeHttpHook", () => {
 
 describe("the daemon's HTTP settings", () => {
   it("are made once per config folder, 0600, with a port below the kernel's range for outgoing connections", async () => {
-    const a = await ensureDaemonHttpConfig(dir, isFree);
+    const a = await ensureDaemonHttpConfig(dir);
     expect(a.port).toBeGreaterThanOrEqual(20000);
     expect(a.port).toBeLessThan(32000);
     expect(a.secret).toMatch(/^[0-9a-f]{64}$/);
     const file = fs.readdirSync(dir).map((f) => path.join(dir, f))[0] as string;
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-    expect(await ensureDaemonHttpConfig(dir, isFree)).toEqual(a);
+    expect(await ensureDaemonHttpConfig(dir)).toEqual(a);
     expect(readDaemonHttpConfig(dir)).toEqual(a);
   });
 
@@ -127,6 +130,26 @@ describe("the daemon's HTTP settings", () => {
     expect(pre?.headers["Authorization"]).toBe(`Bearer ${SECRET}`);
     for (const name of HTTP_HOOK_ENV) expect(pre?.headers[envHeader(name)]).toBe(`\${${name}}`);
     expect(pre?.allowedEnvVars).toEqual([...HTTP_HOOK_ENV]);
+  });
+
+  it("are sent as Claude Code fills them: the listed variables from the session, an unset or unlisted one empty", () => {
+    const pre = claudeHttpHooks(config(4000))["PreToolUse"];
+    if (pre === undefined) throw new Error("no PreToolUse hook");
+    const sent = headersAsSent({ ...pre, headers: { ...pre.headers, "X-Other": "$HOME-${PATH}" } }, { TMUX_PANE: "%2", HOME: "/h", PATH: "/bin" });
+    expect(sent[envHeader("TMUX_PANE")]).toBe("%2");
+    expect(sent[envHeader("COMITY_TOKEN")]).toBe("");
+    expect(sent["X-Other"]).toBe("-");
+    expect(sent["Authorization"]).toBe(`Bearer ${SECRET}`);
+  });
+
+  it("take a port only where one is free", async () => {
+    const taken = net.createServer();
+    const port = await new Promise<number>((resolve) => taken.listen(0, "127.0.0.1", () => resolve((taken.address() as net.AddressInfo).port)));
+    try {
+      expect(await portIsFree(port)).toBe(false);
+    } finally {
+      taken.close();
+    }
   });
 });
 

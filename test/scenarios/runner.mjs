@@ -7,7 +7,6 @@
 // test/scenarios/scenarios.test.ts and by `npm run scenarios` (scripts/scenarios.mjs), which prints the table.
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,7 +36,7 @@ async function hookViaDaemon(args, { cwd, env, input }) {
     const { answerHookCall } = await import(dist("cli/commands/daemon.js"));
     fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
     // As `comity init --http` makes them: a port of its own and a secret, in the config folder.
-    const config = viaHttp ? await httpFront.ensureDaemonHttpConfig(path.dirname(socket), portIsFree) : null;
+    const config = viaHttp ? await httpFront.ensureDaemonHttpConfig(path.dirname(socket)) : null;
     // The daemon's own environment holds none of what a session's hooks forward: those ride in the headers only.
     const baseEnv = Object.fromEntries(Object.entries(daemonEnv).filter(([k]) => !httpFront.HTTP_HOOK_ENV.includes(k)));
     const http = config === null ? {} : { http: { config, baseEnv, hosts: ["claude_code"] } };
@@ -52,9 +51,7 @@ async function hookViaDaemon(args, { cwd, env, input }) {
     // Posted as Claude Code posts an HTTP hook of `comity init --http`: its URL, its headers with the variables it
     // allows filled from the session's environment (an unset one as an empty string), the event as the body.
     const hook = httpFront.claudeHttpHooks(httpFront.readDaemonHttpConfig(path.dirname(socket)))[event];
-    const headers = Object.fromEntries(
-      Object.entries(hook.headers).map(([k, v]) => [k, v.replace(/\$\{(\w+)\}|\$(\w+)/g, (_m, a, b) => (hook.allowedEnvVars.includes(a ?? b) ? (daemonEnv[a ?? b] ?? "") : ""))]),
-    );
+    const headers = httpFront.headersAsSent(hook, daemonEnv);
     const res = await fetch(hook.url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: input });
     if (res.status !== 200) throw new Error(`the daemon's HTTP front answered ${res.status}: ${await res.text()}`);
     return { status: 0, stdout: await res.text(), stderr: "" };
@@ -62,14 +59,6 @@ async function hookViaDaemon(args, { cwd, env, input }) {
   const through = await hookThroughDaemon(args.slice(1), input, daemonEnv, cwd);
   if (!("stdout" in through)) throw new Error(`the daemon did not answer: ${JSON.stringify(through)}`);
   return { status: 0, stdout: through.stdout, stderr: "" };
-}
-/** Whether a port on 127.0.0.1 can be listened on now. */
-function portIsFree(port) {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
 }
 /** This checkout's built library, for in-process play. */
 const dist = (file) => new URL(`../../dist/${file}`, import.meta.url).href;

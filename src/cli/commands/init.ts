@@ -154,15 +154,7 @@ async function httpHooks(io: CliIo, home: string, dryRun: boolean) {
     return null;
   }
   const config = configDir(io.env, home);
-  const isFree = async (port: number): Promise<boolean> => {
-    const net = await import("node:net");
-    return new Promise((resolve) => {
-      const server = net.createServer();
-      server.once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-    });
-  };
-  const settings = dryRun ? (readDaemonHttpConfig(config) ?? { port: 0, secret: "(made when you run it without --dry-run)" }) : await ensureDaemonHttpConfig(config, isFree);
+  const settings = dryRun ? (readDaemonHttpConfig(config) ?? { port: 0, secret: "(made when you run it without --dry-run)" }) : await ensureDaemonHttpConfig(config);
   const restart = async (): Promise<string> => {
     const build = daemonClient.installedBuild();
     const status = () => daemonClient.callDaemon(socket, { kind: "status", build }, { connectMs: 300, answerMs: 1000 });
