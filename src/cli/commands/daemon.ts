@@ -1,14 +1,13 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
 import daemonClient from "../../daemon/daemon-client.cjs";
 import type { DaemonAnswer, DaemonStatus, HookCall } from "../../daemon/daemon-wire.js";
 import type { CliIo } from "../io.js";
 
-const { callDaemon, daemonSocketFor, installedBuild, pidFile, startDaemonInBackground, startingMark } = daemonClient;
+const { callDaemon, daemonSocketFor, installedBuild, pidFile, startingMark } = daemonClient;
 
 export const DAEMON_USAGE = `usage: comity daemon [status [--json]|start|stop|run]
 
@@ -91,14 +90,11 @@ export async function daemonCommand(args: readonly string[], io: CliIo): Promise
       io.stdout.write(`comity daemon: ${said(before)}\n`);
       return 0;
     }
-    startDaemonInBackground(fileURLToPath(new URL("../../../bin/comity.cjs", import.meta.url)), io.env, { force: true });
-    for (let waited = 0; waited < 5000; waited += 50) {
-      await new Promise((r) => setTimeout(r, 50));
-      const a = await ask("status");
-      if (!("miss" in a) && a.kind === "status") {
-        io.stdout.write(`comity daemon: ${said(a)} on ${socket}\n`);
-        return 0;
-      }
+    const { startDaemonAndWait } = await import("../../daemon/daemon-control.js");
+    const started = await startDaemonAndWait(socket, io.env);
+    if (started !== null) {
+      io.stdout.write(`comity daemon: ${said({ kind: "status", ...started })} on ${socket}\n`);
+      return 0;
     }
     io.stderr.write("comity daemon: it did not start within 5 s (comity daemon run shows why)\n");
     return 1;

@@ -156,25 +156,15 @@ async function httpHooks(io: CliIo, home: string, dryRun: boolean) {
   const config = configDir(io.env, home);
   const settings = dryRun ? (readDaemonHttpConfig(config) ?? { port: 0, secret: "(made when you run it without --dry-run)" }) : await ensureDaemonHttpConfig(config);
   const restart = async (): Promise<string> => {
-    const build = daemonClient.installedBuild();
-    const status = () => daemonClient.callDaemon(socket, { kind: "status", build }, { connectMs: 300, answerMs: 1000 });
+    const { daemonStatusAt, startDaemonAndWait, stopDaemonAndWait } = await import("../../daemon/daemon-control.js");
     const where = `Claude Code's tool calls are posted to the daemon on 127.0.0.1:${settings.port} (the hooks' secret is in ${path.join(config, CONFIG_LAYOUT.daemonHttp)}, 0600)`;
-    const before = await status();
-    if (!("miss" in before) && before.kind === "status" && before.httpPort === settings.port) return `${where}: it runs.`;
-    if (!("miss" in before)) {
-      // A daemon reads its HTTP settings when it starts: the one running lets its socket go, and a new one starts.
-      await daemonClient.callDaemon(socket, { kind: "stop", build }, { connectMs: 300, answerMs: 1000 });
-      for (let waited = 0; waited < 3000 && !("miss" in (await status())); waited += 50) await new Promise((r) => setTimeout(r, 50));
-    }
-    const { fileURLToPath } = await import("node:url");
-    daemonClient.startDaemonInBackground(fileURLToPath(new URL("../../../bin/comity.cjs", import.meta.url)), io.env, { force: true });
-    for (let waited = 0; waited < 5000; waited += 50) {
-      await new Promise((r) => setTimeout(r, 50));
-      const a = await status();
-      if ("miss" in a || a.kind !== "status") continue;
-      return a.httpPort === settings.port ? `${where}: it ${"miss" in before ? "started" : "restarted"} now.` : `${where}, but it cannot listen there (hook.log says why; comity doctor).`;
-    }
-    return `${where}, but it did not start within 5 s (comity daemon run shows why); the next session start tries again.`;
+    const before = await daemonStatusAt(socket);
+    if (before?.httpPort === settings.port) return `${where}: it runs.`;
+    // A daemon reads its HTTP settings when it starts: the one running lets its socket go, and a new one starts.
+    const restarted = await stopDaemonAndWait(socket);
+    const after = await startDaemonAndWait(socket, io.env);
+    if (after === null) return `${where}, but it did not start within 5 s (comity daemon run shows why); the next session start tries again.`;
+    return after.httpPort === settings.port ? `${where}: it ${restarted ? "restarted" : "started"} now.` : `${where}, but it cannot listen there (hook.log says why; comity doctor).`;
   };
   return { hooks: claudeHttpHooks(settings), restart };
 }
