@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
 import { nodeSyncFs } from "../fs/sync-fs.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
-import { comityHooks, entryCommand, INIT_HOSTS, isComityHookCommand, isComityHookEntry, type HttpHook, type InitHost } from "../init/host-configs.js";
+import { comityHooks, entryCommand, hookEntries, INIT_HOSTS, isComityHookCommand, isComityHookEntry, type HttpHook, type InitHost } from "../init/host-configs.js";
 import { hooksAreCurrent } from "../init/merge-hooks.js";
 import { HOOK_TOOLS, isKnownTool } from "../hook/hosts.js";
 import { ompExtensionSource } from "../init/omp-extension.js";
@@ -13,6 +13,7 @@ import { readRemotes } from "../remotes/read-remotes.js";
 import { findOwningRepo, reposAtOrUnder } from "../workspace/discover-repos.js";
 import type { HttpAnswer } from "../api/http-request.js";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
+import type { DaemonHttpConfig } from "../daemon/daemon-http.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
 
@@ -65,7 +66,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const mode = coordinationMode(options.env, options.configDir);
   checks.push(configDirCheck(options.configDir));
   checks.push(await symbolsParserCheck(options.env));
-  checks.push(await daemonCheck(options.env, options.configDir));
+  checks.push(await daemonCheck(options.env, httpConfig));
   if (mode.kind === "served") checks.push(...(await apiChecks(options)));
   else checks.push(await localCoordinationCheck(mode, options));
   checks.push(...repoChecks(options, mode.kind));
@@ -131,25 +132,21 @@ function hostCheck(host: InitHost, root: string, home: string, claudeHttp: Reado
             { user: false, local: false },
             { user: true, local: false },
           ];
-  const holding = places.filter((p) => !p.user).map((p) => hostConfigFile(host, { root, home, ...(p.local ? { claudeHttp: {} } : {}) }));
-  const twice = holding.filter((f) => {
+  // Each file read once: whether Claude Code would run Comity's hooks from two of its project files, then what each says.
+  const read = places.map((p) => {
+    const file = hostConfigFile(host, { root, home, user: p.user, local: p.local });
     try {
-      return comityCommandIn(JSON.parse(fs.readFileSync(f, "utf8"))) !== null;
-    } catch {
-      return false;
+      return { ...p, file, doc: JSON.parse(fs.readFileSync(file, "utf8")) as unknown, error: null };
+    } catch (error) {
+      return { ...p, file, doc: undefined, error: (error as NodeJS.ErrnoException).code === "ENOENT" ? null : (error as Error) };
     }
   });
+  const twice = read.filter((r) => !r.user && r.doc !== undefined && comityCommandIn(r.doc) !== null).map((r) => r.file);
   if (twice.length > 1)
     return { id: `hooks.${host}`, status: "warn", title, detail: `Comity's hooks are in both ${twice.join(" and ")}: Claude Code runs both; keep one (comity init, or comity init --http)` };
-  for (const { user, local } of places) {
-    const file = hostConfigFile(host, { root, home, user, ...(local ? { claudeHttp: {} } : {}) });
-    let doc: unknown;
-    try {
-      doc = JSON.parse(fs.readFileSync(file, "utf8"));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
-      return { id: `hooks.${host}`, status: "fail", title, detail: `${file} cannot be read as JSON: ${(error as Error).message}` };
-    }
+  for (const { user, file, doc, error } of read) {
+    if (error !== null) return { id: `hooks.${host}`, status: "fail", title, detail: `${file} cannot be read as JSON: ${error.message}` };
+    if (doc === undefined) continue;
     const command = comityCommandIn(doc);
     if (command === null) continue;
     const unknown = unknownTools(JSON.stringify(doc));
@@ -199,16 +196,7 @@ function hostCheck(host: InitHost, root: string, home: string, claudeHttp: Reado
 
 /** Whether a settings document holds Claude Code HTTP hooks of Comity's (`comity init --http`). */
 function holdsHttpHooks(doc: unknown): boolean {
-  const hooks = doc !== null && typeof doc === "object" ? (doc as { hooks?: unknown }).hooks : undefined;
-  if (hooks === null || typeof hooks !== "object") return false;
-  return Object.values(hooks as Record<string, unknown>).some(
-    (groups) =>
-      Array.isArray(groups) &&
-      groups.some((g) => {
-        const inner = g !== null && typeof g === "object" ? (g as { hooks?: unknown }).hooks : undefined;
-        return Array.isArray(inner) && inner.some((h) => isComityHookEntry(h) && (h as { type?: unknown }).type === "http");
-      }),
-  );
+  return hookEntries(doc).some((h) => isComityHookEntry(h) && (h as { type?: unknown }).type === "http");
 }
 
 /** The `--tool` values of `comity hook` commands in a config's text that `comity hook` does not know. */
@@ -294,18 +282,9 @@ function ompCheck(root: string, home: string): DoctorCheck {
 
 /** The command prefix of the first `comity hook` entry (`comity`, `npx comity`, a full path), or null. */
 function comityCommandIn(doc: unknown): string | null {
-  const hooks = doc !== null && typeof doc === "object" ? (doc as { hooks?: unknown }).hooks : undefined;
-  if (hooks === null || typeof hooks !== "object") return null;
-  for (const groups of Object.values(hooks as Record<string, unknown>)) {
-    if (!Array.isArray(groups)) continue;
-    for (const g of groups) {
-      const inner = g !== null && typeof g === "object" ? (g as { hooks?: unknown }).hooks : undefined;
-      // Groups (Claude Code, Codex) hold hooks; Cursor's and Copilot's entries are hooks themselves.
-      for (const h of Array.isArray(inner) ? inner : [g]) {
-        const command = entryCommand(h);
-        if (isComityHookCommand(command)) return (command as string).replace(/\s+hook(\s.*)?$/, "");
-      }
-    }
+  for (const h of hookEntries(doc)) {
+    const command = entryCommand(h);
+    if (isComityHookCommand(command)) return (command as string).replace(/\s+hook(\s.*)?$/, "");
   }
   return null;
 }
@@ -386,7 +365,7 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
 
 /** Whether files are parsed by Comity's native parser (`native/`) or by web-tree-sitter, its slower fallback. */
 /** Whether hook events are answered by a warm daemon (`comity daemon`), or each in its own process. */
-async function daemonCheck(env: DoctorOptions["env"], configDir: string): Promise<DoctorCheck> {
+async function daemonCheck(env: DoctorOptions["env"], http: DaemonHttpConfig | null): Promise<DoctorCheck> {
   const { daemonSocketFor, installedBuild, callDaemon } = (await import("../daemon/daemon-client.cjs")).default;
   const title = "daemon";
   if (env["COMITY_DAEMON"] === "off") return { id: "daemon", status: "ok", title, detail: "off (COMITY_DAEMON=off): each hook event runs in a process of its own" };
@@ -397,8 +376,6 @@ async function daemonCheck(env: DoctorOptions["env"], configDir: string): Promis
   if ("miss" in a) return { id: "daemon", status: "skip", title, detail: `not running: the next hook event starts it (${socket})` };
   if (a.kind === "status") {
     // `comity init --http` made the daemon's HTTP settings: Claude Code's tool calls reach Comity only if it listens.
-    const { readDaemonHttpConfig } = await import("../daemon/daemon-http.js");
-    const http = readDaemonHttpConfig(configDir);
     const running = `running (pid ${a.pid}, ${a.served} hook events answered): hook events are answered warm`;
     if (http === null) return { id: "daemon", status: "ok", title, detail: running };
     if (a.httpPort === http.port) return { id: "daemon", status: "ok", title, detail: `${running}; Claude Code's HTTP hooks on 127.0.0.1:${http.port}` };

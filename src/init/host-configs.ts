@@ -107,6 +107,24 @@ export function comityHooks(host: Exclude<InitHost, "omp" | "compozy">, command:
   };
 }
 
+/**
+ * Every hook entry of a settings document, event by event: the hooks of each group (Claude Code's and Codex's shape)
+ * and the flat entries that are hooks themselves (Cursor's and Copilot CLI's).
+ */
+export function hookEntries(doc: unknown): unknown[] {
+  const hooks = doc !== null && typeof doc === "object" ? (doc as { hooks?: unknown }).hooks : undefined;
+  if (hooks === null || typeof hooks !== "object") return [];
+  const out: unknown[] = [];
+  for (const groups of Object.values(hooks as Record<string, unknown>)) {
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups) {
+      const inner = g !== null && typeof g === "object" ? (g as { hooks?: unknown }).hooks : undefined;
+      out.push(...(Array.isArray(inner) ? inner : [g]));
+    }
+  }
+  return out;
+}
+
 /** The command of a hook entry: `command` (Claude Code, Codex, Cursor), else `bash` or `powershell` (Copilot CLI). */
 export function entryCommand(entry: unknown): unknown {
   if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return undefined;

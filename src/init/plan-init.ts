@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { CLAUDE_HTTP_SETTINGS, HOOK_CONFIG_FILES } from "../config/hook-config-files.js";
-import { comityHooks, INIT_HOSTS, isComityHookEntry, type HttpHook, type InitHost } from "./host-configs.js";
+import { comityHooks, hookEntries, INIT_HOSTS, isComityHookEntry, type HttpHook, type InitHost } from "./host-configs.js";
 import { mergeHooks } from "./merge-hooks.js";
 import { ompExtensionSource } from "./omp-extension.js";
 import { mergeCompozyConfig } from "./compozy-declarations.js";
@@ -51,10 +51,13 @@ export interface InitPlan {
 
 const HOST_FILES = HOOK_CONFIG_FILES;
 
-/** Where a host's hook config goes: the project's or the user's. */
-export function hostConfigFile(host: InitHost, options: Pick<InitOptions, "root" | "home" | "user" | "claudeHttp">): string {
+/**
+ * Where a host's hook config goes: the project's or the user's; `local`, Claude Code's project file of the user's own
+ * (`.claude/settings.local.json`, where `init --http` writes).
+ */
+export function hostConfigFile(host: InitHost, options: Pick<InitOptions, "root" | "home" | "user"> & { readonly local?: boolean }): string {
   const h = HOST_FILES[host];
-  const file = host === "claude_code" && options.claudeHttp !== undefined && options.user !== true ? CLAUDE_HTTP_SETTINGS : h.file;
+  const file = host === "claude_code" && options.local === true && options.user !== true ? CLAUDE_HTTP_SETTINGS : h.file;
   return path.join(options.user === true ? options.home : options.root, h.dir, file);
 }
 
@@ -78,7 +81,7 @@ export function planInit(options: InitOptions): InitPlan {
       notes.push("Comity's omp extension is installed per project (.omp/extensions/): run comity init --tool omp without --user in each project.");
       continue;
     }
-    const file = hostConfigFile(host, options);
+    const file = hostConfigFile(host, { ...options, local: options.claudeHttp !== undefined });
     let before: string | null;
     try {
       before = fs.readFileSync(file, "utf8");
@@ -138,10 +141,7 @@ export function planInit(options: InitOptions): InitPlan {
 /** Whether a Claude Code settings file holds any hook entry of Comity's. */
 function holdsComityHooks(file: string): boolean {
   try {
-    const hooks = (JSON.parse(fs.readFileSync(file, "utf8")) as { hooks?: Record<string, unknown> }).hooks ?? {};
-    return Object.values(hooks).some(
-      (groups) => Array.isArray(groups) && groups.some((g) => isComityHookEntry(g) || (Array.isArray((g as { hooks?: unknown }).hooks) && (g as { hooks: unknown[] }).hooks.some(isComityHookEntry))),
-    );
+    return hookEntries(JSON.parse(fs.readFileSync(file, "utf8"))).some(isComityHookEntry);
   } catch {
     return false;
   }
