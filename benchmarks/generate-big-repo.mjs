@@ -4,9 +4,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
-import { fileURLToPath } from "node:url";
-import { rng, sh } from "./lib.mjs";
+import { rng, runGeneratorScript, sh } from "./lib.mjs";
 
 export const DEFAULT_BIG_REPO = path.join(os.tmpdir(), "comity-bench", "big-repo");
 
@@ -49,17 +47,4 @@ export function generateBigRepo({ dir = DEFAULT_BIG_REPO, files = 100_000, seed 
   return summary;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { files: { type: "string" }, seed: { type: "string" } } });
-  console.log(
-    JSON.stringify(
-      generateBigRepo({
-        ...(positionals[0] ? { dir: path.resolve(positionals[0]) } : {}),
-        ...(values.files ? { files: Number(values.files) } : {}),
-        ...(values.seed ? { seed: Number(values.seed) } : {}),
-      }),
-      null,
-      2,
-    ),
-  );
-}
+runGeneratorScript(import.meta.url, generateBigRepo);

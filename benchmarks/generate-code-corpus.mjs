@@ -5,9 +5,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
-import { fileURLToPath } from "node:url";
-import { rng } from "./lib.mjs";
+import { rng, runGeneratorScript } from "./lib.mjs";
 
 export const DEFAULT_CORPUS = path.join(os.tmpdir(), "comity-bench", "code-corpus");
 
@@ -175,17 +173,4 @@ export function generateCodeCorpus({ dir = DEFAULT_CORPUS, files = 1500, seed = 
   return summary;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { files: { type: "string" }, seed: { type: "string" } } });
-  console.log(
-    JSON.stringify(
-      generateCodeCorpus({
-        ...(positionals[0] ? { dir: path.resolve(positionals[0]) } : {}),
-        ...(values.files ? { files: Number(values.files) } : {}),
-        ...(values.seed ? { seed: Number(values.seed) } : {}),
-      }),
-      null,
-      2,
-    ),
-  );
-}
+runGeneratorScript(import.meta.url, generateCodeCorpus);

@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { gitEnv, machine, median, table } from "./lib.mjs";
+import { daemonServed as daemonServedBy, gitEnv, machine, median, table, timedPost as post } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.cjs");
@@ -112,7 +112,7 @@ const sessionStart = await measure(
 );
 // The same events through a warm daemon: the hook process only forwards its event and prints the answer.
 const { COMITY_DAEMON: _off, ...daemonHookEnv } = hookEnv;
-const daemonServed = (e) => Number(/(\d+) hook events answered/.exec(spawnSync(process.execPath, [bin, "daemon", "status"], { env: e, encoding: "utf8" }).stdout)?.[1] ?? -1);
+const daemonServed = (e) => daemonServedBy(bin, e);
 if (spawnSync(process.execPath, [bin, "daemon", "start"], { env: daemonHookEnv }).status !== 0) throw new Error("comity daemon start failed");
 runEnv = daemonHookEnv;
 const servedBefore = daemonServed(daemonHookEnv);
@@ -295,17 +295,6 @@ spawnSync(process.execPath, [bin, "daemon", "stop"], { env: embeddedDaemonEnv })
 // request to the whole answer; embedded, and against the same `comity serve`. The anchor: the same request to a Node
 // HTTP server that answers at once, in the same run.
 const httpFront = await import(path.join(here, "..", "dist", "daemon", "daemon-http.js"));
-const post = (url, headers, body) =>
-  new Promise((resolve, reject) => {
-    const t = process.hrtime.bigint();
-    const req = http.request(url, { method: "POST", agent: false, headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-      let text = "";
-      res.on("data", (c) => (text += c));
-      res.on("end", () => (res.statusCode === 200 ? resolve({ ms: Number(process.hrtime.bigint() - t) / 1e6, text }) : reject(new Error(`HTTP ${res.statusCode}: ${text}`))));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
 const httpRuns = runs * 20;
 const httpPreEdit = async (daemonEnv, sessionEnv) => {
   const config = await httpFront.ensureDaemonHttpConfig(daemonEnv.COMITY_CONFIG_DIR);

@@ -1,8 +1,11 @@
 // Shared helpers for benchmarks: seeded randomness, timing, and a plain-text table.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 
 /** mulberry32: a small seeded PRNG, so generated workspaces are the same on every machine. */
 export function rng(seed) {
@@ -118,4 +121,43 @@ export function gitEnv(base = process.env) {
     GIT_COMMITTER_NAME: "b",
     GIT_COMMITTER_EMAIL: "b@e",
   };
+}
+
+/** How many hook events the daemon of `env`'s config folder has answered (`comity daemon status --json`), or -1. */
+export function daemonServed(bin, env) {
+  const r = spawnSync(process.execPath, [bin, "daemon", "status", "--json"], { env, encoding: "utf8" });
+  try {
+    return Number(JSON.parse(r.stdout).served ?? -1);
+  } catch {
+    return -1;
+  }
+}
+
+/** One JSON POST on a connection of its own (as an HTTP hook is sent), timed to the whole answer: `{ ms, text }`; a non-200 rejects. */
+export function timedPost(url, headers, body) {
+  return new Promise((resolve, reject) => {
+    const t = process.hrtime.bigint();
+    const req = http.request(url, { method: "POST", agent: false, headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+      let text = "";
+      res.on("data", (c) => (text += c));
+      res.on("end", () => (res.statusCode === 200 ? resolve({ ms: Number(process.hrtime.bigint() - t) / 1e6, text }) : reject(new Error(`HTTP ${res.statusCode}: ${text}`))));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/**
+ * A generator run as a script (`node benchmarks/generate-….mjs [DIR] [--files N] [--seed N]`): prints, as JSON, what
+ * `generate` made. Does nothing where the module was imported.
+ */
+export function runGeneratorScript(moduleUrl, generate) {
+  if (process.argv[1] !== fileURLToPath(moduleUrl)) return;
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { files: { type: "string" }, seed: { type: "string" } } });
+  const options = {
+    ...(positionals[0] ? { dir: path.resolve(positionals[0]) } : {}),
+    ...(values.files ? { files: Number(values.files) } : {}),
+    ...(values.seed ? { seed: Number(values.seed) } : {}),
+  };
+  console.log(JSON.stringify(generate(options), null, 2));
 }

@@ -7,12 +7,11 @@
 // Node's start is not subtracted. Usage: node benchmarks/shell-pair.mjs [--runs 15]
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { gitEnv, machine, median, table } from "./lib.mjs";
+import { daemonServed, gitEnv, machine, median, table, timedPost } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.cjs");
@@ -85,24 +84,13 @@ const time = (cmd, args, { cwd, input = "", runEnv = env }) =>
     child.on("close", (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`${cmd} ${args.join(" ")} exited ${code}`))));
     child.stdin.end(input);
   });
-const post = (url, headers, body) =>
-  new Promise((resolve, reject) => {
-    const t = process.hrtime.bigint();
-    const req = http.request(url, { method: "POST", agent: false, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on("end", () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`HTTP ${res.statusCode}`))));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-
 const httpFront = await import(path.join(here, "..", "dist", "daemon", "daemon-http.js"));
 const httpConfig = await httpFront.ensureDaemonHttpConfig(config);
 const hooks = httpFront.claudeHttpHooks(httpConfig);
 // The session's environment forwards nothing here: each header as Claude Code sends an unset variable.
 const headersOf = (hook) => httpFront.headersAsSent(hook, {});
 if (spawnSync(process.execPath, [bin, "daemon", "start"], { env }).status !== 0) throw new Error("comity daemon start failed");
-const served = () => Number(/(\d+) hook events answered/.exec(spawnSync(process.execPath, [bin, "daemon", "status"], { env, encoding: "utf8" }).stdout)?.[1] ?? -1);
+const served = () => daemonServed(bin, env);
 
 const rows = [];
 let n = 0;
@@ -114,7 +102,7 @@ for (const [label, { repo, count }] of repos) {
       transcript_path: "/t",
       cwd: repo,
       hook_event_name: event,
-      tool_name: host === "codex" ? "Bash" : "Bash",
+      tool_name: "Bash",
       tool_input: { command: "make build" },
       tool_use_id: id,
     });
@@ -131,8 +119,8 @@ for (const [label, { repo, count }] of repos) {
     const c2 = await time(process.execPath, [bin, "hook", "--tool", "codex", "--event", "PostToolUse"], { cwd: repo, input: pre.replace('"PreToolUse"', '"PostToolUse"') });
     // Claude Code's HTTP hooks: no process at all.
     const cpre = payload("PreToolUse", "claude_code");
-    const h1 = await post(hooks.PreToolUse.url, headersOf(hooks.PreToolUse), cpre);
-    const h2 = await post(hooks.PostToolUse.url, headersOf(hooks.PostToolUse), cpre.replace('"PreToolUse"', '"PostToolUse"'));
+    const h1 = (await timedPost(hooks.PreToolUse.url, headersOf(hooks.PreToolUse), cpre)).ms;
+    const h2 = (await timedPost(hooks.PostToolUse.url, headersOf(hooks.PostToolUse), cpre.replace('"PreToolUse"', '"PostToolUse"'))).ms;
     if (i === 0) continue; // warm-up: page cache, the daemon's first status of the repo
     anchor.push(a);
     command.push(c1 + c2);
