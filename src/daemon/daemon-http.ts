@@ -121,25 +121,31 @@ export interface HttpHookRequest {
 export type HttpHookRoute = { readonly call: HookCall } | { readonly status: number; readonly reason: string };
 
 /**
- * Reads one HTTP request to the daemon. Pure: refuses what is not a hook event of a known host from a caller that
- * holds the secret (401), anything a browser sends (an `Origin` header) or sends to another name than 127.0.0.1 or
- * localhost at the daemon's port (DNS rebinding; 403), other paths (404) and methods (405). A hook event runs as
- * `comity hook --tool HOST --event EVENT` in the folder the payload names, with `baseEnv` and the forwarded variables.
+ * Why the daemon refuses a request, on its method, target and headers alone (before its body is read), or null:
+ * anything a browser sends (an `Origin` header) or sends to another name than 127.0.0.1 or localhost at the daemon's
+ * port (DNS rebinding; 403), a caller without the secret (401), other paths or hosts (404) and methods (405).
  */
-export function routeHttpHook(request: HttpHookRequest, config: DaemonHttpConfig, build: string, baseEnv: Readonly<Record<string, string>>, hosts: readonly string[]): HttpHookRoute {
-  const header = (name: string): string | undefined => {
-    const v = request.headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
+export function httpRefusal(request: Omit<HttpHookRequest, "body">, config: DaemonHttpConfig, hosts: readonly string[]): { readonly status: number; readonly reason: string } | null {
+  const header = headerOf(request);
   if (header("origin") !== undefined) return { status: 403, reason: "a request from a web page is refused" };
   const host = header("host") ?? "";
   if (host !== `127.0.0.1:${config.port}` && host !== `localhost:${config.port}`) return { status: 403, reason: "a request to another host name is refused" };
   const auth = Buffer.from(header("authorization") ?? "");
   const expected = Buffer.from(`Bearer ${config.secret}`);
   if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) return { status: 401, reason: "the daemon's secret is missing or wrong" };
-  const m = /^\/v1\/hook\/([a-z_]+)\/([A-Za-z]+)$/.exec(request.url);
-  if (m === null || !hosts.includes(m[1] ?? "")) return { status: 404, reason: "the daemon serves hook events only" };
+  const target = HOOK_TARGET.exec(request.url);
+  if (target === null || !hosts.includes(target[1] ?? "")) return { status: 404, reason: "the daemon serves hook events only" };
   if (request.method !== "POST") return { status: 405, reason: "a hook event is a POST" };
+  return null;
+}
+
+/**
+ * The hook event of a request `httpRefusal` let through: `comity hook --tool HOST --event EVENT` in the folder the
+ * payload names, with `baseEnv` and the forwarded variables.
+ */
+export function httpHookCall(request: HttpHookRequest, build: string, baseEnv: Readonly<Record<string, string>>): HookCall {
+  const header = headerOf(request);
+  const target = HOOK_TARGET.exec(request.url);
   const env: Record<string, string> = { ...baseEnv };
   for (const name of HTTP_HOOK_ENV) {
     const value = header(envHeader(name).toLowerCase());
@@ -154,5 +160,20 @@ export function routeHttpHook(request: HttpHookRequest, config: DaemonHttpConfig
   } catch {
     // the hook itself reports a payload that is not JSON, as on the command path
   }
-  return { call: { kind: "hook", build, args: ["--tool", m[1] ?? "", "--event", m[2] ?? ""], cwd, env, stdin: request.body } };
+  return { kind: "hook", build, args: ["--tool", target?.[1] ?? "", "--event", target?.[2] ?? ""], cwd, env, stdin: request.body };
+}
+
+/** Reads one HTTP request to the daemon (pure): its refusal ({@link httpRefusal}), else its hook event ({@link httpHookCall}). */
+export function routeHttpHook(request: HttpHookRequest, config: DaemonHttpConfig, build: string, baseEnv: Readonly<Record<string, string>>, hosts: readonly string[]): HttpHookRoute {
+  return httpRefusal(request, config, hosts) ?? { call: httpHookCall(request, build, baseEnv) };
+}
+
+/** The path of a hook event: `/v1/hook/HOST/EVENT`. */
+const HOOK_TARGET = /^\/v1\/hook\/([a-z_]+)\/([A-Za-z]+)$/;
+
+function headerOf(request: Pick<HttpHookRequest, "headers">): (name: string) => string | undefined {
+  return (name) => {
+    const v = request.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
 }

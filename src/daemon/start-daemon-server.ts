@@ -3,7 +3,7 @@ import * as http from "node:http";
 import * as net from "node:net";
 import { ComityError } from "../errors/comity-error.js";
 import daemonClient from "./daemon-client.cjs";
-import { routeHttpHook, type DaemonHttpConfig } from "./daemon-http.js";
+import { httpHookCall, httpRefusal, type DaemonHttpConfig } from "./daemon-http.js";
 import type { DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
 
 const { MAX_DAEMON_REQUEST_BYTES, callDaemon } = daemonClient;
@@ -255,9 +255,9 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
 }
 
 /**
- * The HTTP front of the daemon: each request is read whole (bounded), routed by `routeHttpHook` (which refuses what is
- * not a hook event from a holder of the secret), and answered with the hook's stdout as the body, as Claude Code
- * reads a command hook's stdout. Busy (too many waiting) is a 503: Claude Code goes on without the hook's answer.
+ * The HTTP front of the daemon: a request `httpRefusal` lets through on its headers (a hook event from a holder of the
+ * secret) is read whole (bounded), run as its hook event (`httpHookCall`), and answered with the hook's stdout as the
+ * body, as Claude Code reads a command hook's stdout. Busy (too many waiting) is a 503: Claude Code goes on without the hook's answer.
  */
 function serveHttpHooks(http_: NonNullable<DaemonServerOptions["http"]>, build: string, touch: () => void, answer: (call: HookCall) => Promise<DaemonAnswer>): http.Server {
   const server = http.createServer({ requestTimeout: REQUEST_MS, headersTimeout: REQUEST_MS, maxHeaderSize: 16 * 1024 }, (req, res) => {
@@ -274,11 +274,11 @@ function serveHttpHooks(http_: NonNullable<DaemonServerOptions["http"]>, build: 
       send(status, `${reason}\n`);
     };
     req.on("error", () => undefined);
-    const route = (body: string) => routeHttpHook({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body }, http_.config, build, http_.baseEnv, http_.hosts);
+    const request = { method: req.method ?? "", url: req.url ?? "", headers: req.headers };
     // A caller without the secret (or a browser) is refused on its headers, before its body is read.
-    const early = route("");
-    if ("status" in early) {
-      refuse(early.status, early.reason);
+    const refused = httpRefusal(request, http_.config, http_.hosts);
+    if (refused !== null) {
+      refuse(refused.status, refused.reason);
       return;
     }
     const declared = Number(req.headers["content-length"]);
@@ -301,12 +301,7 @@ function serveHttpHooks(http_: NonNullable<DaemonServerOptions["http"]>, build: 
     });
     req.on("end", () => {
       if (size > MAX_DAEMON_REQUEST_BYTES) return;
-      const routed = route(Buffer.concat(chunks).toString("utf8"));
-      if ("status" in routed) {
-        send(routed.status, `${routed.reason}\n`);
-        return;
-      }
-      answer(routed.call).then(
+      answer(httpHookCall({ ...request, body: Buffer.concat(chunks).toString("utf8") }, build, http_.baseEnv)).then(
         (a) => (a.kind === "hook" ? send(200, a.stdout) : send(503, `the daemon is ${a.kind}\n`)),
         () => send(500, "the daemon could not answer\n"),
       );
