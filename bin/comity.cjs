@@ -77,6 +77,8 @@ async function main() {
       daemonClient = null; // the full load below reports what is missing
     }
     if (daemonClient !== null) {
+      const failed = daemonClient.daemonFailedFor(process.env);
+      if (failed !== null) failOpen(failed);
       const through = await daemonClient.hookThroughDaemon(process.argv.slice(3), await readStdinOnce(), process.env, process.cwd());
       if ("stdout" in through) {
         process.stdout.on("error", () => process.exit(0));

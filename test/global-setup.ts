@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { openFlatParser } from "../src/parse/native-parser.js";
+import { hookClientProblem } from "./helpers/run-cli.js";
 
 /**
  * The sources whose build in `dist/` is missing or older than them. Tests run the built CLI and load the pool's
@@ -35,6 +36,11 @@ export default function setup(): void {
     process.stderr.write(
       `\n*** Native parser tests SKIPPED: ${native}. Symbols are tested on web-tree-sitter only.\n*** To run both: node scripts/build-native.mjs (needs a C compiler), then npm test.\n\n`,
     );
+  }
+  const client = hookClientProblem();
+  if (client !== null) {
+    if (process.env["COMITY_TEST_REQUIRE_NATIVE"] === "1") throw new Error(`COMITY_TEST_REQUIRE_NATIVE=1, but ${client}`);
+    process.stderr.write(`\n*** Native hook client tests SKIPPED: ${client}.\n\n`);
   }
   if (process.env["COMITY_TEST_PG_URL"] === undefined || process.env["COMITY_TEST_PG_URL"] === "") {
     process.stderr.write(

@@ -43,25 +43,33 @@ type ThroughDaemon = { readonly stdout: string } | { readonly runHere: string; r
  */
 const DAEMON_ANSWER_MS = 3500;
 
-/** The version in the package's own package.json (`CLI_VERSION`, which a test keeps equal to it, is an ES module). */
-function packageVersion(): string {
+/** The version in a package's package.json (`CLI_VERSION`, which a test keeps equal to it, is an ES module). */
+function packageVersion(root: string): string {
   try {
-    const version: unknown = JSON.parse(fs.readFileSync(path.join(__dirname, "../../package.json"), "utf8")).version;
+    const version: unknown = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version;
     return typeof version === "string" ? version : "?";
   } catch {
     return "?";
   }
 }
 
-/** The build of the CLI installed beside this module, as the daemon compares it. */
-function installedBuild(): string {
+/**
+ * The build of the CLI installed in the package at `root`, as the daemon compares it. The native client
+ * (`native/hook-client/`) sends its package's folder instead of its build, and the daemon reads the build there.
+ */
+function installedBuildAt(root: string): string {
   let mtime = 0;
   try {
-    mtime = fs.statSync(path.join(__dirname, "../cli/main.js")).mtimeMs;
+    mtime = fs.statSync(path.join(root, "dist", "cli", "main.js")).mtimeMs;
   } catch {
     // a build without its main module cannot run anyway
   }
-  return buildId(packageVersion(), mtime);
+  return buildId(packageVersion(root), mtime);
+}
+
+/** The build of the CLI installed beside this module. */
+function installedBuild(): string {
+  return installedBuildAt(path.join(__dirname, "..", ".."));
 }
 
 /** Whether hooks go through the daemon: unless `COMITY_DAEMON=off`, and where a socket can be made. */
@@ -90,6 +98,18 @@ async function hookThroughDaemon(args: readonly string[], stdin: string, env: Re
   if (answer.kind === "stale") return { runHere: "the daemon was of another build", startDaemon: true };
   if (answer.kind === "busy") return { runHere: "the daemon was busy", startDaemon: false };
   return { runHere: `the daemon answered ${answer.kind}`, startDaemon: false };
+}
+
+/**
+ * The native client (`comity-hook`) hands an event to the Node entry with `COMITY_DAEMON_FAILED` set where the daemon
+ * took it and did not answer: the entry then does what this client does in that case (fail open, end that daemon),
+ * so that the rule is written once. Null where the variable is not set.
+ */
+function daemonFailedFor(env: Readonly<Record<string, string | undefined>>): string | null {
+  const reason = env["COMITY_DAEMON_FAILED"];
+  if (reason === undefined || reason === "") return null;
+  const socket = daemonSocketFor(env);
+  return `the daemon did not answer (${reason}): ${socket === null ? "no socket here" : endStuckDaemon(socket)}`;
 }
 
 /** How long after one hook started the daemon no other hook starts it again (it is starting, or cannot start). */
@@ -172,10 +192,12 @@ export = {
   buildId,
   callDaemon,
   daemonSocket,
+  daemonFailedFor,
   daemonSocketFor,
   endStuckDaemon,
   hookThroughDaemon,
   installedBuild,
+  installedBuildAt,
   pidFile,
   startDaemonInBackground,
   startingMark,

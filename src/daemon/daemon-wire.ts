@@ -15,6 +15,15 @@ export interface HookCall {
   readonly stdin: string;
 }
 
+/**
+ * One hook event from the native client (`native/hook-client/comity_hook.c`, `comity-hook`): a {@link HookCall} whose
+ * `build` is replaced by `root`, the absolute folder of the package it belongs to; the daemon reads that package's
+ * build (its version and its CLI's mtime) as the Node client does. Its answer is the same {@link DaemonAnswer}.
+ */
+export interface NativeHookCall extends Omit<HookCall, "build"> {
+  readonly root: string;
+}
+
 export interface StatusCall {
   readonly kind: "status" | "stop";
   readonly build: string;

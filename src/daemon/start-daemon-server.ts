@@ -1,12 +1,13 @@
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as net from "node:net";
+import * as path from "node:path";
 import { ComityError } from "../errors/comity-error.js";
 import daemonClient from "./daemon-client.cjs";
 import { httpHookCall, httpRefusal, type DaemonHttpConfig } from "./daemon-http.js";
 import type { DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
 
-const { MAX_DAEMON_REQUEST_BYTES, callDaemon } = daemonClient;
+const { MAX_DAEMON_REQUEST_BYTES, callDaemon, installedBuildAt } = daemonClient;
 
 export interface DaemonServerOptions {
   readonly socket: string;
@@ -331,12 +332,14 @@ export function parseCall(text: string): DaemonCall | null {
   }
   if (value === null || typeof value !== "object") return null;
   const v = value as Record<string, unknown>;
-  if (typeof v["build"] !== "string") return null;
-  if (v["kind"] === "status" || v["kind"] === "stop") return { kind: v["kind"], build: v["build"] };
+  // The native client names its package's folder, whose build is read here (it cannot read it cheaply itself).
+  const build = typeof v["build"] === "string" ? v["build"] : v["kind"] === "hook" && typeof v["root"] === "string" && path.isAbsolute(v["root"]) ? installedBuildAt(v["root"]) : null;
+  if (build === null) return null;
+  if (v["kind"] === "status" || v["kind"] === "stop") return { kind: v["kind"], build };
   if (v["kind"] !== "hook") return null;
   const args = v["args"];
   const env = v["env"];
   if (!Array.isArray(args) || !args.every((a) => typeof a === "string") || typeof v["cwd"] !== "string" || typeof v["stdin"] !== "string") return null;
   if (env === null || typeof env !== "object" || !Object.values(env).every((x) => typeof x === "string")) return null;
-  return { kind: "hook", build: v["build"], args: args as string[], cwd: v["cwd"], env: env as Record<string, string>, stdin: v["stdin"] };
+  return { kind: "hook", build, args: args as string[], cwd: v["cwd"], env: env as Record<string, string>, stdin: v["stdin"] };
 }

@@ -86,11 +86,21 @@ const comity = (args: readonly string[], cwd: string, input = "") => spawnSync(p
 
 describe.skipIf(NO_COMPILER)("the packed package, installed with no compiler (skipped where no compiler can make its prebuild)", () => {
   beforeAll(setup, 300_000);
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => {
+    comity(["daemon", "stop"], dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it("installs without one: the PATH it had has no compiler, and no source build was tried", () => {
     for (const cmd of ["cc", "gcc", "c++", "g++", "clang", "make", "python3"]) expect(spawnSync("sh", ["-c", `command -v ${cmd}`], { env }).status, cmd).not.toBe(0);
-    expect(installLog).not.toMatch(/gyp (ERR|info spawn)|native parser was not built/);
+    expect(installLog).not.toMatch(/gyp (ERR|info spawn)|native parser was not built|hook client was not built/);
+    // The native hook client, from the prebuild: a program, not the Node script written where none runs.
+    expect(
+      fs
+        .readFileSync(path.join(prefix, "bin", "comity-hook"))
+        .subarray(0, 2)
+        .toString("latin1"),
+    ).not.toBe("#!");
     const doctor = JSON.parse(comity(["doctor", "--json"], dir).stdout) as { checks: Array<{ id: string; status: string; detail: string }> };
     expect(doctor.checks.find((c) => c.id === "symbols_parser")).toMatchObject({ status: "ok", detail: expect.stringContaining(`prebuilt for ${process.platform}-${process.arch}`) });
   });
@@ -126,6 +136,8 @@ describe.skipIf(NO_COMPILER)("the packed package, installed with no compiler (sk
     expect(comity(["init", "--tool", "claude_code"], repo).status).toBe(0);
     const settings = JSON.parse(fs.readFileSync(path.join(repo, ".claude/settings.json"), "utf8")) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
     const command = (event: string) => settings.hooks[event]?.[0]?.hooks[0]?.command as string;
+    // comity-hook is on this PATH (the install linked it): the hooks run the native client.
+    expect(command("PreToolUse")).toBe("comity-hook --tool claude_code --event PreToolUse");
     // As Claude Code runs a hook: the command through a shell, the payload on stdin.
     const hook = (event: string, payload: object) => spawnSync("sh", ["-c", command(event)], { cwd: repo, env, input: JSON.stringify(payload), encoding: "utf8" });
     const file = path.join(repo, "src/util.ts");

@@ -4,10 +4,17 @@ import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { readHookLog } from "../helpers/hook-fixture.js";
-import { runBuiltCli, runBuiltCliAsync } from "../helpers/run-cli.js";
+import { hookClientProblem, runBuiltCli, runBuiltCliAsync, runHookClientAsync, type CliResult } from "../helpers/run-cli.js";
 
-// `comity hook` as `comity init` writes it, with the per-user daemon running: the same answers, byte for byte, as
-// the hook running each event itself.
+// The hook commands `comity init` writes, with the per-user daemon running: `comity hook` and the native client
+// `comity-hook` give the same answers, byte for byte, as the hook running each event itself, and fail open alike.
+
+type RunHook = (args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; input: string }) => Promise<CliResult>;
+const viaComityHook: RunHook = (args, o) => runBuiltCliAsync(["hook", ...args], o);
+const CLIENTS: ReadonlyArray<readonly [string, RunHook, boolean]> = [
+  ["comity hook", viaComityHook, false],
+  ["comity-hook (native)", (args, o) => runHookClientAsync(args, o), hookClientProblem() !== null],
+];
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -24,7 +31,7 @@ function envFor(config: string, daemon = true): NodeJS.ProcessEnv {
 }
 
 /** Two agents, one in a repo and one in its worktree: a breaking change, then edits that meet it. Every answer. */
-async function play(root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+async function play(root: string, env: NodeJS.ProcessEnv, run: RunHook = viaComityHook): Promise<string[]> {
   const app = initRepo(sb, `${root}/app`);
   sb.write(`${root}/app/src/config.ts`, "export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n");
   sb.write(`${root}/app/src/use.ts`, 'import { parseConfig } from "./config";\nexport const c = parseConfig("{}");\n');
@@ -34,7 +41,7 @@ async function play(root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   sb.git(app, "worktree", "add", "-q", feature, "-b", "feature");
   const out: string[] = [];
   const hook = async (session: string, cwd: string, event: string, extra: object): Promise<void> => {
-    const r = await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", event], {
+    const r = await run(["--tool", "claude_code", "--event", event], {
       cwd,
       env: { ...env, COMITY_AGENT_NAME: session },
       input: JSON.stringify({ session_id: session, cwd, hook_event_name: event, ...extra }),
@@ -55,11 +62,11 @@ async function play(root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   return out;
 }
 
-describe("comity hook with the daemon", () => {
-  it("answers every event through the daemon, byte for byte as the hook running it itself", async () => {
+describe.each(CLIENTS)("%s with the daemon", (_client, run, skip) => {
+  it.skipIf(skip)("answers every event through the daemon, byte for byte as the hook running it itself", async () => {
     const env = envFor("cfg-daemon");
     expect(runBuiltCli(["daemon", "start"], { cwd: sb.dir, env }).status).toBe(0);
-    const through = await play("through-daemon", env);
+    const through = await play("through-daemon", env, run);
     const here = await play("in-process", envFor("cfg-here", false));
     expect(through).toEqual(here);
     // The collision was told: the answers are not empty ones.
@@ -73,14 +80,14 @@ describe("comity hook with the daemon", () => {
     expect(readHookLog(env["COMITY_CONFIG_DIR"] as string)).toEqual([]);
   });
 
-  it("falls back to running the event itself when the daemon is gone, and starts it again for the next event", async () => {
+  it.skipIf(skip)("falls back to running the event itself when the daemon is gone, and starts it again for the next event", async () => {
     const env = envFor("cfg-daemon");
     expect(runBuiltCli(["daemon", "start"], { cwd: sb.dir, env }).status).toBe(0);
     const pid = Number(/pid (\d+)/.exec(runBuiltCli(["daemon", "status"], { cwd: sb.dir, env }).stdout)?.[1]);
     process.kill(pid, "SIGKILL");
     const repo = initRepo(sb, "solo");
     const prompt = JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart", source: "startup" });
-    const first = await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input: prompt });
+    const first = await run(["--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input: prompt });
     expect(first.stdout).toContain("## solo");
     // The hook that found no daemon started one: the next events go to it.
     let status = runBuiltCli(["daemon", "status"], { cwd: sb.dir, env });
@@ -93,7 +100,7 @@ describe("comity hook with the daemon", () => {
     expect(readHookLog(env["COMITY_CONFIG_DIR"] as string)).toEqual([]);
   });
 
-  it("Claude Code's HTTP hooks: a daemon killed mid-session refuses the connection at once (Claude Code goes on), and the next command hook starts one that answers them", async () => {
+  it.skipIf(skip)("Claude Code's HTTP hooks: a daemon killed mid-session refuses the connection at once (Claude Code goes on), and the next command hook starts one that answers them", async () => {
     const env = envFor("cfg-daemon");
     const config = env["COMITY_CONFIG_DIR"] as string;
     const { ensureDaemonHttpConfig, claudeHttpHooks } = await import("../../src/daemon/daemon-http.js");
@@ -122,7 +129,7 @@ describe("comity hook with the daemon", () => {
     await expect(post()).rejects.toThrow();
     expect(Date.now() - t).toBeLessThan(1000);
     const input = JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "UserPromptSubmit", prompt: "go on" });
-    expect((await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "UserPromptSubmit"], { cwd: repo, env, input })).status).toBe(0);
+    expect((await run(["--tool", "claude_code", "--event", "UserPromptSubmit"], { cwd: repo, env, input })).status).toBe(0);
     let answered: Response | null = null;
     for (let i = 0; i < 100 && answered === null; i++) {
       answered = await post().catch(() => null);
@@ -132,7 +139,7 @@ describe("comity hook with the daemon", () => {
   });
 
   // Linux: where /proc cannot tell a comity daemon from another process, a stuck one is left alone.
-  it.skipIf(process.platform !== "linux")(
+  it.skipIf(skip || process.platform !== "linux")(
     "a daemon that takes an event and never answers is ended: the hook fails open once, the next event starts a new one",
     async () => {
       const env = envFor("cfg-daemon");
@@ -148,20 +155,20 @@ describe("comity hook with the daemon", () => {
       const gone = new Promise((r) => stuck.once("exit", r));
       const repo = initRepo(sb, "solo");
       const input = JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" });
-      const first = await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input });
+      const first = await run(["--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input });
       expect(first).toMatchObject({ status: 0, stdout: "" });
       await gone;
       expect(readHookLog(config)).toEqual([expect.stringMatching(/\tfail-open\tclaude_code\tSessionStart\tthe daemon did not answer \(no answer within 3500 ms\): ended it \(pid \d+\)/)]);
-      const next = await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input });
+      const next = await run(["--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input });
       expect(next.stdout).toContain("## solo");
     },
     30_000,
   );
 
-  it("COMITY_DAEMON=off: the hook never starts one", async () => {
+  it.skipIf(skip)("COMITY_DAEMON=off: the hook never starts one", async () => {
     const env = envFor("cfg-here", false);
     const repo = initRepo(sb, "solo");
-    const r = await runBuiltCliAsync(["hook", "--tool", "claude_code", "--event", "SessionStart"], {
+    const r = await run(["--tool", "claude_code", "--event", "SessionStart"], {
       cwd: repo,
       env,
       input: JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" }),

@@ -5,6 +5,43 @@ import { fileURLToPath } from "node:url";
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/comity.cjs");
 
+/** The package's `comity-hook` as its install script made it (`scripts/install-hook-client.mjs`). */
+export const HOOK_CLIENT = path.resolve(path.dirname(BIN), "comity-hook");
+
+/**
+ * Why `comity-hook` is not the native client (it is missing, or the Node script written where no compiler was), or
+ * null. Its tests are skipped then, unless `COMITY_TEST_REQUIRE_NATIVE=1` (CI), where global-setup fails instead.
+ */
+export function hookClientProblem(): string | null {
+  let head: Buffer;
+  try {
+    head = fs.readFileSync(HOOK_CLIENT).subarray(0, 2);
+  } catch {
+    return "bin/comity-hook is missing (npm ci, or node scripts/install-hook-client.mjs, makes it)";
+  }
+  if (head.toString("latin1") === "#!") return "bin/comity-hook is the Node script written where the native client could not be built (no C compiler)";
+  const source = path.resolve(path.dirname(BIN), "../native/hook-client/comity_hook.c");
+  if (fs.statSync(source).mtimeMs > fs.statSync(HOOK_CLIENT).mtimeMs) return "bin/comity-hook is older than native/hook-client/comity_hook.c: run node scripts/install-hook-client.mjs";
+  return null;
+}
+
+/** Runs `bin/comity-hook` (the native client) as a host runs it: ARGS, the event on stdin, asynchronously. */
+export function runHookClientAsync(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string | Buffer; keepStdinOpen?: boolean }): Promise<CliResult & { ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(HOOK_CLIENT, args, { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr, ms: Date.now() - started }));
+    child.stdin.on("error", () => undefined);
+    if (options.keepStdinOpen === true) child.stdin.write(options.input ?? "");
+    else child.stdin.end(options.input ?? "");
+  });
+}
+
 export interface CliResult {
   readonly status: number | null;
   readonly stdout: string;

@@ -23,9 +23,10 @@ export interface ScenarioResult {
 }
 export const BIN: string;
 export const CASES_DIR: string;
+export const NATIVE_CLIENT: string;
 export function loadScenarios(dir?: string): Scenario[];
 export function runScenario(
   scenario: Scenario,
-  options?: { mode?: "served" | "embedded"; db?: string; keep?: boolean; bin?: string; inProcess?: boolean; viaDaemon?: boolean; viaHttp?: boolean; daemon?: boolean },
+  options?: { mode?: "served" | "embedded"; db?: string; keep?: boolean; bin?: string; inProcess?: boolean; viaDaemon?: boolean; viaHttp?: boolean; viaNative?: boolean; daemon?: boolean },
 ): Promise<ScenarioResult>;
 export function formatTable(results: readonly ScenarioResult[]): string;

@@ -22,6 +22,10 @@ let inProcess = false;
 let viaDaemon = false;
 /** Whether Claude Code's tool-call events go over the daemon's HTTP front (`runScenario`'s `viaHttp` option). */
 let viaHttp = false;
+/** Whether hook events go through the native client `comity-hook` to the daemon (`runScenario`'s `viaNative` option). */
+let viaNative = false;
+/** The native hook client the install script made (`scripts/install-hook-client.mjs`). */
+export const NATIVE_CLIENT = path.resolve(HERE, "../../bin/comity-hook");
 /** The daemons started for the scenario being played, by config folder. */
 const daemons = new Map();
 
@@ -55,6 +59,24 @@ async function hookViaDaemon(args, { cwd, env, input }) {
     const res = await fetch(hook.url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: input });
     if (res.status !== 200) throw new Error(`the daemon's HTTP front answered ${res.status}: ${await res.text()}`);
     return { status: 0, stdout: await res.text(), stderr: "" };
+  }
+  if (viaNative) {
+    // The native client as a host runs it (`comity-hook --tool T --event E`, the event on stdin); the daemon must
+    // have answered it (a client that fell back to Node would be as right, and not what is tested here).
+    const before = daemons.get(socket).status().served;
+    const r = await new Promise((resolve, reject) => {
+      const child = spawn(NATIVE_CLIENT, args.slice(1), { cwd, env: daemonEnv, stdio: ["pipe", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (c) => (stdout += c));
+      child.stderr.on("data", (c) => (stderr += c));
+      child.on("error", reject);
+      child.on("close", (status) => resolve({ status, stdout, stderr }));
+      child.stdin.on("error", () => undefined);
+      child.stdin.end(input);
+    });
+    if (daemons.get(socket).status().served !== before + 1) throw new Error(`comity-hook did not go through the daemon: ${r.stderr}`);
+    return r;
   }
   const through = await hookThroughDaemon(args.slice(1), input, daemonEnv, cwd);
   if (!("stdout" in through)) throw new Error(`the daemon did not answer: ${JSON.stringify(through)}`);
@@ -443,15 +465,17 @@ function alarmsIn(text) {
  * scenario that needs two machines (`served_only`, saying why) is skipped in embedded mode. `options.bin`: the CLI
  * to play it with (this checkout's by default); `options.inProcess`: play it through this checkout's built library
  * in this process instead (its CLI entry and server, the code the processes run, without a process an event);
- * with it, `options.viaDaemon` sends each hook event over a daemon's socket, and `options.viaHttp` sends Claude Code's
- * tool-call events to the daemon's HTTP front as `comity init --http` wires them (the others over its socket).
+ * with it, `options.viaDaemon` sends each hook event over a daemon's socket, `options.viaNative` runs the native
+ * client `comity-hook` for each event, which calls that daemon, and `options.viaHttp` sends Claude Code's tool-call
+ * events to the daemon's HTTP front as `comity init --http` wires them (the others over its socket).
  * Returns the score and a transcript of what each agent saw.
  */
 export async function runScenario(scenario, options = {}) {
   bin = options.bin ?? BIN;
   inProcess = options.inProcess === true;
-  viaDaemon = options.viaDaemon === true || options.viaHttp === true;
+  viaDaemon = options.viaDaemon === true || options.viaHttp === true || options.viaNative === true;
   viaHttp = options.viaHttp === true;
+  viaNative = options.viaNative === true;
   const embedded = options.mode === "embedded";
   if (embedded && scenario.served_only !== undefined)
     return {

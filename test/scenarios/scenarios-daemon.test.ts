@@ -6,11 +6,14 @@ import { loadScenarios, runScenario } from "./runner.mjs";
 // process, so each suite costs what the in-process one does.)
 //  - the socket (embedded, as on one machine out of the box): the thin client's call, the daemon's server, and
 //    `comity hook` run inside it;
+//  - the native client (`comity-hook`, what `comity init` writes for command hooks where it was built), run as a
+//    process for each event, calling the same daemon's socket;
 //  - Claude Code's HTTP hooks (`comity init --http`): its tool-call events posted to the daemon's HTTP front with the
 //    headers `init` writes, the other events over the socket; embedded, and served (a real `comity serve` on SQLite),
 //    where the team server and token the session's environment names ride only in the headers Claude Code fills.
 describe.each([
   ["the daemon's socket (embedded)", { viaDaemon: true, mode: "embedded" }],
+  ["the native client comity-hook (embedded)", { viaNative: true, mode: "embedded" }],
   ["the daemon's HTTP hooks (embedded)", { viaHttp: true, mode: "embedded" }],
   ["the daemon's HTTP hooks (served, SQLite)", { viaHttp: true, mode: "served" }],
 ] as const)("coordination scenarios through %s", (_path, options) => {
