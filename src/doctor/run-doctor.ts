@@ -199,10 +199,11 @@ function holdsHttpHooks(doc: unknown): boolean {
   return hookEntries(doc).some((h) => isComityHookEntry(h) && (h as { type?: unknown }).type === "http");
 }
 
-/** The `--tool` values of `comity hook` commands in a config's text that `comity hook` does not know. */
+/** The `--tool` values of `comity hook` (and `comity-hook`) commands in a config's text that `comity hook` does not know. */
 function unknownTools(text: string): string[] {
   const out = new Set<string>();
-  for (const m of text.matchAll(/comity(?:\.js|\.cjs|\.cmd|\.mjs)?\\?["']?\s+hook\s[^"]*?--tool[\s=]+([^\s"\\]+)/g)) if (!isKnownTool(m[1] ?? "")) out.add(m[1] ?? "");
+  for (const m of text.matchAll(/comity(?:(?:\.js|\.cjs|\.cmd|\.mjs)?\\?["']?\s+hook|-hook(?:\.cmd|\.exe)?\\?["']?)\s[^"]*?--tool[\s=]+([^\s"\\]+)/g))
+    if (!isKnownTool(m[1] ?? "")) out.add(m[1] ?? "");
   return [...out].sort();
 }
 
@@ -232,7 +233,7 @@ function compozyCheck(root: string, home: string): DoctorCheck {
     let command = "";
     try {
       const argv = JSON.parse(args ?? "[]") as string[];
-      command = [JSON.parse(bin ?? '""') as string, ...argv.slice(0, argv.indexOf("hook"))].join(" ");
+      command = [JSON.parse(bin ?? '""') as string, ...argv.slice(0, argv.indexOf("--tool"))].join(" ");
     } catch {
       command = "";
     }
@@ -280,11 +281,11 @@ function ompCheck(root: string, home: string): DoctorCheck {
     : { id: "hooks.omp", status: "fail", title: "omp hooks", detail: `update available: ${file} was written by another Comity version (run comity init --tool omp)` };
 }
 
-/** The command prefix of the first `comity hook` entry (`comity`, `npx comity`, a full path), or null. */
+/** The hook command of the first entry of Comity's (`comity hook`, `npx comity hook`, `comity-hook`, a full path), or null. */
 function comityCommandIn(doc: unknown): string | null {
   for (const h of hookEntries(doc)) {
     const command = entryCommand(h);
-    if (isComityHookCommand(command)) return (command as string).replace(/\s+hook(\s.*)?$/, "");
+    if (isComityHookCommand(command)) return (command as string).replace(/\s+--tool(\s.*)?$/, "");
   }
   return null;
 }

@@ -15,11 +15,11 @@ const DECLARED: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** Comity's `[[hooks.declarations]]` block: a subprocess (CompozyOS runs no shell), sync, with timeouts. */
-export function compozyBlock(command: string): string {
-  const [bin = "comity", ...pre] = command.split(/\s+/).filter((a) => a !== "");
+export function compozyBlock(hookCommand: string): string {
+  const [bin = "comity", ...pre] = hookCommand.split(/\s+/).filter((a) => a !== "");
   const lines = [COMPOZY_BEGIN];
   for (const [event, timeout] of DECLARED) {
-    const args = [...pre, "hook", "--tool", "compozy", "--event", event];
+    const args = [...pre, "--tool", "compozy", "--event", event];
     lines.push(
       "[[hooks.declarations]]",
       `name = ${JSON.stringify(`comity-${event.replace(/\./g, "-")}`)}`,
@@ -41,8 +41,8 @@ export function compozyBlock(command: string): string {
  * byte of the user's file stays (comments included). Throws when the result
  * is not valid TOML, so a broken file is never written.
  */
-export function mergeCompozyConfig(before: string | null, command: string): string {
-  const block = compozyBlock(command);
+export function mergeCompozyConfig(before: string | null, hookCommand: string): string {
+  const block = compozyBlock(hookCommand);
   const text = before ?? "";
   const start = text.indexOf(COMPOZY_BEGIN);
   const end = start < 0 ? -1 : text.indexOf(COMPOZY_END, start);

@@ -54,8 +54,8 @@ export const CURSOR_EDIT_MATCHER = "Write|Delete";
  * no SessionEnd event (docs/hooks.md, Codex), so none is written for it. Cursor
  * takes flat entries under its own event names.
  */
-export function comityHooks(host: Exclude<InitHost, "omp" | "compozy">, command: string, claudeHttp: Readonly<Record<string, HttpHook>> = {}): HookTable {
-  const hook = (event: string, timeout: number): CommandHook => ({ type: "command", command: `${command} hook --tool ${host} --event ${event}`, timeout });
+export function comityHooks(host: Exclude<InitHost, "omp" | "compozy">, hookCommand: string, claudeHttp: Readonly<Record<string, HttpHook>> = {}): HookTable {
+  const hook = (event: string, timeout: number): CommandHook => ({ type: "command", command: `${hookCommand} --tool ${host} --event ${event}`, timeout });
   if (host === "claude_code") {
     // With `init --http`, the events of every tool call are posted to the daemon; the others stay commands, which
     // start the daemon when it is not running (SessionStart, each prompt).
@@ -72,7 +72,7 @@ export function comityHooks(host: Exclude<InitHost, "omp" | "compozy">, command:
   if (host === "copilot") {
     // Copilot CLI acts on a preToolUse deny only, but the other events tell the API what the session does.
     const entry = (event: string, timeoutSec: number): CopilotHook => {
-      const line = `${command} hook --tool copilot --event ${event}`;
+      const line = `${hookCommand} --tool copilot --event ${event}`;
       return { type: "command", bash: line, powershell: line, timeoutSec };
     };
     return {
@@ -132,9 +132,18 @@ export function entryCommand(entry: unknown): unknown {
   return e["command"] ?? e["bash"] ?? e["powershell"];
 }
 
-/** A hook command that runs `comity hook` (any Comity version, any spelling of the binary). */
+/** A hook command that runs `comity hook` or the native client `comity-hook` (any Comity version, any spelling). */
 export function isComityHookCommand(command: unknown): boolean {
-  return typeof command === "string" && /(^|[\s/\\"'])comity(\.js|\.cjs|\.cmd|\.mjs)?["']?\s+hook(\s|$)/.test(command);
+  return typeof command === "string" && (/(^|[\s/\\"'])comity(\.js|\.cjs|\.cmd|\.mjs)?["']?\s+hook(\s|$)/.test(command) || /(^|[\s/\\"'])comity-hook(\.cmd|\.exe)?["']?(\s|$)/.test(command));
+}
+
+/**
+ * What a hook runs, followed by `--tool T --event E`, for the command `comity init --command` names: itself where it
+ * is the native client (`comity-hook`), else its `hook` subcommand.
+ */
+export function hookCommandOf(command: string): string {
+  const first = command.trim().split(/\s+/)[0] ?? "";
+  return /(^|[/\\])comity-hook(\.cmd|\.exe)?$/.test(first) ? command.trim() : `${command.trim()} hook`;
 }
 
 /** A hook entry of Comity's: one that runs `comity hook`, or Claude Code's HTTP hook to the daemon (`init --http`). */

@@ -11,14 +11,14 @@ export const OMP_BUDGET_MS = 600;
  * The source of Comity's omp extension. omp has no stdin hooks: extensions
  * subscribe with `pi.on(event, handler)`, and a handler that throws BLOCKS
  * the tool call, so every path here ends in a value, never a throw. Each
- * event is serialised and handed to `comity hook --tool omp` (the command is
+ * event is serialised and handed to `comity hook --tool omp` (or `comity-hook --tool omp`: the hook command is
  * written in when installed); its JSON answer (`{block, reason}` or
  * `{additionalContext}`) is the handler's result.
  */
-export function ompExtensionSource(command: string): string {
-  const argv = command.split(/\s+/).filter((a) => a !== "");
+export function ompExtensionSource(hookCommand: string): string {
+  const argv = hookCommand.split(/\s+/).filter((a) => a !== "");
   return `// Comity for omp: forwards ${OMP_EVENTS.join(", ")}
-// to \`${command} hook --tool omp\`, waits at most ${OMP_BUDGET_MS} ms, then allows.
+// to \`${hookCommand} --tool omp\`, waits at most ${OMP_BUDGET_MS} ms, then allows.
 // Written by \`comity init --tool omp\`; rerun it to update. Never throws: omp blocks a tool call whose handler throws.
 import { spawn } from "node:child_process";
 
@@ -79,7 +79,7 @@ function forward(name: string, event: unknown, ctx: any): Promise<unknown> {
     let child: ReturnType<typeof spawn> | undefined;
     try {
       const [bin, ...args] = COMMAND;
-      child = spawn(bin ?? "comity", [...args, "hook", "--tool", "omp", "--event", name], { cwd: typeof ctx?.cwd === "string" ? ctx.cwd : process.cwd(), stdio: ["pipe", "pipe", "ignore"] });
+      child = spawn(bin ?? "comity", [...args, "--tool", "omp", "--event", name], { cwd: typeof ctx?.cwd === "string" ? ctx.cwd : process.cwd(), stdio: ["pipe", "pipe", "ignore"] });
       child.on("error", () => finish(undefined));
       child.stdout?.on("data", (chunk) => {
         out += String(chunk);

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { CLAUDE_HTTP_SETTINGS, HOOK_CONFIG_FILES } from "../config/hook-config-files.js";
-import { comityHooks, hookEntries, INIT_HOSTS, isComityHookEntry, type HttpHook, type InitHost } from "./host-configs.js";
+import { comityHooks, hookCommandOf, hookEntries, INIT_HOSTS, isComityHookEntry, type HttpHook, type InitHost } from "./host-configs.js";
 import { mergeHooks } from "./merge-hooks.js";
 import { ompExtensionSource } from "./omp-extension.js";
 import { mergeCompozyConfig } from "./compozy-declarations.js";
@@ -18,7 +18,10 @@ export interface InitOptions {
   readonly tools?: readonly InitHost[];
   /** `PATH`, to find host binaries and `comity` itself. */
   readonly pathEnv?: string;
-  /** The command the hooks run (default `comity`). */
+  /**
+   * The command the hooks run: `comity` (whose `hook` subcommand they call), or the native client `comity-hook`.
+   * Default: `comity-hook` where it is on `PATH` (the package's install script makes it), else `comity`.
+   */
   readonly command?: string;
   /**
    * Claude Code's hooks that go to the daemon over HTTP instead of running a command, by event (`init --http`). With
@@ -68,7 +71,9 @@ export function hostConfigFile(host: InitHost, options: Pick<InitOptions, "root"
 export function planInit(options: InitOptions): InitPlan {
   const detected = Object.fromEntries(INIT_HOSTS.map((h) => [h, detectHost(h, options)])) as Record<InitHost, string[]>;
   const hosts = options.tools !== undefined ? [...new Set(options.tools)].sort() : INIT_HOSTS.filter((h) => detected[h].length > 0);
-  const command = options.command ?? "comity";
+  // The native client answers from the running daemon without starting Node, and is `comity hook` otherwise.
+  const command = options.command ?? (findOnPath("comity-hook", options.pathEnv) !== null ? "comity-hook" : "comity");
+  const hookCommand = hookCommandOf(command);
   const files: InitFile[] = [];
   const diagnostics: Diagnostic[] = [];
   const notes: string[] = [];
@@ -94,7 +99,7 @@ export function planInit(options: InitOptions): InitPlan {
     }
     if (host === "compozy") {
       try {
-        const after = mergeCompozyConfig(before, command);
+        const after = mergeCompozyConfig(before, hookCommand);
         files.push({ host, file, before, after, changed: before !== after });
       } catch (error) {
         diagnostics.push(diagnostic("settings_not_toml", "error", file, `${file} is not valid TOML (left as it is): ${(error as Error).message}`));
@@ -102,7 +107,7 @@ export function planInit(options: InitOptions): InitPlan {
       continue;
     }
     if (host === "omp") {
-      const after = ompExtensionSource(command);
+      const after = ompExtensionSource(hookCommand);
       files.push({ host, file, before, after, changed: before !== after });
       continue;
     }
@@ -115,7 +120,7 @@ export function planInit(options: InitOptions): InitPlan {
     }
     let merged: Record<string, unknown>;
     try {
-      merged = mergeHooks(parsed, comityHooks(host, command, host === "claude_code" ? (options.claudeHttp ?? {}) : {}));
+      merged = mergeHooks(parsed, comityHooks(host, hookCommand, host === "claude_code" ? (options.claudeHttp ?? {}) : {}));
       // Cursor's hooks.json carries a format version.
       if ((host === "cursor" || host === "copilot") && merged["version"] === undefined) merged = { version: 1, ...merged };
     } catch (error) {

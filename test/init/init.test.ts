@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { comityHooks, CLAUDE_PRE_MATCHER, CODEX_MATCHER, isComityHookCommand, isComityHookEntry } from "../../src/init/host-configs.js";
 import { hooksAreCurrent, mergeHooks } from "../../src/init/merge-hooks.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
-import { runBuiltCli } from "../helpers/run-cli.js";
+import { HOOK_CLIENT, hookClientProblem, runBuiltCli } from "../helpers/run-cli.js";
 
 let sb: Sandbox;
 let home: string;
@@ -116,13 +116,13 @@ describe("comity init: Claude Code and Codex", () => {
       },
     };
     fs.writeFileSync(file, JSON.stringify(old));
-    expect(hooksAreCurrent(old, comityHooks("claude_code", "comity"))).toBe(false);
+    expect(hooksAreCurrent(old, comityHooks("claude_code", "comity hook"))).toBe(false);
     expect(init(root, "--tool", "claude_code").status).toBe(0);
     const merged = readJson(file);
     const commands = Object.values(merged.hooks).flatMap((gs) => gs.flatMap((g) => g.hooks.map((h) => h.command)));
     expect(commands.filter((c) => c.includes("--event PreToolUse"))).toEqual(["comity hook --tool claude_code --event PreToolUse"]);
     expect(merged.hooks["PreToolUse"]?.[0]).toEqual({ matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash", hooks: [{ type: "command", command: "./lint.sh" }] });
-    expect(hooksAreCurrent(merged, comityHooks("claude_code", "comity"))).toBe(true);
+    expect(hooksAreCurrent(merged, comityHooks("claude_code", "comity hook"))).toBe(true);
   });
 
   it("Cursor: flat entries under its own event names, one evaluation per tool call, version kept, idempotent", () => {
@@ -169,7 +169,7 @@ describe("comity init: Claude Code and Codex", () => {
     expect(init(root, "--tool", "omp").stdout).toContain(".omp/extensions/comity.ts: hooks written (new file)");
     const file = path.join(root, ".omp/extensions/comity.ts");
     const text = fs.readFileSync(file, "utf8");
-    expect(text).toContain('const COMMAND: string[] = ["comity"];');
+    expect(text).toContain('const COMMAND: string[] = ["comity","hook"];');
     expect(text).toContain('"session_start","before_agent_start","tool_call","tool_result","session_stop","session_shutdown"');
     expect(init(root, "--tool", "omp").stdout).toContain("up to date");
     const doctorOmp = () =>
@@ -262,6 +262,49 @@ describe("comity init: Claude Code and Codex", () => {
   });
 });
 
+describe("comity init with the native hook client on PATH", () => {
+  it.skipIf(hookClientProblem() !== null)("every host's hooks run comity-hook, doctor counts them current, and the exact command init wrote answers through the daemon", async () => {
+    const root = initRepo(sb, "proj");
+    for (const d of [".codex", ".cursor", ".github/hooks", ".compozy"]) fs.mkdirSync(path.join(root, d), { recursive: true });
+    fakeBinary("claude");
+    fakeBinary("comity");
+    // As a global install links it: a symlink to the package's bin/comity-hook.
+    fs.symlinkSync(HOOK_CLIENT, path.join(bin, "comity-hook"));
+    const config = path.join(sb.dir, "cfg");
+    const hookEnv: NodeJS.ProcessEnv = { ...env(), COMITY_CONFIG_DIR: config };
+    delete hookEnv["COMITY_DAEMON"];
+    expect(init(root, "--tool", "claude_code", "--tool", "codex", "--tool", "cursor", "--tool", "copilot", "--tool", "compozy", "--tool", "omp").status).toBe(0);
+    const codex = readJson(path.join(root, ".codex/hooks.json"));
+    expect(codex.hooks["PreToolUse"]?.[0]?.hooks[0]?.command).toBe("comity-hook --tool codex --event PreToolUse");
+    expect(readJson(path.join(root, ".claude/settings.json")).hooks["Stop"]?.[0]?.hooks[0]?.command).toBe("comity-hook --tool claude_code --event Stop");
+    expect(fs.readFileSync(path.join(root, ".cursor/hooks.json"), "utf8")).toContain('"command": "comity-hook --tool cursor --event preToolUse"');
+    expect(fs.readFileSync(path.join(root, ".github/hooks/comity.json"), "utf8")).toContain('"bash": "comity-hook --tool copilot --event preToolUse"');
+    const toml = parseToml(fs.readFileSync(path.join(root, ".compozy/config.toml"), "utf8")) as { hooks: { declarations: Array<Record<string, unknown>> } };
+    expect(toml.hooks.declarations[0]).toMatchObject({ command: "comity-hook", args: ["--tool", "compozy", "--event", "session.post_create"] });
+    expect(fs.readFileSync(path.join(root, ".omp/extensions/comity.ts"), "utf8")).toContain('const COMMAND: string[] = ["comity-hook"];');
+    expect(init(root, "--tool", "claude_code", "--tool", "codex", "--tool", "cursor", "--tool", "copilot", "--tool", "compozy", "--tool", "omp").stdout).not.toContain("hooks written");
+    const checks = (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: root, env: { ...hookEnv, COMITY_API_URL: "" } }).stdout) as { checks: Array<{ id: string; status: string }> }).checks;
+    for (const host of ["claude_code", "codex", "cursor", "copilot", "compozy", "omp"]) expect(checks.find((c) => c.id === `hooks.${host}`)?.status, host).toBe("ok");
+
+    // The command as Codex runs it (a shell, the event on stdin), with the daemon running: it answers the event.
+    try {
+      expect(runBuiltCli(["daemon", "start"], { cwd: root, env: hookEnv }).status).toBe(0);
+      const command = codex.hooks["SessionStart"]?.[0]?.hooks[0]?.command ?? "";
+      const r = execFileSync("/bin/sh", ["-c", command], {
+        cwd: root,
+        env: hookEnv,
+        input: JSON.stringify({ session_id: "s", cwd: root, hook_event_name: "SessionStart", source: "startup" }),
+        encoding: "utf8",
+      });
+      expect(r).toContain("## proj");
+      expect(runBuiltCli(["daemon", "status"], { cwd: root, env: hookEnv }).stdout).toMatch(/1 hook events answered/);
+    } finally {
+      runBuiltCli(["daemon", "stop"], { cwd: root, env: hookEnv });
+      for (let i = 0; i < 100 && fs.existsSync(path.join(config, "daemon.sock.pid")); i++) await new Promise((res) => setTimeout(res, 30));
+    }
+  });
+});
+
 describe("comity init --http: Claude Code's tool calls posted to the daemon", () => {
   it("writes HTTP hooks to the user's own settings.local.json, commands where the daemon must be started, and the daemon answers them", async () => {
     const root = initRepo(sb, "proj");
@@ -345,7 +388,7 @@ describe("mergeHooks (pure)", () => {
   it("is idempotent, keeps every non-Comity hook, and holds exactly one Comity set", () => {
     fc.assert(
       fc.property(settings, (s) => {
-        const wanted = comityHooks("claude_code", "comity");
+        const wanted = comityHooks("claude_code", "comity hook");
         const once = mergeHooks(s, wanted);
         expect(mergeHooks(once, wanted)).toEqual(once);
         expect(once["other"]).toEqual(s.other);
@@ -358,7 +401,15 @@ describe("mergeHooks (pure)", () => {
   });
 
   it("recognises Comity's hook commands and nothing else", () => {
-    for (const c of ["comity hook --tool codex --event Stop", "npx comity hook", "/opt/bin/comity hook --x", '"C:\\bin\\comity.cmd" hook --tool codex']) expect(isComityHookCommand(c)).toBe(true);
+    for (const c of [
+      "comity hook --tool codex --event Stop",
+      "npx comity hook",
+      "/opt/bin/comity hook --x",
+      '"C:\\bin\\comity.cmd" hook --tool codex',
+      "comity-hook --tool codex",
+      "/usr/bin/comity-hook",
+    ])
+      expect(isComityHookCommand(c)).toBe(true);
     for (const c of ["./comity-hook.sh", "echo comity", "comity analyze", "mycomity hook", 3, null]) expect(isComityHookCommand(c)).toBe(false);
     expect(isComityHookCommand("/usr/lib/node_modules/comity/bin/comity.cjs hook --tool codex")).toBe(true);
     expect(isComityHookEntry({ type: "http", url: "http://127.0.0.1:21000/v1/hook/claude_code/PreToolUse" })).toBe(true);

@@ -22,6 +22,10 @@ holds repos but is not one:
 Without --tool, the hosts found (config folders, binaries on PATH). Prints
 the full path of every file; a changed file is backed up beside itself; a
 second run changes nothing. --dry-run prints the diff.
+The hooks run comity-hook (the package's native client: it hands an event
+to the running daemon without starting Node, and runs comity hook
+otherwise) where it is on PATH, else comity hook. --command CMD names the
+command instead (a full path, npx comity, or a comity-hook).
   --http   Claude Code posts the events of each tool call to the per-user
            daemon (comity daemon) on 127.0.0.1 instead of starting a
            process; session start and prompts stay commands, which start
