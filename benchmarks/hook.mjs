@@ -3,7 +3,8 @@
 // same run, with an instant local API server on 127.0.0.1. Three cases: pre_edit; post_edit of one
 // edited TypeScript file with symbol analysis; session_start in a folder of 8 repos. Each is timed with the hook
 // running the event itself (COMITY_DAEMON=off) and through a warm per-user daemon (`comity daemon`); pre_edit also
-// as Claude Code's HTTP hook to the daemon (`comity init --http`), where no process starts at all.
+// as Claude Code's HTTP hook to the daemon (`comity init --http`), where no process starts at all, and through the
+// native client `comity-hook` (what `comity init` writes for the hosts that run commands), against `true`.
 // Usage: npm run bench:hook [-- --runs N]
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -16,6 +17,9 @@ import { daemonServed as daemonServedBy, gitEnv, machine, median, table, timedPo
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.cjs");
+const hookClient = path.join(here, "..", "bin", "comity-hook");
+if (fs.readFileSync(hookClient).subarray(0, 2).toString("latin1") === "#!") throw new Error("bin/comity-hook is not the native client here (no C compiler?): node scripts/install-hook-client.mjs");
+const TRUE = spawnSync("sh", ["-c", "command -v true"], { encoding: "utf8" }).stdout.trim();
 const { values } = parseArgs({ options: { runs: { type: "string", default: "15" } } });
 const runs = Number(values.runs);
 
@@ -51,12 +55,13 @@ fs.writeFileSync(path.join(repo0, "src/config.ts"), "export function parseConfig
 const hookEnv = { ...env, COMITY_API_URL: url, COMITY_TOKEN: "t", COMITY_CONFIG_DIR: path.join(base, "config") };
 
 let runEnv = hookEnv;
-const run = (args, input, cwd) =>
+const run = (args, input, cwd, exe = process.execPath) =>
   new Promise((resolve, reject) => {
     const t = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { cwd, env: runEnv, stdio: ["pipe", "ignore", "ignore"] });
+    const child = spawn(exe, args, { cwd, env: runEnv, stdio: ["pipe", "ignore", "ignore"] });
     child.on("close", (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`${args.join(" ")} exited ${code}`))));
     // A function makes each run's payload anew: a repeated event is a replay, answered from the dedupe table.
+    child.stdin.on("error", () => undefined); // a process that reads no stdin (true, git) may be gone before it is written
     child.stdin.end(typeof input === "function" ? input() : input);
   });
 // Each timed hook must really reach its API: a hook that failed open fast would flatter the figure.
@@ -70,14 +75,14 @@ const hookLog = () => {
     return 0;
   }
 };
-const measure = async (args, input, cwd, before = () => {}, requestsPerRun = 0) => {
+const measure = async (args, input, cwd, before = () => {}, requestsPerRun = 0, exe = process.execPath) => {
   before();
-  await run(args, input, cwd); // warm the page cache
+  await run(args, input, cwd, exe); // warm the page cache
   const xs = [];
   const [asked, failed] = [answered, hookLog()];
   for (let i = 0; i < runs; i++) {
     before();
-    xs.push(await run(args, input, cwd));
+    xs.push(await run(args, input, cwd, exe));
   }
   if (requestsPerRun > 0 && runEnv === hookEnv && answered - asked !== runs * requestsPerRun)
     throw new Error(`${args.slice(-1)}: ${answered - asked} requests reached the API, ${runs * requestsPerRun} expected`);
@@ -117,6 +122,8 @@ if (spawnSync(process.execPath, [bin, "daemon", "start"], { env: daemonHookEnv }
 runEnv = daemonHookEnv;
 const servedBefore = daemonServed(daemonHookEnv);
 const preEditDaemon = await measure(preEditArgs, preEditInput, repo0, () => {}, 1);
+const trueStart = await measure([], "", base, () => {}, 0, TRUE);
+const preEditNative = await measure(preEditArgs.slice(2), preEditInput, repo0, () => {}, 1, hookClient);
 const postEditDaemon = await measure(postEditArgs, postEditInput, repo0, newEdit, 1);
 const sessionStartDaemon = await measure(
   [bin, "hook", "--tool", "claude_code", "--event", "SessionStart"],
@@ -126,7 +133,7 @@ const sessionStartDaemon = await measure(
   8,
 );
 // Every timed event must have been answered by the daemon, not by a hook that fell back to running it.
-if (daemonServed(daemonHookEnv) - servedBefore !== 3 * (runs + 1)) throw new Error(`the daemon answered ${daemonServed(daemonHookEnv) - servedBefore} events, ${3 * (runs + 1)} expected`);
+if (daemonServed(daemonHookEnv) - servedBefore !== 4 * (runs + 1)) throw new Error(`the daemon answered ${daemonServed(daemonHookEnv) - servedBefore} events, ${4 * (runs + 1)} expected`);
 spawnSync(process.execPath, [bin, "daemon", "stop"], { env: daemonHookEnv });
 runEnv = hookEnv;
 server.close();
@@ -269,7 +276,7 @@ const embeddedLog = () => {
 };
 // Served and embedded pre_edit, and node -e 0, interleaved run by run (twice the runs): the machine's phases hit
 // all three alike, so their differences are the modes'.
-const interleaved = { node: [], served: [], embedded: [], daemon: [] };
+const interleaved = { node: [], served: [], embedded: [], daemon: [], true: [], native: [] };
 if (spawnSync(process.execPath, [bin, "daemon", "start"], { env: embeddedDaemonEnv }).status !== 0) throw new Error("comity daemon start failed");
 const embeddedServedBefore = daemonServed(embeddedDaemonEnv);
 for (let i = 0; i <= runs * 2; i++) {
@@ -280,14 +287,18 @@ for (let i = 0; i <= runs * 2; i++) {
   const c = await run(["-e", "0"], "", base);
   runEnv = embeddedDaemonEnv;
   const d = await run(preEditArgs, preEditInput, repo0);
+  const e = await run([], "", base, TRUE);
+  const f = await run(preEditArgs.slice(2), preEditInput, repo0, hookClient);
   if (i === 0) continue; // warm-up
+  interleaved.true.push(e);
+  interleaved.native.push(f);
   interleaved.served.push(a);
   interleaved.embedded.push(b);
   interleaved.node.push(c);
   interleaved.daemon.push(d);
 }
 runEnv = hookEnv;
-if (daemonServed(embeddedDaemonEnv) - embeddedServedBefore !== runs * 2 + 1) throw new Error("embedded pre_edit through the daemon: not every event was answered by the daemon");
+if (daemonServed(embeddedDaemonEnv) - embeddedServedBefore !== 2 * (runs * 2 + 1)) throw new Error("embedded pre_edit through the daemon: not every event was answered by the daemon");
 spawnSync(process.execPath, [bin, "daemon", "stop"], { env: embeddedDaemonEnv });
 
 // Claude Code's HTTP hooks (`comity init --http`): PreToolUse on an edit posted to the daemon as Claude Code posts it
@@ -335,8 +346,9 @@ for (const dir of [embeddedDir, servedDaemonEnv.COMITY_CONFIG_DIR]) {
 }
 serve.kill("SIGTERM");
 const [served, embedded, nodeInterleaved, embeddedDaemon] = [median(interleaved.served), median(interleaved.embedded), median(interleaved.node), median(interleaved.daemon)];
-if ((await dedupeRows()) - before !== 2 * (runs * 2 + 1) + httpRuns + 1)
-  throw new Error(`embedded pre_edit: ${(await dedupeRows()) - before} events stored, ${2 * (runs * 2 + 1) + httpRuns + 1} expected`);
+const [trueInterleaved, embeddedNative] = [median(interleaved.true), median(interleaved.native)];
+if ((await dedupeRows()) - before !== 3 * (runs * 2 + 1) + httpRuns + 1)
+  throw new Error(`embedded pre_edit: ${(await dedupeRows()) - before} events stored, ${3 * (runs * 2 + 1) + httpRuns + 1} expected`);
 if (embeddedLog() !== 0) throw new Error("embedded pre_edit: the hook failed open (see hook.log)");
 await store.close();
 fs.rmSync(base, { recursive: true, force: true });
@@ -372,6 +384,20 @@ console.log(
         preEditDaemon.toFixed(0),
         `+${(preEditDaemon - nodeStart).toFixed(0)} ms`,
         `within 15 ms of node: ${preEditDaemon - nodeStart <= 15 ? "met" : "NOT met"}`,
+      ],
+      ["true (anchor of the smallest process)", trueStart.toFixed(1), "", ""],
+      [
+        "pre_edit through a warm daemon (instant API), native client comity-hook",
+        preEditNative.toFixed(1),
+        `+${(preEditNative - trueStart).toFixed(1)} ms over true`,
+        `within 15 ms of true: ${preEditNative - trueStart <= 15 ? "met" : "NOT met"}`,
+      ],
+      ["true, interleaved with the row below", trueInterleaved.toFixed(1), "", ""],
+      [
+        "same pre_edit (embedded store), native client comity-hook through a warm daemon",
+        embeddedNative.toFixed(1),
+        `+${(embeddedNative - trueInterleaved).toFixed(1)} ms over true`,
+        `within 15 ms of true: ${embeddedNative - trueInterleaved <= 15 ? "met" : "NOT met"}`,
       ],
       ["comity hook PostToolUse Edit, one TS file analysed (post_edit)", postEdit.toFixed(0), `+${(postEdit - nodeStart).toFixed(0)} ms`, `< 250 ms: ${postEdit < 250 ? "met" : "NOT met"}`],
       [

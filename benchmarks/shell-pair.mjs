@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The shell pair on real code: PreToolUse + PostToolUse of one shell command (`comity hook`, as `comity init` wires
-// Codex, and as Claude Code's HTTP hooks of `comity init --http`), through a warm daemon, against `git status` run
+// The shell pair on real code: PreToolUse + PostToolUse of one shell command (`comity hook`; the native client
+// `comity-hook`, as `comity init` wires Codex where it was built; Claude Code's HTTP hooks of `comity init --http`),
+// through a warm daemon, against `git status` run
 // twice as processes (the anchor: what a shell command's before and after cost at the least), in the same run. Two
 // repos of the shapes users meet: the whole `effect` npm package (2,700 files, TypeScript and its build, the shape of
 // vite) and this machine's Python standard library (the shape of sympy), each committed, with a few files changed.
@@ -15,6 +16,8 @@ import { daemonServed, gitEnv, machine, median, table, timedPost } from "./lib.m
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.cjs");
+const hookClient = path.join(here, "..", "bin", "comity-hook");
+if (fs.readFileSync(hookClient).subarray(0, 2).toString("latin1") === "#!") throw new Error("bin/comity-hook is not the native client here (no C compiler?): node scripts/install-hook-client.mjs");
 const { values } = parseArgs({ options: { runs: { type: "string", default: "15" } } });
 const runs = Number(values.runs);
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-shell-"));
@@ -82,6 +85,7 @@ const time = (cmd, args, { cwd, input = "", runEnv = env }) =>
     const t = process.hrtime.bigint();
     const child = spawn(cmd, args, { cwd, env: runEnv, stdio: ["pipe", "ignore", "ignore"] });
     child.on("close", (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`${cmd} ${args.join(" ")} exited ${code}`))));
+    child.stdin.on("error", () => undefined); // a process that reads no stdin (true, git) may be gone before it is written
     child.stdin.end(input);
   });
 const httpFront = await import(path.join(here, "..", "dist", "daemon", "daemon-http.js"));
@@ -109,6 +113,7 @@ for (const [label, { repo, count }] of repos) {
   };
   const anchor = [];
   const command = [];
+  const native = [];
   const overHttp = [];
   const before = served();
   for (let i = 0; i <= runs; i++) {
@@ -117,6 +122,10 @@ for (const [label, { repo, count }] of repos) {
     const pre = payload("PreToolUse", "codex");
     const c1 = await time(process.execPath, [bin, "hook", "--tool", "codex", "--event", "PreToolUse"], { cwd: repo, input: pre });
     const c2 = await time(process.execPath, [bin, "hook", "--tool", "codex", "--event", "PostToolUse"], { cwd: repo, input: pre.replace('"PreToolUse"', '"PostToolUse"') });
+    // The same through the native client: no Node started.
+    const npre = payload("PreToolUse", "codex-native");
+    const n1 = await time(hookClient, ["--tool", "codex", "--event", "PreToolUse"], { cwd: repo, input: npre });
+    const n2 = await time(hookClient, ["--tool", "codex", "--event", "PostToolUse"], { cwd: repo, input: npre.replace('"PreToolUse"', '"PostToolUse"') });
     // Claude Code's HTTP hooks: no process at all.
     const cpre = payload("PreToolUse", "claude_code");
     const h1 = (await timedPost(hooks.PreToolUse.url, headersOf(hooks.PreToolUse), cpre)).ms;
@@ -124,13 +133,15 @@ for (const [label, { repo, count }] of repos) {
     if (i === 0) continue; // warm-up: page cache, the daemon's first status of the repo
     anchor.push(a);
     command.push(c1 + c2);
+    native.push(n1 + n2);
     overHttp.push(h1 + h2);
   }
-  if (served() - before !== 4 * (runs + 1)) throw new Error(`${label}: the daemon answered ${served() - before} events, ${4 * (runs + 1)} expected`);
-  const [g, c, h] = [median(anchor), median(command), median(overHttp)];
+  if (served() - before !== 6 * (runs + 1)) throw new Error(`${label}: the daemon answered ${served() - before} events, ${6 * (runs + 1)} expected`);
+  const [g, c, nc, h] = [median(anchor), median(command), median(native), median(overHttp)];
   const short = label.split(" ")[0];
   rows.push([`${label}, ${count.toLocaleString("en")} files: git status twice (anchor)`, g.toFixed(0), "", ""]);
   rows.push([`${short}: comity hook ×2 through the daemon (Codex)`, c.toFixed(0), `${(c / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${c <= 2 * g ? "met" : "NOT met"}`]);
+  rows.push([`${short}: comity-hook ×2 (native client) through the daemon (Codex)`, nc.toFixed(0), `${(nc / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${nc <= 2 * g ? "met" : "NOT met"}`]);
   rows.push([`${short}: Claude Code's HTTP hooks to the daemon`, h.toFixed(0), `${(h / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${h <= 2 * g ? "met" : "NOT met"}`]);
 }
 spawnSync(process.execPath, [bin, "daemon", "stop"], { env });
