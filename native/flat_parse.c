@@ -37,6 +37,7 @@
 #include <tree_sitter/api.h>
 #include "language.h"
 #include "stat_many.h"
+#include "watch_tree.h"
 #include "subtree.h"
 #include "tree.h"
 
@@ -604,6 +605,9 @@ NAPI_MODULE_INIT() {
 #ifndef _WIN32
   napi_create_function(env, "statMany", NAPI_AUTO_LENGTH, comity_stat_many, NULL, &fn);
   napi_set_named_property(env, exports, "statMany", fn);
+#endif
+#ifdef __linux__
+  comity_register_watch(env, exports);
 #endif
   return exports;
 }

@@ -24,6 +24,14 @@ export interface FlatParserAddon {
    * `src/fs/stat-many.ts`); null where the system refuses the call it makes (statx in a sandbox). Not on Windows.
    */
   statMany?(paths: readonly string[]): Float64Array | null;
+  /**
+   * Change watches (`native/watch_tree.c`, Linux only): a handle (null where inotify cannot be had); a root added
+   * under it, with every folder below it (its id, or why it cannot be watched); the ids of the roots that saw a change
+   * since the last call, read at once (null after the queue overflowed: every root changed, open a new handle).
+   */
+  watchOpen?(): unknown;
+  watchAdd?(handle: unknown, root: string): number | string;
+  watchChanged?(handle: unknown): number[] | null;
 }
 
 /** Set to `wasm`, the engine does not use its native parser (it parses with web-tree-sitter, as when it is not built). */
