@@ -90,6 +90,27 @@ async function main() {
     }
   }
 
+  // `comity analyze` asks the daemon first: a folder it watches and that did not change since its last analysis is
+  // answered from memory; otherwise the analysis runs here and is handed to the daemon for next time.
+  let analyzeCache;
+  if (process.argv[2] === "analyze" && process.env.COMITY_DAEMON !== "off") {
+    try {
+      daemonClient ??= require("../dist/daemon/daemon-client.cjs");
+    } catch {
+      daemonClient = null;
+    }
+    if (daemonClient !== null) {
+      const through = await daemonClient.analyzeThroughDaemon(process.argv.slice(3), process.env, process.cwd(), process.stdout.isTTY === true);
+      if ("stdout" in through) {
+        process.stdout.on("error", () => process.exit(through.code));
+        process.stdout.write(through.stdout, () => process.exit(through.code));
+        await new Promise(() => undefined);
+      }
+      if (through.store !== null) analyzeCache = { store: through.store };
+      startDaemon = through.startDaemon;
+    }
+  }
+
   let runCli;
   try {
     ({ runCli } = await import("../dist/cli/main.js"));
@@ -122,6 +143,7 @@ async function main() {
       env: process.env,
       stdinIsTTY: process.stdin.isTTY === true,
       readStdin: readStdinOnce,
+      ...(analyzeCache === undefined ? {} : { analyzeCache }),
     });
   } catch (error) {
     if (hook) failOpen(`internal error: ${error instanceof Error ? error.message : String(error)}`);

@@ -9,4 +9,9 @@ export interface CliIo {
   readonly stdinIsTTY?: boolean;
   /** Reads all of stdin (bounded); absent where a command takes none. */
   readonly readStdin?: () => Promise<string>;
+  /**
+   * Where the per-user daemon keeps `comity analyze`'s answers (`bin/comity.cjs` asked it first and it had none
+   * current): the answer printed, its exit code, and the real paths it read (the folder, its repos' git folders).
+   */
+  readonly analyzeCache?: { store(stdout: string, code: number, roots: readonly string[]): Promise<void> };
 }

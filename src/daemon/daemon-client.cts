@@ -112,6 +112,44 @@ function daemonFailedFor(env: Readonly<Record<string, string | undefined>>): str
   return `the daemon did not answer (${reason}): ${socket === null ? "no socket here" : endStuckDaemon(socket)}`;
 }
 
+/** The variables that shape what `comity analyze` prints (its config, git's, colour), part of its question's key. */
+function analyzeEnvOf(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(env).sort()) {
+    const v = env[k];
+    if (v !== undefined && (/^(GIT_|COMITY_)/.test(k) || ["HOME", "XDG_CONFIG_HOME", "NO_COLOR", "PATH"].includes(k))) out[k] = v;
+  }
+  return out;
+}
+
+/** What `comity analyze` got from the daemon: its answer, or how to store the one it makes (and whether to start it). */
+type AnalyzeThroughDaemon =
+  | { readonly stdout: string; readonly code: number }
+  | { readonly store: ((stdout: string, code: number, roots: readonly string[]) => Promise<void>) | null; readonly startDaemon: boolean };
+
+/**
+ * `comity analyze` through the daemon: its answer when the daemon kept one and nothing it read changed since;
+ * else a function that hands it the answer made here. Asked only where the answer is all on stdout (not with
+ * `--timings`) and reads only the folder and its git folders (not with `--follow-symlinks`).
+ */
+async function analyzeThroughDaemon(args: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd: string, stdoutIsTTY: boolean): Promise<AnalyzeThroughDaemon> {
+  const socket = daemonSocketFor(env);
+  if (socket === null || args.some((a) => ["--help", "-h", "--timings", "--follow-symlinks"].includes(a))) return { store: null, startDaemon: false };
+  const key = JSON.stringify({ args, cwd, tty: stdoutIsTTY, env: analyzeEnvOf(env) });
+  const build = installedBuild();
+  const answer = await callDaemon(socket, { kind: "analyze", build, key }, { connectMs: 200, answerMs: 1000 });
+  if ("miss" in answer) return { store: null, startDaemon: answer.miss === "absent" };
+  if (answer.kind === "analyze") return { stdout: answer.stdout, code: answer.code };
+  if (answer.kind !== "analyze-miss" || answer.token === null) return { store: null, startDaemon: answer.kind === "stale" };
+  const token = answer.token;
+  return {
+    store: async (stdout, code, roots) => {
+      await callDaemon(socket, { kind: "analyze-store", build, key, token, stdout, code, roots }, { connectMs: 200, answerMs: 1000 });
+    },
+    startDaemon: false,
+  };
+}
+
 /** How long after one hook started the daemon no other hook starts it again (it is starting, or cannot start). */
 const START_AGAIN_AFTER_MS = 10_000;
 
@@ -187,6 +225,7 @@ function endStuckDaemon(socket: string): string {
 
 export = {
   DAEMON_ANSWER_MS,
+  analyzeThroughDaemon,
   DAEMON_SOCKET_FILE,
   MAX_DAEMON_REQUEST_BYTES,
   buildId,

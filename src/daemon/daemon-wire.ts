@@ -29,7 +29,37 @@ export interface StatusCall {
   readonly build: string;
 }
 
-export type DaemonCall = HookCall | StatusCall;
+/**
+ * A warm `comity analyze`: `key` names the question whole (its arguments, folder, the environment that shapes its
+ * output, whether stdout is a terminal); the daemon answers from memory or with a miss.
+ */
+export interface AnalyzeCall {
+  readonly kind: "analyze";
+  readonly build: string;
+  readonly key: string;
+}
+
+/** Each watched root and its generation when an analyze question was asked: a cold answer is stored with it. */
+export type AnalyzeToken = Readonly<Record<string, number>>;
+
+/** A cold run's answer to an {@link AnalyzeCall}, with the roots it read (real paths: the folder, git folders). */
+export interface AnalyzeStoreCall {
+  readonly kind: "analyze-store";
+  readonly build: string;
+  readonly key: string;
+  readonly token: AnalyzeToken | null;
+  readonly stdout: string;
+  readonly code: number;
+  readonly roots: readonly string[];
+}
+
+export type AnalyzeAnswer =
+  | { readonly kind: "analyze"; readonly stdout: string; readonly code: number }
+  /** Not kept, or changed since: run it, and store the answer with this token (null: the daemon cannot keep it). */
+  | { readonly kind: "analyze-miss"; readonly token: AnalyzeToken | null }
+  | { readonly kind: "stored"; readonly stored: boolean };
+
+export type DaemonCall = HookCall | StatusCall | AnalyzeCall | AnalyzeStoreCall;
 
 export interface DaemonStatus {
   readonly pid: number;
@@ -49,6 +79,8 @@ export interface DaemonStatus {
   readonly folders: number;
   /** Per host and event (`claude_code PreToolUse`): events answered, and the time to answer the recent ones. */
   readonly events: Readonly<Record<string, EventTimes>>;
+  /** `comity analyze` answered from memory: hits, misses, answers kept, roots watched, why it cannot (or null). */
+  readonly analyze: { readonly hits: number; readonly misses: number; readonly entries: number; readonly roots: number; readonly problem: string | null };
 }
 
 /** The time a daemon takes to answer one kind of event, over its last events of that kind (at most 1,000). */
@@ -60,6 +92,7 @@ export interface EventTimes {
 
 export type DaemonAnswer =
   | { readonly kind: "hook"; readonly stdout: string }
+  | AnalyzeAnswer
   | ({ readonly kind: "status" } & DaemonStatus)
   | { readonly kind: "stopping" }
   /** Another build answers nothing and ends: the caller runs the event itself and starts the new build's daemon. */

@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { ComityError } from "../errors/comity-error.js";
 import daemonClient from "./daemon-client.cjs";
 import { httpHookCall, httpRefusal, type DaemonHttpConfig } from "./daemon-http.js";
+import type { AnalyzeCache } from "./analyze-cache.js";
 import type { DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
 
 const { MAX_DAEMON_REQUEST_BYTES, callDaemon, installedBuildAt } = daemonClient;
@@ -43,6 +44,8 @@ export interface DaemonServerOptions {
     readonly installedBuild?: () => string;
   };
   readonly now?: () => number;
+  /** `comity analyze` answered from memory (`analyze-cache.ts`); without it, every analyze question is a miss. */
+  readonly analyze?: AnalyzeCache;
 }
 
 export interface DaemonServer {
@@ -109,6 +112,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     httpPort,
     rssBytes: process.memoryUsage.rss(),
     folders: folders.size,
+    analyze: options.analyze?.stats() ?? { hits: 0, misses: 0, entries: 0, roots: 0, problem: "not served by this daemon" },
     events: Object.fromEntries([...times].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, t]) => [k, { count: t.count, ...percentiles(t.recent) }])),
   });
 
@@ -124,6 +128,9 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       setImmediate(() => void close(`another build called (${call.build})`));
       return { kind: "stale", build: options.build };
     }
+    // Answered at once, beside the hook events' queue: a question to the watch and a look-up.
+    if (call.kind === "analyze") return options.analyze?.query(call) ?? { kind: "analyze-miss", token: null };
+    if (call.kind === "analyze-store") return options.analyze?.store(call) ?? { kind: "stored", stored: false };
     if (call.kind !== "hook") {
       if (call.kind === "status") return { kind: "status", ...status() };
       setImmediate(() => void close("stopped"));
@@ -336,6 +343,15 @@ export function parseCall(text: string): DaemonCall | null {
   const build = typeof v["build"] === "string" ? v["build"] : v["kind"] === "hook" && typeof v["root"] === "string" && path.isAbsolute(v["root"]) ? installedBuildAt(v["root"]) : null;
   if (build === null) return null;
   if (v["kind"] === "status" || v["kind"] === "stop") return { kind: v["kind"], build };
+  if (v["kind"] === "analyze") return typeof v["key"] === "string" ? { kind: "analyze", build, key: v["key"] } : null;
+  if (v["kind"] === "analyze-store") {
+    const token = v["token"];
+    const roots = v["roots"];
+    const tokenOk = token === null || (typeof token === "object" && !Array.isArray(token) && Object.values(token as object).every((g) => typeof g === "number"));
+    if (typeof v["key"] !== "string" || typeof v["stdout"] !== "string" || typeof v["code"] !== "number" || !tokenOk) return null;
+    if (!Array.isArray(roots) || !roots.every((r) => typeof r === "string" && path.isAbsolute(r))) return null;
+    return { kind: "analyze-store", build, key: v["key"], token: token as Record<string, number> | null, stdout: v["stdout"], code: v["code"], roots: roots as string[] };
+  }
   if (v["kind"] !== "hook") return null;
   const args = v["args"];
   const env = v["env"];

@@ -95,6 +95,9 @@ describe("the daemon's server", () => {
     expect(JSON.parse(await raw("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://evil.example\r\n\r\n"))).toEqual({ kind: "refused", reason: "not a call of the daemon's wire" });
     expect(JSON.parse(await raw(`${JSON.stringify({ kind: "shell", build: "b1", command: "rm -rf /" })}\n`))).toMatchObject({ kind: "refused" });
     expect(JSON.parse(await raw(`${JSON.stringify({ ...call(), env: { X: 1 } })}\n`))).toMatchObject({ kind: "refused" });
+    const store = { kind: "analyze-store", build: "b1", key: "k", token: null, stdout: "", code: 0 };
+    expect(JSON.parse(await raw(`${JSON.stringify({ ...store, roots: ["relative/path"] })}\n`))).toMatchObject({ kind: "refused" });
+    expect(JSON.parse(await raw(`${JSON.stringify({ ...store, roots: ["/w"] })}\n`))).toEqual({ kind: "stored", stored: false }); // no cache in this daemon
     expect(JSON.parse(await raw(Buffer.alloc(MAX_DAEMON_REQUEST_BYTES + 10, 0x61)))).toEqual({ kind: "refused", reason: `request over ${MAX_DAEMON_REQUEST_BYTES} bytes` });
     expect(await callDaemon(socket, call(), limits)).toMatchObject({ kind: "hook" });
   });

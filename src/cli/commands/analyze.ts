@@ -1,3 +1,4 @@
+import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
@@ -9,6 +10,8 @@ import { createDiscoveryCache } from "../../workspace/discovery-cache.js";
 import { formatAnalyzeJson, formatAnalyzeTable, paint } from "../format-analyze.js";
 import type { CliIo } from "../io.js";
 import { CONFIG_LAYOUT } from "../../config/config-layout.js";
+import { nodeSyncFs } from "../../fs/sync-fs.js";
+import { readGitEntry } from "../../workspace/read-git-entry.js";
 
 export const ANALYZE_USAGE = `usage: comity analyze [DIR] [--json] [--no-symbols] [--max-repos N] [--since REF]
                       [--jobs N] [--timings] [--max-depth N] [--follow-symlinks] [--prune NAME ...]
@@ -84,12 +87,51 @@ export async function analyzeCommand(args: readonly string[], io: CliIo): Promis
     ...(showProgress ? { onProgress: (done: number, total: number, root: string) => io.stderr.write(`\r\u001b[Kanalysing ${done}/${total}: ${root}${done === total ? "\n" : ""}`) } : {}),
   });
   const colour = io.stdout.isTTY === true && (io.env["NO_COLOR"] ?? "") === "";
-  io.stdout.write(values.json ? formatAnalyzeJson(report) : formatAnalyzeTable(report, dir, paint(colour)));
+  const printed = values.json ? formatAnalyzeJson(report) : formatAnalyzeTable(report, dir, paint(colour));
+  io.stdout.write(printed);
   // Timings go to stderr, never into the report.
   if (values.timings) {
     const width = Math.max(...timings.map(([p]) => p.length), 5);
     io.stderr.write(`${timings.map(([p, ms]) => `${p.padEnd(width)}  ${String(ms).padStart(7)} ms`).join("\n")}\n${"total".padEnd(width)}  ${String(Date.now() - started).padStart(7)} ms\n`);
   }
   const analysed = report.repos.filter((r) => !r.diagnostics.some((d) => d.severity === "error"));
-  return report.repos.length > 0 && analysed.length === 0 ? 2 : 0;
+  const code = report.repos.length > 0 && analysed.length === 0 ? 2 : 0;
+  // The daemon keeps the answer while nothing it read changes: the folder, each repo (the one that holds the folder
+  // may be wider than it), and each repo's git folders (a linked worktree's live elsewhere). Never a reason to fail
+  // the command.
+  const roots =
+    io.analyzeCache !== undefined && !values.timings && !values["follow-symlinks"]
+      ? readRoots(
+          path.resolve(io.cwd, dir),
+          report.repos.map((r) => r.root),
+        )
+      : null;
+  if (roots !== null) {
+    try {
+      await io.analyzeCache?.store(printed, code, roots);
+    } catch {
+      // the next run asks again
+    }
+  }
+  return code;
+}
+
+/** The real paths an analysis read: the folder, each repo, and its git folder and common git folder; null where the folder has none. */
+function readRoots(dir: string, repoRoots: readonly string[]): string[] | null {
+  const real = (p: string): string | null => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return null;
+    }
+  };
+  const out = [real(dir)];
+  if (out[0] === null) return null;
+  for (const root of repoRoots) {
+    out.push(real(root));
+    const isFile = fs.lstatSync(path.join(root, ".git"), { throwIfNoEntry: false })?.isFile() === true;
+    const entry = readGitEntry(nodeSyncFs, root, isFile);
+    out.push(entry.gitDir === null ? null : real(entry.gitDir), entry.commonDir === null ? null : real(entry.commonDir));
+  }
+  return [...new Set(out.filter((p): p is string => p !== null))].sort();
 }

@@ -115,12 +115,19 @@ export function statusDetail(a: DaemonStatus, nowMs: number): string {
     lines.push(`  ${"event".padEnd(width)}   count   p50 ms   p99 ms`);
     for (const [k, t] of events) lines.push(`  ${k.padEnd(width)} ${String(t.count).padStart(7)} ${t.p50Ms.toFixed(1).padStart(8)} ${t.p99Ms.toFixed(1).padStart(8)}`);
   }
+  const an = a.analyze;
+  if (an !== undefined) {
+    const why = an.problem === null ? "" : ` (${an.problem})`;
+    lines.push(`  comity analyze: ${an.hits} answered from memory, ${an.misses} run cold; ${an.entries} answers kept, ${an.roots} folders watched${why}`);
+  }
   return `${lines.join("\n")}\n`;
 }
 
 /** `comity daemon run`: serves until idle, stopped, replaced by another build, or its socket is gone. */
 async function runDaemon(socket: string, build: string, io: CliIo): Promise<number> {
   const { startDaemonServer } = await import("../../daemon/start-daemon-server.js");
+  const { createAnalyzeCache } = await import("../../daemon/analyze-cache.js");
+  const { nativeChangeWatch } = await import("../../daemon/native-change-watch.js");
   // A team server is asked at every event: one connection, kept, instead of a handshake each time.
   await (await import("../../api/http-request.js")).keepConnectionsAlive();
   // And the embedded store stays open between events.
@@ -138,6 +145,7 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : httpConfig === null ? DEFAULT_IDLE_MS : HTTP_IDLE_MS,
     runHook: answerHookCall,
     ...(httpConfig === null ? {} : { http: { config: httpConfig, baseEnv, hosts: ["claude_code"], installedBuild } }),
+    analyze: createAnalyzeCache({ openWatch: nativeChangeWatch }),
   });
   if (server.httpProblem !== null) {
     const { logFailOpen } = await import("../../hook/hook-log.js");
