@@ -29,6 +29,7 @@ const suites = [
   ["symbols, real code against ast-grep", "symbols-real.mjs", quick ? ["--runs", "1"] : ["--runs", "5"]],
   ["hook", "hook.mjs", quick ? ["--runs", "5"] : ["--runs", "15"]],
   ["shell pair, real code", "shell-pair.mjs", quick ? ["--runs", "3"] : ["--runs", "15"]],
+  ["analyze through the daemon", "analyze-daemon.mjs", quick ? ["--files", "20000", "--runs", "3"] : ["--files", "20000", "--runs", "15"]],
   ["analyze", "analyze.mjs", quick ? ["--files", "10000", "--changes", "200"] : ["--files", "100000", "--changes", "2000"]],
   ["serve", "serve-load.mjs", quick ? ["--runs", "2"] : ["--runs", "5"]],
   ["serve, one noisy team", "serve-noisy.mjs", quick ? ["--runs", "1", "--rows", "10000"] : ["--runs", "3"]],
