@@ -44,6 +44,12 @@ typedef struct {
   unsigned char *changed;
   int nroots;
   int overflow;
+  /* Folders watched now, and at most how many: the user's inotify watches are shared with their editor and build
+   * tools, so the daemon takes a part of them only. */
+  int count, budget;
+  /* The watches a watchAdd call made, undone where it fails. */
+  int *added;
+  int nadded, capadded;
 } Watch;
 
 static int grow(Watch *w, int wd) {
@@ -64,6 +70,22 @@ static int add_tree(Watch *w, const char *dir) {
   int wd = inotify_add_watch(w->fd, dir, MASK);
   if (wd < 0) return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : errno;
   if (grow(w, wd) != 0) return ENOMEM;
+  if (w->paths[wd] == NULL) {
+    if (w->count >= w->budget) {
+      inotify_rm_watch(w->fd, wd);
+      return ENOSPC;
+    }
+    w->count++;
+    if (w->nadded == w->capadded) {
+      int cap = w->capadded ? w->capadded * 2 : 256;
+      int *a = realloc(w->added, sizeof *a * (size_t)cap);
+      if (a != NULL) {
+        w->added = a;
+        w->capadded = cap;
+      }
+    }
+    if (w->nadded < w->capadded) w->added[w->nadded++] = wd;
+  }
   if (w->paths[wd] == NULL || strcmp(w->paths[wd], dir) != 0) {
     free(w->paths[wd]);
     w->paths[wd] = strdup(dir);
@@ -116,11 +138,13 @@ static void drain(Watch *w) {
         /* The folder is gone (or moved out of reach): its watch with it. That it changed was an event of its own. */
         free(w->paths[ev->wd]);
         w->paths[ev->wd] = NULL;
+        w->count--;
         continue;
       }
       mark(w, w->paths[ev->wd]);
       if ((ev->mask & IN_ISDIR) && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->len > 0) {
         char child[PATH_MAX];
+        w->nadded = 0;
         if ((size_t)snprintf(child, sizeof child, "%s/%s", w->paths[ev->wd], ev->name) >= sizeof child || add_tree(w, child) != 0) w->overflow = 1;
         else mark(w, child); /* a folder moved in from another root's tree counts for the roots it is now under */
       }
@@ -138,6 +162,7 @@ static void finalize(napi_env env, void *data, void *hint) {
   for (int r = 0; r < w->nroots; r++) free(w->rootPaths[r]);
   free(w->rootPaths);
   free(w->changed);
+  free(w->added);
   free(w);
 }
 
@@ -147,12 +172,16 @@ static Watch *watch_of(napi_env env, napi_value v) {
   return data;
 }
 
-/* watchOpen(): a handle, or null where inotify cannot be had. */
+/* watchOpen(maxFolders): a handle, or null where inotify cannot be had. */
 static napi_value watch_open(napi_env env, napi_callback_info info) {
-  (void)info;
-  napi_value out;
+  size_t argc = 1;
+  napi_value argv[1], out;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  int32_t budget = 0;
+  if (argc < 1 || napi_get_value_int32(env, argv[0], &budget) != napi_ok || budget <= 0) return (napi_get_null(env, &out), out);
   Watch *w = calloc(1, sizeof *w);
   if (w == NULL) return (napi_get_null(env, &out), out);
+  w->budget = budget;
   w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (w->fd < 0) {
     free(w);
@@ -193,9 +222,19 @@ static napi_value watch_add(napi_env env, napi_callback_info info) {
   int root = w->nroots++;
   w->rootPaths[root] = copy;
   w->changed[root] = 0;
+  w->nadded = 0;
   int err = add_tree(w, dir);
   if (err != 0) {
-    napi_create_string_utf8(env, strerror(err), NAPI_AUTO_LENGTH, &out);
+    /* Nothing of it stays: its watches go back to the user. */
+    for (int i = 0; i < w->nadded; i++) {
+      int wd = w->added[i];
+      inotify_rm_watch(w->fd, wd);
+      free(w->paths[wd]);
+      w->paths[wd] = NULL;
+      w->count--;
+    }
+    free(w->rootPaths[--w->nroots]);
+    napi_create_string_utf8(env, err == ENOSPC ? "more folders than the daemon may watch" : strerror(err), NAPI_AUTO_LENGTH, &out);
     return out;
   }
   napi_create_int32(env, root, &out);
@@ -224,8 +263,25 @@ static napi_value watch_changed(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* watchClose(handle): its watches go back to the user now, not when the handle is collected. */
+static napi_value watch_close(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], out;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  Watch *w = argc == 1 ? watch_of(env, argv[0]) : NULL;
+  if (w != NULL && w->fd >= 0) {
+    close(w->fd);
+    w->fd = -1;
+    w->overflow = 1;
+  }
+  napi_get_undefined(env, &out);
+  return out;
+}
+
 void comity_register_watch(napi_env env, napi_value exports) {
   napi_value fn;
+  napi_create_function(env, "watchClose", NAPI_AUTO_LENGTH, watch_close, NULL, &fn);
+  napi_set_named_property(env, exports, "watchClose", fn);
   napi_create_function(env, "watchOpen", NAPI_AUTO_LENGTH, watch_open, NULL, &fn);
   napi_set_named_property(env, exports, "watchOpen", fn);
   napi_create_function(env, "watchAdd", NAPI_AUTO_LENGTH, watch_add, NULL, &fn);

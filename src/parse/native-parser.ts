@@ -25,13 +25,15 @@ export interface FlatParserAddon {
    */
   statMany?(paths: readonly string[]): Float64Array | null;
   /**
-   * Change watches (`native/watch_tree.c`, Linux only): a handle (null where inotify cannot be had); a root added
-   * under it, with every folder below it (its id, or why it cannot be watched); the ids of the roots that saw a change
-   * since the last call, read at once (null after the queue overflowed: every root changed, open a new handle).
+   * Change watches (`native/watch_tree.c`, Linux only): a handle watching at most `maxFolders` folders (null where
+   * inotify cannot be had); a root added under it, with every folder below it (its id, or why it cannot be watched,
+   * nothing of it kept); the ids of the roots that saw a change since the last call, read at once (null after the
+   * queue overflowed: every root changed, open a new handle); the handle closed, its watches given back.
    */
-  watchOpen?(): unknown;
+  watchOpen?(maxFolders: number): unknown;
   watchAdd?(handle: unknown, root: string): number | string;
   watchChanged?(handle: unknown): number[] | null;
+  watchClose?(handle: unknown): void;
 }
 
 /** Set to `wasm`, the engine does not use its native parser (it parses with web-tree-sitter, as when it is not built). */

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { nativeChangeWatch } from "../../src/daemon/native-change-watch.js";
+import { openFlatParser } from "../../src/parse/native-parser.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { runBuiltCli } from "../helpers/run-cli.js";
 
@@ -40,6 +41,23 @@ describe.skipIf(WATCH === null)("the native change watch (inotify)", () => {
     expect(watch.changed()).toEqual([0, 1]);
     expect(watch.changed()).toEqual([]);
     expect(watch.add(path.join(sb.dir, "missing"))).toBe(2); // nothing there to watch yet: nothing seen
+  });
+});
+
+describe.skipIf(WATCH === null)("the native change watch's share of the user's inotify watches", () => {
+  it("refuses a tree with more folders than its budget, keeping none of it, and still takes one that fits", () => {
+    const addon = openFlatParser().addon;
+    const handle = addon?.watchOpen?.(3);
+    const big = path.join(sb.dir, "big");
+    fs.mkdirSync(path.join(big, "a/b/c/d"), { recursive: true });
+    fs.mkdirSync(path.join(sb.dir, "small/a"), { recursive: true });
+    expect(addon?.watchAdd?.(handle, big)).toBe("more folders than the daemon may watch");
+    expect(addon?.watchAdd?.(handle, path.join(sb.dir, "small"))).toBe(0);
+    fs.writeFileSync(path.join(big, "a/f"), "x");
+    fs.writeFileSync(path.join(sb.dir, "small/a/f"), "x");
+    expect(addon?.watchChanged?.(handle)).toEqual([0]);
+    addon?.watchClose?.(handle);
+    expect(addon?.watchChanged?.(handle)).toBeNull();
   });
 });
 
