@@ -1,24 +1,13 @@
-import type { AnalyzeAnswer, AnalyzeCall, AnalyzeStoreCall, AnalyzeToken } from "./daemon-wire.js";
-
-/**
- * Whether anything changed under watched roots (in the daemon: inotify, `native/watch_tree.c`): `add` watches a
- * root and every folder under it (its id, or why not); `changed` says, at once, which roots saw a change since it
- * was last called (null: events were lost, every root must be taken as changed).
- */
-export interface ChangeWatch {
-  add(root: string): number | string;
-  changed(): readonly number[] | null;
-}
+import type { AnalyzeAnswer, AnalyzeCall, AnalyzeStoreCall } from "./daemon-wire.js";
+import type { WatchedRoots } from "./watched-roots.js";
 
 export interface AnalyzeCacheOptions {
-  /** A new watch, or null where none can be had (not Linux, no native addon): then nothing is ever cached. */
-  readonly openWatch: () => ChangeWatch | null;
+  /** The roots the daemon watches (shared with its other caches). */
+  readonly roots: WatchedRoots;
   /** At most this many answers kept (the least recently used go first). */
   readonly maxEntries?: number;
   /** At most this many bytes of answers kept. */
   readonly maxBytes?: number;
-  /** At most this many roots watched. */
-  readonly maxRoots?: number;
 }
 
 export interface AnalyzeCache {
@@ -45,13 +34,9 @@ interface Entry {
  * is the first warm one. Pure but for the watch it is given.
  */
 export function createAnalyzeCache(options: AnalyzeCacheOptions): AnalyzeCache {
+  const { roots } = options;
   const maxEntries = options.maxEntries ?? 32;
   const maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
-  const maxRoots = options.maxRoots ?? 64;
-  let watch: ChangeWatch | null | undefined;
-  let problem: string | null = null;
-  /** Watched roots by path: id and generation. */
-  let roots = new Map<string, { id: number; gen: number }>();
   const entries = new Map<string, Entry>();
   let bytes = 0;
   let hits = 0;
@@ -63,37 +48,12 @@ export function createAnalyzeCache(options: AnalyzeCacheOptions): AnalyzeCache {
     bytes -= e.stdout.length;
     entries.delete(key);
   };
-  /** Reads the watch: each root that changed moves to its next generation. False where there is no watch. */
-  const refresh = (): boolean => {
-    if (watch === undefined) {
-      watch = options.openWatch();
-      if (watch === null) problem = "no change watch on this platform (Linux with the native addon)";
-    }
-    if (watch === null) return false;
-    const changed = watch.changed();
-    if (changed === null) {
-      // Events were lost: nothing kept can be trusted, and the next question starts over with a new watch.
-      problem = "the change queue overflowed: the watch was started anew";
-      watch = undefined;
-      roots = new Map();
-      for (const key of [...entries.keys()]) drop(key);
-      return false;
-    }
-    const ids = new Set(changed);
-    for (const r of roots.values()) if (ids.has(r.id)) r.gen++;
-    return true;
-  };
-  /** The watched root `file` lies in, or null. */
-  const rootOf = (file: string): string | null => {
-    for (const root of roots.keys()) if (file === root || file.startsWith(root.endsWith("/") ? root : `${root}/`)) return root;
-    return null;
-  };
 
   return {
     query(call) {
-      const watching = refresh();
+      const watching = roots.refresh();
       const e = entries.get(call.key);
-      if (e !== undefined && [...e.gens].every(([root, gen]) => roots.get(root)?.gen === gen)) {
+      if (watching && e !== undefined && [...e.gens].every(([root, gen]) => roots.gen(root) === gen)) {
         // Most recently used last.
         entries.delete(call.key);
         entries.set(call.key, e);
@@ -102,28 +62,23 @@ export function createAnalyzeCache(options: AnalyzeCacheOptions): AnalyzeCache {
       }
       drop(call.key);
       misses++;
-      const token: AnalyzeToken | null = watching ? Object.fromEntries([...roots].map(([root, r]) => [root, r.gen])) : null;
-      return { kind: "analyze-miss", token };
+      return { kind: "analyze-miss", token: watching ? roots.generations() : null };
     },
     store(call) {
-      if (!refresh() || call.token === null) return { kind: "stored", stored: false };
+      if (!roots.refresh() || call.token === null) return { kind: "stored", stored: false };
       const gens = new Map<string, number>();
       let complete = true;
       for (const file of [...new Set(call.roots)].sort()) {
-        const root = rootOf(file);
-        if (root === null) {
+        const covered = roots.cover(file);
+        if (covered === null) {
           // Read by this run but not watched before it: watched from now, kept from the next run on.
           complete = false;
-          if (roots.size >= maxRoots || watch === null || watch === undefined) continue;
-          const id = watch.add(file);
-          if (typeof id === "number") roots.set(file, { id, gen: 0 });
-          else problem = `${file} cannot be watched: ${id}`;
+          roots.add(file);
           continue;
         }
-        const then = call.token[root];
         // Watched since before the run, and unchanged since: else the answer may be older than the tree.
-        if (then === undefined || roots.get(root)?.gen !== then) complete = false;
-        else gens.set(root, then);
+        if (call.token[covered.root] !== covered.gen) complete = false;
+        else gens.set(covered.root, covered.gen);
       }
       if (!complete || call.stdout.length > maxBytes) return { kind: "stored", stored: false };
       drop(call.key);
@@ -135,6 +90,6 @@ export function createAnalyzeCache(options: AnalyzeCacheOptions): AnalyzeCache {
       }
       return { kind: "stored", stored: true };
     },
-    stats: () => ({ hits, misses, entries: entries.size, roots: roots.size, problem }),
+    stats: () => ({ hits, misses, entries: entries.size, roots: roots.size, problem: roots.problem }),
   };
 }

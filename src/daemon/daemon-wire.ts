@@ -81,6 +81,8 @@ export interface DaemonStatus {
   readonly events: Readonly<Record<string, EventTimes>>;
   /** `comity analyze` answered from memory: hits, misses, answers kept, roots watched, why it cannot (or null). */
   readonly analyze: { readonly hits: number; readonly misses: number; readonly entries: number; readonly roots: number; readonly problem: string | null };
+  /** A shell command's snapshots: taken anew, and reused because nothing under the repo changed since the last one. */
+  readonly snapshots: { readonly taken: number; readonly reused: number };
 }
 
 /** The time a daemon takes to answer one kind of event, over its last events of that kind (at most 1,000). */

@@ -46,6 +46,8 @@ export interface DaemonServerOptions {
   readonly now?: () => number;
   /** `comity analyze` answered from memory (`analyze-cache.ts`); without it, every analyze question is a miss. */
   readonly analyze?: AnalyzeCache;
+  /** The snapshots its hook events took and reused (`snapshot-memo.ts`), for its status. */
+  readonly snapshotStats?: () => { readonly taken: number; readonly reused: number };
 }
 
 export interface DaemonServer {
@@ -113,6 +115,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     rssBytes: process.memoryUsage.rss(),
     folders: folders.size,
     analyze: options.analyze?.stats() ?? { hits: 0, misses: 0, entries: 0, roots: 0, problem: "not served by this daemon" },
+    snapshots: options.snapshotStats?.() ?? { taken: 0, reused: 0 },
     events: Object.fromEntries([...times].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, t]) => [k, { count: t.count, ...percentiles(t.recent) }])),
   });
 

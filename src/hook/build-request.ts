@@ -1,3 +1,4 @@
+import type { SnapshotMemo } from "../snapshot/command-snapshots.js";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -250,6 +251,14 @@ export function statusViewOf(ctx: Ctx, repo: Repo): Promise<GitStatusView | { re
   return view;
 }
 
+/** The daemon's snapshots kept between events (`comity daemon run` sets it); a hook process keeps none. */
+let snapshotMemo: SnapshotMemo | null = null;
+
+/** Keeps snapshots between the events this process runs (the daemon, on its change watch). */
+export function useSnapshotMemo(memo: SnapshotMemo | null): void {
+  snapshotMemo = memo;
+}
+
 function toolUseId(ctx: Ctx): string {
   const id = ctx.payload["tool_use_id"];
   return typeof id === "string" && id !== "" ? id : "no-tool-use-id";
@@ -268,13 +277,27 @@ async function snapshotStore(ctx: Ctx) {
 /** Before a shell command: a snapshot of the repo, for the process after it. */
 async function snapshotBefore(ctx: Ctx, repo: Repo): Promise<void> {
   const { snapshotBeforeCommand } = await import("../snapshot/command-snapshots.js");
-  await snapshotBeforeCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx) });
+  await snapshotBeforeCommand(repo, {
+    store: await snapshotStore(ctx),
+    sessionId: ctx.sessionId,
+    toolUseId: toolUseId(ctx),
+    configEnv: ctx.configEnv,
+    statusIndex: statusIndexOf(ctx),
+    memo: snapshotMemo,
+  });
 }
 
 /** After a shell command: exactly the paths it changed (null when no snapshot was taken before). */
 async function changesAfter(ctx: Ctx, repo: Repo): Promise<string[] | null> {
   const { changesAfterCommand } = await import("../snapshot/command-snapshots.js");
-  const r = await changesAfterCommand(repo, { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx) });
+  const r = await changesAfterCommand(repo, {
+    store: await snapshotStore(ctx),
+    sessionId: ctx.sessionId,
+    toolUseId: toolUseId(ctx),
+    configEnv: ctx.configEnv,
+    statusIndex: statusIndexOf(ctx),
+    memo: snapshotMemo,
+  });
   return r.changes === null ? null : r.changes.map((c) => c.path);
 }
 

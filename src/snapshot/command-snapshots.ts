@@ -3,7 +3,7 @@ import type { GitConfigEnv } from "../git/load-git-config.js";
 import type { Repo } from "../workspace/repo.js";
 import type { ContentHasher, WorktreeFs } from "./content-hasher.js";
 import { diffSnapshots } from "./diff-snapshots.js";
-import type { PathChange } from "./snapshot.js";
+import type { PathChange, Snapshot, SnapshotResult } from "./snapshot.js";
 import type { SnapshotStore } from "./snapshot-store.js";
 import type { StatusIndexOptions } from "./status-index.js";
 import { takeSnapshot } from "./take-snapshot.js";
@@ -18,6 +18,19 @@ export interface CommandSnapshotOptions {
   readonly configEnv?: GitConfigEnv;
   /** Where git status may keep private copies of large repos' indexes (`privateStatusIndex`). */
   readonly statusIndex?: StatusIndexOptions | null;
+  /** Snapshots kept between events (the daemon's, on its change watch): one is taken again only where needed. */
+  readonly memo?: SnapshotMemo | null;
+}
+
+/**
+ * Where a snapshot of a repo may be reused: the daemon keeps the last one of each repo and knows, from its change
+ * watch, whether anything under the repo or its git folders changed since that snapshot began.
+ */
+export interface SnapshotMemo {
+  /** A snapshot of the repo since whose start nothing it read changed, or null. */
+  kept(repo: Repo): SnapshotResult | null;
+  /** Called before a snapshot of the repo is taken: the function that keeps its result (null: it cannot be kept). */
+  begin(repo: Repo): ((result: SnapshotResult) => void) | null;
 }
 
 /** What `snapshotBeforeCommand` did for one repo. */
@@ -53,8 +66,7 @@ function snapshotOptions(o: CommandSnapshotOptions) {
  */
 export async function snapshotBeforeCommand(repo: Repo, options: CommandSnapshotOptions): Promise<BeforeResult> {
   const { store } = options;
-  const previous = store.latest(repo.root);
-  const r = await takeSnapshot(repo, { ...snapshotOptions(options), previous });
+  const r = await snapshotOf(repo, options, () => store.latest(repo.root));
   // Saved once: the process after the command makes it the repo's latest.
   store.save({ sessionId: options.sessionId, toolUseId: options.toolUseId, repoRoot: repo.root }, r.snapshot);
   return { entries: r.paths, counts: r.counts, diagnostics: r.diagnostics, nested: r.nested };
@@ -69,7 +81,17 @@ export async function changesAfterCommand(repo: Repo, options: CommandSnapshotOp
   const { store } = options;
   const before = store.take({ sessionId: options.sessionId, toolUseId: options.toolUseId, repoRoot: repo.root });
   if (before === null) return { changes: null, diagnostics: [], nested: [] };
-  const r = await takeSnapshot(repo, { ...snapshotOptions(options), previous: before });
+  const r = await snapshotOf(repo, options, () => before);
   store.saveLatest(r.snapshot);
   return { changes: diffSnapshots(before, r.snapshot), diagnostics: r.diagnostics, nested: r.nested };
+}
+
+/** A snapshot of the repo: the memo's where nothing changed since it was taken, else a new one (then kept). */
+async function snapshotOf(repo: Repo, options: CommandSnapshotOptions, previous: () => Snapshot | null): Promise<SnapshotResult> {
+  const kept = options.memo?.kept(repo) ?? null;
+  if (kept !== null) return kept;
+  const keep = options.memo?.begin(repo) ?? null;
+  const r = await takeSnapshot(repo, { ...snapshotOptions(options), previous: previous() });
+  keep?.(r);
+  return r;
 }

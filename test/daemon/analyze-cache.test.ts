@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createAnalyzeCache, type ChangeWatch } from "../../src/daemon/analyze-cache.js";
+import { createAnalyzeCache } from "../../src/daemon/analyze-cache.js";
+import { createWatchedRoots, type ChangeWatch } from "../../src/daemon/watched-roots.js";
 import type { AnalyzeAnswer, AnalyzeToken } from "../../src/daemon/daemon-wire.js";
 
 /** A watch the test drives: roots added, and the changes it says next. */
@@ -28,7 +29,7 @@ const tokenOf = (a: AnalyzeAnswer): AnalyzeToken | null => (a.kind === "analyze-
 describe("the daemon's analyze answers (pure, on a watch the test drives)", () => {
   it("keeps an answer from the second cold run on (its roots watched before it began), and gives it until a root changes", () => {
     const watch = fakeWatch();
-    const cache = createAnalyzeCache({ openWatch: () => watch });
+    const cache = createAnalyzeCache({ roots: createWatchedRoots(() => watch) });
     const ask = () => cache.query({ kind: "analyze", build: "b", key: "k" });
     const store = (token: AnalyzeToken | null, stdout: string) => cache.store({ kind: "analyze-store", build: "b", key: "k", token, stdout, code: 0, roots: ["/w", "/w/.git", "/elsewhere/.git"] });
     // First run: nothing watched yet; its roots are watched from now on, its answer is not kept.
@@ -50,7 +51,7 @@ describe("the daemon's analyze answers (pure, on a watch the test drives)", () =
 
   it("does not keep an answer whose roots changed while it was made, nor one made without a token", () => {
     const watch = fakeWatch();
-    const cache = createAnalyzeCache({ openWatch: () => watch });
+    const cache = createAnalyzeCache({ roots: createWatchedRoots(() => watch) });
     const call = (token: AnalyzeToken | null) => ({ kind: "analyze-store" as const, build: "b", key: "k", token, stdout: "s", code: 0, roots: ["/w"] });
     cache.store(call(tokenOf(cache.query({ kind: "analyze", build: "b", key: "k" }))));
     const token = tokenOf(cache.query({ kind: "analyze", build: "b", key: "k" }));
@@ -63,7 +64,7 @@ describe("the daemon's analyze answers (pure, on a watch the test drives)", () =
   it("lost events drop every answer and start a new watch; no watch at all keeps nothing", () => {
     const watches = [fakeWatch(), fakeWatch()];
     let opened = 0;
-    const cache = createAnalyzeCache({ openWatch: () => watches[opened++] ?? null });
+    const cache = createAnalyzeCache({ roots: createWatchedRoots(() => watches[opened++] ?? null) });
     const round = (stdout: string) =>
       cache.store({ kind: "analyze-store", build: "b", key: "k", token: tokenOf(cache.query({ kind: "analyze", build: "b", key: "k" })), stdout, code: 0, roots: ["/w"] });
     round("a");
@@ -73,14 +74,14 @@ describe("the daemon's analyze answers (pure, on a watch the test drives)", () =
     expect(cache.query({ kind: "analyze", build: "b", key: "k" })).toEqual({ kind: "analyze-miss", token: null });
     expect(cache.stats()).toMatchObject({ entries: 0, roots: 0, problem: expect.stringContaining("overflowed") });
     expect(cache.query({ kind: "analyze", build: "b", key: "k" })).toEqual({ kind: "analyze-miss", token: {} }); // the second watch
-    const none = createAnalyzeCache({ openWatch: () => null });
+    const none = createAnalyzeCache({ roots: createWatchedRoots(() => null) });
     expect(none.query({ kind: "analyze", build: "b", key: "k" })).toEqual({ kind: "analyze-miss", token: null });
     expect(none.stats().problem).toContain("no change watch");
   });
 
   it("keeps at most its count and bytes of answers, the least recently used going first", () => {
     const watch = fakeWatch();
-    const cache = createAnalyzeCache({ openWatch: () => watch, maxEntries: 2, maxBytes: 10 });
+    const cache = createAnalyzeCache({ roots: createWatchedRoots(() => watch), maxEntries: 2, maxBytes: 10 });
     const put = (key: string, stdout: string) => {
       for (let i = 0; i < 2; i++) cache.store({ kind: "analyze-store", build: "b", key, token: tokenOf(cache.query({ kind: "analyze", build: "b", key })), stdout, code: 0, roots: ["/w"] });
     };

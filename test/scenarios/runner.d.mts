@@ -24,6 +24,7 @@ export interface ScenarioResult {
 export const BIN: string;
 export const CASES_DIR: string;
 export const NATIVE_CLIENT: string;
+export function snapshotsReused(): number;
 export function loadScenarios(dir?: string): Scenario[];
 export function runScenario(
   scenario: Scenario,

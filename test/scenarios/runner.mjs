@@ -28,6 +28,10 @@ let viaNative = false;
 export const NATIVE_CLIENT = path.resolve(HERE, "../../bin/comity-hook");
 /** The daemons started for the scenario being played, by config folder. */
 const daemons = new Map();
+/** Their snapshots kept between events, as `comity daemon run` keeps them (one watch for the whole run). */
+let snapshotMemo = null;
+/** How many snapshots the daemons reused over the run (the scenarios' shell steps meet both cases). */
+export const snapshotsReused = () => snapshotMemo?.stats().reused ?? 0;
 
 /** Runs a hook event as the hook's thin path does: over the daemon's socket, to a daemon of this checkout. */
 async function hookViaDaemon(args, { cwd, env, input }) {
@@ -46,6 +50,12 @@ async function hookViaDaemon(args, { cwd, env, input }) {
     const http = config === null ? {} : { http: { config, baseEnv, hosts: ["claude_code"] } };
     // As `comity daemon run`: the embedded store stays open between events.
     (await import(dist("hook/coordinator.js"))).keepEmbeddedStoresOpen();
+    // And a shell command's snapshots are kept on the daemon's change watch (where the native addon has one).
+    const { createWatchedRoots } = await import(dist("daemon/watched-roots.js"));
+    const { nativeChangeWatch } = await import(dist("daemon/native-change-watch.js"));
+    const { createSnapshotMemo } = await import(dist("daemon/snapshot-memo.js"));
+    snapshotMemo ??= createSnapshotMemo({ roots: createWatchedRoots(nativeChangeWatch, { maxRoots: 100_000 }) });
+    (await import(dist("hook/build-request.js"))).useSnapshotMemo(snapshotMemo);
     const server = await startDaemonServer({ socket, build: installedBuild(), idleMs: 600_000, runHook: answerHookCall, ...http });
     if (server.httpProblem !== null) throw new Error(`the daemon's HTTP front: ${server.httpProblem}`);
     daemons.set(socket, server);
@@ -728,6 +738,7 @@ export async function runScenario(scenario, options = {}) {
     return { name: scenario.name, file: scenario.file, items: scenario.items ?? [], skipped: null, hosts: [...new Set(Object.values(sessions).map((s) => s.host))], ...score, transcript };
   } finally {
     for (const daemon of daemons.values()) await daemon.close("scenario over");
+    if (daemons.size > 0) (await import(dist("hook/build-request.js"))).useSnapshotMemo(null);
     if (daemons.size > 0) await (await import(dist("hook/coordinator.js"))).closeKeptStores();
     daemons.clear();
     if (serve !== null) await serve.stop();

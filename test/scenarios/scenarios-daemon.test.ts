@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { loadScenarios, runScenario } from "./runner.mjs";
+import { afterAll, describe, expect, it } from "vitest";
+import { nativeChangeWatch } from "../../src/daemon/native-change-watch.js";
+import { loadScenarios, runScenario, snapshotsReused } from "./runner.mjs";
 
 // Every scenario's hook events through the daemon, each path a user's hooks can take; the answers must be the ones
 // the in-process suites get: each agent is told everything it expects and nothing else. (The daemon is served in this
@@ -11,6 +12,8 @@ import { loadScenarios, runScenario } from "./runner.mjs";
 //  - Claude Code's HTTP hooks (`comity init --http`): its tool-call events posted to the daemon's HTTP front with the
 //    headers `init` writes, the other events over the socket; embedded, and served (a real `comity serve` on SQLite),
 //    where the team server and token the session's environment names ride only in the headers Claude Code fills.
+// The daemon keeps a shell command's snapshots on its change watch (Linux): the scenarios' commands that change files
+// and those that change nothing must both be told right, so some snapshots must have been reused over the run.
 describe.each([
   ["the daemon's socket (embedded)", { viaDaemon: true, mode: "embedded" }],
   ["the native client comity-hook (embedded)", { viaNative: true, mode: "embedded" }],
@@ -27,4 +30,8 @@ describe.each([
     },
     120_000,
   );
+});
+
+afterAll(() => {
+  if (nativeChangeWatch() !== null) expect(snapshotsReused()).toBeGreaterThan(0);
 });

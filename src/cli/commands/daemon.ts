@@ -120,6 +120,7 @@ export function statusDetail(a: DaemonStatus, nowMs: number): string {
     const why = an.problem === null ? "" : ` (${an.problem})`;
     lines.push(`  comity analyze: ${an.hits} answered from memory, ${an.misses} run cold; ${an.entries} answers kept, ${an.roots} folders watched${why}`);
   }
+  if (a.snapshots !== undefined) lines.push(`  shell commands' snapshots: ${a.snapshots.taken} taken, ${a.snapshots.reused} reused (nothing had changed)`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -128,6 +129,12 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
   const { startDaemonServer } = await import("../../daemon/start-daemon-server.js");
   const { createAnalyzeCache } = await import("../../daemon/analyze-cache.js");
   const { nativeChangeWatch } = await import("../../daemon/native-change-watch.js");
+  const { createWatchedRoots } = await import("../../daemon/watched-roots.js");
+  const { createSnapshotMemo } = await import("../../daemon/snapshot-memo.js");
+  // One change watch for what the daemon keeps: analyze answers, and the snapshots of a shell command's pair.
+  const watched = createWatchedRoots(nativeChangeWatch);
+  const memo = createSnapshotMemo({ roots: watched });
+  (await import("../../hook/build-request.js")).useSnapshotMemo(memo);
   // A team server is asked at every event: one connection, kept, instead of a handshake each time.
   await (await import("../../api/http-request.js")).keepConnectionsAlive();
   // And the embedded store stays open between events.
@@ -145,7 +152,8 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : httpConfig === null ? DEFAULT_IDLE_MS : HTTP_IDLE_MS,
     runHook: answerHookCall,
     ...(httpConfig === null ? {} : { http: { config: httpConfig, baseEnv, hosts: ["claude_code"], installedBuild } }),
-    analyze: createAnalyzeCache({ openWatch: nativeChangeWatch }),
+    analyze: createAnalyzeCache({ roots: watched }),
+    snapshotStats: memo.stats,
   });
   if (server.httpProblem !== null) {
     const { logFailOpen } = await import("../../hook/hook-log.js");
