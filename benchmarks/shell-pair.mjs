@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // The shell pair on real code: PreToolUse + PostToolUse of one shell command (`comity hook`; the native client
 // `comity-hook`, as `comity init` wires Codex where it was built; Claude Code's HTTP hooks of `comity init --http`),
-// through a warm daemon, against `git status` run
-// twice as processes (the anchor: what a shell command's before and after cost at the least), in the same run. Two
-// repos of the shapes users meet: the whole `effect` npm package (2,700 files, TypeScript and its build, the shape of
-// vite) and this machine's Python standard library (the shape of sympy), each committed, with a few files changed.
-// Node's start is not subtracted. Usage: node benchmarks/shell-pair.mjs [--runs 15]
+// through a warm daemon, against `git status` run twice as processes (the anchor: what a shell command's before and
+// after cost at the least), in the same run. Two repos of the shapes users meet: the whole `effect` npm package (2,700
+// files, TypeScript and its build, the shape of vite) and this machine's Python standard library (the shape of sympy),
+// each committed, with a few files changed. Each path twice: a command that changes nothing (the daemon reuses its
+// last snapshot, its change watch having seen nothing) and one that writes a file between its hooks after the tree
+// changed before it (both snapshots taken). Node's start is not subtracted. Usage: node benchmarks/shell-pair.mjs [--runs 15]
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -115,6 +116,13 @@ for (const [label, { repo, count }] of repos) {
   const command = [];
   const native = [];
   const overHttp = [];
+  const nativeEdit = [];
+  const httpEdit = [];
+  // A command that writes a file between its two hooks (untimed), and the tree changed before it too: neither of
+  // its snapshots can be one kept. A text file, so that the rows time the snapshots, not a symbol analysis.
+  const edited = path.join(repo, "comity-bench-notes.txt");
+  let edits = 0;
+  const edit = () => fs.appendFileSync(edited, `\n${"#".repeat(++edits % 7)}`);
   const before = served();
   for (let i = 0; i <= runs; i++) {
     const a = (await time("git", ["status", "--porcelain"], { cwd: repo })) + (await time("git", ["status", "--porcelain"], { cwd: repo }));
@@ -130,19 +138,34 @@ for (const [label, { repo, count }] of repos) {
     const cpre = payload("PreToolUse", "claude_code");
     const h1 = (await timedPost(hooks.PreToolUse.url, headersOf(hooks.PreToolUse), cpre)).ms;
     const h2 = (await timedPost(hooks.PostToolUse.url, headersOf(hooks.PostToolUse), cpre.replace('"PreToolUse"', '"PostToolUse"'))).ms;
+    edit();
+    const epre = payload("PreToolUse", "codex-native-edit");
+    const e1 = await time(hookClient, ["--tool", "codex", "--event", "PreToolUse"], { cwd: repo, input: epre });
+    edit();
+    const e2 = await time(hookClient, ["--tool", "codex", "--event", "PostToolUse"], { cwd: repo, input: epre.replace('"PreToolUse"', '"PostToolUse"') });
+    edit();
+    const hpre = payload("PreToolUse", "claude_code-edit");
+    const f1 = (await timedPost(hooks.PreToolUse.url, headersOf(hooks.PreToolUse), hpre)).ms;
+    edit();
+    const f2 = (await timedPost(hooks.PostToolUse.url, headersOf(hooks.PostToolUse), hpre.replace('"PreToolUse"', '"PostToolUse"'))).ms;
+    edit();
     if (i === 0) continue; // warm-up: page cache, the daemon's first status of the repo
     anchor.push(a);
     command.push(c1 + c2);
     native.push(n1 + n2);
+    nativeEdit.push(e1 + e2);
+    httpEdit.push(f1 + f2);
     overHttp.push(h1 + h2);
   }
-  if (served() - before !== 6 * (runs + 1)) throw new Error(`${label}: the daemon answered ${served() - before} events, ${6 * (runs + 1)} expected`);
-  const [g, c, nc, h] = [median(anchor), median(command), median(native), median(overHttp)];
+  if (served() - before !== 10 * (runs + 1)) throw new Error(`${label}: the daemon answered ${served() - before} events, ${10 * (runs + 1)} expected`);
+  const [g, c, nc, h, ne, he] = [median(anchor), median(command), median(native), median(overHttp), median(nativeEdit), median(httpEdit)];
   const short = label.split(" ")[0];
   rows.push([`${label}, ${count.toLocaleString("en")} files: git status twice (anchor)`, g.toFixed(0), "", ""]);
   rows.push([`${short}: comity hook ×2 through the daemon (Codex)`, c.toFixed(0), `${(c / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${c <= 2 * g ? "met" : "NOT met"}`]);
   rows.push([`${short}: comity-hook ×2 (native client) through the daemon (Codex)`, nc.toFixed(0), `${(nc / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${nc <= 2 * g ? "met" : "NOT met"}`]);
   rows.push([`${short}: Claude Code's HTTP hooks to the daemon`, h.toFixed(0), `${(h / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${h <= 2 * g ? "met" : "NOT met"}`]);
+  rows.push([`${short}: comity-hook ×2, a command that writes a file`, ne.toFixed(0), `${(ne / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${ne <= 2 * g ? "met" : "NOT met"}`]);
+  rows.push([`${short}: Claude Code's HTTP hooks, a command that writes a file`, he.toFixed(0), `${(he / g).toFixed(2)} × git`, `≤ 2 × git status twice: ${he <= 2 * g ? "met" : "NOT met"}`]);
 }
 spawnSync(process.execPath, [bin, "daemon", "stop"], { env });
 if (fs.existsSync(path.join(config, "hook.log"))) throw new Error(`a hook failed open: ${fs.readFileSync(path.join(config, "hook.log"), "utf8")}`);
