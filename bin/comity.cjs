@@ -90,15 +90,29 @@ async function main() {
     }
   }
 
-  // `comity analyze` asks the daemon first: a folder it watches and that did not change since its last analysis is
-  // answered from memory; otherwise the analysis runs here and is handed to the daemon for next time.
-  let analyzeCache;
-  if (process.argv[2] === "analyze" && process.env.COMITY_DAEMON !== "off") {
+  // `comity status` and `comity who` run in the daemon where it runs: it has Comity loaded and the store open.
+  if (!hook && process.argv[2] !== undefined && process.env.COMITY_DAEMON !== "off") {
     try {
       daemonClient ??= require("../dist/daemon/daemon-client.cjs");
     } catch {
       daemonClient = null;
     }
+    if (daemonClient?.DAEMON_COMMANDS.includes(process.argv[2])) {
+      const through = await daemonClient.commandThroughDaemon(process.argv.slice(2), process.env, process.cwd(), process.stdout.isTTY === true);
+      if ("stdout" in through) {
+        process.stderr.write(through.stderr);
+        process.stdout.on("error", () => process.exit(through.code));
+        process.stdout.write(through.stdout, () => process.exit(through.code));
+        await new Promise(() => undefined);
+      }
+      startDaemon = through.startDaemon;
+    }
+  }
+
+  // `comity analyze` asks the daemon first: a folder it watches and that did not change since its last analysis is
+  // answered from memory; otherwise the analysis runs here and is handed to the daemon for next time.
+  let analyzeCache;
+  if (process.argv[2] === "analyze" && process.env.COMITY_DAEMON !== "off") {
     if (daemonClient !== null) {
       const through = await daemonClient.analyzeThroughDaemon(process.argv.slice(3), process.env, process.cwd(), process.stdout.isTTY === true);
       if ("stdout" in through) {

@@ -150,6 +150,29 @@ async function analyzeThroughDaemon(args: readonly string[], env: Readonly<Recor
   };
 }
 
+/** The commands the daemon runs instead of a new process: they read the coordination store and print, nothing more. */
+const DAEMON_COMMANDS: readonly string[] = ["status", "who"];
+
+/**
+ * `comity status` or `comity who` run in the daemon (`args`: the command first): what it printed and its exit code,
+ * or null where it must run here (no daemon, another build, busy, `--web`, `--help`), with whether to start one.
+ */
+async function commandThroughDaemon(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  tty: boolean,
+): Promise<{ readonly stdout: string; readonly stderr: string; readonly code: number } | { readonly startDaemon: boolean }> {
+  const socket = daemonSocketFor(env);
+  if (socket === null || !DAEMON_COMMANDS.includes(args[0] ?? "") || args.some((a) => ["--web", "--help", "-h"].includes(a))) return { startDaemon: false };
+  const defined: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) defined[k] = v;
+  const answer = await callDaemon(socket, { kind: "cli", build: installedBuild(), args, cwd, env: defined, tty }, { connectMs: 200, answerMs: DAEMON_ANSWER_MS });
+  if ("miss" in answer) return { startDaemon: answer.miss === "absent" };
+  if (answer.kind === "cli") return { stdout: answer.stdout, stderr: answer.stderr, code: answer.code };
+  return { startDaemon: answer.kind === "stale" };
+}
+
 /** How long after one hook started the daemon no other hook starts it again (it is starting, or cannot start). */
 const START_AGAIN_AFTER_MS = 10_000;
 
@@ -225,6 +248,8 @@ function endStuckDaemon(socket: string): string {
 
 export = {
   DAEMON_ANSWER_MS,
+  DAEMON_COMMANDS,
+  commandThroughDaemon,
   analyzeThroughDaemon,
   DAEMON_SOCKET_FILE,
   MAX_DAEMON_REQUEST_BYTES,

@@ -59,7 +59,20 @@ export type AnalyzeAnswer =
   | { readonly kind: "analyze-miss"; readonly token: AnalyzeToken | null }
   | { readonly kind: "stored"; readonly stored: boolean };
 
-export type DaemonCall = HookCall | StatusCall | AnalyzeCall | AnalyzeStoreCall;
+/**
+ * A read-only command run in the daemon instead of a new process (`DAEMON_COMMANDS` in `daemon-client.cts`: `comity
+ * status`, `comity who`): its arguments (the command first), folder, environment, and whether stdout is a terminal.
+ */
+export interface CliCall {
+  readonly kind: "cli";
+  readonly build: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly tty: boolean;
+}
+
+export type DaemonCall = HookCall | StatusCall | AnalyzeCall | AnalyzeStoreCall | CliCall;
 
 export interface DaemonStatus {
   readonly pid: number;
@@ -67,6 +80,8 @@ export interface DaemonStatus {
   readonly startedAt: string;
   /** Hook events answered since it started. */
   readonly served: number;
+  /** Commands (`comity status`, `comity who`) run in it since it started. */
+  readonly commands: number;
   /** Hook events running or waiting now. */
   readonly waiting: number;
   /** It ends itself after this long without a request. */
@@ -95,6 +110,7 @@ export interface EventTimes {
 export type DaemonAnswer =
   | { readonly kind: "hook"; readonly stdout: string }
   | AnalyzeAnswer
+  | { readonly kind: "cli"; readonly stdout: string; readonly stderr: string; readonly code: number }
   | ({ readonly kind: "status" } & DaemonStatus)
   | { readonly kind: "stopping" }
   /** Another build answers nothing and ends: the caller runs the event itself and starts the new build's daemon. */

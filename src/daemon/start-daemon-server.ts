@@ -6,9 +6,9 @@ import { ComityError } from "../errors/comity-error.js";
 import daemonClient from "./daemon-client.cjs";
 import { httpHookCall, httpRefusal, type DaemonHttpConfig } from "./daemon-http.js";
 import type { AnalyzeCache } from "./analyze-cache.js";
-import type { DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
+import type { CliCall, DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
 
-const { MAX_DAEMON_REQUEST_BYTES, callDaemon, installedBuildAt } = daemonClient;
+const { DAEMON_COMMANDS, MAX_DAEMON_REQUEST_BYTES, callDaemon, installedBuildAt } = daemonClient;
 
 export interface DaemonServerOptions {
   readonly socket: string;
@@ -46,6 +46,8 @@ export interface DaemonServerOptions {
   readonly now?: () => number;
   /** `comity analyze` answered from memory (`analyze-cache.ts`); without it, every analyze question is a miss. */
   readonly analyze?: AnalyzeCache;
+  /** Runs a read-only command (`comity status`, `comity who`) as its process would; without it, they are refused. */
+  readonly runCommand?: (call: CliCall) => Promise<{ readonly stdout: string; readonly stderr: string; readonly code: number }>;
   /** The snapshots its hook events took and reused (`snapshot-memo.ts`), for its status. */
   readonly snapshotStats?: () => { readonly taken: number; readonly reused: number };
 }
@@ -94,6 +96,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   }
   const startedAt = new Date(now()).toISOString();
   let served = 0;
+  let commands = 0;
   /** Recent answer times per kind of event, and the working folders seen: what `comity daemon status` reports. */
   const times = new Map<string, { count: number; recent: number[] }>();
   const folders = new Set<string>();
@@ -109,6 +112,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     build: options.build,
     startedAt,
     served,
+    commands,
     waiting,
     idleMs: options.idleMs,
     httpPort,
@@ -134,6 +138,22 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     // Answered at once, beside the hook events' queue: a question to the watch and a look-up.
     if (call.kind === "analyze") return options.analyze?.query(call) ?? { kind: "analyze-miss", token: null };
     if (call.kind === "analyze-store") return options.analyze?.store(call) ?? { kind: "stored", stored: false };
+    if (call.kind === "cli") {
+      const run = options.runCommand;
+      if (run === undefined || !DAEMON_COMMANDS.includes(call.args[0] ?? "")) return { kind: "refused", reason: "not a command the daemon runs" };
+      // In line with the hook events (one store, one at a time), and as busy as they are.
+      if (waiting >= maxWaiting || (runningSince !== null && now() - runningSince > busyAfterMs)) return { kind: "busy" };
+      waiting++;
+      const next = chain.then(() => run(call));
+      chain = next.catch(() => undefined);
+      try {
+        const r = await next;
+        commands++;
+        return { kind: "cli", ...r };
+      } finally {
+        waiting--;
+      }
+    }
     if (call.kind !== "hook") {
       if (call.kind === "status") return { kind: "status", ...status() };
       setImmediate(() => void close("stopped"));
@@ -347,6 +367,13 @@ export function parseCall(text: string): DaemonCall | null {
   if (build === null) return null;
   if (v["kind"] === "status" || v["kind"] === "stop") return { kind: v["kind"], build };
   if (v["kind"] === "analyze") return typeof v["key"] === "string" ? { kind: "analyze", build, key: v["key"] } : null;
+  if (v["kind"] === "cli") {
+    const args = v["args"];
+    const env = v["env"];
+    if (!Array.isArray(args) || !args.every((a) => typeof a === "string") || typeof v["cwd"] !== "string" || typeof v["tty"] !== "boolean") return null;
+    if (env === null || typeof env !== "object" || !Object.values(env).every((x) => typeof x === "string")) return null;
+    return { kind: "cli", build, args: args as string[], cwd: v["cwd"], env: env as Record<string, string>, tty: v["tty"] };
+  }
   if (v["kind"] === "analyze-store") {
     const token = v["token"];
     const roots = v["roots"];

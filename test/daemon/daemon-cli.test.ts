@@ -72,6 +72,16 @@ describe.each(CLIENTS)("%s with the daemon", (_client, run, skip) => {
     // The collision was told: the answers are not empty ones.
     expect(here.filter((o) => o.includes('"permissionDecision":"deny"'))).toHaveLength(2);
     expect(runBuiltCli(["daemon", "status"], { cwd: sb.dir, env }).stdout).toMatch(/running \(pid \d+, since .*, 8 hook events answered/);
+    // comity status and comity who run in the daemon, with the output they have in a process of their own.
+    const app = path.join(sb.dir, "through-daemon/app");
+    for (const args of [["status", "--json"], ["status"], ["who", "src/config.ts"], ["who", "src/config.ts", "--json"]]) {
+      const warm = runBuiltCli(args, { cwd: app, env });
+      const cold = runBuiltCli(args, { cwd: app, env: { ...env, COMITY_DAEMON: "off" } });
+      expect(warm, args.join(" ")).toEqual(cold);
+      expect(warm.stdout).toContain("config.ts");
+    }
+    const daemonStatus = JSON.parse(runBuiltCli(["daemon", "status", "--json"], { cwd: sb.dir, env }).stdout) as { commands: number };
+    expect(daemonStatus.commands).toBe(4);
     // comity doctor says so, and says when it is off.
     const daemonCheck = (e: NodeJS.ProcessEnv) =>
       (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: sb.dir, env: e }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find((c) => c.id === "daemon");

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
 import daemonClient from "../../daemon/daemon-client.cjs";
-import type { DaemonAnswer, DaemonStatus, HookCall } from "../../daemon/daemon-wire.js";
+import type { CliCall, DaemonAnswer, DaemonStatus, HookCall } from "../../daemon/daemon-wire.js";
 import type { CliIo } from "../io.js";
 
 const { callDaemon, daemonSocketFor, installedBuild, pidFile, startingMark } = daemonClient;
@@ -151,6 +151,7 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
     build,
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : httpConfig === null ? DEFAULT_IDLE_MS : HTTP_IDLE_MS,
     runHook: answerHookCall,
+    runCommand: answerCommandCall,
     ...(httpConfig === null ? {} : { http: { config: httpConfig, baseEnv, hosts: ["claude_code"], installedBuild } }),
     analyze: createAnalyzeCache({ roots: watched }),
     snapshotStats: memo.stats,
@@ -176,6 +177,34 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
 }
 
 /** One hook event in the daemon: `comity hook` run as in the caller's process, on its arguments, folder, environment and stdin. */
+/** A read-only command (`comity status`, `comity who`) run as its process would, for the daemon's `cli` calls. */
+export async function answerCommandCall(call: CliCall): Promise<{ stdout: string; stderr: string; code: number }> {
+  let stdout = "";
+  let stderr = "";
+  const io: CliIo = {
+    stdout: {
+      write: (chunk: string | Uint8Array, done?: (error?: Error | null) => void) => {
+        stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+        done?.();
+        return true;
+      },
+      isTTY: call.tty,
+    },
+    stderr: {
+      write: (text: string) => {
+        stderr += text;
+        return true;
+      },
+    },
+    cwd: call.cwd,
+    env: call.env,
+    stdinIsTTY: false,
+  };
+  const [name, ...rest] = call.args;
+  const code = name === "status" ? await (await import("./status.js")).statusCommand(rest, io) : name === "who" ? await (await import("./who.js")).whoCommand(rest, io) : 2;
+  return { stdout, stderr, code };
+}
+
 export async function answerHookCall(call: HookCall): Promise<string> {
   const { hookCommand } = await import("./hook.js");
   let stdout = "";
