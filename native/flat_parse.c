@@ -38,6 +38,7 @@
 #include "language.h"
 #include "stat_many.h"
 #include "watch_tree.h"
+#include "spawn_capture.h"
 #include "subtree.h"
 #include "tree.h"
 
@@ -608,6 +609,9 @@ NAPI_MODULE_INIT() {
 #endif
 #ifdef __linux__
   comity_register_watch(env, exports);
+#endif
+#ifndef _WIN32
+  comity_register_spawn(env, exports);
 #endif
   return exports;
 }

@@ -116,8 +116,25 @@ export interface GitStatusRun {
  */
 export function runGitStatus(root: string, where: GitConfigEnv, run: GitStatusRun = {}): Buffer | null {
   const { args, env } = gitStatusCommand(where, run);
+  if (nativeSpawn !== null)
+    return nativeSpawn(
+      "git",
+      ["-C", root, ...args],
+      Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    );
   const r = spawnSync("git", args, { cwd: root, env, maxBuffer: 1024 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] });
   return r.status === 0 && r.stdout !== null ? r.stdout : null;
+}
+
+/** How `runGitStatus` starts git where not with Node (the daemon's: the native addon's posix_spawn). */
+let nativeSpawn: ((file: string, args: readonly string[], env: readonly string[]) => Buffer | null) | null = null;
+
+/**
+ * Starts git with `spawn` from now on in this process: the daemon's, whose size makes each of Node's forks slower
+ * (`native/spawn_capture.c`). Null: with Node again.
+ */
+export function useNativeSpawn(spawn: ((file: string, args: readonly string[], env: readonly string[]) => Buffer | null) | null): void {
+  nativeSpawn = spawn;
 }
 
 /** `runGitStatus` with git running in the background: the caller's own work goes on meanwhile. */

@@ -56,6 +56,9 @@ async function hookViaDaemon(args, { cwd, env, input }) {
     const { createSnapshotMemo } = await import(dist("daemon/snapshot-memo.js"));
     snapshotMemo ??= createSnapshotMemo({ roots: createWatchedRoots(nativeChangeWatch, { maxRoots: 100_000 }) });
     (await import(dist("hook/build-request.js"))).useSnapshotMemo(snapshotMemo);
+    // And git is started by the native addon's posix_spawn, where it has one.
+    const spawnCapture = (await import(dist("parse/native-parser.js"))).openFlatParser().addon?.spawnCapture;
+    if (spawnCapture !== undefined) (await import(dist("snapshot/git-status.js"))).useNativeSpawn(spawnCapture);
     const server = await startDaemonServer({ socket, build: installedBuild(), idleMs: 600_000, runHook: answerHookCall, ...http });
     if (server.httpProblem !== null) throw new Error(`the daemon's HTTP front: ${server.httpProblem}`);
     daemons.set(socket, server);
@@ -738,7 +741,10 @@ export async function runScenario(scenario, options = {}) {
     return { name: scenario.name, file: scenario.file, items: scenario.items ?? [], skipped: null, hosts: [...new Set(Object.values(sessions).map((s) => s.host))], ...score, transcript };
   } finally {
     for (const daemon of daemons.values()) await daemon.close("scenario over");
-    if (daemons.size > 0) (await import(dist("hook/build-request.js"))).useSnapshotMemo(null);
+    if (daemons.size > 0) {
+      (await import(dist("hook/build-request.js"))).useSnapshotMemo(null);
+      (await import(dist("snapshot/git-status.js"))).useNativeSpawn(null);
+    }
     if (daemons.size > 0) await (await import(dist("hook/coordinator.js"))).closeKeptStores();
     daemons.clear();
     if (serve !== null) await serve.stop();

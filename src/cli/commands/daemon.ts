@@ -134,6 +134,9 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
   // One change watch for what the daemon keeps: analyze answers, and the snapshots of a shell command's pair.
   const watched = createWatchedRoots(nativeChangeWatch);
   const memo = createSnapshotMemo({ roots: watched });
+  // git status started without copying the daemon's page tables at each fork (`native/spawn_capture.c`).
+  const spawnCapture = (await import("../../parse/native-parser.js")).openFlatParser().addon?.spawnCapture;
+  if (spawnCapture !== undefined) (await import("../../snapshot/git-status.js")).useNativeSpawn(spawnCapture);
   (await import("../../hook/build-request.js")).useSnapshotMemo(memo);
   // A team server is asked at every event: one connection, kept, instead of a handshake each time.
   await (await import("../../api/http-request.js")).keepConnectionsAlive();
