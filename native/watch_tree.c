@@ -172,6 +172,14 @@ static Watch *watch_of(napi_env env, napi_value v) {
   return data;
 }
 
+/* The handle a call's one argument is, or NULL. */
+static Watch *handle_arg(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  return argc == 1 ? watch_of(env, argv[0]) : NULL;
+}
+
 /* watchOpen(maxFolders): a handle, or null where inotify cannot be had. */
 static napi_value watch_open(napi_env env, napi_callback_info info) {
   size_t argc = 1;
@@ -244,10 +252,8 @@ static napi_value watch_add(napi_env env, napi_callback_info info) {
 /* watchChanged(handle): the ids of the roots that saw a change since the last call, ascending; null after an
  * overflow (every root must be taken as changed, and the handle dropped). */
 static napi_value watch_changed(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1], out;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  Watch *w = argc == 1 ? watch_of(env, argv[0]) : NULL;
+  napi_value out;
+  Watch *w = handle_arg(env, info);
   if (w == NULL) return (napi_get_null(env, &out), out);
   drain(w);
   if (w->overflow) return (napi_get_null(env, &out), out);
@@ -265,10 +271,8 @@ static napi_value watch_changed(napi_env env, napi_callback_info info) {
 
 /* watchClose(handle): its watches go back to the user now, not when the handle is collected. */
 static napi_value watch_close(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1], out;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  Watch *w = argc == 1 ? watch_of(env, argv[0]) : NULL;
+  napi_value out;
+  Watch *w = handle_arg(env, info);
   if (w != NULL && w->fd >= 0) {
     close(w->fd);
     w->fd = -1;

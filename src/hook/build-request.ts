@@ -1,4 +1,4 @@
-import type { SnapshotMemo } from "../snapshot/command-snapshots.js";
+import type { CommandSnapshotOptions, SnapshotMemo } from "../snapshot/command-snapshots.js";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -274,30 +274,21 @@ async function snapshotStore(ctx: Ctx) {
   return createSnapshotStore({ dir: path.join(ctx.configDir, CONFIG_LAYOUT.snapshots) });
 }
 
+/** Where a shell command's snapshots go and how they are taken: per session and tool call, with the daemon's memo. */
+async function commandSnapshotOptions(ctx: Ctx): Promise<CommandSnapshotOptions> {
+  return { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx), memo: snapshotMemo };
+}
+
 /** Before a shell command: a snapshot of the repo, for the process after it. */
 async function snapshotBefore(ctx: Ctx, repo: Repo): Promise<void> {
   const { snapshotBeforeCommand } = await import("../snapshot/command-snapshots.js");
-  await snapshotBeforeCommand(repo, {
-    store: await snapshotStore(ctx),
-    sessionId: ctx.sessionId,
-    toolUseId: toolUseId(ctx),
-    configEnv: ctx.configEnv,
-    statusIndex: statusIndexOf(ctx),
-    memo: snapshotMemo,
-  });
+  await snapshotBeforeCommand(repo, await commandSnapshotOptions(ctx));
 }
 
 /** After a shell command: exactly the paths it changed (null when no snapshot was taken before). */
 async function changesAfter(ctx: Ctx, repo: Repo): Promise<string[] | null> {
   const { changesAfterCommand } = await import("../snapshot/command-snapshots.js");
-  const r = await changesAfterCommand(repo, {
-    store: await snapshotStore(ctx),
-    sessionId: ctx.sessionId,
-    toolUseId: toolUseId(ctx),
-    configEnv: ctx.configEnv,
-    statusIndex: statusIndexOf(ctx),
-    memo: snapshotMemo,
-  });
+  const r = await changesAfterCommand(repo, await commandSnapshotOptions(ctx));
   return r.changes === null ? null : r.changes.map((c) => c.path);
 }
 

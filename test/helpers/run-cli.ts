@@ -27,19 +27,7 @@ export function hookClientProblem(): string | null {
 
 /** Runs `bin/comity-hook` (the native client) as a host runs it: ARGS, the event on stdin, asynchronously. */
 export function runHookClientAsync(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string | Buffer; keepStdinOpen?: boolean }): Promise<CliResult & { ms: number }> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn(HOOK_CLIENT, args, { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr, ms: Date.now() - started }));
-    child.stdin.on("error", () => undefined);
-    if (options.keepStdinOpen === true) child.stdin.write(options.input ?? "");
-    else child.stdin.end(options.input ?? "");
-  });
+  return runProcessAsync(HOOK_CLIENT, args, options);
 }
 
 export interface CliResult {
@@ -69,9 +57,18 @@ export function runBuiltCli(args: readonly string[], options: { cwd: string; env
 
 /** Runs the built bin asynchronously (a test's own HTTP server must keep answering meanwhile). */
 export function runBuiltCliAsync(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<CliResult & { ms: number }> {
+  return runProcessAsync(process.execPath, [BIN, ...args], options);
+}
+
+/** A process, its output gathered; stdin written and ended (or, with `keepStdinOpen`, written and left open). */
+function runProcessAsync(
+  exe: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string | Buffer; keepStdinOpen?: boolean },
+): Promise<CliResult & { ms: number }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(exe, args, { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -79,6 +76,7 @@ export function runBuiltCliAsync(args: readonly string[], options: { cwd: string
     child.on("error", reject);
     child.on("close", (status) => resolve({ status, stdout, stderr, ms: Date.now() - started }));
     child.stdin.on("error", () => undefined);
-    child.stdin.end(options.input ?? "");
+    if (options.keepStdinOpen === true) child.stdin.write(options.input ?? "");
+    else child.stdin.end(options.input ?? "");
   });
 }

@@ -77,17 +77,7 @@ async function hookViaDaemon(args, { cwd, env, input }) {
     // The native client as a host runs it (`comity-hook --tool T --event E`, the event on stdin); the daemon must
     // have answered it (a client that fell back to Node would be as right, and not what is tested here).
     const before = daemons.get(socket).status().served;
-    const r = await new Promise((resolve, reject) => {
-      const child = spawn(NATIVE_CLIENT, args.slice(1), { cwd, env: daemonEnv, stdio: ["pipe", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (c) => (stdout += c));
-      child.stderr.on("data", (c) => (stderr += c));
-      child.on("error", reject);
-      child.on("close", (status) => resolve({ status, stdout, stderr }));
-      child.stdin.on("error", () => undefined);
-      child.stdin.end(input);
-    });
+    const r = await runProcess(NATIVE_CLIENT, args.slice(1), { cwd, env: daemonEnv, input });
     if (daemons.get(socket).status().served !== before + 1) throw new Error(`comity-hook did not go through the daemon: ${r.stderr}`);
     return r;
   }
@@ -211,8 +201,13 @@ async function cli(args, { cwd, env, input = "" }) {
     const status = await runCli(args, io);
     return { status, stdout, stderr };
   }
+  return runProcess(process.execPath, [bin, ...args], { cwd, env, input });
+}
+
+/** A process with `input` on its stdin; resolves with its exit code and output. */
+function runProcess(exe, args, { cwd, env, input }) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(exe, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
