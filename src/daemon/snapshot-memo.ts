@@ -15,6 +15,8 @@ export interface SnapshotMemoOptions {
 
 interface Kept {
   readonly result: SnapshotResult;
+  /** The git settings it was taken under. */
+  readonly settings: string;
   /** Each root the snapshot read (the work tree, its git folders) and its generation when the snapshot began. */
   readonly gens: ReadonlyMap<string, number>;
   readonly atMs: number;
@@ -51,10 +53,10 @@ export function createSnapshotMemo(options: SnapshotMemoOptions): SnapshotMemo &
     }
   };
   return {
-    kept(repo) {
+    kept(repo, settings) {
       const k = kept.get(repo.root);
       if (k === undefined) return null;
-      if (!roots.refresh() || clock() - k.atMs > maxAgeMs || ![...k.gens].every(([root, gen]) => roots.gen(root) === gen)) {
+      if (k.settings !== settings || !roots.refresh() || clock() - k.atMs > maxAgeMs || ![...k.gens].every(([root, gen]) => roots.gen(root) === gen)) {
         drop(repo.root);
         return null;
       }
@@ -63,7 +65,7 @@ export function createSnapshotMemo(options: SnapshotMemoOptions): SnapshotMemo &
       reused++;
       return k.result;
     },
-    begin(repo) {
+    begin(repo, settings) {
       taken++;
       drop(repo.root);
       const folders = foldersOf(repo);
@@ -84,7 +86,7 @@ export function createSnapshotMemo(options: SnapshotMemoOptions): SnapshotMemo &
         if (result.diagnostics.length > 0) return;
         // Changed while it was taken: it may hold a half-done state.
         if (!roots.refresh() || ![...gens].every(([root, gen]) => roots.gen(root) === gen)) return;
-        kept.set(repo.root, { result, gens, atMs });
+        kept.set(repo.root, { result, settings, gens, atMs });
         entries += result.snapshot.entries.length;
         for (const root of kept.keys()) {
           if (entries <= maxEntries) break;

@@ -27,10 +27,13 @@ export interface CommandSnapshotOptions {
  * watch, whether anything under the repo or its git folders changed since that snapshot began.
  */
 export interface SnapshotMemo {
-  /** A snapshot of the repo since whose start nothing it read changed, or null. */
-  kept(repo: Repo): SnapshotResult | null;
+  /**
+   * A snapshot of the repo, taken under the same git settings (`settings`: the environment git reads its config
+   * from), since whose start nothing it read changed; or null.
+   */
+  kept(repo: Repo, settings: string): SnapshotResult | null;
   /** Called before a snapshot of the repo is taken: the function that keeps its result (null: it cannot be kept). */
-  begin(repo: Repo): ((result: SnapshotResult) => void) | null;
+  begin(repo: Repo, settings: string): ((result: SnapshotResult) => void) | null;
 }
 
 /** What `snapshotBeforeCommand` did for one repo. */
@@ -88,9 +91,20 @@ export async function changesAfterCommand(repo: Repo, options: CommandSnapshotOp
 
 /** A snapshot of the repo: the memo's where nothing changed since it was taken, else a new one (then kept). */
 async function snapshotOf(repo: Repo, options: CommandSnapshotOptions, previous: () => Snapshot | null): Promise<SnapshotResult> {
-  const kept = options.memo?.kept(repo) ?? null;
+  // Git's settings come from its environment (GIT_CONFIG_GLOBAL, HOME...): a snapshot is reused under the same only.
+  const where = options.configEnv;
+  const settings =
+    where === undefined
+      ? ""
+      : JSON.stringify([
+          where.homeDir,
+          Object.entries(where.env)
+            .filter(([k]) => k.startsWith("GIT_") || k === "XDG_CONFIG_HOME")
+            .sort(),
+        ]);
+  const kept = options.memo?.kept(repo, settings) ?? null;
   if (kept !== null) return kept;
-  const keep = options.memo?.begin(repo) ?? null;
+  const keep = options.memo?.begin(repo, settings) ?? null;
   const r = await takeSnapshot(repo, { ...snapshotOptions(options), previous: previous() });
   keep?.(r);
   return r;
