@@ -13,6 +13,7 @@
 #ifndef _WIN32
 #define _GNU_SOURCE
 #include "spawn_capture.h"
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -98,7 +99,8 @@ static napi_value spawn_capture(napi_env env, napi_callback_info info) {
   char *buf = NULL;
   size_t len = 0, cap = 0;
   int ok = 0;
-  if (exe == NULL || pipe2(fds, O_CLOEXEC) != 0) goto done;
+  /* Close-on-exec (pipe2 is not on every POSIX system): only the child's dup of the write end stays open in it. */
+  if (exe == NULL || pipe(fds) != 0 || fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) goto done;
   if (posix_spawn_file_actions_init(&actions) != 0) goto done;
   have_actions = 1;
   if (posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) != 0 || posix_spawn_file_actions_adddup2(&actions, fds[1], 1) != 0 ||
