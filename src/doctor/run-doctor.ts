@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import { compareStrings } from "../errors/diagnostic.js";
 import { nodeSyncFs } from "../fs/sync-fs.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
@@ -67,6 +68,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(configDirCheck(options.configDir));
   checks.push(await symbolsParserCheck(options.env));
   checks.push(await daemonCheck(options.env, httpConfig));
+  if (process.platform !== "win32") checks.push(hookClientCheck());
   if (mode.kind === "served") checks.push(...(await apiChecks(options)));
   else checks.push(await localCoordinationCheck(mode, options));
   checks.push(...repoChecks(options, mode.kind));
@@ -364,7 +366,6 @@ async function apiChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   return out;
 }
 
-/** Whether files are parsed by Comity's native parser (`native/`) or by web-tree-sitter, its slower fallback. */
 /** Whether hook events are answered by a warm daemon (`comity daemon`), or each in its own process. */
 async function daemonCheck(env: DoctorOptions["env"], http: DaemonHttpConfig | null): Promise<DoctorCheck> {
   const { daemonSocketFor, installedBuild, callDaemon } = (await import("../daemon/daemon-client.cjs")).default;
@@ -391,6 +392,36 @@ async function daemonCheck(env: DoctorOptions["env"], http: DaemonHttpConfig | n
   return { id: "daemon", status: "warn", title, detail: `it answered ${a.kind}` };
 }
 
+/**
+ * Whether `comity-hook` (what `comity init` writes for the hosts that run commands) is the native client, or the Node
+ * script the install wrote where none could be built, or missing (the package installed without its scripts).
+ */
+function hookClientCheck(): DoctorCheck {
+  const file = fileURLToPath(new URL("../../bin/comity-hook", import.meta.url));
+  const title = "hook client";
+  let head: string;
+  try {
+    head = fs.readFileSync(file).subarray(0, 2).toString("latin1");
+  } catch {
+    return {
+      id: "hook_client",
+      status: "warn",
+      title,
+      detail: `${file} is missing (the package was installed without its scripts): comity init writes comity hook, a Node process an event; reinstall it with its scripts`,
+    };
+  }
+  if (head === "#!")
+    return {
+      id: "hook_client",
+      status: "warn",
+      title,
+      detail:
+        "comity-hook is the Node script written where no native client could be made (no prebuild for this platform, no C compiler): each command hook starts Node; with a C compiler, reinstall the package",
+    };
+  return { id: "hook_client", status: "ok", title, detail: `native (${file}): command hooks reach the daemon without starting Node` };
+}
+
+/** Whether files are parsed by Comity's native parser (`native/`) or by web-tree-sitter, its slower fallback. */
 async function symbolsParserCheck(env: DoctorOptions["env"]): Promise<DoctorCheck> {
   const { FLAT_PARSER_ENV, openFlatParser } = await import("../parse/native-parser.js");
   const title = "symbols parser";

@@ -53,6 +53,7 @@ describe("comity doctor", () => {
       ["config_dir", "ok"],
       ["symbols_parser", "ok"],
       ["daemon", "ok"],
+      ["hook_client", "ok"],
       ["api", "ok"],
       ["api.token", "ok"],
       ["repo:.", "ok"],
@@ -62,6 +63,7 @@ describe("comity doctor", () => {
     expect(status).toBe(0);
     expect(server.requests.map((r) => r.url)).toEqual(["/v1/health", "/v1/sessions"]);
     expect(check(report, "symbols_parser")?.detail).toContain("native");
+    expect(check(report, "hook_client")?.detail).toMatch(/^native \(.*bin\/comity-hook\): command hooks reach the daemon without starting Node$/);
     expect(check(report, "symbols_parser")?.detail).toBe("native: files are parsed by Comity's native parser (built on this machine)");
     expect(check((await json({ COMITY_FLAT_PARSER: "wasm" })).report, "symbols_parser")).toMatchObject({
       status: "ok",
