@@ -150,8 +150,15 @@ async function analyzeThroughDaemon(args: readonly string[], env: Readonly<Recor
   };
 }
 
-/** The commands the daemon runs instead of a new process: they read the coordination store and print, nothing more. */
-const DAEMON_COMMANDS: readonly string[] = ["status", "who"];
+/**
+ * The commands the daemon runs instead of a new process: they read (the coordination store, a few files) and print,
+ * nothing more. `symbols` only on at most `DAEMON_SYMBOLS_MAX_FILES` files, without `--jobs`, and (checked by the
+ * daemon) at most `DAEMON_SYMBOLS_MAX_BYTES` of them: a larger run would hold the daemon's one thread, and runs in its
+ * own process with its worker threads.
+ */
+const DAEMON_COMMANDS: readonly string[] = ["status", "who", "symbols"];
+const DAEMON_SYMBOLS_MAX_FILES = 64;
+const DAEMON_SYMBOLS_MAX_BYTES = 512 * 1024;
 
 /**
  * `comity status` or `comity who` run in the daemon (`args`: the command first): what it printed and its exit code,
@@ -165,6 +172,9 @@ async function commandThroughDaemon(
 ): Promise<{ readonly stdout: string; readonly stderr: string; readonly code: number } | { readonly startDaemon: boolean }> {
   const socket = daemonSocketFor(env);
   if (socket === null || !DAEMON_COMMANDS.includes(args[0] ?? "") || args.some((a) => ["--web", "--help", "-h"].includes(a))) return { startDaemon: false };
+  // The parser the daemon uses is its own (COMITY_FLAT_PARSER is read once per process).
+  if (args[0] === "symbols" && (args.includes("--jobs") || args.filter((a) => !a.startsWith("-")).length - 1 > DAEMON_SYMBOLS_MAX_FILES || env["COMITY_FLAT_PARSER"] !== undefined))
+    return { startDaemon: false };
   const defined: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) defined[k] = v;
   const answer = await callDaemon(socket, { kind: "cli", build: installedBuild(), args, cwd, env: defined, tty }, { connectMs: 200, answerMs: DAEMON_ANSWER_MS });
@@ -249,6 +259,7 @@ function endStuckDaemon(socket: string): string {
 export = {
   DAEMON_ANSWER_MS,
   DAEMON_COMMANDS,
+  DAEMON_SYMBOLS_MAX_BYTES,
   commandThroughDaemon,
   analyzeThroughDaemon,
   DAEMON_SOCKET_FILE,

@@ -46,8 +46,11 @@ export interface DaemonServerOptions {
   readonly now?: () => number;
   /** `comity analyze` answered from memory (`analyze-cache.ts`); without it, every analyze question is a miss. */
   readonly analyze?: AnalyzeCache;
-  /** Runs a read-only command (`comity status`, `comity who`) as its process would; without it, they are refused. */
-  readonly runCommand?: (call: CliCall) => Promise<{ readonly stdout: string; readonly stderr: string; readonly code: number }>;
+  /**
+   * Runs a read-only command (`comity status`, `who`, `symbols`) as its process would, or says null where the caller
+   * must run it itself (too large a `symbols`); without it, they are refused.
+   */
+  readonly runCommand?: (call: CliCall) => Promise<{ readonly stdout: string; readonly stderr: string; readonly code: number } | null>;
   /** The snapshots its hook events took and reused (`snapshot-memo.ts`), for its status. */
   readonly snapshotStats?: () => { readonly taken: number; readonly reused: number };
 }
@@ -148,6 +151,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       chain = next.catch(() => undefined);
       try {
         const r = await next;
+        if (r === null) return { kind: "busy" };
         commands++;
         return { kind: "cli", ...r };
       } finally {

@@ -72,16 +72,28 @@ describe.each(CLIENTS)("%s with the daemon", (_client, run, skip) => {
     // The collision was told: the answers are not empty ones.
     expect(here.filter((o) => o.includes('"permissionDecision":"deny"'))).toHaveLength(2);
     expect(runBuiltCli(["daemon", "status"], { cwd: sb.dir, env }).stdout).toMatch(/running \(pid \d+, since .*, 8 hook events answered/);
-    // comity status and comity who run in the daemon, with the output they have in a process of their own.
+    // comity status, who and symbols (of a few small files) run in the daemon, with the output they have in a
+    // process of their own; a symbols run over many bytes runs in its own process.
     const app = path.join(sb.dir, "through-daemon/app");
-    for (const args of [["status", "--json"], ["status"], ["who", "src/config.ts"], ["who", "src/config.ts", "--json"]]) {
+    fs.writeFileSync(path.join(app, "src/big.ts"), "export function f(a: number): number {\n  return a;\n}\n".repeat(12_000));
+    const commands = () => (JSON.parse(runBuiltCli(["daemon", "status", "--json"], { cwd: sb.dir, env }).stdout) as { commands: number }).commands;
+    for (const [args, inDaemon] of [
+      [["status", "--json"], true],
+      [["status"], true],
+      [["who", "src/config.ts"], true],
+      [["who", "src/config.ts", "--json"], true],
+      [["symbols", "src/config.ts", "src/use.ts"], true],
+      [["symbols", "--json", "src/config.ts"], true],
+      [["symbols", "--diff", "src/config.ts", "src/use.ts"], true],
+      [["symbols", "src/big.ts"], false],
+    ] as const) {
+      const before = commands();
       const warm = runBuiltCli(args, { cwd: app, env });
+      expect(commands() - before, args.join(" ")).toBe(inDaemon ? 1 : 0);
       const cold = runBuiltCli(args, { cwd: app, env: { ...env, COMITY_DAEMON: "off" } });
       expect(warm, args.join(" ")).toEqual(cold);
-      expect(warm.stdout).toContain("config.ts");
+      expect(warm.stdout).toMatch(/config\.ts|parseConfig|big\.ts/);
     }
-    const daemonStatus = JSON.parse(runBuiltCli(["daemon", "status", "--json"], { cwd: sb.dir, env }).stdout) as { commands: number };
-    expect(daemonStatus.commands).toBe(4);
     // comity doctor says so, and says when it is off.
     const daemonCheck = (e: NodeJS.ProcessEnv) =>
       (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: sb.dir, env: e }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find((c) => c.id === "daemon");

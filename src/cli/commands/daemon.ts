@@ -180,8 +180,16 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
 }
 
 /** One hook event in the daemon: `comity hook` run as in the caller's process, on its arguments, folder, environment and stdin. */
-/** A read-only command (`comity status`, `comity who`) run as its process would, for the daemon's `cli` calls. */
-export async function answerCommandCall(call: CliCall): Promise<{ stdout: string; stderr: string; code: number }> {
+/**
+ * A read-only command (`comity status`, `who`, `symbols`) run as its process would, for the daemon's `cli` calls; null
+ * for a `symbols` over more bytes than the daemon parses (the caller runs it, with its own worker threads).
+ */
+export async function answerCommandCall(call: CliCall): Promise<{ stdout: string; stderr: string; code: number } | null> {
+  if (call.args[0] === "symbols") {
+    let bytes = 0;
+    for (const a of call.args.slice(1)) if (!a.startsWith("-")) bytes += fs.statSync(path.resolve(call.cwd, a), { throwIfNoEntry: false })?.size ?? 0;
+    if (bytes > daemonClient.DAEMON_SYMBOLS_MAX_BYTES) return null;
+  }
   let stdout = "";
   let stderr = "";
   const io: CliIo = {
@@ -204,7 +212,15 @@ export async function answerCommandCall(call: CliCall): Promise<{ stdout: string
     stdinIsTTY: false,
   };
   const [name, ...rest] = call.args;
-  const code = name === "status" ? await (await import("./status.js")).statusCommand(rest, io) : name === "who" ? await (await import("./who.js")).whoCommand(rest, io) : 2;
+  const command =
+    name === "status"
+      ? (await import("./status.js")).statusCommand
+      : name === "who"
+        ? (await import("./who.js")).whoCommand
+        : name === "symbols"
+          ? (await import("./symbols.js")).symbolsCommand
+          : null;
+  const code = command === null ? 2 : await command(rest, io);
   return { stdout, stderr, code };
 }
 
