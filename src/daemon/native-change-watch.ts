@@ -5,7 +5,8 @@ import type { ChangeWatch } from "./watched-roots.js";
 /**
  * A change watch on the native addon's inotify (`native/watch_tree.c`), or null where there is none: not Linux, the
  * addon not built, or inotify refused (no instances left). It watches at most a quarter of the user's inotify
- * watches (`fs.inotify.max_user_watches`), which their editor and build tools share: a tree with more folders is not
+ * watches (`fs.inotify.max_user_watches`), which their editor and build tools share, and at most 50,000 folders (the
+ * daemon's thread reads a tree's folders when it adds it, about 10,000 in 100 ms here): a tree with more folders is not
  * watched, and the daemon works on it as without a watch.
  */
 export function nativeChangeWatch(): ChangeWatch | null {
@@ -17,7 +18,7 @@ export function nativeChangeWatch(): ChangeWatch | null {
   return { add: (root) => watchAdd(handle, root), changed: () => watchChanged(handle), close: () => watchClose(handle) };
 }
 
-/** A quarter of the user's inotify watches, between 1,000 and 250,000. */
+/** A quarter of the user's inotify watches, between 1,000 and 50,000. */
 function folderBudget(): number {
   let max = 8192;
   try {
@@ -25,5 +26,5 @@ function folderBudget(): number {
   } catch {
     // the kernel's oldest default
   }
-  return Math.min(250_000, Math.max(1000, Math.floor(max / 4)));
+  return Math.min(50_000, Math.max(1000, Math.floor(max / 4)));
 }
