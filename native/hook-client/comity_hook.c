@@ -112,25 +112,39 @@ static int package_root(char *out, size_t size) {
   return 0;
 }
 
+/* Whether `p` is absolute and already as Node's path.resolve and path.join would leave it: no empty, "." or ".."
+ * segment (a trailing slash is allowed; the caller drops it). */
+static int plain_absolute(const char *p) {
+  if (p == NULL || p[0] != '/') return 0;
+  for (const char *seg = p + 1; *seg != '\0';) {
+    const char *end = strchr(seg, '/');
+    size_t len = end == NULL ? strlen(seg) : (size_t)(end - seg);
+    if ((len == 0 && end != NULL && end[1] != '\0') || (len == 1 && seg[0] == '.') || (len == 2 && seg[0] == '.' && seg[1] == '.')) return 0;
+    if (end == NULL) break;
+    seg = end + 1;
+  }
+  return 1;
+}
+
 /* The daemon's socket, as `daemonSocketFor` finds it (src/daemon/daemon-client.cts), or -1 where only Node can tell
- * (a relative or missing folder, a path too long for a socket). */
+ * (a relative or unnormalised folder, a path too long for a socket). */
 static int socket_path(char *out, size_t size) {
   const char *dir = getenv("COMITY_CONFIG_DIR");
   const char *xdg = getenv("XDG_CONFIG_HOME");
   const char *home = getenv("HOME");
   int n;
   if (dir != NULL && dir[0] != '\0') {
-    if (dir[0] != '/' || strstr(dir, "/.") != NULL || strstr(dir, "//") != NULL) return -1; /* path.resolve's work */
+    if (!plain_absolute(dir)) return -1; /* path.resolve's work */
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/') len--;
     n = snprintf(out, size, "%.*s/daemon.sock", (int)len, dir);
   } else if (xdg != NULL && xdg[0] != '\0') {
-    if (xdg[0] != '/' || strstr(xdg, "/.") != NULL || strstr(xdg, "//") != NULL) return -1;
+    if (!plain_absolute(xdg)) return -1;
     size_t len = strlen(xdg);
     while (len > 1 && xdg[len - 1] == '/') len--;
     n = snprintf(out, size, "%.*s/comity/daemon.sock", (int)len, xdg);
   } else {
-    if (home == NULL || home[0] != '/' || strstr(home, "/.") != NULL || strstr(home, "//") != NULL) return -1;
+    if (!plain_absolute(home)) return -1;
     size_t len = strlen(home);
     while (len > 1 && home[len - 1] == '/') len--;
     n = snprintf(out, size, "%.*s/.config/comity/daemon.sock", len == 1 ? 0 : (int)len, home);

@@ -27,7 +27,10 @@ beforeEach(() => {
 afterEach(() => sb.cleanup());
 
 /** A daemon that answers each call with `answer(call)` (a line, or null for none), and remembers the calls. */
-async function fakeDaemon(answer: (call: DaemonCall | null, raw: Buffer) => string | null): Promise<{ calls: Array<DaemonCall | null>; raws: Buffer[]; close(): Promise<void> }> {
+async function fakeDaemon(
+  answer: (call: DaemonCall | null, raw: Buffer) => string | null,
+  socket = path.join(config, "daemon.sock"),
+): Promise<{ calls: Array<DaemonCall | null>; raws: Buffer[]; close(): Promise<void> }> {
   const calls: Array<DaemonCall | null> = [];
   const raws: Buffer[] = [];
   const server = net.createServer((conn) => {
@@ -46,7 +49,8 @@ async function fakeDaemon(answer: (call: DaemonCall | null, raw: Buffer) => stri
     });
     conn.on("error", () => undefined);
   });
-  await new Promise<void>((resolve) => server.listen(path.join(config, "daemon.sock"), resolve));
+  fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
+  await new Promise<void>((resolve) => server.listen(socket, resolve));
   return { calls, raws, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
@@ -87,6 +91,28 @@ describe.skipIf(hookClientProblem() !== null)("comity-hook, the native client, o
       await daemon.close();
     }
   }, 60_000);
+
+  it("finds the daemon's socket where the Node client finds it: under XDG_CONFIG_HOME, HOME, or a hidden config folder", async () => {
+    const { COMITY_CONFIG_DIR: _dir, ...base } = env;
+    const places: Array<[NodeJS.ProcessEnv, string]> = [
+      [{ ...base, XDG_CONFIG_HOME: path.join(sb.dir, "h1", ".config") }, path.join(sb.dir, "h1", ".config", "comity", "daemon.sock")],
+      [{ ...base, XDG_CONFIG_HOME: `${path.join(sb.dir, "h2", ".config")}/` }, path.join(sb.dir, "h2", ".config", "comity", "daemon.sock")],
+      [{ ...base, HOME: path.join(sb.dir, "h3") }, path.join(sb.dir, "h3", ".config", "comity", "daemon.sock")],
+      [{ ...base, COMITY_CONFIG_DIR: path.join(sb.dir, ".hidden-cfg") }, path.join(sb.dir, ".hidden-cfg", "daemon.sock")],
+    ];
+    for (const [where, socket] of places) {
+      expect(daemonClient.daemonSocketFor(where)).toBe(socket);
+      const daemon = await fakeDaemon(() => hookAnswer("here"), socket);
+      try {
+        const r = await runHookClientAsync(["--tool", "codex", "--event", "Stop"], { cwd: sb.dir, env: where, input: "{}" });
+        expect(r, socket).toMatchObject({ status: 0, stdout: "here" });
+        // The native client's own call (it names its package; the Node entry's fallback would name its build).
+        expect(daemon.raws.map((b) => JSON.parse(b.toString("utf8")).root)).toEqual([path.resolve(import.meta.dirname, "../..")]);
+      } finally {
+        await daemon.close();
+      }
+    }
+  });
 
   it("hands a busy daemon's event to the Node entry, which runs it; COMITY_DAEMON=off never calls the daemon", async () => {
     const daemon = await fakeDaemon(() => `${JSON.stringify({ kind: "busy" })}\n`);
