@@ -248,7 +248,7 @@ static int read_all(int fd, buf *b, size_t limit, int stop, long long deadline) 
       if (left <= 0) return -1;
       struct pollfd p = {fd, POLLIN, 0};
       int r = poll(&p, 1, (int)left);
-      if (r < 0 && errno == EINTR) continue;
+      if (r < 0 && errno == EINTR && !timed_out) continue;
       if (r <= 0) return -1;
     }
     if (buf_grow(b, 65536) != 0) return -1;
@@ -449,6 +449,10 @@ int main(int argc, char **argv) {
   }
 
   long long deadline = now_ms() + ANSWER_MS;
+  /* Sending is part of the daemon's time to answer, as for the Node client: a daemon whose thread is busy for a
+   * moment (adding a large tree to its watch) may take a large event's bytes late, and is not stuck for that. */
+  struct timeval send_tv = {ANSWER_MS / 1000, (ANSWER_MS % 1000) * 1000};
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_tv, sizeof send_tv);
   const char *failed = NULL;
   for (size_t off_ = 0; off_ < req.len && failed == NULL;) {
     ssize_t w = write(fd, req.data + off_, req.len - off_);
