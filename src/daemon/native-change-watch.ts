@@ -6,8 +6,8 @@ import type { ChangeWatch } from "./watched-roots.js";
  * A change watch on the native addon's inotify (`native/watch_tree.c`), or null where there is none: not Linux, the
  * addon not built, or inotify refused (no instances left). It watches at most a quarter of the user's inotify
  * watches (`fs.inotify.max_user_watches`), which their editor and build tools share, and at most 50,000 folders (the
- * daemon's thread reads a tree's folders when it adds it, about 10,000 in 100 ms here): a tree with more folders is not
- * watched, and the daemon works on it as without a watch.
+ * daemon's thread reads a tree's folders when it adds it, and must not be held for long): a tree with more folders is
+ * not watched, and the daemon works on it as without a watch.
  */
 export function nativeChangeWatch(): ChangeWatch | null {
   const addon = openFlatParser().addon;
