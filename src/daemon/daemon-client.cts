@@ -161,8 +161,9 @@ const DAEMON_SYMBOLS_MAX_FILES = 64;
 const DAEMON_SYMBOLS_MAX_BYTES = 512 * 1024;
 
 /**
- * `comity status` or `comity who` run in the daemon (`args`: the command first): what it printed and its exit code,
- * or null where it must run here (no daemon, another build, busy, `--web`, `--help`), with whether to start one.
+ * `comity status`, `who` or a small `symbols` run in the daemon (`args`: the command first): what it printed and its
+ * exit code; or, where it must run here (no daemon, another build, busy, `--web`, `--help`, a large `symbols`), whether
+ * to start one.
  */
 async function commandThroughDaemon(
   args: readonly string[],
@@ -173,7 +174,10 @@ async function commandThroughDaemon(
   const socket = daemonSocketFor(env);
   if (socket === null || !DAEMON_COMMANDS.includes(args[0] ?? "") || args.some((a) => ["--web", "--help", "-h"].includes(a))) return { startDaemon: false };
   // The parser the daemon uses is its own (COMITY_FLAT_PARSER is read once per process).
-  if (args[0] === "symbols" && (args.includes("--jobs") || args.filter((a) => !a.startsWith("-")).length - 1 > DAEMON_SYMBOLS_MAX_FILES || env["COMITY_FLAT_PARSER"] !== undefined))
+  if (
+    args[0] === "symbols" &&
+    (args.some((a) => a === "--jobs" || a.startsWith("--jobs=")) || args.filter((a) => !a.startsWith("-")).length - 1 > DAEMON_SYMBOLS_MAX_FILES || env["COMITY_FLAT_PARSER"] !== undefined)
+  )
     return { startDaemon: false };
   const defined: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) defined[k] = v;
