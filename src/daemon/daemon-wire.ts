@@ -4,14 +4,18 @@
  * thin client needs at run time (where the socket is, a build's id, the size bound) in `daemon-client.cts`.
  */
 
-/** One hook event, as the command line got it: its arguments, folder, environment and stdin. */
-export interface HookCall {
-  readonly kind: "hook";
-  /** The caller's build ({@link buildId}): a daemon of another build answers `stale` and ends. */
-  readonly build: string;
+/** What a process's command line got, as a call to the daemon carries it: its arguments, folder and environment. */
+export interface CommandLine {
   readonly args: readonly string[];
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
+}
+
+/** One hook event, as the command line got it: its arguments, folder, environment and stdin. */
+export interface HookCall extends CommandLine {
+  readonly kind: "hook";
+  /** The caller's build ({@link buildId}): a daemon of another build answers `stale` and ends. */
+  readonly build: string;
   readonly stdin: string;
 }
 
@@ -60,15 +64,13 @@ export type AnalyzeAnswer =
   | { readonly kind: "stored"; readonly stored: boolean };
 
 /**
- * A read-only command run in the daemon instead of a new process (`DAEMON_COMMANDS` in `daemon-client.cts`: `comity
- * status`, `comity who`): its arguments (the command first), folder, environment, and whether stdout is a terminal.
+ * A read-only command run in the daemon instead of a new process (`DAEMON_COMMANDS` in `daemon-commands.cts`: `comity
+ * status`, `who`, a small `symbols`): its arguments (the command first), folder, environment, and whether stdout is a
+ * terminal.
  */
-export interface CliCall {
+export interface CliCall extends CommandLine {
   readonly kind: "cli";
   readonly build: string;
-  readonly args: readonly string[];
-  readonly cwd: string;
-  readonly env: Readonly<Record<string, string>>;
   readonly tty: boolean;
 }
 

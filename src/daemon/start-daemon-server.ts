@@ -6,7 +6,7 @@ import { ComityError } from "../errors/comity-error.js";
 import daemonClient from "./daemon-client.cjs";
 import { httpHookCall, httpRefusal, type DaemonHttpConfig } from "./daemon-http.js";
 import type { AnalyzeCache } from "./analyze-cache.js";
-import type { CliCall, DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
+import type { CliCall, CommandLine, DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
 
 const { DAEMON_COMMANDS, MAX_DAEMON_REQUEST_BYTES, callDaemon, installedBuildAt } = daemonClient;
 
@@ -63,6 +63,9 @@ export interface DaemonServer {
   readonly ended: Promise<string>;
   close(reason: string): Promise<void>;
 }
+
+/** What `inLine` says instead of a result where the caller must run its work itself. */
+const BUSY = Symbol("busy");
 
 /** How many of the last answer times of each kind of event the status's percentiles are taken over. */
 const RECENT_TIMES = 1000;
@@ -145,45 +148,50 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       const run = options.runCommand;
       if (run === undefined || !DAEMON_COMMANDS.includes(call.args[0] ?? "")) return { kind: "refused", reason: "not a command the daemon runs" };
       // In line with the hook events (one store, one at a time), and as busy as they are.
-      if (waiting >= maxWaiting || (runningSince !== null && now() - runningSince > busyAfterMs)) return { kind: "busy" };
-      waiting++;
-      const next = chain.then(() => run(call));
-      chain = next.catch(() => undefined);
-      try {
-        const r = await next;
-        if (r === null) return { kind: "busy" };
-        commands++;
-        return { kind: "cli", ...r };
-      } finally {
-        waiting--;
-      }
+      const r = await inLine(() => run(call), true);
+      if (r === BUSY || r === null) return { kind: "busy" };
+      commands++;
+      return { kind: "cli", ...r };
     }
     if (call.kind !== "hook") {
       if (call.kind === "status") return { kind: "status", ...status() };
       setImmediate(() => void close("stopped"));
       return { kind: "stopping" };
     }
-    if (waiting >= maxWaiting || (canRunItself && runningSince !== null && now() - runningSince > busyAfterMs)) return { kind: "busy" };
-    waiting++;
-    const hookCall = call;
-    const next = chain.then(async () => {
-      runningSince = now();
+    const stdout = await inLine(async () => {
       const started = performance.now();
       try {
-        return await options.runHook(hookCall);
+        return await options.runHook(call);
+      } finally {
+        record(call, performance.now() - started);
+      }
+    }, canRunItself);
+    if (stdout === BUSY) return { kind: "busy" };
+    served++;
+    // A daemon lives for hours: whatever it came to hold, it never holds more than this.
+    const rss = process.memoryUsage.rss();
+    if (rss > maxRssBytes) setImmediate(() => void close(`memory (${Math.round(rss / 2 ** 20)} MiB)`));
+    return { kind: "hook", stdout };
+  };
+
+  /**
+   * Runs `work` after the events and commands before it, one at a time; or BUSY, where too many wait or (where the
+   * caller can run it itself) the one running has taken more than `busyAfterMs`.
+   */
+  const inLine = async <T>(work: () => Promise<T>, canRunItself: boolean): Promise<T | typeof BUSY> => {
+    if (waiting >= maxWaiting || (canRunItself && runningSince !== null && now() - runningSince > busyAfterMs)) return BUSY;
+    waiting++;
+    const next = chain.then(async () => {
+      runningSince = now();
+      try {
+        return await work();
       } finally {
         runningSince = null;
-        record(hookCall, performance.now() - started);
       }
     });
     chain = next.catch(() => undefined);
     try {
-      const stdout = await next;
-      served++;
-      // A daemon lives for hours: whatever it came to hold, it never holds more than this.
-      const rss = process.memoryUsage.rss();
-      if (rss > maxRssBytes) setImmediate(() => void close(`memory (${Math.round(rss / 2 ** 20)} MiB)`));
-      return { kind: "hook", stdout };
+      return await next;
     } finally {
       waiting--;
     }
@@ -372,11 +380,8 @@ export function parseCall(text: string): DaemonCall | null {
   if (v["kind"] === "status" || v["kind"] === "stop") return { kind: v["kind"], build };
   if (v["kind"] === "analyze") return typeof v["key"] === "string" ? { kind: "analyze", build, key: v["key"] } : null;
   if (v["kind"] === "cli") {
-    const args = v["args"];
-    const env = v["env"];
-    if (!Array.isArray(args) || !args.every((a) => typeof a === "string") || typeof v["cwd"] !== "string" || typeof v["tty"] !== "boolean") return null;
-    if (env === null || typeof env !== "object" || !Object.values(env).every((x) => typeof x === "string")) return null;
-    return { kind: "cli", build, args: args as string[], cwd: v["cwd"], env: env as Record<string, string>, tty: v["tty"] };
+    const command = commandOf(v);
+    return command === null || typeof v["tty"] !== "boolean" ? null : { kind: "cli", build, ...command, tty: v["tty"] };
   }
   if (v["kind"] === "analyze-store") {
     const token = v["token"];
@@ -387,9 +392,15 @@ export function parseCall(text: string): DaemonCall | null {
     return { kind: "analyze-store", build, key: v["key"], token: token as Record<string, number> | null, stdout: v["stdout"], code: v["code"], roots: roots as string[] };
   }
   if (v["kind"] !== "hook") return null;
+  const command = commandOf(v);
+  return command === null || typeof v["stdin"] !== "string" ? null : { kind: "hook", build, ...command, stdin: v["stdin"] };
+}
+
+/** What a hook event and a command call both carry, as a command line got it: its arguments, folder and environment. */
+function commandOf(v: Record<string, unknown>): CommandLine | null {
   const args = v["args"];
   const env = v["env"];
-  if (!Array.isArray(args) || !args.every((a) => typeof a === "string") || typeof v["cwd"] !== "string" || typeof v["stdin"] !== "string") return null;
+  if (!Array.isArray(args) || !args.every((a) => typeof a === "string") || typeof v["cwd"] !== "string") return null;
   if (env === null || typeof env !== "object" || !Object.values(env).every((x) => typeof x === "string")) return null;
-  return { kind: "hook", build, args: args as string[], cwd: v["cwd"], env: env as Record<string, string>, stdin: v["stdin"] };
+  return { args: args as string[], cwd: v["cwd"], env: env as Record<string, string> };
 }
