@@ -53,7 +53,7 @@ export function createAnalyzeCache(options: AnalyzeCacheOptions): AnalyzeCache {
     query(call) {
       const watching = roots.refresh();
       const e = entries.get(call.key);
-      if (watching && e !== undefined && [...e.gens].every(([root, gen]) => roots.gen(root) === gen)) {
+      if (watching && e !== undefined && roots.unchanged(e.gens)) {
         // Most recently used last.
         entries.delete(call.key);
         entries.set(call.key, e);
@@ -65,22 +65,12 @@ export function createAnalyzeCache(options: AnalyzeCacheOptions): AnalyzeCache {
       return { kind: "analyze-miss", token: watching ? roots.generations() : null };
     },
     store(call) {
-      if (!roots.refresh() || call.token === null) return { kind: "stored", stored: false };
-      const gens = new Map<string, number>();
-      let complete = true;
-      for (const file of [...new Set(call.roots)].sort()) {
-        const covered = roots.cover(file);
-        if (covered === null) {
-          // Read by this run but not watched before it: watched from now, kept from the next run on.
-          complete = false;
-          roots.add(file);
-          continue;
-        }
-        // Watched since before the run, and unchanged since: else the answer may be older than the tree.
-        if (call.token[covered.root] !== covered.gen) complete = false;
-        else gens.set(covered.root, covered.gen);
-      }
-      if (!complete || call.stdout.length > maxBytes) return { kind: "stored", stored: false };
+      const token = call.token;
+      if (!roots.refresh() || token === null) return { kind: "stored", stored: false };
+      // Each root the run read, watched since before it began (else watched from now, kept from the next run on) and
+      // unchanged since: else the answer may be older than the tree.
+      const gens = roots.generationsOf(call.roots);
+      if (gens === null || [...gens].some(([root, gen]) => token[root] !== gen) || call.stdout.length > maxBytes) return { kind: "stored", stored: false };
       drop(call.key);
       entries.set(call.key, { stdout: call.stdout, code: call.code, gens });
       bytes += call.stdout.length;

@@ -56,7 +56,7 @@ export function createSnapshotMemo(options: SnapshotMemoOptions): SnapshotMemo &
     kept(repo, settings) {
       const k = kept.get(repo.root);
       if (k === undefined) return null;
-      if (k.settings !== settings || !roots.refresh() || clock() - k.atMs > maxAgeMs || ![...k.gens].every(([root, gen]) => roots.gen(root) === gen)) {
+      if (k.settings !== settings || !roots.refresh() || clock() - k.atMs > maxAgeMs || !roots.unchanged(k.gens)) {
         drop(repo.root);
         return null;
       }
@@ -70,22 +70,14 @@ export function createSnapshotMemo(options: SnapshotMemoOptions): SnapshotMemo &
       drop(repo.root);
       const folders = foldersOf(repo);
       if (folders === null || !roots.refresh()) return null;
-      const gens = new Map<string, number>();
-      let complete = true;
-      for (const folder of folders) {
-        const covered = roots.cover(folder);
-        if (covered === null) {
-          // Watched from now: the next snapshot of the repo is kept.
-          complete = false;
-          roots.add(folder);
-        } else gens.set(covered.root, covered.gen);
-      }
-      if (!complete) return null;
+      // A repo not watched yet is from now: its next snapshot is kept.
+      const gens = roots.generationsOf(folders);
+      if (gens === null) return null;
       const atMs = clock();
       return (result) => {
         if (result.diagnostics.length > 0) return;
         // Changed while it was taken: it may hold a half-done state.
-        if (!roots.refresh() || ![...gens].every(([root, gen]) => roots.gen(root) === gen)) return;
+        if (!roots.refresh() || !roots.unchanged(gens)) return;
         kept.set(repo.root, { result, settings, gens, atMs });
         entries += result.snapshot.entries.length;
         for (const root of kept.keys()) {

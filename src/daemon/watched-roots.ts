@@ -14,14 +14,17 @@ export interface ChangeWatch {
 export interface WatchedRoots {
   /** Reads the watch at once: each root that saw a change moves to a new generation. False where there is no watch. */
   refresh(): boolean;
-  /** The watched root `file` lies in (or is), with its generation now; null where none is watched. */
-  cover(file: string): { readonly root: string; readonly gen: number } | null;
-  /** The generation of a watched root now, or undefined. */
-  gen(root: string): number | undefined;
   /** Watches `file` (a folder, and every folder under it) from now; false where it cannot. */
   add(file: string): boolean;
   /** Every watched root and its generation now. */
   generations(): Record<string, number>;
+  /**
+   * The watched roots `files` lie in, with their generations now; null where one of them was not watched. Those are
+   * watched from now on: what read them before cannot be trusted, what reads them next can.
+   */
+  generationsOf(files: readonly string[]): Map<string, number> | null;
+  /** Whether every root still has the generation it had (as of the last `refresh`). */
+  unchanged(gens: ReadonlyMap<string, number>): boolean;
   readonly size: number;
   /** Why nothing can be kept, or why the watch was started anew; null when all is well. */
   readonly problem: string | null;
@@ -37,7 +40,12 @@ export function createWatchedRoots(openWatch: () => ChangeWatch | null, options:
   let problem: string | null = null;
   let roots = new Map<string, { id: number; gen: number }>();
   let counter = 0;
-  return {
+  /** The watched root `file` lies in (or is), with its generation now; null where none is watched. */
+  const cover = (file: string): { readonly root: string; readonly gen: number } | null => {
+    for (const [root, r] of roots) if (file === root || file.startsWith(root.endsWith("/") ? root : `${root}/`)) return { root, gen: r.gen };
+    return null;
+  };
+  const self: WatchedRoots = {
     refresh() {
       if (watch === undefined) {
         watch = openWatch();
@@ -56,11 +64,6 @@ export function createWatchedRoots(openWatch: () => ChangeWatch | null, options:
       for (const r of roots.values()) if (ids.has(r.id)) r.gen = ++counter;
       return true;
     },
-    cover(file) {
-      for (const [root, r] of roots) if (file === root || file.startsWith(root.endsWith("/") ? root : `${root}/`)) return { root, gen: r.gen };
-      return null;
-    },
-    gen: (root) => roots.get(root)?.gen,
     add(file) {
       if (watch === null || watch === undefined || roots.size >= maxRoots) return false;
       const id = watch.add(file);
@@ -72,6 +75,20 @@ export function createWatchedRoots(openWatch: () => ChangeWatch | null, options:
       return true;
     },
     generations: () => Object.fromEntries([...roots].map(([root, r]) => [root, r.gen])),
+    generationsOf(files) {
+      const gens = new Map<string, number>();
+      let complete = true;
+      for (const file of [...new Set(files)].sort()) {
+        const covered = cover(file);
+        if (covered !== null) gens.set(covered.root, covered.gen);
+        else {
+          complete = false;
+          self.add(file);
+        }
+      }
+      return complete ? gens : null;
+    },
+    unchanged: (gens) => [...gens].every(([root, gen]) => roots.get(root)?.gen === gen),
     get size() {
       return roots.size;
     },
@@ -79,4 +96,5 @@ export function createWatchedRoots(openWatch: () => ChangeWatch | null, options:
       return problem;
     },
   };
+  return self;
 }
