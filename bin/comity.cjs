@@ -90,37 +90,39 @@ async function main() {
     }
   }
 
-  // `comity status` and `comity who` run in the daemon where it runs: it has Comity loaded and the store open.
-  if (!hook && process.argv[2] !== undefined && process.env.COMITY_DAEMON !== "off") {
+  // `comity status`, `who` and a small `symbols` run in the daemon where it runs (it has Comity loaded and the store
+  // open); `comity analyze` asks it first: a folder it watches and that did not change since its last analysis is
+  // answered from memory, otherwise the analysis runs here and is handed to the daemon for next time. Other commands
+  // do not load its client.
+  let analyzeCache;
+  let daemonCommands = [];
+  try {
+    daemonCommands = hook ? [] : require("../dist/daemon/daemon-commands.cjs").DAEMON_COMMANDS;
+  } catch {
+    // the full load below reports what is missing
+  }
+  const command = process.argv[2];
+  if (!hook && process.env.COMITY_DAEMON !== "off" && (command === "analyze" || daemonCommands.includes(command))) {
     try {
-      daemonClient ??= require("../dist/daemon/daemon-client.cjs");
+      daemonClient = require("../dist/daemon/daemon-client.cjs");
     } catch {
       daemonClient = null;
     }
-    if (daemonClient?.DAEMON_COMMANDS.includes(process.argv[2])) {
-      const through = await daemonClient.commandThroughDaemon(process.argv.slice(2), process.env, process.cwd(), process.stdout.isTTY === true);
-      if ("stdout" in through) {
-        process.stderr.write(through.stderr);
-        process.stdout.on("error", () => process.exit(through.code));
-        process.stdout.write(through.stdout, () => process.exit(through.code));
-        await new Promise(() => undefined);
-      }
-      startDaemon = through.startDaemon;
+    const tty = process.stdout.isTTY === true;
+    const through =
+      daemonClient === null
+        ? null
+        : command === "analyze"
+          ? await daemonClient.analyzeThroughDaemon(process.argv.slice(3), process.env, process.cwd(), tty)
+          : await daemonClient.commandThroughDaemon(process.argv.slice(2), process.env, process.cwd(), tty);
+    if (through !== null && "stdout" in through) {
+      process.stderr.write(through.stderr ?? "");
+      process.stdout.on("error", () => process.exit(through.code));
+      process.stdout.write(through.stdout, () => process.exit(through.code));
+      await new Promise(() => undefined);
     }
-  }
-
-  // `comity analyze` asks the daemon first: a folder it watches and that did not change since its last analysis is
-  // answered from memory; otherwise the analysis runs here and is handed to the daemon for next time.
-  let analyzeCache;
-  if (process.argv[2] === "analyze" && process.env.COMITY_DAEMON !== "off") {
-    if (daemonClient !== null) {
-      const through = await daemonClient.analyzeThroughDaemon(process.argv.slice(3), process.env, process.cwd(), process.stdout.isTTY === true);
-      if ("stdout" in through) {
-        process.stdout.on("error", () => process.exit(through.code));
-        process.stdout.write(through.stdout, () => process.exit(through.code));
-        await new Promise(() => undefined);
-      }
-      if (through.store !== null) analyzeCache = { store: through.store };
+    if (through !== null) {
+      if (through.store) analyzeCache = { store: through.store };
       startDaemon = through.startDaemon;
     }
   }

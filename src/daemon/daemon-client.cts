@@ -3,12 +3,14 @@ import os = require("node:os");
 import path = require("node:path");
 import configDirModule = require("../config/config-dir-cjs.cjs");
 import callDaemonModule = require("./call-daemon.cjs");
+import daemonCommandsModule = require("./daemon-commands.cjs");
 
 // The hook's thin path: `bin/comity.cjs` loads this before anything else of Comity, so it is CommonJS and loads
 // nothing but Node's own modules and two small modules beside it (loading an ES module graph of the same code was
 // most of what a hook through the daemon cost). `node:child_process` and `node:crypto` are loaded only where needed.
 const { configDir } = configDirModule;
 const { callDaemon } = callDaemonModule;
+const { DAEMON_COMMANDS, DAEMON_SYMBOLS_MAX_BYTES, DAEMON_SYMBOLS_MAX_FILES } = daemonCommandsModule;
 
 /** A request larger than this is refused (a hook's stdin is bounded at 4 MiB; its environment rides along). */
 const MAX_DAEMON_REQUEST_BYTES = 6 * 1024 * 1024;
@@ -149,16 +151,6 @@ async function analyzeThroughDaemon(args: readonly string[], env: Readonly<Recor
     startDaemon: false,
   };
 }
-
-/**
- * The commands the daemon runs instead of a new process: they read (the coordination store, a few files) and print,
- * nothing more. `symbols` only on at most `DAEMON_SYMBOLS_MAX_FILES` files, without `--jobs`, and (checked by the
- * daemon) at most `DAEMON_SYMBOLS_MAX_BYTES` of them: a larger run would hold the daemon's one thread, and runs in its
- * own process with its worker threads.
- */
-const DAEMON_COMMANDS: readonly string[] = ["status", "who", "symbols"];
-const DAEMON_SYMBOLS_MAX_FILES = 64;
-const DAEMON_SYMBOLS_MAX_BYTES = 512 * 1024;
 
 /**
  * `comity status`, `who` or a small `symbols` run in the daemon (`args`: the command first): what it printed and its
