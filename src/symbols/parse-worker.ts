@@ -62,9 +62,12 @@ parentPort?.on("message", (work: ParseWork) => {
   const control = new Int32Array(work.control);
   const mine = CONTROL.workers + work.slot;
   for (;;) {
-    // No more than PARSE_AHEAD trees wait for the extraction (they are held in its thread's memory).
-    for (let extracted = Atomics.load(control, CONTROL.extracted); Atomics.load(control, CONTROL.next) - extracted >= PARSE_AHEAD; extracted = Atomics.load(control, CONTROL.extracted)) {
-      Atomics.wait(control, CONTROL.extracted, extracted, 50);
+    // No more than PARSE_AHEAD trees wait for the extraction (they are held in its thread's memory); once that many
+    // do, the worker waits until half of them are extracted.
+    if (Atomics.load(control, CONTROL.next) - Atomics.load(control, CONTROL.extracted) >= PARSE_AHEAD) {
+      for (let extracted = Atomics.load(control, CONTROL.extracted); Atomics.load(control, CONTROL.next) - extracted > PARSE_AHEAD / 2; extracted = Atomics.load(control, CONTROL.extracted)) {
+        Atomics.wait(control, CONTROL.extracted, extracted, 50);
+      }
     }
     const k = Atomics.add(control, CONTROL.next, 1);
     const job = work.jobs[k];
