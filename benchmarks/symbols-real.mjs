@@ -136,7 +136,7 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   row("comity symbols --jobs 1", "ours1", "sg1");
   row("ast-grep, 2 threads (anchor)", "sg2", null);
   row("parse and copy, Comity's native parser, 2 threads (the engine's floor)", "floor2", "sg2");
-  row("comity symbols --jobs 2 (2 workers parse and extract)", "ours2", "sg2");
+  row("comity symbols --jobs 2 (a worker parses, the main thread extracts and parses)", "ours2", "sg2");
   if (haveCtags) rows.push([`${label}; ctags`, ms("ctags").toFixed(0), mbps(ms("ctags")), `${ratio("sg2", "ctags").toFixed(2)} (of ast-grep 2 threads)`]);
   rows.push([
     `${label}; comity symbols, cache cold then warm`,

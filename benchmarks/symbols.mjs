@@ -44,7 +44,7 @@ for (const [lang, dir, bytes, target] of [
   const engine = medianRun(dir, "--mode", "engine", "--jobs", String(jobs), "--backend", "flat");
   const ratio = ctagsMs === null ? null : ctagsMs / engine.ms;
   rows.push([
-    `comity ${lang}, ${jobs} parse workers, native parser (engine, chosen)`,
+    `comity ${lang}, ${jobs} threads, native parser (engine, chosen)`,
     engine.ms.toFixed(0),
     mbps(bytes, engine.ms).toFixed(2),
     ratio === null ? "-" : ratio.toFixed(2),
@@ -63,7 +63,7 @@ for (const [lang, dir, bytes, target] of [
   // The engine where its native parser is not built: web-tree-sitter makes the same flat copies.
   const engineWasm = medianRun(dir, "--mode", "engine", "--jobs", String(jobs), "--backend", "wasm");
   rows.push([
-    `comity ${lang}, ${jobs} parse workers, web-tree-sitter (the fallback)`,
+    `comity ${lang}, ${jobs} threads, web-tree-sitter (the fallback)`,
     engineWasm.ms.toFixed(0),
     mbps(bytes, engineWasm.ms).toFixed(2),
     ctagsMs === null ? "-" : (ctagsMs / engineWasm.ms).toFixed(2),

@@ -49,12 +49,12 @@ function languagesOf(jobs: readonly ExtractJob[]): LanguageId[] {
 export const DEFAULT_MIN_FILES_FOR_POOL = 32;
 
 /**
- * The bytes to parse that make a worker worth starting on 2 cores, when the
- * work sets how many there are ({@link defaultMinBytesPerWorker}). The
- * workers parse and this thread extracts, on the same 2 cores, and each worker
- * takes a fraction of a second to start and load its grammars: below about
- * 2 MB this thread alone finishes first (`node benchmarks/symbols.mjs` at
- * several sizes finds the break-even).
+ * The bytes to parse that make a thread worth taking on 2 cores, when the
+ * work sets how many there are ({@link defaultMinBytesPerWorker}). A pool's
+ * workers parse and this thread extracts (and parses when no tree waits), on
+ * the same 2 cores, and each worker takes a fraction of a second to start and
+ * load its grammars: below about 2 MB this thread alone finishes first
+ * (`node benchmarks/symbols.mjs` at several sizes finds the break-even).
  */
 export const DEFAULT_MIN_BYTES_PER_WORKER = 2 * 1024 * 1024;
 
@@ -148,11 +148,11 @@ function byStatOf(options: ExtractManyOptions): { dir: string; clock: { now?: ()
 /**
  * Extracts the symbols of many files, results in input order (deterministic
  * output whatever finishes first): a pool of worker threads parses them, and
- * this thread extracts from their trees as they come (see `ParseWork`; in a
- * wide pool the workers extract too, and so does the native parser, for the
- * languages it extracts itself). A worker that dies takes no more work;
- * the file it was parsing, and any no worker parsed, are done here, one by
- * one, so one bad file costs a diagnostic, not the run.
+ * this thread extracts from their trees as they come, and takes files itself
+ * while none waits (see `ParseWork` and `ExtractPool.shares`; in a wide pool
+ * the workers extract too). A worker that dies takes no more work; the file
+ * it was parsing, and any no worker parsed, are done here, one by one, so one
+ * bad file costs a diagnostic, not the run.
  */
 export async function extractMany(jobs: readonly ExtractJob[], options: ExtractManyOptions): Promise<FileSymbols[]> {
   // The cache answers first, here: a warm run starts no worker and loads no grammar.
@@ -378,8 +378,8 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
     for (let k = 0; k < todo.length && bytes < enough; k++) bytes += bytesToParse(jobs[todo[k] as number] as ExtractJob);
     workers = workersFor(bytes, options.workers, options.minBytesPerWorker);
   }
-  // The pool's workers parse, and this thread extracts from their trees as they come (see ParseWork); in a wide pool
-  // each worker extracts too (EXTRACT_IN_WORKERS_FROM).
+  // The pool's workers parse, and this thread extracts from their trees as they come and parses too while none waits
+  // (see ParseWork, ExtractPool.shares); in a wide pool each worker extracts too (EXTRACT_IN_WORKERS_FROM).
   if (todo.length === 0 || workers <= 1 || todo.length < (options.minFilesForPool ?? DEFAULT_MIN_FILES_FOR_POOL)) {
     await options.pool?.close();
     if (todo.length === 0) return results as T[];

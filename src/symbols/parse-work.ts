@@ -74,10 +74,11 @@ export interface ParseWork {
 }
 
 /**
- * The slots of a {@link ParseWork}'s control array (Int32): the next job to take, the jobs extracted, then each
- * worker's current job (-1: none), then each worker's cancel flag (set: its parse stops at once).
+ * The slots of a {@link ParseWork}'s control array (Int32): the next job to take, the jobs extracted, the messages
+ * the workers posted (counted before each is posted: the pool's thread, having read as many, has nothing waiting for
+ * it), then each worker's current job (-1: none), then each worker's cancel flag (set: its parse stops at once).
  */
-export const CONTROL = { next: 0, extracted: 1, workers: 2 } as const;
+export const CONTROL = { next: 0, extracted: 1, posted: 2, workers: 3 } as const;
 
 /** Where a slot's cancel flag is in the control array of a pool of `size` slots. */
 export function cancelIndex(size: number, slot: number): number {

@@ -26,7 +26,12 @@ const extractor: SymbolExtractor | null = data.extract
   : null;
 const parser: TreeParser | null = extractor === null ? await createTreeParser({ ...languages, kind: data.kind, parseLimits }) : null;
 const cacheText = extractor === null ? null : await import("./symbol-cache.js");
-const post = (m: ParseMessage, transfer: ArrayBuffer[] = []): void => parentPort?.postMessage(m, transfer);
+let control: Int32Array | null = null;
+const post = (m: ParseMessage, transfer: ArrayBuffer[] = []): void => {
+  // (counted before it is posted: see CONTROL.posted)
+  if (typeof m === "object" && control !== null) Atomics.add(control, CONTROL.posted, 1);
+  parentPort?.postMessage(m, transfer);
+};
 
 /** Job k: its tree for the pool's thread, or (a worker that extracts) its result. */
 function answer(work: ParseWork, k: number): void {
@@ -59,23 +64,24 @@ function answer(work: ParseWork, k: number): void {
 parentPort?.on("message", (work: ParseWork) => {
   limitsNow = parseLimitsOf({ parseLimits: data.parseLimits, deadlineAt: work.deadlineAt });
   cancel = new Int32Array(work.control, 4 * cancelIndex(work.size, work.slot), 1);
-  const control = new Int32Array(work.control);
+  const shared = new Int32Array(work.control);
+  control = shared;
   const mine = CONTROL.workers + work.slot;
   for (;;) {
     // No more than PARSE_AHEAD trees wait for the extraction (they are held in its thread's memory); once that many
     // do, the worker waits until half of them are extracted.
-    if (Atomics.load(control, CONTROL.next) - Atomics.load(control, CONTROL.extracted) >= PARSE_AHEAD) {
-      for (let extracted = Atomics.load(control, CONTROL.extracted); Atomics.load(control, CONTROL.next) - extracted > PARSE_AHEAD / 2; extracted = Atomics.load(control, CONTROL.extracted)) {
-        Atomics.wait(control, CONTROL.extracted, extracted, 50);
+    if (Atomics.load(shared, CONTROL.next) - Atomics.load(shared, CONTROL.extracted) >= PARSE_AHEAD) {
+      for (let extracted = Atomics.load(shared, CONTROL.extracted); Atomics.load(shared, CONTROL.next) - extracted > PARSE_AHEAD / 2; extracted = Atomics.load(shared, CONTROL.extracted)) {
+        Atomics.wait(shared, CONTROL.extracted, extracted, 50);
       }
     }
-    const k = Atomics.add(control, CONTROL.next, 1);
+    const k = Atomics.add(shared, CONTROL.next, 1);
     const job = work.jobs[k];
     if (job === undefined) break;
     // The job this worker is on, for the pool's thread: the one named if it dies, or stopped if it takes too long.
-    Atomics.store(control, mine, k);
+    Atomics.store(shared, mine, k);
     answer(work, k);
-    Atomics.store(control, mine, -1);
+    Atomics.store(shared, mine, -1);
   }
   post("done");
 });

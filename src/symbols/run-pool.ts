@@ -55,7 +55,8 @@ export function workerDeadlineMs(bytes: number, limits?: ParseLimits): number {
 
 /**
  * Runs `list` through the pool: each worker takes the next job through a shared counter and parses it (a wide
- * pool's worker extracts it too); this thread extracts from the trees as they come (see `ParseWork`). A worker that
+ * pool's worker extracts it too); this thread extracts from the trees as they come (see `ParseWork`), and in a pool
+ * that shares takes jobs itself whenever no tree waits. A worker that
  * died, or that spent past its deadline on one file (then stopped), is replaced by a fresh one, which goes on with
  * the jobs left; the file it was on is named in the outcome. Closes the pool.
  */
@@ -110,6 +111,27 @@ export async function runPool(pool: ExtractPool, list: readonly ExtractJob[], op
       answered[k] = 1;
       options.result(k, r);
     };
+    // The workers' messages this thread has read: as many as they posted, and it has no tree to extract.
+    let read = 0;
+    let sharing = false;
+    // A pool that shares (`ExtractPool.shares`): with no tree to extract, this thread takes the next job itself, parses
+    // and extracts it, rather than wait: at the start, while the workers load their parsers, and wherever the parse is
+    // slower than the extraction (Python's). One job at a time, then back to the event loop, through which the workers'
+    // trees come (and, at the start, their work goes).
+    const share = (): void => {
+      if (!pool.shares || extractor === null || sharing || Atomics.load(control, CONTROL.posted) !== read) return;
+      const k = Atomics.add(control, CONTROL.next, 1);
+      if (k >= list.length) return;
+      const r = extractJob(list[k] as ExtractJob, extractor, deferred, undefined, (key) => options.stored?.(k, key));
+      answered[k] = 1;
+      options.result(k, r);
+      extracted();
+      sharing = true;
+      setImmediate(() => {
+        sharing = false;
+        share();
+      });
+    };
     const run = (slot: number, first: PoolWorker): Promise<void> =>
       new Promise((resolve) => {
         let current = first;
@@ -150,12 +172,14 @@ export async function runPool(pool: ExtractPool, list: readonly ExtractJob[], op
               over = true;
               return finish();
             }
+            read++;
             if ("text" in m) {
               const job = list[m.index] as ExtractJob;
               if (m.storeAs !== null) toStore.push([m.storeAs, languageOf(job.path)?.id ?? "none", m.text]);
               if (options.text(m.index, job.path, m.text, m.storeAs)) answered[m.index] = 1;
             } else fromTree(m.index, m);
             extracted();
+            share();
           });
           w.worker.once("error", gone);
           w.worker.once("exit", gone);
@@ -178,7 +202,9 @@ export async function runPool(pool: ExtractPool, list: readonly ExtractJob[], op
           void current.worker.terminate();
         }, WATCH_EVERY_MS);
       });
-    await Promise.all(Array.from({ length: pool.size }, (_, slot) => run(slot, pool.slot(slot))));
+    const runs = Array.from({ length: pool.size }, (_, slot) => run(slot, pool.slot(slot)));
+    share();
+    await Promise.all(runs);
   } finally {
     await pool.close();
   }

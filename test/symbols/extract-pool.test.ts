@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultMinBytesPerWorker, extractMany, printedEach, startExtractPool, workersFor, type ExtractJob, type ExtractManyOptions } from "../../src/symbols/extract-pool.js";
+import { defaultMinBytesPerWorker, extractMany, printedEach, startExtractPool, workersFor, type ExtractJob, type ExtractManyOptions, type ExtractPool } from "../../src/symbols/extract-pool.js";
+import type { StartPoolOptions } from "../../src/symbols/start-extract-pool.js";
 import { SETTLED_MS } from "../../src/symbols/file-index.js";
 import { EXTRACT_IN_WORKERS_FROM } from "../../src/symbols/parse-work.js";
 import { crashingPools } from "../helpers/crashing-pool.js";
@@ -68,6 +69,19 @@ describe("extractMany (worker pool)", () => {
     expect(crashed.filter((r) => r.diagnostics.some((d) => d.code === "worker_crashed"))).toHaveLength(1);
   });
 
+  it("shares the jobs with its thread in a narrow pool: one worker fewer, and the thread takes jobs while no tree waits", async () => {
+    const [narrow, unshared, wide] = [startExtractPool({ workers: 2 }), startExtractPool({ workers: 2, share: false }), startExtractPool({ workers: 4 })];
+    expect([narrow.size, narrow.shares, unshared.size, unshared.shares, wide.size, wide.shares]).toEqual([1, true, 2, false, 4, false]);
+    await Promise.all([narrow.close(), unshared.close(), wide.close()]);
+    const here = await extractMany(jobs, { workers: 1, cacheDir: null });
+    // The worker would die on f3.ts, but loads only after 2 s: by then this thread has taken the first jobs, f3.ts among them.
+    const shared = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, startPool: crashingPools("f3.ts", { share: true, readyAfterMs: 2000 }) });
+    expect(JSON.stringify(shared)).toBe(JSON.stringify(here));
+    // Not shared, a worker takes f3.ts and dies on it.
+    const unsharedRun = await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, startPool: crashingPools("f3.ts", { readyAfterMs: 200 }) });
+    expect(unsharedRun[6]?.diagnostics.map((d) => d.code)).toEqual(["worker_crashed"]);
+  });
+
   it("answers from the cache without the pool, and sees a changed file", async () => {
     const cacheDir = path.join(dir, "cache");
     const first = await extractMany(jobs, { workers: 2, cacheDir, minFilesForPool: 1 });
@@ -84,8 +98,10 @@ describe("extractMany (worker pool)", () => {
     // A TSX text whose parse never ends, given a parse deadline far past the worker's: the worker is stuck in it.
     const stuck: ExtractJob = { path: "x.tsx", bytes: Buffer.from("<a {{b:>c:d(e f)") };
     const list = [...jobs.slice(0, 10), stuck, ...jobs.slice(10)];
+    // (a narrow pool that does not share: its thread, taking the stuck file, would be stuck itself, past the watch)
     for (const workers of [2, EXTRACT_IN_WORKERS_FROM]) {
-      const pooled = await extractMany(list, { workers, cacheDir: dir, minFilesForPool: 1, parseLimits: { deadlineMs: 600_000, maxBytes: 2 ** 34 }, workerDeadlineMs: 500 });
+      const startPool = (o: StartPoolOptions): ExtractPool => startExtractPool({ ...o, share: false });
+      const pooled = await extractMany(list, { workers, cacheDir: dir, minFilesForPool: 1, parseLimits: { deadlineMs: 600_000, maxBytes: 2 ** 34 }, workerDeadlineMs: 500, startPool });
       expect(pooled[10]?.diagnostics.map((d) => [d.code, d.message])).toEqual([["parse_timeout", "its worker was stopped past its deadline: no symbols are read from this file"]]);
       expect(JSON.stringify([...pooled.slice(0, 10), ...pooled.slice(11)])).toBe(JSON.stringify(here));
     }
