@@ -145,6 +145,18 @@ export class FlatTree implements Tree {
     return out;
   }
 
+  /** [start, end) of every named node of these types, in document order, as one flat list. */
+  rangesOfTypes(types: readonly string[]): number[] {
+    const ids = this.language.typeSet(types);
+    const { count, types: typeArray, starts, ends } = this.data;
+    const out: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const t = typeArray[i] as number;
+      if (ids[t] === 1 && this.language.isNamed(t)) out.push(starts[i] as number, ends[i] as number);
+    }
+    return out;
+  }
+
   /**
    * Indices of `index`'s children; only the named ones, or only those in one field (a field id), when asked. Counted
    * first, then put in an array of that size: the matcher asks this of most nodes it visits (a million times a pass

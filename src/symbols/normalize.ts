@@ -18,21 +18,46 @@ const indexes = new WeakMap<Tree, LexicalIndex>();
 
 /** Builds the lexical index of a tree from the captures of its language's `lexical.scm` patterns (in document order). */
 export function indexLexical(tree: Tree, source: string, captures: ReadonlyArray<{ name: string; node: SyntaxNode }>): LexicalIndex {
-  const comments: Array<[number, number]> = [];
-  const literals: Array<[number, number]> = [];
-  for (const c of captures) (c.name === "comment" ? comments : literals).push([c.node.startIndex, c.node.endIndex]);
-  const byStart = (a: [number, number], b: [number, number]): number => a[0] - b[0] || b[1] - a[1];
-  comments.sort(byStart);
-  literals.sort(byStart);
+  const comments: number[] = [];
+  const literals: number[] = [];
+  for (const c of captures) (c.name === "comment" ? comments : literals).push(c.node.startIndex, c.node.endIndex);
+  return indexLexicalRanges(tree, source, comments, literals);
+}
+
+/**
+ * Builds the lexical index of a tree from the [start, end) ranges of its comments and of its string literals (flat
+ * lists, each in document order): what {@link indexLexical} builds from the same nodes' captures.
+ */
+export function indexLexicalRanges(tree: Tree, source: string, comments: number[], literals: number[]): LexicalIndex {
+  const sortedComments = byStart(comments);
+  const sortedLiterals = byStart(literals);
   // Outermost literals only (a template string holds strings of its own).
   const strings: number[] = [];
-  for (const [s, e] of literals) {
+  for (let k = 0; k < sortedLiterals.length; k += 2) {
+    const s = sortedLiterals[k] as number;
     if (strings.length > 0 && s < (strings[strings.length - 1] as number)) continue;
-    strings.push(s, e);
+    strings.push(s, sortedLiterals[k + 1] as number);
   }
-  const index = { source, comments: comments.flat(), strings };
+  const index = { source, comments: sortedComments, strings };
   indexes.set(tree, index);
   return index;
+}
+
+/**
+ * Flat [start, end) pairs sorted by start, then the longer first (a stable sort): as they are when already in that
+ * order, which document order nearly always is (a node comes before the nodes inside it).
+ */
+function byStart(flat: number[]): number[] {
+  let sorted = true;
+  for (let k = 2; k < flat.length && sorted; k += 2) {
+    const d = (flat[k] as number) - (flat[k - 2] as number);
+    sorted = d > 0 || (d === 0 && (flat[k + 1] as number) <= (flat[k - 1] as number));
+  }
+  if (sorted) return flat;
+  const pairs: Array<[number, number]> = [];
+  for (let k = 0; k < flat.length; k += 2) pairs.push([flat[k] as number, flat[k + 1] as number]);
+  pairs.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  return pairs.flat();
 }
 
 /** The text of a parsed file, as its lexical index holds it; null for a tree without one. */

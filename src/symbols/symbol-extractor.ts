@@ -7,10 +7,10 @@ import { matchTree } from "../parse/query/match-query.js";
 import { parseQuery } from "../parse/query/parse-query.js";
 import type { QueryMatch, SyntaxNode, Tree } from "../parse/syntax.js";
 import { loadContentHasher, type ContentHasher } from "../snapshot/content-hasher.js";
-import { combinedQuery, splitMatches } from "./combined-query.js";
+import { lexicalTypes, splitMatches, symbolQuery } from "./combined-query.js";
 import { extractReferences } from "./extract-references.js";
 import type { LanguageSpec } from "./languages.js";
-import { indexLexical } from "./normalize.js";
+import { indexLexicalRanges } from "./normalize.js";
 import { extractPython } from "./python/extract-python.js";
 import { finalizeSymbols, type RawSymbol } from "./raw-symbol.js";
 import { DECLARATION_FILE, DEFAULT_MAX_FILE_BYTES, parseTimeoutDiagnostic, screen, TIMED_OUT } from "./tree-parser.js";
@@ -50,8 +50,9 @@ export interface SymbolExtractorOptions {
 
 /**
  * Loads the grammars and queries of the languages it is asked for, each once, and extracts symbols from each file's
- * flat tree (the parse layer's, `src/parse/`). A language's definitions, references and lexical queries are matched
- * as one: a query's cost is mostly its walk over the tree, so one walk instead of three halves it.
+ * flat tree (the parse layer's, `src/parse/`). A language's definitions and references queries are matched as one
+ * (a query's cost is mostly its walk over the tree, so one walk instead of two), and its lexical query's nodes are
+ * read from the tree's arrays ({@link lexicalTypes}).
  *
  * @example
  * const extractor = await createSymbolExtractor();
@@ -77,8 +78,7 @@ export async function createSymbolExtractor(options: SymbolExtractorOptions = {}
       try {
         const { tree, matches } = lang.run(text, given ?? null, limits);
         if (tree.rootNode.hasError) diagnostics.push(parseErrorDiagnostic(path, tree.rootNode));
-        const { definitions, references, lexical } = splitMatches(matches);
-        indexLexical(tree, text, lexical);
+        const { definitions, references } = splitMatches(matches);
         const raw: RawSymbol[] =
           spec.extractor === "python" ? extractPython(tree, definitions) : extractTypeScript(tree, definitions, { isDeclarationFile: DECLARATION_FILE.test(path), commonJs: spec.id === "javascript" });
         const symbols = finalizeSymbols(raw, hash);
@@ -110,12 +110,15 @@ async function loadLanguages(specs: readonly LanguageSpec[], kind: FlatParserKin
   for (const spec of specs) {
     const parser = parsers.get(spec.id);
     if (parser === undefined) continue;
-    const patterns = parseQuery(combinedQuery(spec));
+    const patterns = parseQuery(symbolQuery(spec));
+    const lexical = lexicalTypes(spec);
     const { language } = parser;
     const flatLang = flatLanguage(language.types, (id) => language.nodeTypeIsNamed(id), language.fields);
     out.set(spec.id, {
       run: (text, given, limits) => {
         const flat = new FlatTree(text, flatLang, given ?? parser.parse(text, limits));
+        // The lexical query's matches, read from the tree's arrays (see lexicalTypes), indexed before the extraction reads them.
+        indexLexicalRanges(flat, text, flat.rangesOfTypes(lexical.comment), flat.rangesOfTypes(lexical.string));
         return { tree: flat, matches: matchTree(patterns, 0, new FlatAccess(flat)) };
       },
     });
