@@ -92,6 +92,8 @@ export class FlatTree implements Tree {
   readonly #after: Int32Array;
   /** Whether each subtree holds an ERROR or a missing node; computed once, when first asked. */
   #errors: Uint8Array | null = null;
+  /** Whether no node is an ERROR or missing (null: not yet asked). */
+  #clean: boolean | null = null;
   #lineStarts: number[] | null = null;
   readonly #nodes: Array<FlatNode | undefined>;
 
@@ -194,6 +196,13 @@ export class FlatTree implements Tree {
   hasError(index: number): boolean {
     if (this.#errors === null) {
       const { count, types, flags, parents } = this.data;
+      // Most trees have no error: one look at every node says so, and no table is made for them.
+      if (this.#clean === null) {
+        let clean = true;
+        for (let i = 0; i < count && clean; i++) clean = types[i] !== ERROR_TYPE && ((flags[i] as number) & FLAG_MISSING) === 0;
+        this.#clean = clean;
+      }
+      if (this.#clean) return false;
       const errors = new Uint8Array(count);
       for (let i = count - 1; i >= 0; i--) {
         if (types[i] === ERROR_TYPE || ((flags[i] as number) & FLAG_MISSING) !== 0) errors[i] = 1;
