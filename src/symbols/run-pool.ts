@@ -43,11 +43,10 @@ export interface PoolOutcome {
 
 /**
  * V8's interrupt budget while a pool runs: about four times its default (67,584 bytecodes), so that a function runs
- * longer before V8 optimises it. Over many files the extraction's large functions otherwise were optimised before
- * they had met the rarer shapes of code (a destructuring export, a constructor's parameter properties), thrown away
- * at the first one, and compiled again: on the TypeScript corpus of benchmarks/symbols-real.mjs, TurboFan's
- * compilations took a quarter of the process's CPU, half of it compiling again. The flag is the process's and stays
- * set: a process that runs a pool has many files to read.
+ * longer before V8 optimises it. Over many files the extraction's large functions were otherwise optimised before
+ * they had met the rarer shapes of code (a destructuring export, a constructor's parameter properties, `declare
+ * global`), thrown away at the first one, and compiled again, on the cores the work runs on. The flag is the
+ * process's and stays set: a process that runs a pool has many files to read.
  */
 const POOL_INTERRUPT_BUDGET = 300_000;
 
