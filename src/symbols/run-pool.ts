@@ -105,8 +105,8 @@ export async function runPool(pool: ExtractPool, list: readonly ExtractJob[], op
     };
     const extracted = (): void => {
       // A worker waits only once the backlog is full, until it is down by half: the workers are woken from then on, not
-      // at each extraction above it (waking them at each, to find the backlog still too long, cost the whole process
-      // about 5% more CPU on Python's standard library).
+      // at each extraction above it (each such wake-up only found the backlog still too long, and cost CPU the
+      // extraction needed).
       if (Atomics.load(control, CONTROL.next) - Atomics.add(control, CONTROL.extracted, 1) - 1 <= PARSE_AHEAD / 2) Atomics.notify(control, CONTROL.extracted);
     };
     // (stored as entry texts, once the workers are gone)

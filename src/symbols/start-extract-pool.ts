@@ -24,9 +24,9 @@ export interface ExtractPool {
   readonly extract: boolean;
   /**
    * Whether the pool's thread takes jobs too (parses and extracts them) whenever it has no tree to extract: a narrow
-   * pool's does, and has one worker fewer than the threads asked for. On 2 cores, one worker and this thread took 5%
-   * less time than two workers whose trees this thread extracted (effect + rxjs and Python's standard library): the
-   * extraction, this thread's work, is the longest, and with three threads on two cores it had two thirds of one.
+   * pool's does, and has one worker fewer than the threads asked for: the extraction, this thread's work, is the
+   * longest, and with a worker for every core it would share a core with one of them; sharing the parse instead keeps
+   * every thread on a core of its own.
    */
   readonly shares: boolean;
   /** Who parses in the workers. */
