@@ -3,6 +3,7 @@
 // (`ctags -R --fields=+S --output-format=json`) run in the same run. Prints throughput ratios, peak
 // memory, the cache speed-up and the cold one-file time, each beside its target.
 // Usage: npm run bench:symbols [-- --files N --runs N]
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -106,7 +107,10 @@ const file = fs.readdirSync(path.join(corpus.tsDir, "pkg0")).map((f) => path.joi
 const cold = median(
   Array.from({ length: 7 }, () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-cold-"));
-    const ms = timeProcess(process.execPath, [path.join(here, "..", "bin", "comity.cjs"), "symbols", file], { ...process.env, COMITY_CONFIG_DIR: dir });
+    const env = { ...process.env, COMITY_CONFIG_DIR: dir };
+    const ms = timeProcess(process.execPath, [path.join(here, "..", "bin", "comity.cjs"), "symbols", file], env);
+    // A first run starts the per-user daemon of its config folder, as a user's does: stopped here, not left to idle out.
+    spawnSync(process.execPath, [path.join(here, "..", "bin", "comity.cjs"), "daemon", "stop"], { env, stdio: "ignore" });
     fs.rmSync(dir, { recursive: true, force: true });
     return ms;
   }),
