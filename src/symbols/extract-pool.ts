@@ -50,13 +50,14 @@ export const DEFAULT_MIN_FILES_FOR_POOL = 32;
 
 /**
  * The bytes to parse that make a thread worth taking on 2 cores, when the
- * work sets how many there are ({@link defaultMinBytesPerWorker}). A pool's
- * workers parse and this thread extracts (and parses when no tree waits), on
- * the same 2 cores, and each worker takes a fraction of a second to start and
- * load its grammars: below about 2 MB this thread alone finishes first
- * (`node benchmarks/symbols.mjs` at several sizes finds the break-even).
+ * work sets how many there are ({@link defaultMinBytesPerWorker}): two threads
+ * (a worker that parses, and this thread, which extracts and parses while no
+ * tree waits) from 1 MB. The worker takes a fraction of a second to start and
+ * load its grammars, which this thread spends parsing: the two finish first
+ * from about half that (`comity symbols --jobs 1` against `--jobs 2` over real
+ * files of several total sizes finds the break-even).
  */
-export const DEFAULT_MIN_BYTES_PER_WORKER = 2 * 1024 * 1024;
+export const DEFAULT_MIN_BYTES_PER_WORKER = 512 * 1024;
 
 /**
  * The bytes a worker needs to parse, when no number of workers is asked for, on a machine of `cores`:

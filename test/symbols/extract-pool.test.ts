@@ -115,7 +115,7 @@ describe("extractMany (worker pool)", () => {
     expect(workersFor(3 * 2 ** 20, 2, 2 * 2 ** 20)).toBe(1);
     expect(workersFor(0, 2, 0)).toBe(2);
     // Measured on 2 cores only: with more, a worker per core as before.
-    expect(defaultMinBytesPerWorker(2)).toBe(2 * 2 ** 20);
+    expect(defaultMinBytesPerWorker(2)).toBe(2 ** 19);
     expect(defaultMinBytesPerWorker(8)).toBe(0);
     // A worker dies on f3.ts: a worker_crashed diagnostic says the pool ran, its absence that this thread did.
     const crashed = (rs: Awaited<ReturnType<typeof extractMany>>): boolean => rs[6]?.diagnostics.some((d) => d.code === "worker_crashed") === true;

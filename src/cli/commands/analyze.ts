@@ -22,7 +22,7 @@ active (default 8): how far HEAD is from its base, the working tree hash, the
 workspace packages, the files changed against HEAD (or --since REF) with
 their symbol changes and compatibility; then one merged briefing.
 --jobs N: worker threads for symbols (default: one per core; on 2 cores, only
-for 4 MB or more to parse); --timings: each phase's duration on stderr.
+for 1 MB or more to parse); --timings: each phase's duration on stderr.
 `;
 
 /** `comity analyze`: exit 0 when something was analysed, 2 when nothing could be. */

@@ -19,7 +19,7 @@ Prints each file's symbols (TypeScript, TSX, JavaScript, Python), or with
 --diff, what changed from BEFORE to AFTER: added, removed, renamed, signature
 or body changed, each with its compatibility for callers, and the new
 references AFTER makes. Many files are read on a worker thread per core (on
-2 cores, only for 4 MB or more to parse; --jobs N to choose; 1 reads them in
+2 cores, only for 1 MB or more to parse; --jobs N to choose; 1 reads them in
 this process).
 `;
 
