@@ -20,6 +20,7 @@
  * node binding (a TSLanguage pointer). Nothing here keeps file contents.
  */
 #include <node_api.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,6 +362,102 @@ static int copy_tree(State *s, const TSTree *tree) {
   }
 }
 
+#ifndef _WIN32
+/*
+ * Languages whose every parse state is "large": the same table values, read by one index instead of a search.
+ * tree-sitter keeps most states of a grammar as lists of (value, symbols) groups that each lookup scans; the parse
+ * asks the table for every token and every reduction, and that scan was the runtime's largest single cost. A copy of
+ * the language with a dense table (state x symbol, 2 bytes each: 1.5 MB for Python, 4.3 MB for TypeScript) answers
+ * every lookup with the same value, so the parse makes the same tree (the parser reads the table through
+ * ts_language_lookup alone; only queries and the lookahead iterator, which Comity does not use, walk the groups).
+ * Made once per language and process, shared by its threads and kept for its life, at the DENSE_AFTER-th parse of
+ * it: a process that parses a file or two never pays for it.
+ */
+#define DENSE_LANGUAGES 16
+#define DENSE_AFTER 8
+#define DENSE_MAX_BYTES (32u << 20)
+typedef struct {
+  const TSLanguage *original;
+  _Atomic(const TSLanguage *) dense; /* NULL: not made (yet, or too large, or out of memory): the original is used */
+  atomic_int parses;
+} DenseLanguage;
+static DenseLanguage dense_languages[DENSE_LANGUAGES];
+static atomic_int dense_count = 0;
+static atomic_flag dense_lock = ATOMIC_FLAG_INIT;
+
+static const TSLanguage *make_dense(const TSLanguage *language) {
+  size_t states = language->state_count, symbols = language->symbol_count;
+  if (states == 0 || symbols == 0 || states * symbols * 2 > DENSE_MAX_BYTES) return NULL;
+  uint16_t *table = calloc(states * symbols, 2);
+  TSLanguage *copy = calloc(1, sizeof(TSLanguage));
+  const uint16_t **starts = malloc((UINT16_MAX + 1) * sizeof(const uint16_t *));
+  if (table == NULL || copy == NULL || starts == NULL) { free(table); free(copy); free(starts); return NULL; }
+  size_t large = language->large_state_count;
+  if (large > 0) memcpy(table, language->parse_table, large * symbols * 2);
+  for (size_t state = large; state < states; state++) {
+    const uint16_t *data = &language->small_parse_table[language->small_parse_table_map[state - large]];
+    uint16_t groups = *(data++);
+    for (unsigned g = 0; g < groups; g++) {
+      starts[g] = data;
+      data += 2 + data[1];
+    }
+    /* Groups written last to first: where two list a symbol, the first one's value stays, the one a lookup finds. */
+    uint16_t *row = &table[state * symbols];
+    for (unsigned g = groups; g-- > 0;) {
+      const uint16_t *group = starts[g];
+      for (unsigned j = 0; j < group[1]; j++) if (group[2 + j] < symbols) row[group[2 + j]] = group[0];
+    }
+  }
+  free(starts);
+  /* A grammar of an older ABI has a shorter struct: its fields up to primary_state_ids are laid out as these. */
+  memcpy(copy, language, language->abi_version >= 15 ? sizeof(TSLanguage) : offsetof(TSLanguage, name));
+  copy->parse_table = table;
+  copy->large_state_count = (uint32_t)states;
+  return copy;
+}
+
+static const TSLanguage *dense_language(const TSLanguage *language) {
+  int n = atomic_load(&dense_count);
+  DenseLanguage *entry = NULL;
+  for (int i = 0; i < n && entry == NULL; i++) if (dense_languages[i].original == language) entry = &dense_languages[i];
+  if (entry != NULL) {
+    const TSLanguage *dense = atomic_load(&entry->dense);
+    if (dense != NULL) return dense;
+    if (atomic_fetch_add(&entry->parses, 1) + 1 != DENSE_AFTER) return language;
+  }
+  while (atomic_flag_test_and_set(&dense_lock)) {
+  }
+  n = atomic_load(&dense_count);
+  entry = NULL;
+  for (int i = 0; i < n && entry == NULL; i++) if (dense_languages[i].original == language) entry = &dense_languages[i];
+  const TSLanguage *out = language;
+  if (entry == NULL && n < DENSE_LANGUAGES) {
+    dense_languages[n].original = language;
+    atomic_store(&dense_languages[n].dense, NULL);
+    atomic_store(&dense_languages[n].parses, 1);
+    atomic_store(&dense_count, n + 1);
+  } else if (entry != NULL && atomic_load(&entry->dense) != NULL) {
+    out = atomic_load(&entry->dense);
+  } else if (entry != NULL && atomic_load(&entry->parses) >= DENSE_AFTER) {
+    const TSLanguage *dense = make_dense(language);
+    if (dense != NULL) { atomic_store(&entry->dense, dense); out = dense; }
+  }
+  atomic_flag_clear(&dense_lock);
+  return out;
+}
+
+/* Whether this process has made `language`'s dense copy. */
+static bool has_dense(const TSLanguage *language) {
+  int n = atomic_load(&dense_count);
+  for (int i = 0; i < n; i++) if (dense_languages[i].original == language) return atomic_load(&dense_languages[i].dense) != NULL;
+  return false;
+}
+#else
+/* (no C11 atomics with MSVC: the languages' own tables, searched) */
+static const TSLanguage *dense_language(const TSLanguage *language) { return language; }
+static bool has_dense(const TSLanguage *language) { (void)language; return false; }
+#endif
+
 #define THROW(msg) do { napi_throw_error(env, "COMITY_NATIVE_PARSE", msg); return NULL; } while (0)
 
 static const TSLanguage *language_of(napi_env env, napi_value value) {
@@ -496,7 +593,7 @@ static napi_value parse_text(napi_env env, State *s, napi_value lang, napi_value
   }
   arena_begin(&s->arena);
   TSParser *parser = ts_parser_new();
-  if (!ts_parser_set_language(parser, language)) {
+  if (!ts_parser_set_language(parser, dense_language(language))) {
     ts_parser_delete(parser);
     arena_end(&s->arena);
     THROW("incompatible language version");
@@ -552,8 +649,8 @@ static napi_value parse(napi_env env, napi_callback_info info) {
   return parse_text(env, s, argv[0], argv[1], number_or(env, argc, argv, 2, 0), number_or(env, argc, argv, 3, 0), flag_of(env, argc, argv, 4));
 }
 
-/* language(language): { names, kinds, fields }: each symbol's name and kind (0 regular, 1 anonymous, 2 auxiliary,
- * 3 supertype), and each field's name (index 0 is null). */
+/* language(language): { names, kinds, fields, dense }: each symbol's name and kind (0 regular, 1 anonymous,
+ * 2 auxiliary, 3 supertype), each field's name (index 0 is null), and whether its parses now read a dense table. */
 static napi_value language_info(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -584,6 +681,8 @@ static napi_value language_info(napi_env env, napi_callback_info info) {
   napi_set_named_property(env, result, "names", names);
   napi_set_named_property(env, result, "kinds", kinds);
   napi_set_named_property(env, result, "fields", fieldNames);
+  napi_get_boolean(env, has_dense(language), &value);
+  napi_set_named_property(env, result, "dense", value);
   return result;
 }
 

@@ -17,8 +17,11 @@ export interface FlatParserAddon {
    * with the code `COMITY_PARSE_TIMEOUT` or `COMITY_PARSE_MEMORY`.
    */
   parse(language: unknown, text: string, deadlineMs?: number, maxBytes?: number, cancel?: Int32Array): ArrayBuffer | null;
-  /** Each symbol's name and kind (0 regular, 1 anonymous, 2 auxiliary, 3 supertype), and each field's name (0: null). */
-  language(language: unknown): { readonly names: readonly (string | null)[]; readonly kinds: readonly number[]; readonly fields: readonly (string | null)[] };
+  /**
+   * Each symbol's name and kind (0 regular, 1 anonymous, 2 auxiliary, 3 supertype), each field's name (0: null), and
+   * whether the process's parses of it now read its dense parse table (made after a few parses; not on Windows).
+   */
+  language(language: unknown): { readonly names: readonly (string | null)[]; readonly kinds: readonly number[]; readonly fields: readonly (string | null)[]; readonly dense: boolean };
   /**
    * Six numbers a path: kind (1 regular file, 0 other, -1 none), size, mtimeMs, ctimeMs, inode, device (see
    * `src/fs/stat-many.ts`); null where the system refuses the call it makes (statx in a sandbox). Not on Windows.

@@ -188,6 +188,32 @@ describe("Comity's native parser (native/flat_parse.c)", () => {
     expect(nodes).toBeGreaterThan(100_000);
   });
 
+  withNative("reads a language's dense parse table after a few parses of it, and makes the same trees", async () => {
+    const addon = loadFlatParser();
+    if (addon === null) throw new Error("skipped above when the native parser is not built");
+    const wasm = await loadWasmParsers(LANGUAGES);
+    for (const ext of Object.keys(GRAMMARS) as Ext[]) {
+      const id = LANGUAGE_OF[ext];
+      const spec = LANGUAGES.find((l) => l.id === id);
+      const w = wasm.get(id);
+      if (spec === undefined || w === undefined) throw new Error(`${id} not loaded`);
+      const native = (spec.grammar() as { language: unknown }).language;
+      const texts = sources(ext);
+      // Enough parses of the language for the process to make its dense table, whatever parsed it before.
+      for (let round = 0; round < Math.ceil(12 / texts.length) + 1; round++) {
+        for (const [i, text] of texts.entries()) {
+          const a = keepFlatTreeData(w.parse(text));
+          const packed = addon.parse(native, text);
+          if (packed === null) throw new Error(`${ext} source ${i}: no tree`);
+          const b = unpackFlatTreeData(packed.byteLength / 17, packed);
+          for (const k of ["types", "fields", "starts", "ends", "parents", "flags"] as const)
+            expect(Array.from(b[k].subarray(0, b.count)), `${ext} source ${i}, round ${round}: ${k}`).toEqual(Array.from(a[k].subarray(0, a.count)));
+        }
+      }
+      expect(addon.language(native).dense, id).toBe(process.platform !== "win32");
+    }
+  });
+
   withNative("leaves to web-tree-sitter a language whose native grammar it cannot use", async () => {
     const python = LANGUAGES.find((l) => l.id === "python");
     if (python === undefined) throw new Error("python not registered");
