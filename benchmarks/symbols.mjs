@@ -109,7 +109,9 @@ const cold = median(
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-cold-"));
     const env = { ...process.env, COMITY_CONFIG_DIR: dir };
     const ms = timeProcess(process.execPath, [path.join(here, "..", "bin", "comity.cjs"), "symbols", file], env);
-    // A first run starts the per-user daemon of its config folder, as a user's does: stopped here, not left to idle out.
+    // A first run starts the per-user daemon of its config folder, as a user's does, and leaves before it listens:
+    // stopped here once it does, not left to idle out.
+    for (const until = Date.now() + 5000; !fs.existsSync(path.join(dir, "daemon.sock")) && Date.now() < until; ) spawnSync("sleep", ["0.05"]);
     spawnSync(process.execPath, [path.join(here, "..", "bin", "comity.cjs"), "daemon", "stop"], { env, stdio: "ignore" });
     fs.rmSync(dir, { recursive: true, force: true });
     return ms;
