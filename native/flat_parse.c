@@ -416,41 +416,50 @@ static const TSLanguage *make_dense(const TSLanguage *language) {
   return copy;
 }
 
-static const TSLanguage *dense_language(const TSLanguage *language) {
+/* `language`'s entry, or NULL when it has none yet. Entries are only ever added, each before the count that shows it. */
+static DenseLanguage *dense_entry(const TSLanguage *language) {
   int n = atomic_load(&dense_count);
-  DenseLanguage *entry = NULL;
-  for (int i = 0; i < n && entry == NULL; i++) if (dense_languages[i].original == language) entry = &dense_languages[i];
-  if (entry != NULL) {
-    const TSLanguage *dense = atomic_load(&entry->dense);
-    if (dense != NULL) return dense;
-    if (atomic_fetch_add(&entry->parses, 1) + 1 != DENSE_AFTER) return language;
-  }
+  for (int i = 0; i < n; i++) if (dense_languages[i].original == language) return &dense_languages[i];
+  return NULL;
+}
+
+/* `language`'s entry, added when it has none (under the lock, so that two threads add it once); NULL when full. */
+static DenseLanguage *dense_entry_added(const TSLanguage *language) {
+  DenseLanguage *entry = dense_entry(language);
+  if (entry != NULL) return entry;
   while (atomic_flag_test_and_set(&dense_lock)) {
   }
-  n = atomic_load(&dense_count);
-  entry = NULL;
-  for (int i = 0; i < n && entry == NULL; i++) if (dense_languages[i].original == language) entry = &dense_languages[i];
-  const TSLanguage *out = language;
+  entry = dense_entry(language);
+  int n = atomic_load(&dense_count);
   if (entry == NULL && n < DENSE_LANGUAGES) {
-    dense_languages[n].original = language;
-    atomic_store(&dense_languages[n].dense, NULL);
-    atomic_store(&dense_languages[n].parses, 1);
+    entry = &dense_languages[n];
+    entry->original = language;
+    atomic_store(&entry->dense, NULL);
+    atomic_store(&entry->parses, 0);
     atomic_store(&dense_count, n + 1);
-  } else if (entry != NULL && atomic_load(&entry->dense) != NULL) {
-    out = atomic_load(&entry->dense);
-  } else if (entry != NULL && atomic_load(&entry->parses) >= DENSE_AFTER) {
-    const TSLanguage *dense = make_dense(language);
-    if (dense != NULL) { atomic_store(&entry->dense, dense); out = dense; }
   }
   atomic_flag_clear(&dense_lock);
-  return out;
+  return entry;
+}
+
+/* The language a parse of `language` is given: its dense copy once made, else itself (counting the parse). */
+static const TSLanguage *dense_language(const TSLanguage *language) {
+  DenseLanguage *entry = dense_entry_added(language);
+  if (entry == NULL) return language;
+  const TSLanguage *dense = atomic_load(&entry->dense);
+  if (dense != NULL) return dense;
+  /* One thread counts the DENSE_AFTER-th parse: that one makes the copy, the others go on with the original. */
+  if (atomic_fetch_add(&entry->parses, 1) + 1 != DENSE_AFTER) return language;
+  dense = make_dense(language);
+  if (dense == NULL) return language;
+  atomic_store(&entry->dense, dense);
+  return dense;
 }
 
 /* Whether this process has made `language`'s dense copy. */
 static bool has_dense(const TSLanguage *language) {
-  int n = atomic_load(&dense_count);
-  for (int i = 0; i < n; i++) if (dense_languages[i].original == language) return atomic_load(&dense_languages[i].dense) != NULL;
-  return false;
+  DenseLanguage *entry = dense_entry(language);
+  return entry != NULL && atomic_load(&entry->dense) != NULL;
 }
 #else
 /* (no C11 atomics with MSVC: the languages' own tables, searched) */
