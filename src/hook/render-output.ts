@@ -21,10 +21,13 @@ export interface Rendered {
   readonly deliveredQueue: boolean;
 }
 
-/** Events at which each host shows `additionalContext`. */
-function acceptsContext(host: HostId, nativeEvent: string): boolean {
-  if (host === "codex") return ["SessionStart", "UserPromptSubmit", "PostToolUse", "PreToolUse"].includes(nativeEvent);
-  return ["SessionStart", "UserPromptSubmit", "PostToolUse"].includes(nativeEvent);
+/**
+ * Events at which each host shows `additionalContext`. Claude Code (2.1.x) and Codex both take it at `PreToolUse`,
+ * placed beside the tool's result: a warning about the file an edit is about to change reaches the model with that
+ * edit's result, not one tool call later.
+ */
+function acceptsContext(_host: HostId, nativeEvent: string): boolean {
+  return ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"].includes(nativeEvent);
 }
 
 /** The first `max` characters (code points) of a text, with a marker when cut. */

@@ -228,19 +228,20 @@ describe("comity hook: rendering answers", () => {
     expect(allow.stdout).toBe("");
   });
 
-  it("queues a warning at Claude Code's PreToolUse and delivers it at the next PostToolUse; Codex gets it at once", async () => {
+  it("shows a warning at PreToolUse on Claude Code and Codex; one said at Stop waits for the next event that shows context", async () => {
+    const warning = "Session B (codex, main) edits src/config.ts since 2 min.";
     server.reply = (q) =>
-      q.body["event"] === "pre_edit"
-        ? { body: { ...ALLOW, decision: "warn", reason: "1 coordination warning", inject_context: "Session B (codex, main) edits src/config.ts since 2 min." } }
-        : { body: ALLOW };
+      q.body["event"] === "pre_edit" || q.body["event"] === "stop" ? { body: { ...ALLOW, decision: "warn", reason: "1 coordination warning", inject_context: warning } } : { body: ALLOW };
     const pre = await hook("claude_code", "PreToolUse", claude("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_use_id: "q1" }));
-    expect(pre.stdout).toBe("");
+    expect(JSON.parse(pre.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: warning } });
+    const stop = await hook("claude_code", "Stop", claude("Stop", { stop_hook_active: false, last_assistant_message: "done" }));
+    expect(stop.stdout).toBe("");
     const post = await hook(
       "claude_code",
       "PostToolUse",
       claude("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, "src/config.ts") }, tool_response: {}, tool_use_id: "q1" }),
     );
-    expect(JSON.parse(post.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "Session B (codex, main) edits src/config.ts since 2 min." } });
+    expect(JSON.parse(post.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: warning } });
     const again = await hook(
       "claude_code",
       "PostToolUse",
@@ -252,7 +253,7 @@ describe("comity hook: rendering answers", () => {
       "PreToolUse",
       codex("PreToolUse", { tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Update File: src/config.ts\n*** End Patch" }, tool_use_id: "q3" }),
     );
-    expect(JSON.parse(cx.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "Session B (codex, main) edits src/config.ts since 2 min." } });
+    expect(JSON.parse(cx.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: warning } });
   });
 
   it("injects the briefing at SessionStart, capped at 6,000 characters", async () => {
@@ -333,14 +334,16 @@ describe("comity hook: fails open", () => {
 // One session's hooks at once, and dedupe keys across turns (issue: hardening, items 2, 3 and 6).
 const claudeC = (event: string, extra: Record<string, unknown> = {}) => claude(event, { session_id: "sess-c", ...extra });
 const hookC = (event: string, payload: unknown) => hook("claude_code", event, payload);
-const warn = (text: string) => ({ body: { decision: "warn", reason: "w", inject_context: text, conflicts: [], session_id: "s", index_version: 1 } });
+// A denial's context waits for the session's next event that shows context (Claude Code shows none beside a deny).
+const denyWith = (text: string) => ({ body: { decision: "block", reason: "denied", inject_context: text, conflicts: [], session_id: "s", index_version: 1 } });
 
 describe("comity hook: one session's hooks at once", () => {
   it("keeps every queued warning and every touched file of 20 concurrent PreToolUse hooks", async () => {
-    server.reply = (req) => (req.body["event"] === "pre_edit" ? warn(`warning for ${(req.body["paths"] as string[])[0]}`) : { body: ALLOW });
+    server.reply = (req) => (req.body["event"] === "pre_edit" ? denyWith(`warning for ${(req.body["paths"] as string[])[0]}`) : { body: ALLOW });
     const files = Array.from({ length: 20 }, (_, i) => `src/f${String(i).padStart(2, "0")}.ts`);
     const results = await Promise.all(files.map((f, i) => hookC("PreToolUse", claudeC("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, f) }, tool_use_id: `t${i}` }))));
-    expect(results.map((r) => r.stdout)).toEqual(files.map(() => "")); // Claude Code reads PreToolUse context only with the result: queued
+    const denied = `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "denied" } })}\n`;
+    expect(results.map((r) => r.stdout)).toEqual(files.map(() => denied)); // the context beside each denial: queued
     expect(readHookLog(configDir)).toEqual([]);
     // The edits run (a stop sends only the files the working tree changed); the next PostToolUse delivers all 20
     // warnings, and the turn's stop sends all 20 files.
@@ -358,7 +361,7 @@ describe("comity hook: one session's hooks at once", () => {
 
   it("queues at most 6,000 characters per session, the newest warnings first", async () => {
     let n = 0;
-    server.reply = (req) => (req.body["event"] === "pre_edit" ? warn(`${String(++n).padStart(3, "0")} ${"x".repeat(996)}`) : { body: ALLOW });
+    server.reply = (req) => (req.body["event"] === "pre_edit" ? denyWith(`${String(++n).padStart(3, "0")} ${"x".repeat(996)}`) : { body: ALLOW });
     for (let i = 0; i < 9; i++) await hookC("PreToolUse", claudeC("PreToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo, `src/g${i}.ts`) }, tool_use_id: `g${i}` }));
     const state = fs.readdirSync(path.join(configDir, "sessions")).filter((f) => f.endsWith(".json"));
     expect(state).toHaveLength(1);
