@@ -1,0 +1,229 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { readHookLog } from "../helpers/hook-fixture.js";
+import { CLAUDE_BIN, comityOnPath, type HostRun, runClaude } from "../helpers/real-host.js";
+import { runBuiltCliAsync } from "../helpers/run-cli.js";
+import { type ModelStep, type ScriptedModel, type ScriptedStep, seenByModel, startScriptedModel } from "../helpers/scripted-model.js";
+
+// The real Claude Code CLI, headless, with the hooks `comity init` writes, against a scripted model on 127.0.0.1.
+// Two agents work at once in a repo and its worktree (no remote: the root commit names the repo); what each model
+// is sent is read from the requests the scripted model received.
+
+const CONFIG = [
+  "export function parseConfig(path: string): object {",
+  "  return { path };",
+  "}",
+  ...Array.from({ length: 40 }, (_, i) => `// filler ${i}`),
+  "export function other(): number {",
+  "  return 1;",
+  "}",
+  "",
+].join("\n");
+const MAIN = 'import { parseConfig } from "./config.js";\n\nexport const cfg = parseConfig("a.json");\n';
+
+let sb: Sandbox;
+let main: string;
+let wt: string;
+let env: NodeJS.ProcessEnv;
+let configDir: string;
+const models: ScriptedModel[] = [];
+
+beforeEach(() => {
+  sb = createSandbox();
+  main = initRepo(sb, "app");
+  commit(sb, main, "src/config.ts", CONFIG);
+  commit(sb, main, "src/main.ts", MAIN);
+  wt = path.join(sb.dir, "app-feature");
+  sb.git(main, "worktree", "add", "-q", "-b", "feature", wt);
+  configDir = path.join(sb.dir, "..", "comity-config");
+  const bin = comityOnPath(path.join(sb.dir, "..", "bin"));
+  // The daemon on, as a user has it (the sandbox turns it off for the rest of the suite); afterEach ends it.
+  const { COMITY_DAEMON: _off, ...rest } = sb.env;
+  env = { ...rest, PATH: `${bin}${path.delimiter}${sb.env["PATH"] ?? ""}`, COMITY_CONFIG_DIR: configDir };
+});
+
+afterEach(async () => {
+  for (const m of models.splice(0)) await m.close();
+  // The daemon the hooks started, stopped whatever state a test left it in (a SIGSTOPped one is killed).
+  const pid = daemonPid();
+  if (pid !== null) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  sb.cleanup();
+});
+
+function daemonPid(): number | null {
+  try {
+    return Number.parseInt(fs.readFileSync(path.join(configDir, "daemon.sock.pid"), "utf8"), 10) || null;
+  } catch {
+    return null;
+  }
+}
+
+/** `comity init` for Claude Code in a folder, as a user runs it (`--http`: the tool calls posted to the daemon). */
+async function init(cwd: string, ...extra: string[]): Promise<void> {
+  const r = await runBuiltCliAsync(["init", "--tool", "claude_code", ...extra], { cwd, env });
+  expect(r.status, r.stderr).toBe(0);
+}
+
+async function model(script: readonly ScriptedStep[]): Promise<ScriptedModel> {
+  const m = await startScriptedModel(script);
+  models.push(m);
+  return m;
+}
+
+const edit = (file: string, from: string, to: string): ModelStep => ({ tool: "Edit", input: { file_path: file, old_string: from, new_string: to } });
+
+/**
+ * Session A makes its edits and stays open; once they are done (A's model has received their results), session B
+ * runs its whole script; then A ends. What each model saw, and each run.
+ */
+async function pair(a: readonly ModelStep[], b: readonly ModelStep[], options: { envA?: NodeJS.ProcessEnv; envB?: NodeJS.ProcessEnv } = {}) {
+  let bDone: () => void = () => undefined;
+  const bFinished = new Promise<void>((resolve) => {
+    bDone = resolve;
+  });
+  const modelA = await model([
+    ...a,
+    async () => {
+      await bFinished;
+      return { text: "A done" };
+    },
+  ]);
+  const modelB = await model([...b, { text: "B done" }]);
+  const runA = runClaude({ cwd: main, env: { ...env, COMITY_AGENT_NAME: "alice", ...options.envA }, modelUrl: modelA.url });
+  await modelA.waitForRequests(a.length + 1);
+  let runB: HostRun;
+  try {
+    runB = await runClaude({ cwd: wt, env: { ...env, COMITY_AGENT_NAME: "bob", ...options.envB }, modelUrl: modelB.url });
+  } finally {
+    bDone();
+  }
+  const ranA = await runA;
+  expect(ranA.code, ranA.stderr).toBe(0);
+  expect(runB.code, runB.stderr).toBe(0);
+  return { a: seenByModel(modelA.requests), b: seenByModel(modelB.requests), runB };
+}
+
+const read = (file: string): string => fs.readFileSync(file, "utf8");
+const hookContext = (texts: readonly string[]): string[] => texts.filter((t) => /^(PreToolUse|PostToolUse):\w+ hook additional context:/.test(t));
+
+describe.skipIf(!fs.existsSync(CLAUDE_BIN))("the real Claude Code CLI with the hooks comity init writes", () => {
+  for (const style of ["command", "http"] as const) {
+    it(`denies the second editor of the same lines once, naming the holder, and lets its retry through (${style} hooks)`, async () => {
+      await init(main, ...(style === "http" ? ["--http"] : []));
+      await init(wt, ...(style === "http" ? ["--http"] : []));
+      const aEdit = edit(path.join(main, "src/config.ts"), "  return { path };", "  return { path, mode: 1 };");
+      const bEdit = edit(path.join(wt, "src/config.ts"), "  return { path };", "  return { path, mode: 2 };");
+      const seen = await pair([aEdit], [bEdit, bEdit]);
+      const [denied, retried] = seen.b.results;
+      expect(denied?.isError).toBe(true);
+      expect(denied?.text).toMatch(/CF-\d+ edit_conflict: `src\/config\.ts` is also being changed by Claude Code session [0-9a-f]{8} \("alice", branch `main`/);
+      expect(denied?.text).toContain("retry the same change: it will be allowed");
+      expect(retried).toEqual({ text: expect.stringContaining("has been updated successfully") as unknown as string, isError: false });
+      expect(read(path.join(wt, "src/config.ts"))).toContain("mode: 2");
+      expect(seen.a.results.every((r) => !r.isError)).toBe(true);
+      expect(readHookLog(configDir)).toEqual([]);
+    }, 120_000);
+  }
+
+  it("denies an edit of a caller of a function the other agent broke, with the change", async () => {
+    await init(main);
+    await init(wt);
+    const seen = await pair(
+      [edit(path.join(main, "src/config.ts"), "parseConfig(path: string): object {\n  return { path };", "parseConfig(path: string, strict: boolean): object {\n  return { path, strict };")],
+      [edit(path.join(wt, "src/main.ts"), 'parseConfig("a.json")', 'parseConfig("b.json")')],
+    );
+    const [denied] = seen.b.results;
+    expect(denied?.isError).toBe(true);
+    expect(denied?.text).toMatch(/CF-\d+ breaking_change/);
+    expect(denied?.text).toContain("parseConfig");
+    expect(denied?.text).toContain("PARAMETER_ADDED_REQUIRED");
+    expect(read(path.join(wt, "src/main.ts"))).toBe(MAIN);
+  }, 120_000);
+
+  it("tells an edit far from the other agent's lines as context beside its result, and does not deny it", async () => {
+    await init(main);
+    await init(wt);
+    const seen = await pair([edit(path.join(main, "src/config.ts"), "  return { path };", "  return { path, mode: 1 };")], [edit(path.join(wt, "src/config.ts"), "  return 1;", "  return 2;")]);
+    expect(seen.b.results).toEqual([{ text: expect.stringContaining("has been updated successfully") as unknown as string, isError: false }]);
+    const told = hookContext(seen.b.texts).join("\n");
+    expect(told).toMatch(/^PreToolUse:Edit hook additional context: /);
+    expect(told).toMatch(/file_overlap: `src\/config\.ts`/);
+    expect(told).toContain('"alice"');
+  }, 120_000);
+
+  it("says nothing about an edit nobody else touches", async () => {
+    await init(main);
+    const m = await model([edit(path.join(main, "src/main.ts"), 'parseConfig("a.json")', 'parseConfig("b.json")'), { text: "done" }]);
+    const run = await runClaude({ cwd: main, env, modelUrl: m.url });
+    expect(run.code, run.stderr).toBe(0);
+    const seen = seenByModel(m.requests);
+    expect(seen.results).toEqual([{ text: expect.stringContaining("has been updated successfully") as unknown as string, isError: false }]);
+    expect(hookContext(seen.texts)).toEqual([]);
+    expect(seen.texts.join("\n")).not.toMatch(/CF-\d+|Comity —/);
+    expect(readHookLog(configDir)).toEqual([]);
+  }, 120_000);
+
+  describe("fails open", () => {
+    const twoEdits = (root: string): ModelStep[] => [
+      edit(path.join(root, "src/main.ts"), 'parseConfig("a.json")', 'parseConfig("b.json")'),
+      edit(path.join(root, "src/main.ts"), 'parseConfig("b.json")', 'parseConfig("c.json")'),
+      { text: "done" },
+    ];
+    const expectEditsRan = (m: ScriptedModel, run: HostRun): void => {
+      expect(run.code, run.stderr).toBe(0);
+      expect(seenByModel(m.requests).results.map((r) => r.isError)).toEqual([false, false]);
+      expect(read(path.join(main, "src/main.ts"))).toContain('parseConfig("c.json")');
+    };
+
+    it("when Comity is not installed where the hooks run", async () => {
+      await init(main);
+      const m = await model(twoEdits(main));
+      expectEditsRan(m, await runClaude({ cwd: main, env: { ...env, PATH: sb.env["PATH"] }, modelUrl: m.url }));
+    }, 120_000);
+
+    it("when Comity fails at every event (its config folder cannot be made)", async () => {
+      await init(main);
+      const blocked = path.join(sb.dir, "not-a-folder");
+      fs.writeFileSync(blocked, "");
+      const m = await model(twoEdits(main));
+      expectEditsRan(m, await runClaude({ cwd: main, env: { ...env, COMITY_CONFIG_DIR: path.join(blocked, "comity") }, modelUrl: m.url }));
+    }, 120_000);
+
+    for (const style of ["command", "http"] as const) {
+      it(`when the daemon is stopped (SIGSTOP) in the middle of a session (${style} hooks)`, async () => {
+        await init(main, ...(style === "http" ? ["--http"] : []));
+        const started = await runBuiltCliAsync(["daemon", "start"], { cwd: main, env });
+        expect(started.status, started.stderr).toBe(0);
+        const pid = daemonPid();
+        expect(pid).not.toBeNull();
+        const steps = twoEdits(main);
+        const m = await model([
+          async () => {
+            process.kill(pid as number, "SIGSTOP");
+            return steps[0] as ModelStep;
+          },
+          ...steps.slice(1),
+        ]);
+        const run = await runClaude({ cwd: main, env, modelUrl: m.url });
+        expectEditsRan(m, run);
+        // Recorded for the closing figures (benchmarks/ measures it properly): what the stopped daemon cost.
+        console.info(`SIGSTOPped daemon, ${style} hooks: session of 2 edits in ${Math.round(run.ms)} ms`);
+      }, 120_000);
+    }
+  });
+});
+
+// Keeps the fixture honest: the hooks above ran the built CLI on this checkout, not some other comity on PATH.
+it("puts this checkout's comity first on the sessions' PATH", () => {
+  const which = execFileSync("sh", ["-c", "command -v comity-hook"], { env, encoding: "utf8" }).trim();
+  expect(fs.realpathSync(which)).toBe(fs.realpathSync(path.resolve("bin/comity-hook")));
+});
