@@ -79,6 +79,9 @@ async function main() {
     if (daemonClient !== null) {
       const failed = daemonClient.daemonFailedFor(process.env);
       if (failed !== null) failOpen(failed);
+      // The native client found the daemon's process stopped: it is ended here, and the event runs below (no daemon
+      // answers now) and starts a new one. The variable is the client's word to this process, not the daemon's.
+      if (daemonClient.daemonStoppedFor(process.env) !== null) delete process.env.COMITY_DAEMON_STOPPED;
       const through = await daemonClient.hookThroughDaemon(process.argv.slice(3), await readStdinOnce(), process.env, process.cwd());
       if ("stdout" in through) {
         process.stdout.on("error", () => process.exit(0));

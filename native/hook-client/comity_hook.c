@@ -37,6 +37,8 @@ extern char **environ;
  * 3.5 s to answer, inside the hosts' 5 s. */
 #define STDIN_LIMIT (5 * 1024 * 1024)
 #define ANSWER_MS 3500
+/* After this long without an answer, whether the daemon's process is stopped (DAEMON_STOPPED_CHECK_MS there). */
+#define STOPPED_CHECK_MS 300
 #define CONNECT_MS 200
 #define SOCKET_PATH_MAX 100
 
@@ -229,6 +231,33 @@ static void log_fail_open(const char *sock, int argc, char **argv, const char *r
   if (fd < 0) return;
   dprintf(fd, "%s.%03dZ\tfail-open\t%.100s\t%.100s\t%s\n", stamp, (int)(tv.tv_usec / 1000), tool, event, reason);
   close(fd);
+}
+
+/* Whether the daemon that wrote its pid beside `sock` is stopped (state T or t in /proc/PID/stat: SIGSTOP, a
+ * debugger), so that no wait would bring its answer. 0 where it is not, or where that cannot be told. */
+static int daemon_stopped(const char *sock) {
+  char file[PATH_MAX], text[64];
+  if (snprintf(file, sizeof file, "%s.pid", sock) >= (int)sizeof file) return 0;
+  int fd = open(file, O_RDONLY);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = 0;
+  long pid = strtol(text, NULL, 10);
+  if (pid <= 1) return 0;
+  char stat[1024];
+  snprintf(file, sizeof file, "/proc/%ld/stat", pid);
+  fd = open(file, O_RDONLY);
+  if (fd < 0) return 0;
+  n = read(fd, stat, sizeof stat - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  stat[n] = 0;
+  /* pid (comm) STATE ...: the command name may hold spaces and parentheses; the state follows the last ")". */
+  const char *close_paren = strrchr(stat, ')');
+  if (close_paren == NULL || close_paren[1] != ' ') return 0;
+  return close_paren[2] == 'T' || close_paren[2] == 't';
 }
 
 static volatile sig_atomic_t timed_out = 0;
@@ -462,7 +491,20 @@ int main(int argc, char **argv) {
   }
   buf ans = {0};
   if (failed == NULL) {
-    int r = read_all(fd, &ans, 64 * 1024 * 1024, '\n', deadline);
+    long long check = now_ms() + STOPPED_CHECK_MS;
+    int r = read_all(fd, &ans, 64 * 1024 * 1024, '\n', check < deadline ? check : deadline);
+    if (r < 0 && !timed_out && now_ms() < deadline) {
+      if (daemon_stopped(sock)) {
+        /* It would never answer: the Node entry ends it and runs the event, with time left to do so. */
+        close(fd);
+        alarm(0);
+        setenv("COMITY_DAEMON_STOPPED", "1", 1);
+        run_node(root, argc, argv, &in, 1, NULL);
+        log_fail_open(sock, argc, argv, "node could not be started");
+        return 0;
+      }
+      r = read_all(fd, &ans, 64 * 1024 * 1024, '\n', deadline);
+    }
     const char *nl = ans.len > 0 ? memchr(ans.data, '\n', ans.len) : NULL;
     if (r < 0) failed = timed_out || now_ms() >= deadline ? "no answer within 3500 ms" : "the connection failed";
     else if (nl == NULL) failed = "closed without an answer";

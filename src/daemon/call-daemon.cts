@@ -4,11 +4,16 @@ import type { DaemonAnswer, DaemonCall, DaemonMiss } from "./daemon-wire.js";
 /**
  * Sends one call to the daemon at `socket` and waits for its answer line. Never throws: a daemon that is not there,
  * slow to accept (`connectMs`), slow to answer (`answerMs`) or answering garbage is a miss, and the caller runs the
- * event itself (or, past its time, fails open).
+ * event itself (or, past its time, fails open). With `stopped`, a daemon still silent after `afterMs` whose `check`
+ * says why it never will answer is a miss at once.
  *
  * CommonJS, as the rest of the hook's thin path (`daemon-client.cts`).
  */
-function callDaemon(socket: string, call: DaemonCall, limits: { connectMs: number; answerMs: number }): Promise<DaemonAnswer | DaemonMiss> {
+function callDaemon(
+  socket: string,
+  call: DaemonCall,
+  limits: { connectMs: number; answerMs: number; stopped?: { readonly afterMs: number; readonly check: () => string | null } },
+): Promise<DaemonAnswer | DaemonMiss> {
   return new Promise((resolve) => {
     let settled = false;
     let connected = false;
@@ -26,6 +31,15 @@ function callDaemon(socket: string, call: DaemonCall, limits: { connectMs: numbe
       connected = true;
       clearTimeout(timer);
       timer = setTimeout(() => done({ miss: "failed", reason: `no answer within ${limits.answerMs} ms` }), limits.answerMs);
+      // A daemon whose process is stopped accepts connections (the kernel does) and never answers: asked once, early,
+      // so that the caller does not wait out the whole answer time for it.
+      const stopped = limits.stopped;
+      if (stopped !== undefined) {
+        setTimeout(() => {
+          const why = settled ? null : stopped.check();
+          if (why !== null) done({ miss: "stopped", reason: why });
+        }, stopped.afterMs).unref();
+      }
       // Written, not ended: the daemon answers on the same connection, then closes it.
       conn.write(`${JSON.stringify(call)}\n`);
     });

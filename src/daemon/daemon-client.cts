@@ -45,6 +45,12 @@ type ThroughDaemon = { readonly stdout: string } | { readonly runHere: string; r
  */
 const DAEMON_ANSWER_MS = 3500;
 
+/**
+ * How long a hook waits for an answer before it asks whether the daemon's process is stopped. An event answers in
+ * milliseconds; a stopped daemon would otherwise cost the whole answer time. The native client uses the same figure.
+ */
+const DAEMON_STOPPED_CHECK_MS = 300;
+
 /** The version in a package's package.json (`CLI_VERSION`, which a test keeps equal to it, is an ES module). */
 function packageVersion(root: string): string {
   try {
@@ -89,9 +95,15 @@ async function hookThroughDaemon(args: readonly string[], stdin: string, env: Re
   if (socket === null) return { runHere: "daemon off", startDaemon: false };
   const defined: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) defined[k] = v;
-  const answer = await callDaemon(socket, { kind: "hook", build: installedBuild(), args, cwd, env: defined, stdin }, { connectMs: 200, answerMs: DAEMON_ANSWER_MS });
+  const answer = await callDaemon(
+    socket,
+    { kind: "hook", build: installedBuild(), args, cwd, env: defined, stdin },
+    { connectMs: 200, answerMs: DAEMON_ANSWER_MS, stopped: { afterMs: DAEMON_STOPPED_CHECK_MS, check: () => daemonStopped(socket) } },
+  );
   if ("miss" in answer) {
     if (answer.miss === "absent") return { runHere: answer.reason, startDaemon: true };
+    // Stopped (SIGSTOP, a debugger): it would never answer. It is ended, and there is time left to run the event here.
+    if (answer.miss === "stopped") return { runHere: `${answer.reason}: ${endStuckDaemon(socket)}`, startDaemon: true };
     // It took the event and gave nothing back in time: stuck. It is ended, so that the next event starts a new one
     // instead of waiting on it too; this one has no time left to run, and fails open.
     return { failOpen: `the daemon did not answer (${answer.reason}): ${endStuckDaemon(socket)}` };
@@ -112,6 +124,33 @@ function daemonFailedFor(env: Readonly<Record<string, string | undefined>>): str
   if (reason === undefined || reason === "") return null;
   const socket = daemonSocketFor(env);
   return `the daemon did not answer (${reason}): ${socket === null ? "no socket here" : endStuckDaemon(socket)}`;
+}
+
+/**
+ * The native client (`comity-hook`) hands an event to the Node entry with `COMITY_DAEMON_STOPPED` set where the
+ * daemon's process is stopped: the entry ends it here (the rule of which process may be ended is written once, in
+ * {@link endStuckDaemon}) and runs the event itself. What it did, or null where the variable is not set.
+ */
+function daemonStoppedFor(env: Readonly<Record<string, string | undefined>>): string | null {
+  if (env["COMITY_DAEMON_STOPPED"] === undefined || env["COMITY_DAEMON_STOPPED"] === "") return null;
+  const socket = daemonSocketFor(env);
+  return `the daemon's process is stopped: ${socket === null ? "no socket here" : endStuckDaemon(socket)}`;
+}
+
+/**
+ * Why the daemon beside `socket` will never answer, where its process is stopped (state T or t in `/proc/PID/stat`:
+ * SIGSTOP, a debugger); else null, also where the platform cannot tell.
+ */
+function daemonStopped(socket: string): string | null {
+  try {
+    const pid = Number.parseInt(fs.readFileSync(pidFile(socket), "utf8"), 10);
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // pid (comm) STATE ...: the command name may hold spaces and parentheses, the state follows the last ")".
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state === "T" || state === "t" ? `the daemon's process is stopped (pid ${pid}, state ${state})` : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The variables that shape what `comity analyze` prints (its config, git's, colour), part of its question's key. */
@@ -254,6 +293,7 @@ function endStuckDaemon(socket: string): string {
 
 export = {
   DAEMON_ANSWER_MS,
+  DAEMON_STOPPED_CHECK_MS,
   DAEMON_COMMANDS,
   DAEMON_SYMBOLS_MAX_BYTES,
   commandThroughDaemon,
@@ -265,6 +305,8 @@ export = {
   daemonSocket,
   daemonFailedFor,
   daemonSocketFor,
+  daemonStopped,
+  daemonStoppedFor,
   endStuckDaemon,
   hookThroughDaemon,
   installedBuild,

@@ -32,9 +32,15 @@ export function envHeader(name: string): string {
 
 /**
  * The events `comity init --http` wires as HTTP hooks, with their timeouts (seconds): those of every tool call and
- * turn. SessionStart, UserPromptSubmit and SessionEnd stay commands: they start the daemon when it is not running.
+ * turn. SessionStart, UserPromptSubmit and SessionEnd stay commands: they start the daemon when it is not running,
+ * and replace one that is stopped.
+ *
+ * Claude Code waits out an HTTP hook's timeout when nothing answers (a daemon stopped, or its thread held), and it
+ * takes fractions of a second: so these are short, a stalled daemon costing a tool call 1.4 s at most (Pre + Post)
+ * until the next prompt's command hook replaces it. The daemon answers in milliseconds; an event that takes longer
+ * than its hook's timeout is still recorded, only its context does not reach the model.
  */
-export const HTTP_HOOK_EVENTS: Readonly<Record<string, number>> = { PreToolUse: 5, PostToolUse: 10, Stop: 10 };
+export const HTTP_HOOK_EVENTS: Readonly<Record<string, number>> = { PreToolUse: 0.6, PostToolUse: 0.8, Stop: 1 };
 
 /** The HTTP hooks of `comity init --http`, by event. */
 export function claudeHttpHooks(config: DaemonHttpConfig): Record<string, HttpHook> {

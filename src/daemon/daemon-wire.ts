@@ -121,5 +121,8 @@ export type DaemonAnswer =
   | { readonly kind: "busy" }
   | { readonly kind: "refused"; readonly reason: string };
 
-/** Why no answer came: nothing listens (`absent`), or it did not answer in time or in shape (`failed`). */
-export type DaemonMiss = { readonly miss: "absent" | "failed"; readonly reason: string };
+/**
+ * Why no answer came: nothing listens (`absent`), it did not answer in time or in shape (`failed`), or its process
+ * is stopped (`stopped`: SIGSTOP, a debugger), which no wait would end.
+ */
+export type DaemonMiss = { readonly miss: "absent" | "failed" | "stopped"; readonly reason: string };

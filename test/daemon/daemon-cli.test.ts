@@ -188,6 +188,29 @@ describe.each(CLIENTS)("%s with the daemon", (_client, run, skip) => {
     30_000,
   );
 
+  // A stopped daemon (SIGSTOP, a debugger) accepts connections and never answers: the hook asks /proc early, ends it
+  // and runs the event itself, instead of waiting out the answer time and failing open.
+  it.skipIf(skip || process.platform !== "linux")("a stopped daemon is ended early and the event answered here, not failed open", async () => {
+    const env = envFor("cfg-daemon");
+    const config = env["COMITY_CONFIG_DIR"] as string;
+    fs.mkdirSync(config, { recursive: true, mode: 0o700 });
+    const socket = path.join(config, "daemon.sock");
+    const stopped = spawn(process.execPath, ["-e", `require("net").createServer(() => {}).listen(process.argv[1]); setInterval(() => {}, 1000)`, socket, "/x/bin/comity.cjs", "daemon", "run"], {
+      stdio: "ignore",
+    });
+    for (let i = 0; i < 200 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 10));
+    fs.writeFileSync(path.join(config, "daemon.sock.pid"), `${stopped.pid}\n`);
+    const gone = new Promise((r) => stopped.once("exit", r));
+    process.kill(stopped.pid as number, "SIGSTOP");
+    const repo = initRepo(sb, "solo");
+    const input = JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" });
+    const first = await run(["--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input });
+    expect(first.status).toBe(0);
+    expect(first.stdout).toContain("## solo");
+    await gone;
+    expect(readHookLog(config)).toEqual([]);
+  });
+
   it.skipIf(skip)("COMITY_DAEMON=off: the hook never starts one", async () => {
     const env = envFor("cfg-here", false);
     const repo = initRepo(sb, "solo");
