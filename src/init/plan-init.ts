@@ -130,6 +130,8 @@ export function planInit(options: InitOptions): InitPlan {
     const changed = parsed === undefined || JSON.stringify(merged) !== JSON.stringify(parsed);
     files.push({ host, file, before, after: changed ? `${JSON.stringify(merged, null, 2)}\n` : (before ?? ""), changed });
     if (host === "codex" && changed) notes.push("Codex runs a new or changed hook only after you trust it: open /hooks in Codex and review Comity's hooks.");
+    // A Claude Code session reads its hooks when it starts: one already running goes on with the old ones.
+    if (host === "claude_code" && changed && before !== null) notes.push("Claude Code sessions already running keep the hooks they started with: restart them to use these.");
     if (host === "claude_code" && options.claudeHttp !== undefined) {
       const shared = path.join(options.user === true ? options.home : options.root, HOST_FILES.claude_code.dir, HOST_FILES.claude_code.file);
       if (shared !== file && holdsComityHooks(shared)) {

@@ -80,6 +80,8 @@ describe("comity init: Claude Code and Codex", () => {
     const r = init(root, "--tool", "claude_code");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/backup in \/\S+\/\.claude\/settings\.json\.comity-\d{8}T\d{6}Z\.bak/);
+    // A session already running read the file before: it is told to restart.
+    expect(r.stdout).toContain("Claude Code sessions already running keep the hooks they started with: restart them");
     const backups = fs.readdirSync(path.dirname(file)).filter((n) => n.endsWith(".bak"));
     expect(backups).toHaveLength(1);
     expect(fs.readFileSync(path.join(path.dirname(file), backups[0] as string), "utf8")).toBe(JSON.stringify(mine, null, 4));
@@ -94,6 +96,7 @@ describe("comity init: Claude Code and Codex", () => {
     const again = init(root, "--tool", "claude_code");
     expect(again.status).toBe(0);
     expect(again.stdout).toContain(".claude/settings.json: up to date");
+    expect(again.stdout).not.toContain("restart them");
     expect(fs.readFileSync(file, "utf8")).toBe(bytes);
     expect(fs.readdirSync(path.dirname(file)).filter((n) => n.endsWith(".bak"))).toHaveLength(1);
   });
