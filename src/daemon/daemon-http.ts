@@ -36,11 +36,11 @@ export function envHeader(name: string): string {
  * and replace one that is stopped.
  *
  * Claude Code waits out an HTTP hook's timeout when nothing answers (a daemon stopped, or its thread held), and it
- * takes fractions of a second: so these are short, a stalled daemon costing a tool call 1.4 s at most (Pre + Post)
+ * takes fractions of a second: so these are short, a stalled daemon costing a tool call 1.2 s at most (Pre + Post)
  * until the next prompt's command hook replaces it. The daemon answers in milliseconds; an event that takes longer
  * than its hook's timeout is still recorded, only its context does not reach the model.
  */
-export const HTTP_HOOK_EVENTS: Readonly<Record<string, number>> = { PreToolUse: 0.6, PostToolUse: 0.8, Stop: 1 };
+export const HTTP_HOOK_EVENTS: Readonly<Record<string, number>> = { PreToolUse: 0.5, PostToolUse: 0.7, Stop: 1 };
 
 /** The HTTP hooks of `comity init --http`, by event. */
 export function claudeHttpHooks(config: DaemonHttpConfig): Record<string, HttpHook> {

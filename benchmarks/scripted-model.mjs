@@ -1,5 +1,8 @@
+import { spawn } from "node:child_process";
 import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+
+// A scripted model for the real host CLIs, shared by their tests (test/hook/real-claude-code.test.ts) and
+// benchmarks/real-claude-code.mjs; its types are in scripted-model.d.mts.
 
 /**
  * A scripted model behind the Anthropic Messages API, on 127.0.0.1, for driving the real Claude Code CLI headless
@@ -8,45 +11,17 @@ import type { AddressInfo } from "node:net";
  * test reads exactly what the model was given: tool results, denials, hook context.
  */
 
-/** One turn of the model: call a tool, or answer with text (which ends Claude Code's loop). */
-export type ModelStep = { readonly tool: string; readonly input: Readonly<Record<string, unknown>> } | { readonly text: string };
-
-/** A step, or a function that makes it when the request arrives (to wait for another session first). */
-export type ScriptedStep = ModelStep | ((request: MessagesRequest) => Promise<ModelStep>);
-
-export interface ContentBlock {
-  readonly type: string;
-  readonly text?: string;
-  readonly content?: unknown;
-  readonly is_error?: boolean;
-  readonly tool_use_id?: string;
-  readonly id?: string;
-  readonly name?: string;
-  readonly input?: unknown;
-}
-
-export interface MessagesRequest {
-  readonly model: string;
-  readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | readonly ContentBlock[] }>;
-  readonly tools?: ReadonlyArray<{ readonly name: string }>;
-}
-
-export interface ScriptedModel {
-  readonly url: string;
-  /** The agent loop's requests, in order. */
-  readonly requests: readonly MessagesRequest[];
-  /** Resolves once this many agent-loop requests arrived. */
-  waitForRequests(count: number): Promise<void>;
-  close(): Promise<void>;
-}
-
-export async function startScriptedModel(script: readonly ScriptedStep[]): Promise<ScriptedModel> {
-  const requests: MessagesRequest[] = [];
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
+/**
+ * Starts the model. `script`: its steps, in order (a step: `{tool, input}`, `{text}`, or an async function of the
+ * request that returns one, to wait for another session first); past the last, it answers "done".
+ */
+export async function startScriptedModel(script) {
+  const requests = [];
+  const waiters = [];
   let next = 0;
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
       void (async () => {
         const url = req.url ?? "";
@@ -55,9 +30,9 @@ export async function startScriptedModel(script: readonly ScriptedStep[]): Promi
           res.end(JSON.stringify({ input_tokens: 1 }));
           return;
         }
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as MessagesRequest;
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
         const agentLoop = (body.tools ?? []).some((t) => t.name === "Edit");
-        let step: ModelStep = { text: "ok" };
+        let step = { text: "ok" };
         if (agentLoop) {
           requests.push(body);
           for (const w of waiters.filter((w) => requests.length >= w.count)) w.resolve();
@@ -65,14 +40,14 @@ export async function startScriptedModel(script: readonly ScriptedStep[]): Promi
           step = typeof s === "function" ? await s(body) : s;
         }
         stream(res, body.model, step, requests.length);
-      })().catch((error: unknown) => {
+      })().catch((error) => {
         res.writeHead(500);
         res.end(String(error));
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = server.address().port;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
@@ -91,9 +66,9 @@ export async function startScriptedModel(script: readonly ScriptedStep[]): Promi
 }
 
 /** The step as the Messages API streams it (server-sent events). */
-function stream(res: http.ServerResponse, model: string, step: ModelStep, n: number): void {
+function stream(res, model, step, n) {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const event = (type: string, data: Record<string, unknown>): void => {
+  const event = (type, data) => {
     res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   };
   event("message_start", {
@@ -113,10 +88,10 @@ function stream(res: http.ServerResponse, model: string, step: ModelStep, n: num
 }
 
 /** What the model was given in a conversation's last request: each tool's result, and every text block, in order. */
-export function seenByModel(requests: readonly MessagesRequest[]): { results: Array<{ text: string; isError: boolean }>; texts: string[] } {
+export function seenByModel(requests) {
   const last = requests.at(-1);
-  const results: Array<{ text: string; isError: boolean }> = [];
-  const texts: string[] = [];
+  const results = [];
+  const texts = [];
   for (const m of last?.messages ?? []) {
     if (typeof m.content === "string") {
       texts.push(m.content);
@@ -130,8 +105,61 @@ export function seenByModel(requests: readonly MessagesRequest[]): { results: Ar
   return { results, texts };
 }
 
-function blockText(content: unknown): string {
+function blockText(content) {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((c: { text?: unknown }) => (typeof c.text === "string" ? c.text : "")).join("");
+  if (Array.isArray(content)) return content.map((c) => (typeof c.text === "string" ? c.text : "")).join("");
   return "";
+}
+
+/**
+ * One headless Claude Code session (`claude -p`) of the CLI at `bin`, in `cwd`, its model at `modelUrl`: permissions
+ * skipped, as an agent left to work runs, and no traffic but to the model. As root, Claude Code takes
+ * `--dangerously-skip-permissions` only with `IS_SANDBOX=1`. Resolves with its exit code, output, wall time (ms), its
+ * result (the JSON it ends with) and, from its own `hook_started` and `hook_response` events, each hook's time as
+ * their lines arrived on its stream.
+ */
+export function runClaude({ bin, cwd, env, modelUrl, prompt = "Do the task." }) {
+  const sessionEnv = {
+    ...env,
+    ANTHROPIC_BASE_URL: modelUrl,
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    IS_SANDBOX: "1",
+  };
+  const args = ["-p", prompt, "--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose", "--include-hook-events"];
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(bin, args, { cwd, env: sessionEnv, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let pending = "";
+    let result = null;
+    const hooks = [];
+    const open = new Map();
+    child.stdout.on("data", (c) => {
+      const at = performance.now();
+      const text = c.toString("utf8");
+      stdout += text;
+      pending += text;
+      let nl = pending.indexOf("\n");
+      while (nl >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        nl = pending.indexOf("\n");
+        let event;
+        try {
+          event = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (event.type === "result") result = event;
+        if (event.subtype === "hook_started") open.set(event.hook_id, at);
+        if (event.subtype === "hook_response" && open.has(event.hook_id)) hooks.push({ event: event.hook_event, ms: at - open.get(event.hook_id), outcome: event.outcome });
+      }
+    });
+    child.stderr.on("data", (c) => (stderr += c.toString("utf8")));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr, ms: performance.now() - started, result, hooks }));
+  });
 }

@@ -1,0 +1,47 @@
+/** One turn of the model: call a tool, or answer with text (which ends Claude Code's loop). */
+export type ModelStep = { readonly tool: string; readonly input: Readonly<Record<string, unknown>> } | { readonly text: string };
+
+/** A step, or a function that makes it when the request arrives (to wait for another session first). */
+export type ScriptedStep = ModelStep | ((request: MessagesRequest) => Promise<ModelStep>);
+
+export interface ContentBlock {
+  readonly type: string;
+  readonly text?: string;
+  readonly content?: unknown;
+  readonly is_error?: boolean;
+  readonly tool_use_id?: string;
+}
+
+export interface MessagesRequest {
+  readonly model: string;
+  readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | readonly ContentBlock[] }>;
+  readonly tools?: ReadonlyArray<{ readonly name: string }>;
+}
+
+export interface ScriptedModel {
+  readonly url: string;
+  /** The agent loop's requests, in order. */
+  readonly requests: readonly MessagesRequest[];
+  /** Resolves once this many agent-loop requests arrived. */
+  waitForRequests(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function startScriptedModel(script: readonly ScriptedStep[]): Promise<ScriptedModel>;
+
+/** What the model was given in a conversation's last request: each tool's result, and every text block, in order. */
+export function seenByModel(requests: readonly MessagesRequest[]): { results: Array<{ text: string; isError: boolean }>; texts: string[] };
+
+export interface HostRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Wall time of the whole session, in ms. */
+  readonly ms: number;
+  /** The `result` event the session ended with (`session_id`, `is_error`, ...), or null. */
+  readonly result: { readonly session_id?: string; readonly is_error?: boolean; readonly [key: string]: unknown } | null;
+  /** Each hook Claude Code ran, with its time from its `hook_started` to its `hook_response` event (ms). */
+  readonly hooks: ReadonlyArray<{ readonly event: string; readonly ms: number; readonly outcome: string }>;
+}
+
+export function runClaude(options: { bin: string; cwd: string; env: NodeJS.ProcessEnv; modelUrl: string; prompt?: string }): Promise<HostRun>;
