@@ -138,6 +138,21 @@ describe("embedded coordination (no server)", () => {
     expect(readHookLog(configDir)).toEqual([]);
   }, 120_000);
 
+  it("does not report a file as being changed when an edit left it as it was: the next editor of it is told nothing", async () => {
+    const config = path.join(main, "src/config.ts");
+    const text = fs.readFileSync(config, "utf8");
+    // A writes the file with the bytes it already had (a Write of the same text), and its turn goes on.
+    expect((await claude("A", main, "PreToolUse", { tool_name: "Write", tool_input: { file_path: config, content: text }, tool_use_id: "a1" })).denied).toBeNull();
+    fs.writeFileSync(config, text);
+    await claude("A", main, "PostToolUse", { tool_name: "Write", tool_input: { file_path: config, content: text }, tool_response: {}, tool_use_id: "a1" });
+    await claude("A", main, "Stop", { stop_hook_active: false, last_assistant_message: "Done." });
+    // B, in the worktree, edits the same file: A changed nothing there, so nothing is said.
+    const b = await claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b1"));
+    expect(b).toEqual({ denied: null, context: null, raw: "" });
+    const st = JSON.parse((await runBuiltCliAsync(["status", "--json"], { cwd: main, env })).stdout) as { sessions: Array<{ external_id: string; files: string[] }> };
+    expect(st.sessions.find((s) => s.external_id === "A")?.files).toEqual([]);
+  });
+
   it("does not report a file as changed when the edit meant for it never ran: the next editor is not denied", async () => {
     const config = path.join(main, "src/config.ts");
     const other = path.join(main, "src/main.ts");

@@ -19,7 +19,12 @@ import { marks } from "../../store/database.js";
 /** `post_edit`: the session's files, symbols, uses and changes; who its breaking changes reach; what it now uses. */
 export async function afterEdit(c: Coordination, request: EvaluateRequest): Promise<Outcome> {
   const analyses = request.analysis ?? [];
-  const touched = uniqueSorted([...(request.paths ?? []), ...analyses.map((a) => a.path)]);
+  // A file the hook found equal to its base (no line differs: a Write of the same bytes, an edit undone) is not being
+  // changed by this session, whatever it was before: it is no longer one of its files. Its analysis still runs below,
+  // so that a change undone reads as such.
+  const unchanged = new Set((request.edits ?? []).filter((e) => Array.isArray(e.ranges) && e.ranges.length === 0).map((e) => e.path));
+  for (const p of [...unchanged].sort(compareStrings)) await c.sql.run("DELETE FROM session_files WHERE session_id = ? AND path = ?", [c.session.id, p]);
+  const touched = uniqueSorted([...(request.paths ?? []), ...analyses.map((a) => a.path)]).filter((p) => !unchanged.has(p));
   // Files changed without an intent first (a shell command nobody could predict): overlaps found now.
   const unforeseen = await holdersOf(c, touched);
   // Where each file now differs from its base (its lines, when the hook could tell): what another session's edit of
