@@ -35,6 +35,15 @@ describe("the docs", () => {
     for (const page of ["coordination", "hooks", "server", "engine", "architecture", "cli", "compatibility"]) expect(readme).toContain(`(docs/${page}.md)`);
   });
 
+  it("a README whose single lines install from a fresh clone and run the main job, and run the tests", () => {
+    const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
+    const lines = readme.split("\n").map((l) => l.replace(/\s+#.*$/, "").trim());
+    expect(lines).toContain("npm ci && npm link && comity analyze ~/work");
+    expect(lines).toContain("npm ci && npm test");
+    // The test command is the one CI runs.
+    expect(fs.readFileSync(path.join(root, ".ci/run"), "utf8")).toMatch(/^npm test$/m);
+  });
+
   it.each(pages)("every link of %s resolves inside the repo, anchors included", (page) => {
     const text = fs.readFileSync(path.join(root, page), "utf8");
     const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? "").filter((l) => !/^[a-z]+:/.test(l));
