@@ -234,16 +234,16 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
       // The retry of the same change is allowed.
       expect((await hook("codex", "PreToolUse", { ...codex("codex-b"), tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "b2" })).stdout).toBe("");
 
-      // Claude Code cannot take context before a tool runs: the news that codex-b joined waits for its PostToolUse.
+      // Claude Code reads PreToolUse context beside the tool's result: the news that codex-b joined comes with it.
       const again = await hook("claude_code", "PreToolUse", {
         ...claude("claude-a"),
         tool_name: "Edit",
         tool_input: { file_path: file("src/config.ts"), old_string: "a", new_string: "b" },
         tool_use_id: "a2",
       });
-      expect(again.stdout).toBe("");
+      expect(context(again.stdout)).toMatch(/Codex session codex-b \(".+", branch `main`, in `[^`]+`\) started editing `src\/config\.ts`/);
       const post = await hook("claude_code", "PostToolUse", { ...claude("claude-a"), tool_name: "Edit", tool_input: { file_path: file("src/config.ts") }, tool_response: {}, tool_use_id: "a2" });
-      expect(context(post.stdout)).toMatch(/Codex session codex-b \(".+", branch `main`, in `[^`]+`\) started editing `src\/config\.ts`/);
+      expect(post.stdout).not.toMatch(/Codex session codex-b/);
 
       // comity status reads the same from the server: both sessions holding the file, and the conflict, told.
       const st = await runBuiltCliAsync(["status", "--json"], { cwd: repo, env: hookEnv });
