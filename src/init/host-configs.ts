@@ -50,9 +50,10 @@ export const CURSOR_EDIT_MATCHER = "Write|Delete";
 /**
  * The hooks Comity installs for a host, with the contract's timeouts: 5 s
  * before a tool and at session start and prompt time (the CLI gives the API
- * 400 ms and 1.5 s), 10 s after a tool and at stop and session end. Codex has
- * no SessionEnd event (docs/hooks.md, Codex), so none is written for it. Cursor
- * takes flat entries under its own event names.
+ * 400 ms and 1.5 s), 10 s after a tool and at stop and session end. Codex's
+ * SessionEnd gets 3 s, the most Codex gives that event (0.171 clamps a longer
+ * one, with a warning at every start). Cursor takes flat entries under its own
+ * event names.
  */
 export function comityHooks(host: Exclude<InitHost, "omp" | "compozy">, hookCommand: string, claudeHttp: Readonly<Record<string, HttpHook>> = {}): HookTable {
   const hook = (event: string, timeout: number): CommandHook => ({ type: "command", command: `${hookCommand} --tool ${host} --event ${event}`, timeout });
@@ -104,6 +105,7 @@ export function comityHooks(host: Exclude<InitHost, "omp" | "compozy">, hookComm
     SessionStart: [{ hooks: [hook("SessionStart", 5)] }],
     UserPromptSubmit: [{ hooks: [hook("UserPromptSubmit", 5)] }],
     Stop: [{ hooks: [hook("Stop", 10)] }],
+    SessionEnd: [{ hooks: [hook("SessionEnd", 3)] }],
   };
 }
 

@@ -60,7 +60,9 @@ describe("comity init: Claude Code and Codex", () => {
     expect(claude.hooks["PostToolUse"]?.[0]?.hooks[0]?.timeout).toBe(10);
     expect(claude.hooks["SessionStart"]?.[0]).toEqual({ hooks: [{ type: "command", command: "comity hook --tool claude_code --event SessionStart", timeout: 5 }] });
     const codex = readJson(path.join(root, ".codex/hooks.json"));
-    expect(Object.keys(codex.hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]);
+    expect(Object.keys(codex.hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "SessionEnd", "SessionStart", "Stop", "UserPromptSubmit"]);
+    // Codex clamps a SessionEnd hook's timeout to 3 s (and warns at every start past it).
+    expect(codex.hooks["SessionEnd"]?.[0]?.hooks[0]).toEqual({ type: "command", command: "comity hook --tool codex --event SessionEnd", timeout: 3 });
     expect(codex.hooks["PreToolUse"]?.[0]?.matcher).toBe("apply_patch|Edit|Write|Bash");
     expect(codex.hooks["Stop"]?.[0]?.hooks[0]?.command).toBe("comity hook --tool codex --event Stop");
   });
