@@ -14,8 +14,11 @@ export interface ContentBlock {
 
 export interface MessagesRequest {
   readonly model: string;
-  readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | readonly ContentBlock[] }>;
-  readonly tools?: ReadonlyArray<{ readonly name: string }>;
+  /** The Messages API's conversation (Claude Code). */
+  readonly messages?: ReadonlyArray<{ readonly role: string; readonly content: string | readonly ContentBlock[] }>;
+  /** The Responses API's items (Codex). */
+  readonly input?: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  readonly tools?: ReadonlyArray<{ readonly name?: string }>;
 }
 
 export interface ScriptedModel {
@@ -27,7 +30,7 @@ export interface ScriptedModel {
   close(): Promise<void>;
 }
 
-export function startScriptedModel(script: readonly ScriptedStep[]): Promise<ScriptedModel>;
+export function startScriptedModel(script: readonly ScriptedStep[], options?: { api?: "messages" | "responses" }): Promise<ScriptedModel>;
 
 /** What the model was given in a conversation's last request: each tool's result, and every text block, in order. */
 export function seenByModel(requests: readonly MessagesRequest[]): { results: Array<{ text: string; isError: boolean }>; texts: string[] };
@@ -45,3 +48,5 @@ export interface HostRun {
 }
 
 export function runClaude(options: { bin: string; cwd: string; env: NodeJS.ProcessEnv; modelUrl: string; prompt?: string }): Promise<HostRun>;
+
+export function runCodex(options: { bin: string; cwd: string; env: NodeJS.ProcessEnv; modelUrl: string; codexHome: string; prompt?: string }): Promise<HostRun>;

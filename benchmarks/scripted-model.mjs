@@ -5,17 +5,17 @@ import * as http from "node:http";
 // benchmarks/real-claude-code.mjs; its types are in scripted-model.d.mts.
 
 /**
- * A scripted model behind the Anthropic Messages API, on 127.0.0.1, for driving the real Claude Code CLI headless
- * (`ANTHROPIC_BASE_URL`). The agent loop's requests (those that offer the `Edit` tool) get the script's next step;
- * Claude Code's side requests (titles, summaries) get a short text. Every agent-loop request is kept as sent, so a
- * test reads exactly what the model was given: tool results, denials, hook context.
+ * A scripted model on 127.0.0.1 for driving the real host CLIs headless: the Anthropic Messages API for Claude Code
+ * (`ANTHROPIC_BASE_URL`), or the OpenAI Responses API for Codex (a custom model provider's `base_url`). The agent
+ * loop's requests (Claude Code's that offer the `Edit` tool; every one of Codex's) get the script's next step; Claude
+ * Code's side requests (titles, summaries) get a short text. Every agent-loop request is kept as sent, so a test reads
+ * exactly what the model was given: tool results, denials, hook context.
+ *
+ * `script`: the steps, in order (a step: `{tool, input}`, `{text}`, or an async function of the request that returns
+ * one, to wait for another session first); past the last, it answers "done". For Codex, a step `{tool: "apply_patch",
+ * input: {patch}}` is its freeform apply_patch tool; any other tool is a function call with `input` as arguments.
  */
-
-/**
- * Starts the model. `script`: its steps, in order (a step: `{tool, input}`, `{text}`, or an async function of the
- * request that returns one, to wait for another session first); past the last, it answers "done".
- */
-export async function startScriptedModel(script) {
+export async function startScriptedModel(script, { api = "messages" } = {}) {
   const requests = [];
   const waiters = [];
   let next = 0;
@@ -24,14 +24,15 @@ export async function startScriptedModel(script) {
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
       void (async () => {
-        const url = req.url ?? "";
-        if (req.method !== "POST" || !url.startsWith("/v1/messages") || url.includes("count_tokens")) {
+        const url = (req.url ?? "").replace(/\?.*$/, "");
+        const served = api === "responses" ? url.endsWith("/responses") : url.startsWith("/v1/messages") && !url.includes("count_tokens");
+        if (req.method !== "POST" || !served) {
           res.writeHead(200, { "content-type": "application/json" });
           res.end(JSON.stringify({ input_tokens: 1 }));
           return;
         }
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        const agentLoop = (body.tools ?? []).some((t) => t.name === "Edit");
+        const agentLoop = api === "responses" || (body.tools ?? []).some((t) => t.name === "Edit");
         let step = { text: "ok" };
         if (agentLoop) {
           requests.push(body);
@@ -39,7 +40,7 @@ export async function startScriptedModel(script) {
           const s = script[next++] ?? { text: "done" };
           step = typeof s === "function" ? await s(body) : s;
         }
-        stream(res, body.model, step, requests.length);
+        (api === "responses" ? streamResponses : stream)(res, body.model, step, requests.length);
       })().catch((error) => {
         res.writeHead(500);
         res.end(String(error));
@@ -87,11 +88,36 @@ function stream(res, model, step, n) {
   res.end();
 }
 
+/** The step as the Responses API streams it (server-sent events), as Codex reads them. */
+function streamResponses(res, _model, step, n) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const event = (data) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+  const id = `resp_${n}`;
+  event({ type: "response.created", response: { id } });
+  let item;
+  if (!("tool" in step)) item = { type: "message", role: "assistant", id: `msg_${n}`, content: [{ type: "output_text", text: step.text }] };
+  else if (step.tool === "apply_patch") item = { type: "custom_tool_call", name: "apply_patch", input: String(step.input.patch ?? ""), call_id: `call_${n}` };
+  else item = { type: "function_call", name: step.tool, arguments: JSON.stringify(step.input), call_id: `call_${n}` };
+  event({ type: "response.output_item.done", item });
+  event({ type: "response.completed", response: { id, usage: { input_tokens: 1, input_tokens_details: null, output_tokens: 1, output_tokens_details: null, total_tokens: 2 } } });
+  res.end();
+}
+
 /** What the model was given in a conversation's last request: each tool's result, and every text block, in order. */
 export function seenByModel(requests) {
   const last = requests.at(-1);
   const results = [];
   const texts = [];
+  // The Responses API (Codex): one list of items; a tool's output carries no error flag, so what it says is read.
+  if (Array.isArray(last?.input)) {
+    for (const item of last.input) {
+      if (item.type === "custom_tool_call_output" || item.type === "function_call_output") {
+        const text = typeof item.output === "string" ? item.output : blockText(item.output?.content ?? item.output);
+        results.push({ text, isError: !/^(Exit code: 0\b|Success\.)/.test(text) });
+      } else if (item.type === "message") for (const c of item.content ?? []) if (typeof c.text === "string") texts.push(c.text);
+    }
+    return { results, texts };
+  }
   for (const m of last?.messages ?? []) {
     if (typeof m.content === "string") {
       texts.push(m.content);
@@ -161,5 +187,32 @@ export function runClaude({ bin, cwd, env, modelUrl, prompt = "Do the task." }) 
     child.stderr.on("data", (c) => (stderr += c.toString("utf8")));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr, ms: performance.now() - started, result, hooks }));
+  });
+}
+
+/**
+ * One headless Codex session (`codex exec`) of the CLI at `bin`, in `cwd`, with `codexHome` as its home, its model
+ * the scripted one at `modelUrl` (a custom provider on the Responses API; `gpt-5.5` so that Codex offers its
+ * apply_patch tool). Approvals and the sandbox are off, as an agent left to work runs, and so is the persisted hook
+ * trust (the hooks are the ones `comity init` wrote, which a person would trust in /hooks).
+ */
+export function runCodex({ bin, cwd, env, modelUrl, codexHome, prompt = "Do the task." }) {
+  const config = [
+    'model="gpt-5.5"',
+    'model_provider="comity_test"',
+    'model_providers.comity_test.name="comity-test"',
+    `model_providers.comity_test.base_url="${modelUrl}/v1"`,
+    'model_providers.comity_test.wire_api="responses"',
+  ];
+  const args = ["exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--trust", "--skip-git-repo-check", ...config.flatMap((c) => ["-c", c]), prompt];
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(bin, args, { cwd, env: { ...env, CODEX_HOME: codexHome }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c.toString("utf8")));
+    child.stderr.on("data", (c) => (stderr += c.toString("utf8")));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr, ms: performance.now() - started, result: null, hooks: [] }));
   });
 }

@@ -24,3 +24,6 @@ export function comityOnPath(dir: string): string {
 export function runClaude(options: { cwd: string; env: NodeJS.ProcessEnv; modelUrl: string; prompt?: string }): Promise<HostRun> {
   return runClaudeAt({ bin: CLAUDE_BIN, ...options });
 }
+
+/** The real Codex CLI, pinned in devDependencies (`@openai/codex`). */
+export const CODEX_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../node_modules/.bin/codex");
