@@ -132,6 +132,8 @@ export interface AnalyzeOptions extends DiscoverOptions {
    * reported as not analysed, with a `parse_timeout` diagnostic.
    */
   readonly deadlineAt?: number;
+  /** Called once before a pool of parse workers starts (the CLI tunes its process there); see `ExtractManyOptions`. */
+  readonly beforePool?: () => void;
 }
 
 /**
@@ -490,6 +492,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
       ...(started === null ? {} : { pool: started }),
       ...(sizedByWork ? { minBytesPerWorker: defaultMinBytesPerWorker(workers) } : {}),
       ...(options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt }),
+      ...(options.beforePool === undefined ? {} : { beforePool: options.beforePool }),
     });
   }
   // The old versions read from git this run, for the next run that meets them (a file changed again).

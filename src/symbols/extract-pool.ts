@@ -120,6 +120,11 @@ export interface ExtractManyOptions {
    * default. `now`: the clock it judges whether a file has settled by (Date.now unless given).
    */
   readonly fileIndex?: boolean | { readonly now: () => number };
+  /**
+   * Called once before a pool's workers start on their jobs: where the process's owner tunes it for the long run
+   * ahead (the CLI raises V8's interrupt budget there, `tuneForPools`). The library changes nothing process-wide.
+   */
+  readonly beforePool?: () => void;
 }
 
 /** A job's content hash: the file index's when the file's stat is the one recorded, else its bytes' (recorded for next time). */
@@ -391,6 +396,7 @@ async function extractManyAs<T>(jobs: readonly ExtractJob[], options: ExtractMan
   const pool =
     options.pool ??
     (options.startPool ?? startExtractPool)({ workers, languages: languagesOf(list), ...backendOf(options), ...(options.parseLimits === undefined ? {} : { parseLimits: options.parseLimits }) });
+  options.beforePool?.();
   const { leftovers, timedOut, crashed } = await runPool(pool, list, {
     cacheDir: options.cacheDir,
     printedOnly: as.printedOnly,

@@ -1,5 +1,4 @@
 import { statSync } from "node:fs";
-import { setFlagsFromString } from "node:v8";
 import type { FlatTreeData } from "../parse/flat-tree.js";
 import { defaultParseLimits, parseLimitsOf, type ParseLimits } from "../parse/parse-limits.js";
 import { languageOf } from "./languages.js";
@@ -41,15 +40,6 @@ export interface PoolOutcome {
   readonly crashed: ReadonlySet<number>;
 }
 
-/**
- * V8's interrupt budget while a pool runs: about four times its default (67,584 bytecodes), so that a function runs
- * longer before V8 optimises it. Over many files the extraction's large functions were otherwise optimised before
- * they had met the rarer shapes of code (a destructuring export, a constructor's parameter properties, `declare
- * global`), thrown away at the first one, and compiled again, on the cores the work runs on. The flag is the
- * process's and stays set: a process that runs a pool has many files to read.
- */
-const POOL_INTERRUPT_BUDGET = 300_000;
-
 /** How often the pool's thread looks at what each worker is doing. */
 const WATCH_EVERY_MS = 250;
 /** At most this many workers are replaced in one run: a pool whose workers keep dying is left to the caller's thread. */
@@ -79,7 +69,6 @@ export async function runPool(pool: ExtractPool, list: readonly ExtractJob[], op
   const crashed = new Set<number>();
   const timedOut = new Set<number>();
   let replacements = 0;
-  setFlagsFromString(`--interrupt-budget=${POOL_INTERRUPT_BUDGET}`);
   try {
     // Loaded while the workers start (their start-up is longer); workers that extract need none of it.
     const { unpackFlatTreeData } = await import("../parse/flat-tree.js");

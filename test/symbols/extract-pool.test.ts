@@ -49,6 +49,17 @@ describe("extractMany (worker pool)", () => {
     expect(here[0]?.symbols.map((s) => s.qualified_name)).toEqual(["I0", "I0.x", "f0"]);
   });
 
+  it("changes nothing process-wide itself: the caller's beforePool runs once where a pool starts, never without one", async () => {
+    let calls = 0;
+    const beforePool = () => void calls++;
+    await extractMany(jobs, { workers: 1, cacheDir: null, beforePool });
+    expect(calls).toBe(0);
+    await extractMany(jobs, { workers: 2, cacheDir: null, minFilesForPool: 1, beforePool });
+    expect(calls).toBe(1);
+    // The library itself names no V8 flag (the CLI tunes its own process: src/cli/tune-for-pools.ts).
+    for (const file of ["run-pool.ts", "extract-pool.ts", "start-extract-pool.ts"]) expect(fs.readFileSync(path.resolve("src/symbols", file), "utf8")).not.toContain("setFlagsFromString");
+  });
+
   it("gives the same results with a wide pool, whose workers extract too, and survives one of them dying", async () => {
     expect(EXTRACT_IN_WORKERS_FROM).toBe(4);
     const [narrowPool, widePool] = [startExtractPool({ workers: 3 }), startExtractPool({ workers: 4 })];

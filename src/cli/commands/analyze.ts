@@ -12,6 +12,7 @@ import type { CliIo } from "../io.js";
 import { CONFIG_LAYOUT } from "../../config/config-layout.js";
 import { nodeSyncFs } from "../../fs/sync-fs.js";
 import { readGitEntry } from "../../workspace/read-git-entry.js";
+import { tuneForPools } from "../tune-for-pools.js";
 
 export const ANALYZE_USAGE = `usage: comity analyze [DIR] [--json] [--no-symbols] [--max-repos N] [--since REF]
                       [--jobs N] [--timings] [--max-depth N] [--follow-symlinks] [--prune NAME ...]
@@ -76,6 +77,7 @@ export async function analyzeCommand(args: readonly string[], io: CliIo): Promis
     ...(values.since === undefined ? {} : { since: values.since }),
     prune: [...DEFAULT_PRUNE, ...(values.prune ?? [])],
     symbols: !values["no-symbols"],
+    beforePool: tuneForPools,
     configEnv: { env: io.env, homeDir: io.env["HOME"] ?? os.homedir() },
     symbolCacheDir: path.join(config, CONFIG_LAYOUT.symbols),
     ...(jobs === undefined ? {} : { jobs }),

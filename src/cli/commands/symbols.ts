@@ -11,6 +11,7 @@ import type { FileSymbols, SymbolRecord } from "../../symbols/types.js";
 import { chunkedWriter } from "../chunked-writer.js";
 import type { CliIo } from "../io.js";
 import { CONFIG_LAYOUT } from "../../config/config-layout.js";
+import { tuneForPools } from "../tune-for-pools.js";
 
 export const SYMBOLS_USAGE = `usage: comity symbols FILE... [--json] [--no-cache] [--jobs N]
        comity symbols --diff BEFORE AFTER [--json]
@@ -92,7 +93,13 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
   // The file index, for many files: a run over files that did not change since the last reads none of them. For a
   // few, writing a folder's index file costs more than reading them would save.
   const fileIndex = files.length >= DEFAULT_MIN_FILES_FOR_POOL;
-  const poolOptions = { workers: jobs, cacheDir: cached ? cacheDirOf(io) : null, fileIndex, ...(values.jobs === undefined ? { minBytesPerWorker: defaultMinBytesPerWorker(jobs) } : {}) };
+  const poolOptions = {
+    workers: jobs,
+    cacheDir: cached ? cacheDirOf(io) : null,
+    fileIndex,
+    beforePool: tuneForPools,
+    ...(values.jobs === undefined ? { minBytesPerWorker: defaultMinBytesPerWorker(jobs) } : {}),
+  };
   if (values.json && io.stdout.isTTY !== true) {
     // For a program: one line per file (a third of the bytes of the indented form), copied from the cache where it
     // can be, and written as it comes (in order): nothing holds the whole output.
