@@ -469,9 +469,16 @@ static bool has_dense(const TSLanguage *language) { (void)language; return false
 
 #define THROW(msg) do { napi_throw_error(env, "COMITY_NATIVE_PARSE", msg); return NULL; } while (0)
 
+/* The type tag tree-sitter's grammar packages put on their `language` external ("tree-sitter", "language" hashed
+ * with BLAKE2, in each grammar's bindings/node/binding.cc): an external without it (another addon's handle, a
+ * watch of this addon's) is never read as a grammar's tables. */
+static const napi_type_tag LANGUAGE_TYPE_TAG = {0x8AF2E5212AD58ABFULL, 0xD5006CAD83ABBA16ULL};
+
 static const TSLanguage *language_of(napi_env env, napi_value value) {
   napi_valuetype type;
   if (napi_typeof(env, value, &type) != napi_ok || type != napi_external) return NULL;
+  bool tagged = false;
+  if (napi_check_object_type_tag(env, value, &LANGUAGE_TYPE_TAG, &tagged) != napi_ok || !tagged) return NULL;
   void *ptr = NULL;
   if (napi_get_value_external(env, value, &ptr) != napi_ok) return NULL;
   return ptr;

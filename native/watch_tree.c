@@ -166,7 +166,15 @@ static void finalize(napi_env env, void *data, void *hint) {
   free(w);
 }
 
+/* The tag of a watch handle (random, this file's own): an external without it (a grammar's language, another
+ * addon's handle) is never taken for a watch. */
+static const napi_type_tag WATCH_TYPE_TAG = {0x6f2d9a41c3b85e07ULL, 0xb41e7c2a95d3f068ULL};
+
 static Watch *watch_of(napi_env env, napi_value v) {
+  napi_valuetype type;
+  if (napi_typeof(env, v, &type) != napi_ok || type != napi_external) return NULL;
+  bool tagged = false;
+  if (napi_check_object_type_tag(env, v, &WATCH_TYPE_TAG, &tagged) != napi_ok || !tagged) return NULL;
   void *data = NULL;
   if (napi_get_value_external(env, v, &data) != napi_ok) return NULL;
   return data;
@@ -199,7 +207,10 @@ static napi_value watch_open(napi_env env, napi_callback_info info) {
     close(w->fd);
     free(w);
     napi_get_null(env, &out);
+    return out;
   }
+  /* Untagged, it would not be taken back by watch_of: the external (and its finalizer, which frees w) is dropped. */
+  if (napi_type_tag_object(env, out, &WATCH_TYPE_TAG) != napi_ok) napi_get_null(env, &out);
   return out;
 }
 
