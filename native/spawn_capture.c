@@ -1,6 +1,8 @@
 /*
- * spawnCapture(file, args, env): runs a program (found on env's PATH) with stdin and stderr on /dev/null and returns
- * its stdout, or null where it could not be started or did not exit 0.
+ * spawnCapture(file, args, env, timeoutMs?): runs a program (found on env's PATH) with stdin and stderr on /dev/null
+ * and returns its stdout, or null where it could not be started, did not exit 0, or ran past `timeoutMs` (then it
+ * and every process it started, in the process group it leads, are killed: a hung git must not hold the daemon's
+ * only thread).
  *
  * Node's child_process forks: the time a fork takes grows with the memory of the process that forks, and the daemon,
  * which keeps Comity loaded, runs `git status` for a shell command's snapshots in a process several times the size
@@ -16,6 +18,8 @@
 #include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <time.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,12 +86,30 @@ static char *resolve(const char *file, char **envp) {
   }
 }
 
+static long long monotonic_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Where no timeout is given: a bound all the same. */
+#define DEFAULT_TIMEOUT_MS 60000
+
 static napi_value spawn_capture(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3], out;
+  size_t argc = 4;
+  napi_value argv[4], out;
   napi_get_null(env, &out);
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc != 3) return out;
+  if (argc != 3 && argc != 4) return out;
+  double timeout_ms = DEFAULT_TIMEOUT_MS;
+  if (argc == 4) {
+    napi_valuetype type;
+    if (napi_typeof(env, argv[3], &type) != napi_ok) return out;
+    if (type == napi_number && (napi_get_value_double(env, argv[3], &timeout_ms) != napi_ok || !(timeout_ms >= 1))) return out;
+    if (type != napi_number && type != napi_undefined) return out;
+    if (timeout_ms > 24.0 * 3600 * 1000) timeout_ms = 24.0 * 3600 * 1000;
+  }
+  long long deadline = monotonic_ms() + (long long)timeout_ms;
   char *file = string_of(env, argv[0]);
   char **args = file == NULL ? NULL : strings_of(env, argv[1], file);
   char **envp = args == NULL ? NULL : strings_of(env, argv[2], NULL);
@@ -106,7 +128,12 @@ static napi_value spawn_capture(napi_env env, napi_callback_info info) {
   if (posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) != 0 || posix_spawn_file_actions_adddup2(&actions, fds[1], 1) != 0 ||
       posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) != 0)
     goto done;
-  if (posix_spawn(&pid, exe, &actions, NULL, args, envp) != 0) {
+  /* Its own process group, so that a timeout kills what it started too (a hook git runs, an fsmonitor). */
+  posix_spawnattr_t attr;
+  if (posix_spawnattr_init(&attr) != 0) goto done;
+  int spawned = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP) == 0 && posix_spawnattr_setpgroup(&attr, 0) == 0 && posix_spawn(&pid, exe, &actions, &attr, args, envp) == 0;
+  posix_spawnattr_destroy(&attr);
+  if (!spawned) {
     pid = -1;
     goto done;
   }
@@ -120,19 +147,36 @@ static napi_value spawn_capture(napi_env env, napi_callback_info info) {
       buf = nb;
       cap = ncap;
     }
+    long long left = deadline - monotonic_ms();
+    if (left <= 0) goto done; /* past its time: killed below, with its group */
+    struct pollfd p = {fds[0], POLLIN, 0};
+    int ready = poll(&p, 1, left > 1000000 ? 1000000 : (int)left);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) goto done;
+    if (ready == 0) continue;
     ssize_t r = read(fds[0], buf + len, cap - len);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
     len += (size_t)r;
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  /* Its stdout closed: it has exited or is about to; a process that closed it and runs on is still bounded. */
+  for (;;) {
+    int status = 0;
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w < 0 && errno == EINTR) continue;
+    if (w == pid) {
+      pid = -1;
+      ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      break;
+    }
+    if (w < 0 || monotonic_ms() >= deadline) break;
+    struct timespec nap = {0, 1000000};
+    nanosleep(&nap, NULL);
   }
-  pid = -1;
-  ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 done:
   if (pid > 0) {
-    /* Reading failed (no memory): the child is not left behind. */
+    /* Past its time, or reading failed (no memory): it and its group are not left behind. */
+    kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
     }

@@ -7,6 +7,20 @@ import { parseGitConfig, type GitConfigEntry } from "./parse-git-config.js";
 export interface GitConfigEnv {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly homeDir: string;
+  /**
+   * When a git process that holds this thread (`git status` of a snapshot, `git ls-files`) must have ended (epoch
+   * ms): past it, it is killed and counts as failed. A hook sets its own budget here; without one, such a git gets
+   * {@link SYNC_GIT_BOUND_MS}. One hung git must never stall a hook or the daemon's thread for ever.
+   */
+  readonly deadlineAt?: number;
+}
+
+/** The longest a git process that holds a thread may run where the caller set no deadline. */
+export const SYNC_GIT_BOUND_MS = 60_000;
+
+/** How long a git process that holds a thread may still run, by `where`'s deadline (at least 1 ms). */
+export function syncGitTimeoutMs(where: GitConfigEnv, now: number = Date.now()): number {
+  return Math.max(1, where.deadlineAt === undefined ? SYNC_GIT_BOUND_MS : Math.min(SYNC_GIT_BOUND_MS, where.deadlineAt - now));
 }
 
 /**

@@ -34,6 +34,9 @@ export { OTHER_TIMEOUT_MS, PRE_TIMEOUT_MS } from "./coordinator.js";
  */
 export const ANALYSIS_BUDGET_MS = 3000;
 
+/** How long after the hook's start a git it waits on may still run: within the 4.8 s watchdog, with time to answer. */
+export const HOOK_GIT_BUDGET_MS = 3500;
+
 /**
  * The whole hook pipeline for one host event: parse the payload, detect the
  * host, map the event, collect and route paths, build one request per repo,
@@ -93,7 +96,9 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   const sessionId = view.sessionId ?? "unknown";
   const agentId = typeof payload["agent_id"] === "string" ? payload["agent_id"] : null;
   const stateKey = agentId === null ? sessionId : `${sessionId}:${agentId}`;
-  const configEnv: GitConfigEnv = { env: input.env, homeDir: input.env["HOME"] ?? os.homedir() };
+  // Every git this hook runs while holding its thread (a snapshot's status) ends with the hook's budget: a hung git
+  // must not outlast the watchdog, which cannot fire while the thread waits on it.
+  const configEnv: GitConfigEnv = { env: input.env, homeDir: input.env["HOME"] ?? os.homedir(), deadlineAt: startedAt + HOOK_GIT_BUDGET_MS };
   const state = readSessionState(configDir, stateKey);
   const hash = eventHash(host, nativeEvent, payload);
   const ctx: Ctx = {

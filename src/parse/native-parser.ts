@@ -37,8 +37,11 @@ export interface FlatParserAddon {
   watchAdd?(handle: unknown, root: string): number | string;
   watchChanged?(handle: unknown): number[] | null;
   watchClose?(handle: unknown): void;
-  /** A program's stdout where it exits 0, else null; started with posix_spawn (`native/spawn_capture.c`). Not on Windows. */
-  spawnCapture?(file: string, args: readonly string[], env: readonly string[]): Buffer | null;
+  /**
+   * A program's stdout where it exits 0, else null; started with posix_spawn (`native/spawn_capture.c`) in a process
+   * group of its own, which is killed past `timeoutMs` (then null too). Not on Windows.
+   */
+  spawnCapture?(file: string, args: readonly string[], env: readonly string[], timeoutMs?: number): Buffer | null;
 }
 
 /** Set to `wasm`, the engine does not use its native parser (it parses with web-tree-sitter, as when it is not built). */

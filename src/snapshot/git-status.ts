@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import type { GitConfigEnv } from "../git/load-git-config.js";
+import { type GitConfigEnv, syncGitTimeoutMs } from "../git/load-git-config.js";
 
 /** One path `git status --porcelain=v2 -z` lists: a tracked path that differs from the index, or an untracked one. */
 export type StatusRecord =
@@ -116,24 +116,30 @@ export interface GitStatusRun {
  */
 export function runGitStatus(root: string, where: GitConfigEnv, run: GitStatusRun = {}): Buffer | null {
   const { args, env } = gitStatusCommand(where, run);
+  const timeoutMs = syncGitTimeoutMs(where);
   if (nativeSpawn !== null)
     return nativeSpawn(
       "git",
       ["-C", root, ...args],
       Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      timeoutMs,
     );
-  const r = spawnSync("git", args, { cwd: root, env, maxBuffer: 1024 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] });
+  const r = spawnSync("git", args, { cwd: root, env, maxBuffer: 1024 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"], timeout: timeoutMs, killSignal: "SIGKILL" });
   return r.status === 0 && r.stdout !== null ? r.stdout : null;
 }
 
-/** How `runGitStatus` starts git where not with Node (the daemon's: the native addon's posix_spawn). */
-let nativeSpawn: ((file: string, args: readonly string[], env: readonly string[]) => Buffer | null) | null = null;
+/**
+ * How `runGitStatus` starts git where not with Node (the daemon's: the native addon's posix_spawn), killing it past
+ * `timeoutMs`.
+ */
+type NativeSpawn = (file: string, args: readonly string[], env: readonly string[], timeoutMs: number) => Buffer | null;
+let nativeSpawn: NativeSpawn | null = null;
 
 /**
  * Starts git with `spawn` from now on in this process: the daemon's, whose size makes each of Node's forks slower
  * (`native/spawn_capture.c`). Null: with Node again.
  */
-export function useNativeSpawn(spawn: ((file: string, args: readonly string[], env: readonly string[]) => Buffer | null) | null): void {
+export function useNativeSpawn(spawn: NativeSpawn | null): void {
   nativeSpawn = spawn;
 }
 
@@ -168,6 +174,8 @@ export function listAttributed(root: string, where: GitConfigEnv, pathspecs: rea
     env,
     maxBuffer: 1024 * 1024 * 1024,
     stdio: ["ignore", "pipe", "ignore"],
+    timeout: syncGitTimeoutMs(where),
+    killSignal: "SIGKILL",
   });
   if (r.status !== 0 || r.stdout === null) return null;
   const out: Array<{ path: string; mode: number; oid: string }> = [];
