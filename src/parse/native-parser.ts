@@ -54,6 +54,12 @@ export const FLAT_PARSER_ENV = "COMITY_FLAT_PARSER";
  */
 export const ADDON_PATHS = ["../../native/build/Release/comity_flat_parse.node", `../../native/prebuilds/${process.platform}-${process.arch}/comity_flat_parse.node`] as const;
 
+/**
+ * An absolute path to a build of the native addon to load instead of the two above: the sanitizer build that
+ * `scripts/native-sanitizers.mjs` makes and runs the native tests with (it needs its runtime preloaded).
+ */
+export const NATIVE_ADDON_ENV = "COMITY_NATIVE_ADDON";
+
 let loaded: FlatParserAddon | null | undefined;
 
 /** The native parser of this thread, or null when it is not built, does not load, or `COMITY_FLAT_PARSER=wasm`. */
@@ -67,7 +73,8 @@ export function loadFlatParser(): FlatParserAddon | null {
 export function openFlatParser(): { addon: FlatParserAddon; problem: null; origin: "source" | "prebuilt" } | { addon: null; problem: string } {
   const require = createRequire(import.meta.url);
   const problems: string[] = [];
-  for (const [i, file] of ADDON_PATHS.entries()) {
+  const given = process.env[NATIVE_ADDON_ENV];
+  for (const [i, file] of (given !== undefined && given !== "" ? [given] : ADDON_PATHS).entries()) {
     try {
       const addon = require(file) as Partial<FlatParserAddon>;
       if (typeof addon.parse === "function" && typeof addon.language === "function") return { addon: addon as FlatParserAddon, problem: null, origin: i === 0 ? "source" : "prebuilt" };

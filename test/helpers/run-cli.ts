@@ -5,8 +5,11 @@ import { fileURLToPath } from "node:url";
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/comity.cjs");
 
-/** The package's `comity-hook` as its install script made it (`scripts/install-hook-client.mjs`). */
-export const HOOK_CLIENT = path.resolve(path.dirname(BIN), "comity-hook");
+/**
+ * The package's `comity-hook` as its install script made it (`scripts/install-hook-client.mjs`), or the build
+ * `COMITY_TEST_HOOK_CLIENT` names (the sanitizer build `scripts/native-sanitizers.mjs` runs the client's tests with).
+ */
+export const HOOK_CLIENT = process.env["COMITY_TEST_HOOK_CLIENT"] || path.resolve(path.dirname(BIN), "comity-hook");
 
 /**
  * Why `comity-hook` is not the native client (it is missing, or the Node script written where no compiler was), or
