@@ -17,6 +17,9 @@ export const HOOK_CONFIG_FILES: Readonly<Record<InitHost, { readonly dir: string
   omp: { dir: ".omp/extensions", file: "comity.ts", binary: "omp" },
 };
 
+/** Where Copilot CLI reads a user's own hook files (relative to the home folder), beside the repo's `.github/hooks/`. */
+export const COPILOT_USER_HOOKS = ".copilot/hooks";
+
 /**
  * Claude Code's settings file for `comity init --http`: the user's own (Claude Code keeps it out of git), since its
  * hooks carry the daemon's port and secret, which are this user's alone.

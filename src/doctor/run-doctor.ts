@@ -123,7 +123,10 @@ function hostCheck(host: InitHost, root: string, home: string, claudeHttp: Reado
   // Claude Code also reads the user's own .claude/settings.local.json, where `comity init --http` writes.
   const places =
     host === "copilot"
-      ? [{ user: false, local: false }]
+      ? [
+          { user: false, local: false },
+          { user: true, local: false },
+        ]
       : host === "claude_code"
         ? [
             { user: false, local: false },

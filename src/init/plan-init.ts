@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
-import { CLAUDE_HTTP_SETTINGS, HOOK_CONFIG_FILES } from "../config/hook-config-files.js";
+import { CLAUDE_HTTP_SETTINGS, COPILOT_USER_HOOKS, HOOK_CONFIG_FILES } from "../config/hook-config-files.js";
 import { comityHooks, hookCommandOf, hookEntries, INIT_HOSTS, isComityHookEntry, type HttpHook, type InitHost } from "./host-configs.js";
 import { mergeHooks } from "./merge-hooks.js";
 import { ompExtensionSource } from "./omp-extension.js";
@@ -60,6 +60,8 @@ const HOST_FILES = HOOK_CONFIG_FILES;
  */
 export function hostConfigFile(host: InitHost, options: Pick<InitOptions, "root" | "home" | "user"> & { readonly local?: boolean }): string {
   const h = HOST_FILES[host];
+  // Copilot CLI's user-level hooks are the JSON files of ~/.copilot/hooks/ (its repo-level ones, .github/hooks/).
+  if (host === "copilot" && options.user === true) return path.join(options.home, COPILOT_USER_HOOKS, h.file);
   const file = host === "claude_code" && options.local === true && options.user !== true ? CLAUDE_HTTP_SETTINGS : h.file;
   return path.join(options.user === true ? options.home : options.root, h.dir, file);
 }
@@ -78,10 +80,6 @@ export function planInit(options: InitOptions): InitPlan {
   const diagnostics: Diagnostic[] = [];
   const notes: string[] = [];
   for (const host of hosts) {
-    if (host === "copilot" && options.user === true) {
-      notes.push("Copilot CLI reads hooks from the repository (.github/hooks/*.json) only: run comity init --tool copilot without --user in each repo.");
-      continue;
-    }
     if (host === "omp" && options.user === true) {
       notes.push("Comity's omp extension is installed per project (.omp/extensions/): run comity init --tool omp without --user in each project.");
       continue;

@@ -164,7 +164,20 @@ describe("comity init: Claude Code and Codex", () => {
     const bytes = fs.readFileSync(file, "utf8");
     expect(init(root, "--tool", "copilot").stdout).toContain("up to date");
     expect(fs.readFileSync(file, "utf8")).toBe(bytes);
-    expect(init(root, "--tool", "copilot", "--user").stdout).toContain("Copilot CLI reads hooks from the repository");
+    const doctor = runBuiltCli(["doctor", "--json"], { cwd: root, env: { ...env(), COMITY_API_URL: "" } });
+    expect((JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string }> }).checks.find((c) => c.id === "hooks.copilot")?.status).toBe("ok");
+  });
+
+  it("Copilot CLI with --user: a file of Comity's own in ~/.copilot/hooks, which doctor counts in any repo", () => {
+    const root = initRepo(sb, "proj");
+    const r = init(root, "--tool", "copilot", "--user");
+    expect(r.status).toBe(0);
+    const file = path.join(home, ".copilot/hooks/comity.json");
+    expect(r.stdout).toContain(`${file}: hooks written (new file)`);
+    const doc = JSON.parse(fs.readFileSync(file, "utf8")) as { version: number; hooks: Record<string, unknown[]> };
+    expect(doc.version).toBe(1);
+    expect(doc.hooks["preToolUse"]).toEqual([{ type: "command", bash: "comity hook --tool copilot --event preToolUse", powershell: "comity hook --tool copilot --event preToolUse", timeoutSec: 5 }]);
+    expect(fs.existsSync(path.join(root, ".github/hooks/comity.json"))).toBe(false);
     const doctor = runBuiltCli(["doctor", "--json"], { cwd: root, env: { ...env(), COMITY_API_URL: "" } });
     expect((JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string }> }).checks.find((c) => c.id === "hooks.copilot")?.status).toBe("ok");
   });
