@@ -81,9 +81,8 @@ describe("comity omp extension", () => {
     const h = await loadExtension(`${process.execPath} ${BIN}`);
     for (const [, handler] of h) await expect(Promise.resolve(handler(null, null))).resolves.not.toThrow();
     server.reply = () => ({ body: { ...ALLOW, decision: "block", reason: "late" }, delayMs: 3000 });
-    const started = Date.now();
     const late = await h.get("tool_call")?.({ toolName: "edit", toolCallId: "tc9", input: { path: path.join(repo, "src/config.ts") } }, ctx());
+    // The API would have blocked, 3 s later: allowed means the budget decided.
     expect(late).toBeUndefined();
-    expect(Date.now() - started).toBeLessThan(2000); // the budget, not the API, decides
   });
 });
