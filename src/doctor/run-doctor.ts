@@ -43,6 +43,8 @@ export interface DoctorOptions {
   /** HTTP, injected (tests, no network): GET of a URL with an optional token. */
   readonly get: (url: URL, token: string | undefined) => Promise<HttpAnswer>;
   readonly now?: () => Date;
+  /** Claude Code's managed settings file (default: the platform's, `claudeManagedSettingsPath`). */
+  readonly claudeManagedSettings?: string;
 }
 
 /**
@@ -63,6 +65,15 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const httpConfig = readDaemonHttpConfig(options.configDir);
   const claudeHttp = httpConfig === null ? null : claudeHttpHooks(httpConfig);
   for (const host of INIT_HOSTS) checks.push(under.length === 0 ? hostCheck(host, root, options.home, claudeHttp) : folderHostCheck(host, root, under, options.home, claudeHttp));
+  // What Claude Code's own settings (an administrator's managed ones among them) let those hooks do.
+  const { claudeManagedSettingsPath, claudePolicyCheck } = await import("./claude-policy.js");
+  const settings = (file: string) => ({ file, doc: readJson(file) });
+  const policy = claudePolicyCheck(settings(options.claudeManagedSettings ?? claudeManagedSettingsPath()), [
+    settings(path.join(options.home, ".claude", "settings.json")),
+    settings(path.join(root, ".claude", "settings.json")),
+    settings(path.join(root, ".claude", "settings.local.json")),
+  ]);
+  if (policy !== null) checks.push(policy);
   const { coordinationMode } = await import("../config/coordination-mode.js");
   const mode = coordinationMode(options.env, options.configDir);
   checks.push(configDirCheck(options.configDir));
@@ -514,4 +525,13 @@ function hookLogCheck(dir: string, now: Date): DoctorCheck {
   const rest = ranked.slice(4);
   if (rest.length > 0) shown.push(`${rest.reduce((a, [, r]) => a + r.n, 0)}x for ${rest.length} other reason${rest.length === 1 ? "" : "s"}`);
   return { id: "hook_log", status: "warn", title: "hook.log", detail: `${total} fail-open in the last 24 hours (${shown.join("; ")}); last: ${last}` };
+}
+
+/** A JSON file's document, or null where it is absent, unreadable or not JSON. */
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8")) as unknown;
+  } catch {
+    return null;
+  }
 }

@@ -1,0 +1,84 @@
+import * as path from "node:path";
+import { HTTP_HOOK_ENV } from "../daemon/daemon-http.js";
+import { hookEntries, isComityHookEntry } from "../init/host-configs.js";
+import type { DoctorCheck } from "./run-doctor.js";
+
+/** Where Claude Code reads its machine's managed settings (set by an administrator), by platform. */
+export function claudeManagedSettingsPath(platform: NodeJS.Platform = process.platform): string {
+  if (platform === "darwin") return "/Library/Application Support/ClaudeCode/managed-settings.json";
+  if (platform === "win32") return "C:\\Program Files\\ClaudeCode\\managed-settings.json";
+  return "/etc/claude-code/managed-settings.json";
+}
+
+/** One Claude Code settings file as read: its path and parsed document (null where absent or not JSON). */
+export interface ClaudeSettingsFile {
+  readonly file: string;
+  readonly doc: unknown;
+}
+
+/**
+ * Whether Claude Code lets Comity's hooks run as written, from its settings (pure): hooks switched off
+ * (`disableAllHooks`, in any file), only the administrator's own hooks run (`allowManagedHooksOnly`, managed),
+ * Comity's http hooks dropped (their URL outside `allowedHttpHookUrls`) or sent with blanked headers (variables
+ * outside `httpHookAllowedEnvVars`). Null where Claude Code's settings say nothing of these.
+ */
+export function claudePolicyCheck(managed: ClaudeSettingsFile, others: readonly ClaudeSettingsFile[]): DoctorCheck | null {
+  const title = "Claude Code's settings allow Comity's hooks";
+  const id = "hooks.claude_code.policy";
+  const field = (doc: unknown, key: string): unknown => (doc !== null && typeof doc === "object" && !Array.isArray(doc) ? (doc as Record<string, unknown>)[key] : undefined);
+  for (const f of [managed, ...others]) {
+    if (field(f.doc, "disableAllHooks") === true) return { id, status: "fail", title, detail: `disableAllHooks is set in ${f.file}: Claude Code runs no hook, Comity's included` };
+  }
+  if (field(managed.doc, "allowManagedHooksOnly") === true) {
+    return {
+      id,
+      status: "fail",
+      title,
+      detail: `allowManagedHooksOnly is set in ${managed.file}: Claude Code runs only the administrator's hooks, so the ones comity init wrote are skipped; ask for Comity's hooks in the managed settings`,
+    };
+  }
+  const httpUrls = others.flatMap((f) =>
+    hookEntries(f.doc)
+      .filter((e) => isComityHookEntry(e) && (e as { type?: unknown }).type === "http")
+      .map((e) => ({ file: f.file, url: String((e as { url: unknown }).url) })),
+  );
+  if (httpUrls.length === 0) return null;
+  const allowed = field(managed.doc, "allowedHttpHookUrls");
+  if (Array.isArray(allowed)) {
+    const blocked = httpUrls.filter((h) => !allowed.some((p) => typeof p === "string" && urlMatches(p, h.url)));
+    if (blocked.length > 0) {
+      const first = blocked[0] as { file: string; url: string };
+      return {
+        id,
+        status: "fail",
+        title,
+        detail: `${first.url} (in ${first.file}) matches no pattern of allowedHttpHookUrls in ${managed.file}: Claude Code drops Comity's http hooks; ask for http://127.0.0.1:* there, or use command hooks (comity init without --http)`,
+      };
+    }
+  }
+  const envAllowed = field(managed.doc, "httpHookAllowedEnvVars");
+  if (Array.isArray(envAllowed)) {
+    const blanked = HTTP_HOOK_ENV.filter((name) => !envAllowed.includes(name));
+    const matters = blanked.filter((name) => name === "COMITY_API_URL" || name === "COMITY_TOKEN" || name === "COMITY_AGENT_NAME");
+    if (matters.length > 0) {
+      return {
+        id,
+        status: "warn",
+        title,
+        detail: `httpHookAllowedEnvVars in ${managed.file} leaves out ${matters.join(", ")}: Claude Code sends them blank in Comity's http hooks (the daemon then uses its own login and this machine's name)`,
+      };
+    }
+  }
+  return { id, status: "ok", title, detail: `Comity's http hooks are allowed by ${path.basename(managed.file)}` };
+}
+
+/** Whether a URL matches an `allowedHttpHookUrls` pattern: `*` stands for any run of characters, the rest is literal. */
+export function urlMatches(pattern: string, url: string): boolean {
+  const re = new RegExp(
+    `^${pattern
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, "\\$&"))
+      .join(".*")}$`,
+  );
+  return re.test(url);
+}
