@@ -1,7 +1,14 @@
 import * as path from "node:path";
 import { HTTP_HOOK_ENV } from "../daemon/daemon-http.js";
 import { hookEntries, isComityHookEntry } from "../init/host-configs.js";
-import type { DoctorCheck } from "./run-doctor.js";
+
+/** A line of the doctor's report, as `run-doctor.ts`'s DoctorCheck (not imported: run-doctor imports this module). */
+interface DoctorCheck {
+  readonly id: string;
+  readonly status: "ok" | "warn" | "fail" | "skip";
+  readonly title: string;
+  readonly detail: string;
+}
 
 /** Where Claude Code reads its machine's managed settings (set by an administrator), by platform. */
 export function claudeManagedSettingsPath(platform: NodeJS.Platform = process.platform): string {
