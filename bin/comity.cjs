@@ -34,6 +34,15 @@ function failOpen(reason) {
 }
 
 if (hook) {
+  // The host's terminal, for the label other agents see (src/hook/host-terminal.cts); the native client sets it too.
+  if (process.env.COMITY_HOST_TTY === undefined) {
+    try {
+      const tty = require("../dist/hook/host-terminal.cjs").hostTerminal(process.ppid);
+      if (tty !== null) process.env.COMITY_HOST_TTY = tty;
+    } catch {
+      // an install without it: the label is the host name alone
+    }
+  }
   const why = (error) => `internal error: ${error instanceof Error ? error.message : String(error)}`;
   process.on("uncaughtException", (error) => failOpen(why(error)));
   process.on("unhandledRejection", (error) => failOpen(why(error)));

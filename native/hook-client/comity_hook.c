@@ -262,6 +262,34 @@ static int daemon_stopped(const char *sock) {
   return close_paren[2] == 'T' || close_paren[2] == 't';
 }
 
+/* The terminal of the hook's host (pts/N), found up the process tree as src/hook/host-terminal.cts finds it: hosts
+ * start their hooks without one, but run in one. Written to `out`; 0 where found. */
+static int host_terminal(char *out, size_t size) {
+  pid_t pid = getppid();
+  for (int depth = 0; depth < 8 && pid > 1; depth++) {
+    char file[64], stat[1024];
+    snprintf(file, sizeof file, "/proc/%ld/stat", (long)pid);
+    int fd = open(file, O_RDONLY);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    stat[n] = 0;
+    const char *p = strrchr(stat, ')');
+    long ppid = 0, pgrp = 0, session = 0, tty = 0;
+    char state = 0;
+    if (p == NULL || sscanf(p + 1, " %c %ld %ld %ld %ld", &state, &ppid, &pgrp, &session, &tty) != 5) return -1;
+    if (tty != 0) {
+      unsigned major = ((unsigned long)tty >> 8) & 0xfff, minor = ((unsigned long)tty & 0xff) | (((unsigned long)tty >> 12) & 0xfff00);
+      if (major >= 136 && major <= 143) snprintf(out, size, "pts/%u", (major - 136) * 256 + minor);
+      else snprintf(out, size, "tty %u:%u", major, minor);
+      return 0;
+    }
+    pid = (pid_t)ppid;
+  }
+  return -1;
+}
+
 static volatile sig_atomic_t timed_out = 0;
 static void on_alarm(int sig) {
   (void)sig;
@@ -459,6 +487,10 @@ int main(int argc, char **argv) {
     free(in.data);
     return 0;
   }
+
+  /* The host's terminal, for the label other agents see (the Node entry sets it the same way where it runs). */
+  char tty[64];
+  if (getenv("COMITY_HOST_TTY") == NULL && host_terminal(tty, sizeof tty) == 0) setenv("COMITY_HOST_TTY", tty, 0);
 
   buf req = {0};
   char cwd[PATH_MAX];

@@ -243,7 +243,9 @@ function startDaemonInBackground(bin: string, env: Readonly<Record<string, strin
   }
   try {
     const { spawn } = require("node:child_process") as typeof import("node:child_process");
-    const child = spawn(process.execPath, [bin, "daemon", "run"], { detached: true, stdio: "ignore", env: { ...env } as NodeJS.ProcessEnv, cwd: os.homedir() });
+    // The terminal of the hook that starts it is that hook's host's, not the daemon's (its http events have none).
+    const { COMITY_HOST_TTY: _tty, ...daemonEnv } = env;
+    const child = spawn(process.execPath, [bin, "daemon", "run"], { detached: true, stdio: "ignore", env: { ...daemonEnv } as NodeJS.ProcessEnv, cwd: os.homedir() });
     child.on("error", () => undefined);
     child.unref();
   } catch {

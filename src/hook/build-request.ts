@@ -131,8 +131,8 @@ export async function bodyFor(ctx: Ctx, repo: Repo, state: RepoState, paths: str
 export function agentLabel(env: Readonly<Record<string, string | undefined>>): string {
   const named = oneLine(env["COMITY_AGENT_NAME"] ?? "", 128);
   if (named !== "") return named;
-  // Two agents on one machine: the terminal pane each runs in, where the terminal says (their ids and working trees
-  // are in every warning too).
+  // Two agents on one machine: the terminal pane each runs in, where the terminal says, else the terminal itself
+  // (their ids and working trees are in every warning too).
   const pane = env["TMUX_PANE"]
     ? `tmux ${env["TMUX_PANE"]}`
     : env["ZELLIJ_PANE_ID"]
@@ -141,7 +141,8 @@ export function agentLabel(env: Readonly<Record<string, string | undefined>>): s
         ? `wezterm ${env["WEZTERM_PANE"]}`
         : env["KITTY_WINDOW_ID"]
           ? `kitty ${env["KITTY_WINDOW_ID"]}`
-          : "";
+          : // Else the host's terminal (bin/comity.cjs and the native client find it up the hook's process tree).
+            (env["COMITY_HOST_TTY"] ?? "");
   return oneLine(pane === "" ? os.hostname() : `${os.hostname()} ${pane}`, 128);
 }
 
