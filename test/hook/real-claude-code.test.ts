@@ -2,9 +2,9 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import type { Sandbox } from "../helpers/git-fixture.js";
 import { readHookLog } from "../helpers/hook-fixture.js";
-import { CLAUDE_BIN, comityOnPath, type HostRun, runClaude } from "../helpers/real-host.js";
+import { CLAUDE_BIN, type HostRun, runClaude, twoSessions, twoWorktrees } from "../helpers/real-host.js";
 import { runBuiltCliAsync } from "../helpers/run-cli.js";
 import { type ModelStep, type ScriptedModel, type ScriptedStep, seenByModel, startScriptedModel } from "../../benchmarks/scripted-model.mjs";
 
@@ -32,17 +32,7 @@ let configDir: string;
 const models: ScriptedModel[] = [];
 
 beforeEach(() => {
-  sb = createSandbox();
-  main = initRepo(sb, "app");
-  commit(sb, main, "src/config.ts", CONFIG);
-  commit(sb, main, "src/main.ts", MAIN);
-  wt = path.join(sb.dir, "app-feature");
-  sb.git(main, "worktree", "add", "-q", "-b", "feature", wt);
-  configDir = path.join(sb.dir, "..", "comity-config");
-  const bin = comityOnPath(path.join(sb.dir, "..", "bin"));
-  // The daemon on, as a user has it (the sandbox turns it off for the rest of the suite); afterEach ends it.
-  const { COMITY_DAEMON: _off, ...rest } = sb.env;
-  env = { ...rest, PATH: `${bin}${path.delimiter}${sb.env["PATH"] ?? ""}`, COMITY_CONFIG_DIR: configDir };
+  ({ sb, main, wt, env, configDir } = twoWorktrees({ "src/config.ts": CONFIG, "src/main.ts": MAIN }));
 });
 
 afterEach(async () => {
@@ -81,36 +71,9 @@ async function model(script: readonly ScriptedStep[]): Promise<ScriptedModel> {
 
 const edit = (file: string, from: string, to: string): ModelStep => ({ tool: "Edit", input: { file_path: file, old_string: from, new_string: to } });
 
-/**
- * Session A makes its edits and stays open; once they are done (A's model has received their results), session B
- * runs its whole script; then A ends. What each model saw, and each run.
- */
-async function pair(a: readonly ModelStep[], b: readonly ModelStep[], options: { envA?: NodeJS.ProcessEnv; envB?: NodeJS.ProcessEnv } = {}) {
-  let bDone: () => void = () => undefined;
-  const bFinished = new Promise<void>((resolve) => {
-    bDone = resolve;
-  });
-  const modelA = await model([
-    ...a,
-    async () => {
-      await bFinished;
-      return { text: "A done" };
-    },
-  ]);
-  const modelB = await model([...b, { text: "B done" }]);
-  const runA = runClaude({ cwd: main, env: { ...env, COMITY_AGENT_NAME: "alice", ...options.envA }, modelUrl: modelA.url });
-  await modelA.waitForRequests(a.length + 1);
-  let runB: HostRun;
-  try {
-    runB = await runClaude({ cwd: wt, env: { ...env, COMITY_AGENT_NAME: "bob", ...options.envB }, modelUrl: modelB.url });
-  } finally {
-    bDone();
-  }
-  const ranA = await runA;
-  expect(ranA.code, ranA.stderr).toBe(0);
-  expect(runB.code, runB.stderr).toBe(0);
-  return { a: seenByModel(modelA.requests), b: seenByModel(modelB.requests), runB };
-}
+/** A in the repo and B in its worktree at once (twoSessions says how), as `alice` and `bob`. */
+const pair = (a: readonly ModelStep[], b: readonly ModelStep[]) =>
+  twoSessions(a, b, model, (who, m) => runClaude({ cwd: who === "alice" ? main : wt, env: { ...env, COMITY_AGENT_NAME: who }, modelUrl: m.url }));
 
 const read = (file: string): string => fs.readFileSync(file, "utf8");
 const hookContext = (texts: readonly string[]): string[] => texts.filter((t) => /^(PreToolUse|PostToolUse):\w+ hook additional context:/.test(t));

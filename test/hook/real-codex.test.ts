@@ -2,9 +2,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ModelStep, runCodex, type ScriptedModel, type ScriptedStep, seenByModel, startScriptedModel } from "../../benchmarks/scripted-model.mjs";
-import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import type { Sandbox } from "../helpers/git-fixture.js";
 import { readHookLog } from "../helpers/hook-fixture.js";
-import { CODEX_BIN, comityOnPath } from "../helpers/real-host.js";
+import { CODEX_BIN, twoSessions, twoWorktrees } from "../helpers/real-host.js";
 import { runBuiltCliAsync } from "../helpers/run-cli.js";
 
 // The real Codex CLI (`codex exec`), with the hooks `comity init` writes (`.codex/hooks.json`, the native client),
@@ -22,17 +22,7 @@ let configDir: string;
 const models: ScriptedModel[] = [];
 
 beforeEach(() => {
-  sb = createSandbox();
-  main = initRepo(sb, "app");
-  commit(sb, main, "src/config.ts", CONFIG);
-  commit(sb, main, "src/main.ts", MAIN);
-  wt = path.join(sb.dir, "app-feature");
-  sb.git(main, "worktree", "add", "-q", "-b", "feature", wt);
-  configDir = path.join(sb.dir, "..", "comity-config");
-  const bin = comityOnPath(path.join(sb.dir, "..", "bin"));
-  // The daemon on, as a user has it (the sandbox turns it off for the rest of the suite); afterEach ends it.
-  const { COMITY_DAEMON: _off, ...rest } = sb.env;
-  env = { ...rest, PATH: `${bin}${path.delimiter}${sb.env["PATH"] ?? ""}`, COMITY_CONFIG_DIR: configDir };
+  ({ sb, main, wt, env, configDir } = twoWorktrees({ "src/config.ts": CONFIG, "src/main.ts": MAIN }));
 });
 
 afterEach(async () => {
@@ -64,32 +54,8 @@ const patch = (file: string, from: string, to: string): ModelStep => ({
   input: { patch: `*** Begin Patch\n*** Update File: ${file}\n@@\n-${from}\n+${to}\n*** End Patch\n` },
 });
 
-/** A makes its edits and stays open; once they are done, B runs its whole script; then A ends. */
-async function pair(a: readonly ModelStep[], b: readonly ModelStep[]) {
-  let bDone: () => void = () => undefined;
-  const bFinished = new Promise<void>((resolve) => {
-    bDone = resolve;
-  });
-  const modelA = await model([
-    ...a,
-    async () => {
-      await bFinished;
-      return { text: "A done" };
-    },
-  ]);
-  const modelB = await model([...b, { text: "B done" }]);
-  const runA = codex(main, modelA, { COMITY_AGENT_NAME: "alice" });
-  await modelA.waitForRequests(a.length + 1);
-  try {
-    const runB = await codex(wt, modelB, { COMITY_AGENT_NAME: "bob" });
-    expect(runB.code, runB.stderr).toBe(0);
-  } finally {
-    bDone();
-  }
-  const ranA = await runA;
-  expect(ranA.code, ranA.stderr).toBe(0);
-  return { a: seenByModel(modelA.requests), b: seenByModel(modelB.requests) };
-}
+/** A in the repo and B in its worktree at once (twoSessions says how). */
+const pair = (a: readonly ModelStep[], b: readonly ModelStep[]) => twoSessions(a, b, model, (who, m) => codex(who === "alice" ? main : wt, m, { COMITY_AGENT_NAME: who }));
 
 describe.skipIf(!fs.existsSync(CODEX_BIN))("the real Codex CLI with the hooks comity init writes", () => {
   it("briefs at session start, denies the second editor of the same lines once naming the holder, and lets its retry through", async () => {
