@@ -13,8 +13,15 @@ const { join, resolve } = require("node:path");
 const hook = process.argv[2] === "hook";
 /** Stdin, read once: the daemon's path and the in-process path may both need it. */
 let stdinRead = null;
-/** A hook's whole run ends by then, inside the shortest timeout a host gives it (5 s). */
-const HOOK_WATCHDOG_MS = 4800;
+/**
+ * A hook's whole run ends by then, inside the timeout its host gives it: 5 s before a tool, at a prompt and at a
+ * session's start; 10 s after a tool and at a turn's or session's end (the timeouts `comity init` writes). An event
+ * after a tool that waits its turn for the store under load (many hooks at once on few cores) is then answered, not
+ * dropped at 4.8 s.
+ */
+const AFTER_EVENTS = new Set(["PostToolUse", "Stop", "postToolUse", "agentStop", "afterFileEdit", "afterShellExecution", "stop", "tool.post_call", "session.pre_stop", "session.post_stop"]);
+const eventArg = process.argv.indexOf("--event") > 0 ? process.argv[process.argv.indexOf("--event") + 1] : undefined;
+const HOOK_WATCHDOG_MS = AFTER_EVENTS.has(eventArg) ? 9500 : 4800;
 
 function failOpen(reason) {
   try {
