@@ -4,6 +4,7 @@ import path = require("node:path");
 import configDirModule = require("../config/config-dir-cjs.cjs");
 import callDaemonModule = require("./call-daemon.cjs");
 import daemonCommandsModule = require("./daemon-commands.cjs");
+import hostTerminalModule = require("../hook/host-terminal.cjs");
 
 // The hook's thin path: `bin/comity.cjs` loads this before anything else of Comity, so it is CommonJS and loads
 // nothing but Node's own modules and two small modules beside it (loading an ES module graph of the same code was
@@ -11,6 +12,7 @@ import daemonCommandsModule = require("./daemon-commands.cjs");
 const { configDir } = configDirModule;
 const { callDaemon } = callDaemonModule;
 const { DAEMON_COMMANDS, DAEMON_SYMBOLS_MAX_BYTES, DAEMON_SYMBOLS_MAX_FILES } = daemonCommandsModule;
+const { procStat } = hostTerminalModule;
 
 /** A request larger than this is refused (a hook's stdin is bounded at 4 MiB; its environment rides along). */
 const MAX_DAEMON_REQUEST_BYTES = 6 * 1024 * 1024;
@@ -142,15 +144,14 @@ function daemonStoppedFor(env: Readonly<Record<string, string | undefined>>): st
  * SIGSTOP, a debugger); else null, also where the platform cannot tell.
  */
 function daemonStopped(socket: string): string | null {
+  let pid: number;
   try {
-    const pid = Number.parseInt(fs.readFileSync(pidFile(socket), "utf8"), 10);
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    // pid (comm) STATE ...: the command name may hold spaces and parentheses, the state follows the last ")".
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state === "T" || state === "t" ? `the daemon's process is stopped (pid ${pid}, state ${state})` : null;
+    pid = Number.parseInt(fs.readFileSync(pidFile(socket), "utf8"), 10);
   } catch {
     return null;
   }
+  const state = procStat(pid)?.state;
+  return state === "T" || state === "t" ? `the daemon's process is stopped (pid ${pid}, state ${state})` : null;
 }
 
 /** The variables that shape what `comity analyze` prints (its config, git's, colour), part of its question's key. */

@@ -44,11 +44,7 @@ export function claudePolicyCheck(managed: ClaudeSettingsFile, others: readonly 
       detail: `allowManagedHooksOnly is set in ${managed.file}: Claude Code runs only the administrator's hooks, so the ones comity init wrote are skipped; ask for Comity's hooks in the managed settings`,
     };
   }
-  const httpUrls = others.flatMap((f) =>
-    hookEntries(f.doc)
-      .filter((e) => isComityHookEntry(e) && (e as { type?: unknown }).type === "http")
-      .map((e) => ({ file: f.file, url: String((e as { url: unknown }).url) })),
-  );
+  const httpUrls = others.flatMap((f) => comityHttpHookUrls(f.doc).map((url) => ({ file: f.file, url })));
   if (httpUrls.length === 0) return null;
   const allowed = field(managed.doc, "allowedHttpHookUrls");
   if (Array.isArray(allowed)) {
@@ -77,6 +73,13 @@ export function claudePolicyCheck(managed: ClaudeSettingsFile, others: readonly 
     }
   }
   return { id, status: "ok", title, detail: `Comity's http hooks are allowed by ${path.basename(managed.file)}` };
+}
+
+/** The URLs of Comity's http hooks (`comity init --http`) in a settings document. */
+export function comityHttpHookUrls(doc: unknown): string[] {
+  return hookEntries(doc)
+    .filter((e) => isComityHookEntry(e) && (e as { type?: unknown }).type === "http")
+    .map((e) => String((e as { url: unknown }).url));
 }
 
 /** Whether a URL matches an `allowedHttpHookUrls` pattern: `*` stands for any run of characters, the rest is literal. */

@@ -4,12 +4,13 @@ import { fileURLToPath } from "node:url";
 import { compareStrings } from "../errors/diagnostic.js";
 import { nodeSyncFs } from "../fs/sync-fs.js";
 import { gitConfigFiles, loadGitConfig, type GitConfigEnv } from "../git/load-git-config.js";
-import { comityHooks, entryCommand, hookEntries, INIT_HOSTS, isComityHookCommand, isComityHookEntry, type HttpHook, type InitHost } from "../init/host-configs.js";
+import { comityHooks, entryCommand, hookEntries, INIT_HOSTS, isComityHookCommand, type HttpHook, type InitHost } from "../init/host-configs.js";
 import { hooksAreCurrent } from "../init/merge-hooks.js";
 import { HOOK_TOOLS, isKnownTool } from "../hook/hosts.js";
 import { ompExtensionSource } from "../init/omp-extension.js";
 import { COMPOZY_BEGIN, COMPOZY_END, compozyBlock } from "../init/compozy-declarations.js";
 import { hostConfigFile } from "../init/plan-init.js";
+import { comityHttpHookUrls } from "./claude-policy.js";
 import { readRemotes } from "../remotes/read-remotes.js";
 import { findOwningRepo, reposAtOrUnder } from "../workspace/discover-repos.js";
 import type { HttpAnswer } from "../api/http-request.js";
@@ -212,7 +213,7 @@ function hostCheck(host: InitHost, root: string, home: string, claudeHttp: Reado
 
 /** Whether a settings document holds Claude Code HTTP hooks of Comity's (`comity init --http`). */
 function holdsHttpHooks(doc: unknown): boolean {
-  return hookEntries(doc).some((h) => isComityHookEntry(h) && (h as { type?: unknown }).type === "http");
+  return comityHttpHookUrls(doc).length > 0;
 }
 
 /** The `--tool` values of `comity hook` (and `comity-hook`) commands in a config's text that `comity hook` does not know. */

@@ -8,24 +8,36 @@ import fs = require("node:fs");
  *
  * CommonJS, loaded by `bin/comity.cjs` for every hook: it loads nothing else.
  */
-function hostTerminal(start: number, readStat: (pid: number) => string = (pid) => fs.readFileSync(`/proc/${pid}/stat`, "utf8")): string | null {
+function hostTerminal(start: number, readStat: (pid: number) => string = readProcStat): string | null {
   let pid = start;
   for (let depth = 0; depth < 8 && pid > 1; depth++) {
-    let stat: string;
-    try {
-      stat = readStat(pid);
-    } catch {
-      return null;
-    }
-    // pid (comm) state ppid pgrp session tty_nr ...: the command name may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ppid = Number(fields[1]);
-    const tty = Number(fields[4]);
-    if (Number.isInteger(tty) && tty !== 0) return terminalName(tty);
-    if (!Number.isInteger(ppid)) return null;
-    pid = ppid;
+    const stat = procStat(pid, readStat);
+    if (stat === null) return null;
+    if (Number.isInteger(stat.tty) && stat.tty !== 0) return terminalName(stat.tty);
+    if (!Number.isInteger(stat.ppid)) return null;
+    pid = stat.ppid;
   }
   return null;
+}
+
+function readProcStat(pid: number): string {
+  return fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+}
+
+/**
+ * A process's state letter, parent and controlling terminal from `/proc/PID/stat` (`pid (comm) state ppid pgrp
+ * session tty_nr ...`; the command name may hold spaces and parentheses, so fields are read after its last `)`).
+ * Null where it cannot be read (no such process, no `/proc`).
+ */
+function procStat(pid: number, readStat: (pid: number) => string = readProcStat): { state: string; ppid: number; tty: number } | null {
+  let stat: string;
+  try {
+    stat = readStat(pid);
+  } catch {
+    return null;
+  }
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { state: fields[0] ?? "", ppid: Number(fields[1]), tty: Number(fields[4]) };
 }
 
 /** A `tty_nr` as a person knows it: `pts/N` for a pseudo-terminal (majors 136-143), else `tty MAJOR:MINOR`. */
@@ -35,4 +47,4 @@ function terminalName(ttyNr: number): string {
   return major >= 136 && major <= 143 ? `pts/${(major - 136) * 256 + minor}` : `tty ${major}:${minor}`;
 }
 
-export = { hostTerminal, terminalName };
+export = { hostTerminal, procStat, terminalName };
