@@ -235,8 +235,26 @@ static void log_fail_open(const char *sock, int argc, char **argv, const char *r
   close(fd);
 }
 
-/* Whether the daemon that wrote its pid beside `sock` is stopped (state T or t in /proc/PID/stat: SIGSTOP, a
- * debugger), so that no wait would bring its answer. 0 where it is not, or where that cannot be told. */
+/* A process's state letter, parent and controlling terminal from /proc/PID/stat ("pid (comm) state ppid pgrp
+ * session tty_nr ...": the command name may hold spaces and parentheses, so the fields are read after its last ")").
+ * 0 where read. */
+static int proc_stat(long pid, char *state, long *ppid, long *tty) {
+  char file[64], stat[1024];
+  snprintf(file, sizeof file, "/proc/%ld/stat", pid);
+  int fd = open(file, O_RDONLY);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, stat, sizeof stat - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  stat[n] = 0;
+  const char *p = strrchr(stat, ')');
+  long pgrp = 0, session = 0;
+  if (p == NULL || sscanf(p + 1, " %c %ld %ld %ld %ld", state, ppid, &pgrp, &session, tty) != 5) return -1;
+  return 0;
+}
+
+/* Whether the daemon that wrote its pid beside `sock` is stopped (state T or t: SIGSTOP, a debugger), so that no
+ * wait would bring its answer. 0 where it is not, or where that cannot be told. */
 static int daemon_stopped(const char *sock) {
   char file[PATH_MAX], text[64];
   if (snprintf(file, sizeof file, "%s.pid", sock) >= (int)sizeof file) return 0;
@@ -246,46 +264,27 @@ static int daemon_stopped(const char *sock) {
   close(fd);
   if (n <= 0) return 0;
   text[n] = 0;
-  long pid = strtol(text, NULL, 10);
-  if (pid <= 1) return 0;
-  char stat[1024];
-  snprintf(file, sizeof file, "/proc/%ld/stat", pid);
-  fd = open(file, O_RDONLY);
-  if (fd < 0) return 0;
-  n = read(fd, stat, sizeof stat - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  stat[n] = 0;
-  /* pid (comm) STATE ...: the command name may hold spaces and parentheses; the state follows the last ")". */
-  const char *close_paren = strrchr(stat, ')');
-  if (close_paren == NULL || close_paren[1] != ' ') return 0;
-  return close_paren[2] == 'T' || close_paren[2] == 't';
+  long pid = strtol(text, NULL, 10), ppid = 0, tty = 0;
+  char state = 0;
+  if (pid <= 1 || proc_stat(pid, &state, &ppid, &tty) != 0) return 0;
+  return state == 'T' || state == 't';
 }
 
 /* The terminal of the hook's host (pts/N), found up the process tree as src/hook/host-terminal.cts finds it: hosts
  * start their hooks without one, but run in one. Written to `out`; 0 where found. */
 static int host_terminal(char *out, size_t size) {
-  pid_t pid = getppid();
+  long pid = (long)getppid();
   for (int depth = 0; depth < 8 && pid > 1; depth++) {
-    char file[64], stat[1024];
-    snprintf(file, sizeof file, "/proc/%ld/stat", (long)pid);
-    int fd = open(file, O_RDONLY);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, stat, sizeof stat - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    stat[n] = 0;
-    const char *p = strrchr(stat, ')');
-    long ppid = 0, pgrp = 0, session = 0, tty = 0;
+    long ppid = 0, tty = 0;
     char state = 0;
-    if (p == NULL || sscanf(p + 1, " %c %ld %ld %ld %ld", &state, &ppid, &pgrp, &session, &tty) != 5) return -1;
+    if (proc_stat(pid, &state, &ppid, &tty) != 0) return -1;
     if (tty != 0) {
       unsigned major = ((unsigned long)tty >> 8) & 0xfff, minor = ((unsigned long)tty & 0xff) | (((unsigned long)tty >> 12) & 0xfff00);
       if (major >= 136 && major <= 143) snprintf(out, size, "pts/%u", (major - 136) * 256 + minor);
       else snprintf(out, size, "tty %u:%u", major, minor);
       return 0;
     }
-    pid = (pid_t)ppid;
+    pid = ppid;
   }
   return -1;
 }
