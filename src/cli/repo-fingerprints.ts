@@ -19,7 +19,7 @@ export async function fingerprintsUnder(dir: string, mode: CoordinationMode, env
   for (const repo of repos.slice(0, 200)) {
     const state = await readRepoState(repo).catch(() => null);
     const own = state?.remote_fingerprints ?? [];
-    for (const f of own.length > 0 || mode.kind !== "embedded" ? own : await rootCommitFingerprints(repo.root, env)) fps.add(f);
+    for (const f of own.length > 0 || mode.kind !== "embedded" ? own : await rootCommitFingerprints(repo.root, env, state?.head_sha ?? null)) fps.add(f);
   }
   return [...fps].sort();
 }

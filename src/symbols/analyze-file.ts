@@ -113,10 +113,39 @@ export async function analyzeFile(
   };
 }
 
+/**
+ * Files read at a commit, by common dir, commit and path: a commit's files never change, and an edit's two hooks (and a
+ * turn's edits of one file) read the same one. Bounded by bytes; the oldest read goes first.
+ */
+const readAtCommit = new Map<string, Buffer | null>();
+let readAtCommitBytes = 0;
+const MAX_READ_AT_COMMIT_BYTES = 8 * 1024 * 1024;
+
+function keepReadAtCommit(key: string, blob: Buffer | null): void {
+  const size = blob?.length ?? 0;
+  if (size > MAX_READ_AT_COMMIT_BYTES / 8) return;
+  while (readAtCommitBytes + size > MAX_READ_AT_COMMIT_BYTES && readAtCommit.size > 0) {
+    const [oldest, was] = readAtCommit.entries().next().value as [string, Buffer | null];
+    readAtCommit.delete(oldest);
+    readAtCommitBytes -= was?.length ?? 0;
+  }
+  readAtCommit.set(key, blob);
+  readAtCommitBytes += size;
+}
+
 /** HEAD's blob of a path, from the common dir (where a worktree's objects live): our reader, else isomorphic-git. */
 export function headReader(commonDir: string, headSha: string | null): ReadHeadFile {
   let reader: ReturnType<typeof createObjectReader> | null = null;
   return async (repoPath) => {
+    if (headSha === null) return null;
+    const key = `${commonDir}\0${headSha}\0${repoPath}`;
+    if (readAtCommit.has(key)) return readAtCommit.get(key) ?? null;
+    const blob = await readHeadUncached(repoPath);
+    keepReadAtCommit(key, blob);
+    return blob;
+  };
+
+  async function readHeadUncached(repoPath: string): Promise<Buffer | null> {
     if (headSha === null) return null;
     // Our own object reader first: it needs only node's zlib, where isomorphic-git costs ~50 ms to load.
     let ours: unknown;
@@ -135,7 +164,7 @@ export function headReader(commonDir: string, headSha: string | null): ReadHeadF
       if (error instanceof Error && (error.name === "NotFoundError" || (error as { code?: string }).code === "NotFoundError")) return null;
       throw ours;
     }
-  };
+  }
 }
 
 function readOrNull(abs: string): Buffer | null {
