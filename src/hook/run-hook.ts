@@ -190,5 +190,7 @@ function nextState(
     }
     changed[r.repo.root] = [...withChanges].sort(compareStrings).slice(0, 50);
   }
-  return { queued, touched, changed, heads, turn: Math.max(current.turn ?? 0, mine.turn), last: mine.eventHash };
+  // The last event's hash tells a redelivered prompt from a new one with the same text: kept from a prompt until the
+  // next event of any kind, so the tool calls in between leave the state as it was (and its file unwritten).
+  return { queued, touched, changed, heads, turn: Math.max(current.turn ?? 0, mine.turn), ...(mine.event === "prompt" ? { last: mine.eventHash } : {}) };
 }

@@ -17,7 +17,7 @@ export interface SessionState {
   readonly heads?: Readonly<Record<string, string>>;
   /** The session's turn: one more at each prompt that is not a redelivery of the last event. Part of dedupe keys. */
   readonly turn?: number;
-  /** A hash of the session's last event, to tell a redelivered prompt from a new one with the same text. */
+  /** A hash of the session's last event when it was a prompt, to tell a redelivered prompt from a new one with the same text. */
   readonly last?: string;
 }
 
@@ -35,8 +35,21 @@ function fileOf(configDir: string, sessionId: string): string {
 }
 
 export function readSessionState(configDir: string, sessionId: string): SessionState {
+  return parseSessionState(readText(fileOf(configDir, sessionId)));
+}
+
+function readText(file: string): string | null {
   try {
-    const parsed = JSON.parse(fs.readFileSync(fileOf(configDir, sessionId), "utf8")) as Partial<SessionState>;
+    return fs.readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+function parseSessionState(text: string | null): SessionState {
+  if (text === null) return EMPTY_STATE;
+  try {
+    const parsed = JSON.parse(text) as Partial<SessionState>;
     const record = <T>(v: unknown): Record<string, T> => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, T>) : {});
     return {
       queued: Array.isArray(parsed.queued) ? parsed.queued.filter((q): q is string => typeof q === "string") : [],
@@ -63,10 +76,15 @@ export function updateSessionState(configDir: string, sessionId: string, update:
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const release = acquireLock(`${file}.lock`);
   try {
-    const next = capQueue(update(readSessionState(configDir, sessionId)));
+    const before = readText(file);
+    const current = parseSessionState(before);
+    const next = capQueue(update(current));
     const empty = next.queued.length === 0 && [next.touched, next.changed, next.heads].every((r) => Object.keys(r ?? {}).length === 0) && (next.turn ?? 0) === 0;
-    if (empty) fs.rmSync(file, { force: true });
-    else writeFileAtomic(file, JSON.stringify(next), { mode: 0o600 });
+    const text = JSON.stringify(next);
+    // Most events of a turn change nothing here (the file was touched already): no write, no rename.
+    if (empty) {
+      if (before !== null) fs.rmSync(file, { force: true });
+    } else if (before === null || text !== JSON.stringify(current)) writeFileAtomic(file, text, { mode: 0o600 });
     return next;
   } finally {
     release();

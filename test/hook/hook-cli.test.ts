@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -392,5 +393,17 @@ describe("comity hook: dedupe keys", () => {
     const [a, b, c] = server.requests.slice(-3).map((q) => q.body["dedupe_key"]);
     expect(a).toBe(b);
     expect(c).not.toBe(a);
+    // The turn's later tool calls of that file change nothing the session keeps: its file is not written again
+    // (each write renames a new file over it).
+    const file = path.join(configDir, "sessions", `${createHash("sha256").update("sess-c").digest("hex").slice(0, 40)}.json`);
+    const ino = fs.statSync(file).ino;
+    await hookC("PreToolUse", pre("u3"));
+    await hookC("PreToolUse", pre("u4"));
+    expect(server.requests.slice(-2).map((q) => q.body["dedupe_key"])).toHaveLength(2);
+    expect(fs.statSync(file).ino).toBe(ino);
+    // And a prompt typed again after them is a new turn, as after a Stop.
+    await hookC("UserPromptSubmit", prompt);
+    await hookC("Stop", stop);
+    expect(server.requests.at(-1)?.body["dedupe_key"]).not.toBe(s2);
   });
 });

@@ -36,6 +36,18 @@ describe("session state under a lock", () => {
     expect(fs.existsSync(lock)).toBe(true); // not its lock to remove
   });
 
+  it("writes nothing when an update leaves the state as it was", () => {
+    lockOf();
+    const file = path.join(dir, "sessions", fs.readdirSync(path.join(dir, "sessions")).find((f) => f.endsWith(".json")) as string);
+    const before = fs.statSync(file).ino;
+    updateSessionState(dir, "s", (c) => ({ ...c, queued: [...c.queued] }));
+    // A write is a temp file renamed over this one: a new inode.
+    expect(fs.statSync(file).ino).toBe(before);
+    updateSessionState(dir, "s", (c) => ({ ...c, queued: [...c.queued, "y"] }));
+    expect(fs.statSync(file).ino).not.toBe(before);
+    expect(readSessionState(dir, "s").queued).toEqual(["x", "y"]);
+  });
+
   it("removes the file once nothing is left", () => {
     lockOf();
     updateSessionState(dir, "s", () => ({ queued: [], touched: {} }));
