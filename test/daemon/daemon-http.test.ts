@@ -3,13 +3,16 @@ import * as http from "node:http";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import daemonClient from "../../src/daemon/daemon-client.cjs";
 import {
   claudeHttpHooks,
+  ENV_HEADER,
   ensureDaemonHttpConfig,
   envHeader,
   HTTP_HOOK_ENV,
+  parseEnvHeader,
   headersAsSent,
   portIsFree,
   readDaemonHttpConfig,
@@ -85,8 +88,40 @@ describe("routeHttpHook", () => {
   const route = (r: ReturnType<typeof req>) => routeHttpHook(r, config(4000), "b1", { HOME: "/h", TMUX_PANE: "%0", COMITY_TOKEN: "daemon's" }, ["claude_code"]);
 
   it("reads a hook event: the tool and event from the path, the folder from the payload, the forwarded variables over the daemon's", () => {
+    const pre = claudeHttpHooks(config(4000))["PreToolUse"];
+    if (pre === undefined) throw new Error("no PreToolUse hook");
+    const sent = headersAsSent(pre, { TMUX_PANE: "%7", COMITY_AGENT_NAME: "alice; bob=1" });
+    const r = route(req({ headers: { host: "localhost:4000", authorization: `Bearer ${SECRET}`, [ENV_HEADER.toLowerCase()]: sent[ENV_HEADER] } }));
+    expect(r).toEqual({
+      call: {
+        kind: "hook",
+        build: "b1",
+        args: ["--tool", "claude_code", "--event", "PreToolUse"],
+        cwd: "/work/repo",
+        env: { HOME: "/h", TMUX_PANE: "%7", COMITY_AGENT_NAME: "alice; bob=1" },
+        stdin: payload,
+      },
+    });
+  });
+
+  it("reads the one header per variable that hooks written by earlier builds send", () => {
     const r = route(req({ headers: { host: "localhost:4000", authorization: `Bearer ${SECRET}`, [envHeader("TMUX_PANE").toLowerCase()]: "%7", [envHeader("COMITY_TOKEN").toLowerCase()]: "" } }));
     expect(r).toEqual({ call: { kind: "hook", build: "b1", args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: "/work/repo", env: { HOME: "/h", TMUX_PANE: "%7" }, stdin: payload } });
+  });
+
+  it("gets back every forwarded variable as the session had it, whatever its value", () => {
+    const pre = claudeHttpHooks(config(4000))["PreToolUse"];
+    if (pre === undefined) throw new Error("no PreToolUse hook");
+    // Claude Code strips CR, LF and NUL from a header; a value holding "; NEXT_NAME=" is the one thing not told apart.
+    const value = fc.string({ maxLength: 40 }).filter((v) => !/[\r\n\0]/.test(v) && !HTTP_HOOK_ENV.some((n) => v.includes(`; ${n}=`)));
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom(...HTTP_HOOK_ENV), value), (vars) => {
+        const got = parseEnvHeader(headersAsSent(pre, vars)[ENV_HEADER] ?? "");
+        for (const name of HTTP_HOOK_ENV) expect(got.get(name)).toBe(vars[name] ?? "");
+      }),
+    );
+    // Garbage reads as nothing forwarded, never as a crash.
+    fc.assert(fc.property(fc.string(), (junk) => void parseEnvHeader(junk)));
   });
 
   it("refuses a browser, another host name, a missing or wrong secret, other paths, hosts and methods", () => {
@@ -128,7 +163,9 @@ describe("the daemon's HTTP settings", () => {
     const pre = hooks["PreToolUse"];
     expect(pre?.url).toBe("http://127.0.0.1:4000/v1/hook/claude_code/PreToolUse");
     expect(pre?.headers["Authorization"]).toBe(`Bearer ${SECRET}`);
-    for (const name of HTTP_HOOK_ENV) expect(pre?.headers[envHeader(name)]).toBe(`\${${name}}`);
+    for (const name of HTTP_HOOK_ENV) expect(pre?.headers[ENV_HEADER]).toContain(`${name}=\${${name}}`);
+    // One header with every variable: Claude Code's cost is per header it fills.
+    expect(Object.keys(pre?.headers ?? {}).sort()).toEqual(["Authorization", ENV_HEADER]);
     expect(pre?.allowedEnvVars).toEqual([...HTTP_HOOK_ENV]);
   });
 
@@ -136,8 +173,9 @@ describe("the daemon's HTTP settings", () => {
     const pre = claudeHttpHooks(config(4000))["PreToolUse"];
     if (pre === undefined) throw new Error("no PreToolUse hook");
     const sent = headersAsSent({ ...pre, headers: { ...pre.headers, "X-Other": "$HOME-${PATH}" } }, { TMUX_PANE: "%2", HOME: "/h", PATH: "/bin" });
-    expect(sent[envHeader("TMUX_PANE")]).toBe("%2");
-    expect(sent[envHeader("COMITY_TOKEN")]).toBe("");
+    const forwarded = parseEnvHeader(sent[ENV_HEADER] ?? "");
+    expect(forwarded.get("TMUX_PANE")).toBe("%2");
+    expect(forwarded.get("COMITY_TOKEN")).toBe("");
     expect(sent["X-Other"]).toBe("-");
     expect(sent["Authorization"]).toBe(`Bearer ${SECRET}`);
   });
@@ -159,7 +197,10 @@ describe("the daemon's HTTP front", () => {
     const s = await start(port);
     expect(s.httpProblem).toBeNull();
     expect(s.status().httpPort).toBe(port);
-    const r = await request(port, { headers: { ...auth, [envHeader("TMUX_PANE")]: "%3" }, body: payload });
+    const r = await request(port, {
+      headers: { ...auth, [ENV_HEADER]: "COMITY_AGENT_NAME=; COMITY_API_URL=; COMITY_SHARE_STATUS=; COMITY_TOKEN=; KITTY_WINDOW_ID=; NO_COLOR=; TMUX_PANE=%3; WEZTERM_PANE=; ZELLIJ_PANE_ID=" },
+      body: payload,
+    });
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body)).toEqual({ args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: "/work/repo", pane: "%3", stdin: payload });
     const viaSocket = await callDaemon(
