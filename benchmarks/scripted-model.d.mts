@@ -25,6 +25,8 @@ export interface ScriptedModel {
   readonly url: string;
   /** The agent loop's requests, in order. */
   readonly requests: readonly MessagesRequest[];
+  /** When each of them arrived (performance.now(), ms): the time between two is one tool call's round. */
+  readonly arrivals: readonly number[];
   /** Resolves once this many agent-loop requests arrived. */
   waitForRequests(count: number): Promise<void>;
   close(): Promise<void>;

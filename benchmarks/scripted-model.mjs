@@ -17,6 +17,7 @@ import * as http from "node:http";
  */
 export async function startScriptedModel(script, { api = "messages" } = {}) {
   const requests = [];
+  const arrivals = [];
   const waiters = [];
   let next = 0;
   const server = http.createServer((req, res) => {
@@ -36,6 +37,7 @@ export async function startScriptedModel(script, { api = "messages" } = {}) {
         let step = { text: "ok" };
         if (agentLoop) {
           requests.push(body);
+          arrivals.push(performance.now());
           for (const w of waiters.filter((w) => requests.length >= w.count)) w.resolve();
           const s = script[next++] ?? { text: "done" };
           step = typeof s === "function" ? await s(body) : s;
@@ -52,6 +54,7 @@ export async function startScriptedModel(script, { api = "messages" } = {}) {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    arrivals,
     waitForRequests: (count) =>
       requests.length >= count
         ? Promise.resolve()
