@@ -171,7 +171,12 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
     async (repo): Promise<RepoInView> => ({ repo, state: await readRepoState(repo, stateOptions), latest: options.snapshotStore?.latest(repo.root) ?? null }),
   );
   const ranked = rankByActivity(
-    inView.map((r) => ({ root: r.repo.root, repo: r.repo, state: r.state, activityMs: repoActivityMs(r.repo, { fs: options.fs ?? nodeSyncFs, latestSnapshot: r.latest }) })),
+    inView.map((r) => ({
+      root: r.repo.root,
+      repo: r.repo,
+      state: r.state,
+      activityMs: repoActivityMs(r.repo, { fs: options.fs ?? nodeSyncFs, agentActivityMs: options.snapshotStore?.agentActivity(r.repo.root) ?? null }),
+    })),
   );
   const maxRepos = options.maxRepos ?? 8;
   // A repo whose git data is broken (an error diagnostic) is listed, not analysed in depth.

@@ -86,7 +86,15 @@ export async function changesAfterCommand(repo: Repo, options: CommandSnapshotOp
   if (before === null) return { changes: null, diagnostics: [], nested: [] };
   const r = await snapshotOf(repo, options, () => before);
   store.saveLatest(r.snapshot);
-  return { changes: diffSnapshots(before, r.snapshot), diagnostics: r.diagnostics, nested: r.nested };
+  const changes = diffSnapshots(before, r.snapshot);
+  // What the command changed, and when: how `comity analyze` and a session start tell the repos agents work in.
+  let newest = 0;
+  const changed = new Set(changes.map((c) => c.path));
+  for (const e of r.snapshot.entries) if (e.type !== "dir" && changed.has(e.path)) newest = Math.max(newest, e.mtimeMs);
+  // Only deletions: no file left to date them, so the snapshot's own time does.
+  if (changes.length > 0 && newest === 0) newest = r.snapshot.startedMs;
+  if (newest > (store.agentActivity(repo.root) ?? 0)) store.noteAgentActivity(repo.root, newest);
+  return { changes, diagnostics: r.diagnostics, nested: r.nested };
 }
 
 /** A snapshot of the repo: the memo's where nothing changed since it was taken, else a new one (then kept). */

@@ -35,6 +35,13 @@ export interface SnapshotStore {
   /** The latest snapshot of a repo, kept as a stat cache for its next snapshot; not removed by reading. */
   latest(repoRoot: string): Snapshot | null;
   saveLatest(snapshot: Snapshot): void;
+  /**
+   * When an agent's command last changed the repo's working tree, as its hooks' snapshots saw it (the newest change
+   * among them, ms since the epoch), or null. Only hooks note it: `comity analyze`'s own snapshots never change how it
+   * ranks repos, so two runs with nothing changed between them rank alike.
+   */
+  agentActivity(repoRoot: string): number | null;
+  noteAgentActivity(repoRoot: string, atMs: number): void;
   /** Removes expired files and enforces the size cap; returns how many files were removed. */
   prune(): number;
 }
@@ -52,6 +59,7 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
   const fileOf = (name: string): string => path.join(dir, `${name}.snap`);
   const keyName = (k: SnapshotKey): string => `s-${digest(`${k.sessionId}\0${k.toolUseId}\0${k.repoRoot}`)}`;
   const latestName = (root: string): string => `latest-${digest(root)}`;
+  const activityFile = (root: string): string => path.join(dir, `activity-${digest(root)}`);
 
   const tmpOf = (target: string): string => `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   const write = (name: string, snapshot: Snapshot): void => {
@@ -165,6 +173,25 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
     latest: (root) => read(latestName(root)),
     // Only a stat cache: an index base (and its copy of the index) is never needed from it.
     saveLatest: (snapshot) => write(latestName(snapshot.root), { version: 1, root: snapshot.root, startedMs: snapshot.startedMs, entries: snapshot.entries }),
+    agentActivity: (root) => {
+      try {
+        const file = activityFile(root);
+        // Expired with the snapshots (prune removes it by the same age).
+        if (clock() - nodeFs.statSync(file).mtimeMs > maxAgeMs) return null;
+        const ms = Number(nodeFs.readFileSync(file, "utf8"));
+        return Number.isFinite(ms) && ms > 0 ? ms : null;
+      } catch {
+        return null;
+      }
+    },
+    noteAgentActivity: (root, atMs) => {
+      if (!Number.isFinite(atMs) || atMs <= 0) return;
+      nodeFs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const target = activityFile(root);
+      const tmp = tmpOf(target);
+      nodeFs.writeFileSync(tmp, String(Math.round(atMs)), { mode: 0o600 });
+      nodeFs.renameSync(tmp, target);
+    },
     prune,
   };
 }

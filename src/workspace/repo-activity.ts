@@ -1,16 +1,16 @@
 import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
 import { nodeSyncFs, type SyncFs } from "../fs/sync-fs.js";
-import type { Snapshot } from "../snapshot/snapshot.js";
 import type { Repo } from "./repo.js";
 
 /**
  * When a repo was last active (ms since the epoch): the newest of its
- * `HEAD`, `index` and `logs/HEAD` (commits, checkouts, staging), and, where a
- * snapshot of it exists, the newest working-tree change it saw. 0 when none
- * can be read.
+ * `HEAD`, `index` and `logs/HEAD` (commits, checkouts, staging), and, where
+ * the hooks noted one, the last working-tree change an agent's command made
+ * (`SnapshotStore.agentActivity`). 0 when none can be read. Never what
+ * `comity analyze` saw itself: a run must not rank the next one.
  */
-export function repoActivityMs(repo: Repo, options: { fs?: SyncFs; latestSnapshot?: Snapshot | null } = {}): number {
+export function repoActivityMs(repo: Repo, options: { fs?: SyncFs; agentActivityMs?: number | null } = {}): number {
   const fs = options.fs ?? nodeSyncFs;
   let newest = 0;
   if (repo.gitDir !== null) {
@@ -22,8 +22,7 @@ export function repoActivityMs(repo: Repo, options: { fs?: SyncFs; latestSnapsho
       }
     }
   }
-  for (const e of options.latestSnapshot?.entries ?? []) if (e.type !== "dir") newest = Math.max(newest, e.mtimeMs);
-  return newest;
+  return Math.max(newest, options.agentActivityMs ?? 0);
 }
 
 /** Most recently active first; ties broken by root, so "the 8 most active" is well defined. Pure. */

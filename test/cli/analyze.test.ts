@@ -60,6 +60,31 @@ describe("comity analyze", () => {
     expect(r.stdout.endsWith("}\n")).toBe(true);
   });
 
+  it("ranks repos alike in two runs with nothing changed between them (its own snapshots never rank the next run)", () => {
+    const a = initRepo(sb, "a");
+    const b = initRepo(sb, "b");
+    const t = Date.now() - 600_000;
+    const at = (root: string, ms: number) => {
+      for (const f of ["HEAD", "index", "logs/HEAD"]) fs.utimesSync(path.join(root, ".git", f), new Date(ms), new Date(ms));
+    };
+    // a's git activity is newer; b has an edit nobody committed or staged, newer still.
+    at(a, t + 10_000);
+    at(b, t);
+    fs.writeFileSync(path.join(b, "README.md"), "# b, edited\n");
+    fs.utimesSync(path.join(b, "README.md"), new Date(t + 20_000), new Date(t + 20_000));
+    const ranks = () => {
+      const r = analyze("--json");
+      expect(r.status).toBe(0);
+      return (JSON.parse(r.stdout) as { repos: Array<{ root: string; active_rank: number }> }).repos.map((x) => [x.root, x.active_rank]);
+    };
+    const first = ranks();
+    expect(first).toEqual([
+      ["a", 1],
+      ["b", 2],
+    ]);
+    expect(ranks()).toEqual(first);
+  });
+
   it("prints a readable table for people", () => {
     initRepo(sb, "one");
     initRepo(sb, "two");

@@ -33,19 +33,14 @@ describe("repo activity", () => {
     ).toEqual(["a", "b"]);
   });
 
-  it("counts a snapshot's newest working-tree change", () => {
+  it("counts the last working-tree change an agent's command made, as its hooks noted it", () => {
     const r = initRepo(sb, "r");
     const repo = discoverRepos(r).repos[0];
     if (repo === undefined) throw new Error("no repo");
     const git = repoActivityMs(repo);
-    const later = git + 60_000;
-    const snapshot = {
-      version: 1 as const,
-      root: repo.root,
-      startedMs: later,
-      entries: [{ path: "a", type: "file" as const, executable: false, size: 1, mtimeMs: later, ctimeMs: later, ino: 1, hash: "0123456789abcdef", racy: false }],
-    };
-    expect(repoActivityMs(repo, { latestSnapshot: snapshot })).toBe(later);
+    expect(repoActivityMs(repo, { agentActivityMs: git + 60_000 })).toBe(git + 60_000);
+    expect(repoActivityMs(repo, { agentActivityMs: git - 60_000 })).toBe(git);
+    expect(repoActivityMs(repo, { agentActivityMs: null })).toBe(git);
   });
 });
 
