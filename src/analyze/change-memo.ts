@@ -35,7 +35,7 @@ export interface ChangeMemo {
   save(): void;
 }
 
-type Stored = { v: number; x: number; entries: Record<string, MemoEntry> };
+type Stored = { v: number; x: string; entries: Record<string, MemoEntry> };
 
 export function loadChangeMemo(file: string): ChangeMemo {
   let last: Record<string, MemoEntry> = {};

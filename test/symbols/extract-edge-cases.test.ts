@@ -311,7 +311,7 @@ describe("symbol cache", () => {
     const [entry] = fs.readdirSync(dir).flatMap((sub) => fs.readdirSync(path.join(dir, sub)).map((f) => path.join(dir, sub, f)));
     expect(path.basename(entry as string)).toMatch(new RegExp(`^v${EXTRACTOR_VERSION}-typescript-`));
     // The entry under the earlier version's name: this version must not find it.
-    const older = path.join(path.dirname(entry as string), path.basename(entry as string).replace(`v${EXTRACTOR_VERSION}-`, `v${EXTRACTOR_VERSION - 1}-`));
+    const older = path.join(path.dirname(entry as string), path.basename(entry as string).replace(`v${EXTRACTOR_VERSION}-`, "v0123456789abcdef-"));
     fs.renameSync(entry as string, older);
     expect(cache.get(extractor.hasher.xxh64(source), "typescript")).toBeNull();
     expect(cachedExtract("a.ts", source, extractor, cache).symbols.map((s) => s.name)).toEqual(["a", "b"]);
