@@ -241,6 +241,7 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
           repos
             .map((r, i) => ({ root: r.root, abs: inView[i]?.repo.root ?? r.root, family: family.get(i) ?? `repo:${i}`, packages: r.packages, changes: r.changes }))
             .filter((_, i) => inView[i]?.repo.gitDir !== null),
+          options.configEnv ?? processConfigEnv(),
         );
   timing("cross-repo", tImpacts);
   const tBriefing = Date.now();
@@ -294,7 +295,7 @@ async function cloneCollisions(
     const members = g.flatMap((i) => (repos[i] === undefined ? [] : [{ ...repos[i], index: i }]));
     const heads = [...new Set(members.flatMap(({ state }) => (state.head_sha === null ? [] : [state.head_sha])))];
     const sides = await mapLimit(members, 2, async ({ repo, state, index: i }) => {
-      const since = options.since ?? (await mergeBaseOf(repo.root, [...heads, ...(state.base_sha === null ? [] : [state.base_sha])])) ?? state.head_sha;
+      const since = options.since ?? (await mergeBaseOf(repo.root, [...heads, ...(state.base_sha === null ? [] : [state.base_sha])], options.configEnv ?? processConfigEnv())) ?? state.head_sha;
       let changes = deep[i]?.changes ?? null;
       // A side whose HEAD is the merge base: its uncommitted changes, as the main analysis already has them.
       if (changes === null || since !== (options.since ?? state.head_sha)) {

@@ -2,6 +2,8 @@ import { execFile } from "node:child_process";
 import * as path from "node:path";
 import { expandImports, filesUsing } from "../coordination/uses-symbol.js";
 import { compareStrings } from "../errors/diagnostic.js";
+import { gitProcessEnv } from "../git/git-process-env.js";
+import type { GitConfigEnv } from "../git/load-git-config.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import { scanImports } from "../symbols/scan-imports.js";
 
@@ -89,11 +91,11 @@ export function groupClones(repos: readonly CloneCandidate[]): number[][] {
  * that its object database has (worktrees share one; a clone has the others' commits once fetched), and with its
  * own base (the merge base with its remote's default branch). Null when git cannot say: then HEAD.
  */
-export function mergeBaseOf(repoRoot: string, commits: readonly string[]): Promise<string | null> {
+export function mergeBaseOf(repoRoot: string, commits: readonly string[], where: GitConfigEnv): Promise<string | null> {
   return new Promise((resolve) => {
     const git = (args: string[], input?: string) =>
       new Promise<string | null>((done) => {
-        const child = execFile("git", args, { cwd: repoRoot, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" }, timeout: 5000 }, (error, stdout) => done(error === null ? stdout : null));
+        const child = execFile("git", args, { cwd: repoRoot, env: gitProcessEnv(where), timeout: 5000 }, (error, stdout) => done(error === null ? stdout : null));
         if (input !== undefined) child.stdin?.end(input);
       });
     void (async () => {

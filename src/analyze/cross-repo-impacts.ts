@@ -2,6 +2,8 @@ import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
+import { gitProcessEnv } from "../git/git-process-env.js";
+import type { GitConfigEnv } from "../git/load-git-config.js";
 import { declaredDependencies } from "../packages/declared-dependencies.js";
 import { normalizePythonName, packageKey, packageOfImport } from "../packages/package-of-import.js";
 import { packageExposure } from "../packages/public-names.js";
@@ -47,7 +49,7 @@ export interface ImpactRepo {
  * holds it). A clone or worktree of the publisher, or a repo that publishes the same package (a fork), is not a
  * consumer: its imports are of its own copy. Sorted by publisher, path, name, consumer.
  */
-export async function crossRepoImpacts(repos: readonly ImpactRepo[]): Promise<CrossRepoImpact[]> {
+export async function crossRepoImpacts(repos: readonly ImpactRepo[], where: GitConfigEnv): Promise<CrossRepoImpact[]> {
   type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python"; path: string; change: SymbolChange; publicNames: string[] };
   const broken: Broken[] = [];
   for (const r of repos) {
@@ -83,7 +85,7 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[]): Promise<Cr
     let files = importsOf.get(consumer.root);
     if (files === undefined) {
       files = new Map();
-      for (const f of await gitGrepFiles(consumer.abs, needles)) {
+      for (const f of await gitGrepFiles(consumer.abs, needles, where)) {
         if (!/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?)$/.test(f)) continue;
         let text: string;
         try {
@@ -139,10 +141,10 @@ export function describeImpacts(impacts: readonly CrossRepoImpact[], max = 12): 
 }
 
 /** Tracked and untracked (not ignored) files of a repo that contain one of the strings, by `git grep`. */
-function gitGrepFiles(root: string, needles: readonly string[]): Promise<string[]> {
+function gitGrepFiles(root: string, needles: readonly string[], where: GitConfigEnv): Promise<string[]> {
   return new Promise((resolve) => {
     const args = ["grep", "-l", "-z", "-F", "--untracked", ...needles.flatMap((n) => ["-e", n]), "--", "."];
-    execFile("git", args, { cwd: root, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" }, maxBuffer: 64 << 20, timeout: 20_000 }, (error, stdout) => {
+    execFile("git", args, { cwd: root, env: gitProcessEnv(where), maxBuffer: 64 << 20, timeout: 20_000 }, (error, stdout) => {
       // git grep exits 1 when nothing matches.
       if (error !== null && (error as { code?: unknown }).code !== 1) return resolve([]);
       resolve(

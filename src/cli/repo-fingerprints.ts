@@ -1,4 +1,6 @@
+import * as os from "node:os";
 import type { CoordinationMode } from "../config/coordination-mode.js";
+import type { GitConfigEnv } from "../git/load-git-config.js";
 
 /**
  * The remote fingerprints of DIR's repo, or of the repos under it (null when there are none). In embedded mode, a
@@ -15,11 +17,13 @@ export async function fingerprintsUnder(dir: string, mode: CoordinationMode, env
     return null;
   }
   if (repos.length === 0) return null;
+  // Git as the caller's environment says (in the daemon, the caller's is not the process's).
+  const where: GitConfigEnv = { env, homeDir: env["HOME"] ?? os.homedir() };
   const fps = new Set<string>();
   for (const repo of repos.slice(0, 200)) {
-    const state = await readRepoState(repo).catch(() => null);
+    const state = await readRepoState(repo, { configEnv: where }).catch(() => null);
     const own = state?.remote_fingerprints ?? [];
-    for (const f of own.length > 0 || mode.kind !== "embedded" ? own : await rootCommitFingerprints(repo.root, env, state?.head_sha ?? null)) fps.add(f);
+    for (const f of own.length > 0 || mode.kind !== "embedded" ? own : await rootCommitFingerprints(repo.root, where, state?.head_sha ?? null)) fps.add(f);
   }
   return [...fps].sort();
 }

@@ -99,7 +99,7 @@ export async function buildRequests(ctx: Ctx, mode: CoordinationMode): Promise<{
     // (its worktrees and local clones share it).
     if (state.remote_fingerprints.length === 0 && mode.kind === "embedded") {
       const { rootCommitFingerprints } = await import("../remotes/root-commit-fingerprints.js");
-      state = { ...state, remote_fingerprints: await rootCommitFingerprints(repo.root, ctx.input.env, state.head_sha) };
+      state = { ...state, remote_fingerprints: await rootCommitFingerprints(repo.root, ctx.configEnv, state.head_sha) };
     }
     if (state.remote_fingerprints.length === 0) return null;
     const body = await bodyFor(ctx, repo, state, [...paths].sort(compareStrings), shell);

@@ -1,6 +1,8 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { compareStrings } from "../errors/diagnostic.js";
+import { gitProcessEnv } from "../git/git-process-env.js";
+import type { GitConfigEnv } from "../git/load-git-config.js";
 
 /** Root commits asked of git, by repo root and HEAD commit: a long-lived process (the daemon) asks git once per HEAD. */
 const known = new Map<string, readonly string[]>();
@@ -16,13 +18,13 @@ const MAX_KNOWN = 256;
  * With `headSha` (HEAD's commit as the caller read it), the answer is kept for that repo and commit: a commit names
  * its whole history, so its root commits never change, and an edit's hooks need not start git each time.
  */
-export function rootCommitFingerprints(repoRoot: string, env: Readonly<Record<string, string | undefined>> = process.env, headSha: string | null = null): Promise<string[]> {
+export function rootCommitFingerprints(repoRoot: string, where: GitConfigEnv, headSha: string | null = null): Promise<string[]> {
   const key = headSha === null ? null : `${repoRoot}\0${headSha}`;
   const kept = key === null ? undefined : known.get(key);
   if (kept !== undefined) return Promise.resolve([...kept]);
   return new Promise((resolve) => {
     // HEAD named by its commit where the caller read it: what is kept is then exactly what was asked.
-    execFile("git", ["rev-list", "--max-parents=0", headSha ?? "HEAD"], { cwd: repoRoot, env: { ...env, GIT_OPTIONAL_LOCKS: "0" }, timeout: 2000, maxBuffer: 1 << 20 }, (error, stdout) => {
+    execFile("git", ["rev-list", "--max-parents=0", headSha ?? "HEAD"], { cwd: repoRoot, env: gitProcessEnv(where), timeout: 2000, maxBuffer: 1 << 20 }, (error, stdout) => {
       if (error !== null) return resolve([]);
       const shas = stdout
         .split("\n")

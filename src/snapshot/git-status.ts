@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
+import { gitProcessEnv } from "../git/git-process-env.js";
 import { type GitConfigEnv, syncGitTimeoutMs } from "../git/load-git-config.js";
 
 /** One path `git status --porcelain=v2 -z` lists: a tracked path that differs from the index, or an untracked one. */
@@ -167,8 +168,7 @@ export function runGitStatusAsync(root: string, where: GitConfigEnv, run: GitSta
  * Stage 0 only. Null when git cannot be run or fails.
  */
 export function listAttributed(root: string, where: GitConfigEnv, pathspecs: readonly string[]): Array<{ path: string; mode: number; oid: string }> | null {
-  const env = gitEnv(where);
-  env["GIT_OPTIONAL_LOCKS"] = "0";
+  const env = gitProcessEnv(where);
   const r = spawnSync("git", ["--no-optional-locks", "-c", "core.quotePath=false", "ls-files", "-s", "-z", "--", ...pathspecs], {
     cwd: root,
     env,
@@ -186,19 +186,10 @@ export function listAttributed(root: string, where: GitConfigEnv, pathspecs: rea
   return out;
 }
 
-function gitEnv(where: GitConfigEnv): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(where.env)) if (v !== undefined && !REPO_SELECTING.has(k)) env[k] = v;
-  env["HOME"] = where.homeDir;
-  env["PATH"] ??= process.env["PATH"] ?? "/usr/bin:/bin";
-  return env;
-}
-
 function gitStatusCommand(where: GitConfigEnv, run: GitStatusRun): { args: string[]; env: Record<string, string> } {
-  const env = gitEnv(where);
   const writesCopy = run.privateIndex !== undefined && run.expand === undefined;
+  const env = gitProcessEnv(where, { writesIndex: writesCopy });
   if (run.privateIndex !== undefined) env["GIT_INDEX_FILE"] = run.privateIndex;
-  if (!writesCopy) env["GIT_OPTIONAL_LOCKS"] = "0";
   const args = [
     ...(writesCopy ? ["-c", "core.untrackedCache=true"] : ["--no-optional-locks"]),
     ...(run.expand === undefined ? [] : ["--literal-pathspecs"]),
@@ -214,16 +205,3 @@ function gitStatusCommand(where: GitConfigEnv, run: GitStatusRun): { args: strin
   ];
   return { args, env };
 }
-
-/** Variables that would point git at another repo, index or work tree than the one asked about. */
-const REPO_SELECTING = new Set([
-  "GIT_DIR",
-  "GIT_WORK_TREE",
-  "GIT_INDEX_FILE",
-  "GIT_COMMON_DIR",
-  "GIT_OBJECT_DIRECTORY",
-  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-  "GIT_NAMESPACE",
-  "GIT_PREFIX",
-  "GIT_CEILING_DIRECTORIES",
-]);
