@@ -6,7 +6,7 @@
 // first one changed, which `git merge` would report as a conflict. A denial of a clean edit is a false alarm: the
 // agent stops for nothing. Denying the edits that meet is what a user wants.
 //
-//   node benchmarks/denials.mjs [--before PATH/bin/comity.cjs | --before-commit REV] [--mode embedded|served]
+//   node benchmarks/denials.mjs [--before PATH/bin/comity.cjs | --before-commit REV | --no-before] [--mode embedded|served]
 //
 // `--before-commit REV` checks REV out under benchmarks/.work/comity-REV, installs and builds it once, and
 // plays the same script with it. The default REV is the last commit before edits were compared by line range.
@@ -20,7 +20,9 @@ import { machine, table } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..");
-const { values } = parseArgs({ options: { before: { type: "string" }, "before-commit": { type: "string", default: "6dff70c" }, mode: { type: "string", default: "embedded" } } });
+const { values } = parseArgs({
+  options: { before: { type: "string" }, "before-commit": { type: "string", default: "6dff70c" }, "no-before": { type: "boolean", default: false }, mode: { type: "string", default: "embedded" } },
+});
 
 /** The stdlib files the agents work on, as the machine's python3 has them. */
 function stdlibFiles() {
@@ -111,8 +113,11 @@ async function play(bin, s) {
 const s = script(stdlibFiles());
 const meets = s.edits.filter((e) => e.meets).length;
 const builds = [["this checkout", path.join(repo, "bin", "comity.cjs")]];
-const before = values.before ?? beforeBin(values["before-commit"]);
-builds.unshift([values.before === undefined ? `before (${values["before-commit"]})` : `before (${values.before})`, before]);
+// A smoke run (`--no-before`) plays this checkout alone: the earlier build is a clone, `npm ci` and a build, minutes.
+if (!values["no-before"]) {
+  const before = values.before ?? beforeBin(values["before-commit"]);
+  builds.unshift([values.before === undefined ? `before (${values["before-commit"]})` : `before (${values.before})`, before]);
+}
 const rows = [];
 for (const [name, bin] of builds) {
   const r = await play(bin, s);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: generates the benchmark workspaces (seeded), runs every benchmark of the engine,
 // each with its native anchor in the same run, and ends with one table of every target: the figure,
-// its anchor ratio and whether the target is met. `npm run bench -- --quick` is a smoke run (< 2 min):
+// its anchor ratio and whether the target is met. `npm run bench -- --quick` is a smoke run (a few minutes):
 // smaller workspaces and fewer runs, so its figures are not the record. `--only NAME` (repeatable) runs the
 // suites whose name starts with NAME; `--write` (which `npm run bench` passes) puts each suite's output into
 // benchmarks/README.md between its `<!-- bench:NAME:begin -->` and `<!-- bench:NAME:end -->` markers, and a
@@ -26,7 +26,7 @@ const suites = [
   ["snapshots, * text=auto eol=lf", "snapshot.mjs", quick ? ["--files", "10000", "--runs", "2", "--attributes", "text"] : ["--files", "100000", "--runs", "5", "--attributes", "text"]],
   ["snapshots, a clean/smudge filter", "snapshot.mjs", quick ? ["--files", "10000", "--runs", "2", "--attributes", "filter"] : ["--files", "100000", "--runs", "3", "--attributes", "filter"]],
   ["symbols", "symbols.mjs", quick ? ["--files", "150", "--runs", "1"] : ["--files", "1500", "--runs", "3"]],
-  ["symbols, real code against ast-grep", "symbols-real.mjs", quick ? ["--runs", "1"] : ["--runs", "5"]],
+  ["symbols, real code against ast-grep", "symbols-real.mjs", quick ? ["--runs", "1", "--max-files", "150"] : ["--runs", "5"]],
   ["hook", "hook.mjs", quick ? ["--runs", "5"] : ["--runs", "15"]],
   ["claude code, real CLI", "real-claude-code.mjs", quick ? ["--runs", "1", "--edits", "4"] : ["--runs", "5", "--edits", "10"]],
   ["shell pair, real code", "shell-pair.mjs", quick ? ["--runs", "3"] : ["--runs", "15"]],
@@ -34,7 +34,7 @@ const suites = [
   ["analyze", "analyze.mjs", quick ? ["--files", "10000", "--changes", "200"] : ["--files", "100000", "--changes", "2000"]],
   ["serve", "serve-load.mjs", quick ? ["--runs", "2"] : ["--runs", "5"]],
   ["serve, one noisy team", "serve-noisy.mjs", quick ? ["--runs", "1", "--rows", "10000"] : ["--runs", "3"]],
-  ["denials, two agents on one file set", "denials.mjs", []],
+  ["denials, two agents on one file set", "denials.mjs", quick ? ["--no-before"] : []],
 ];
 
 const write = values.write && !quick;

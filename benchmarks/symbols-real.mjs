@@ -23,7 +23,9 @@ import { ensureTool, listFiles, machine, median, REAL_CORPORA, realCorpusFiles, 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.cjs");
 const astGrep = path.join(here, "..", "node_modules", ".bin", "ast-grep");
-const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, corpus: { type: "string", default: "all" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, corpus: { type: "string", default: "all" }, "max-files": { type: "string" } } });
+/** A smoke run's cap: the first N files of each corpus (by path), copied to a folder of their own so every tool reads the same. */
+const maxFiles = values["max-files"] === undefined ? null : Number(values["max-files"]);
 const runs = Number(values.runs);
 const PACKAGES = ["effect@3.18.4", "rxjs@7.8.2"];
 const base = REAL_CORPORA;
@@ -82,8 +84,19 @@ const corpora = [
   ["TypeScript", tsCorpus, "function $F($$$A) { $$$B }", "ts"],
   ["Python", pyCorpus, "def $F($$$A): $$$B", "py"],
 ].filter(([, , , id]) => values.corpus === "all" || values.corpus === id);
+/** The first `n` files of a corpus, in a folder of their own. */
+function firstFiles(corpus, n, id) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `comity-bench-${id}-first${n}-`));
+  const files = [...corpus.files].sort().slice(0, n);
+  for (const f of files) {
+    const to = path.join(dir, path.relative(corpus.dir, f));
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.copyFileSync(f, to);
+  }
+  return { dir, files: files.map((f) => path.join(dir, path.relative(corpus.dir, f))) };
+}
 for (const [lang, load, pattern, sgLang] of corpora) {
-  const corpus = load();
+  const corpus = maxFiles === null ? load() : firstFiles(load(), maxFiles, sgLang);
   const bytes = corpus.files.reduce((n, f) => n + fs.statSync(f).size, 0);
   const mbps = (ms) => (bytes / 1e6 / (ms / 1000)).toFixed(2);
   const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-symbols-"));
