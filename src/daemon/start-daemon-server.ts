@@ -1,10 +1,11 @@
 import * as fs from "node:fs";
-import * as http from "node:http";
 import * as net from "node:net";
 import * as path from "node:path";
+import { Worker } from "node:worker_threads";
 import { ComityError } from "../errors/comity-error.js";
 import daemonClient from "./daemon-client.cjs";
-import { httpHookCall, httpRefusal, type DaemonHttpConfig } from "./daemon-http.js";
+import { httpHookCall, type DaemonHttpConfig } from "./daemon-http.js";
+import type { DaemonMessage, FrontMessage, HttpFrontData } from "./http-front-worker.js";
 import type { AnalyzeCache } from "./analyze-cache.js";
 import type { CliCall, CommandLine, DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
 
@@ -42,6 +43,13 @@ export interface DaemonServerOptions {
      * builds' modules; the next command hook starts the new one.
      */
     readonly installedBuild?: () => string;
+    /**
+     * How long the HTTP front (a thread of its own) waits for the daemon's thread to take a request before it
+     * answers 503 at once: that thread is held (git, SQLite's lock). Default 250 ms: a hiccup shorter than that (a
+     * collection, a module loading) is still answered inside the 0.5 s Claude Code gives a PreToolUse hook, and a long
+     * hold costs a tool call 0.5 s instead of the hooks' whole 1.2 s.
+     */
+    readonly ackMs?: number;
   };
   readonly now?: () => number;
   /** `comity analyze` answered from memory (`analyze-cache.ts`); without it, every analyze question is a miss. */
@@ -254,24 +262,17 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   }
   const mine = statOf(options.socket);
   touch();
-  const httpServer =
+  const httpFront =
     options.http === undefined
       ? null
-      : serveHttpHooks(options.http, options.build, touch, (call) => {
+      : await startHttpFront(options.http, options.build, touch, (call) => {
           const installed = options.http?.installedBuild?.() ?? options.build;
           if (installed === options.build) return answerOf(call, false);
           setImmediate(() => void close(`another build was installed (${installed})`));
           return Promise.resolve({ kind: "stale", build: options.build });
         });
-  let httpProblem: string | null = null;
-  if (httpServer !== null && options.http !== undefined) {
-    const port = options.http.config.port;
-    httpProblem = await new Promise<string | null>((resolve) => {
-      httpServer.once("error", (error: NodeJS.ErrnoException) => resolve(`127.0.0.1:${port}: ${error.code ?? error.message}`));
-      httpServer.listen(port, "127.0.0.1", () => resolve(null));
-    });
-    if (httpProblem === null) httpPort = port;
-  }
+  const httpProblem = httpFront?.problem ?? null;
+  if (httpFront !== null && httpProblem === null && options.http !== undefined) httpPort = options.http.config.port;
   const check = setInterval(() => {
     const st = statOf(options.socket);
     if (st === null || st.ino !== mine?.ino) void close("its socket is gone");
@@ -284,10 +285,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       clearInterval(check);
       if (idle !== null) clearTimeout(idle);
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (httpServer?.listening === true) {
-        httpServer.closeAllConnections();
-        await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-      }
+      await httpFront?.close();
       await chain;
       const st = statOf(options.socket);
       if (st !== null && st.ino === mine?.ino) fs.rmSync(options.socket, { force: true });
@@ -297,63 +295,65 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   return { status, httpProblem, ended, close };
 }
 
+/** The HTTP front's thread, listening or not (`problem`). */
+interface HttpFront {
+  readonly problem: string | null;
+  close(): Promise<void>;
+}
+
 /**
- * The HTTP front of the daemon: a request `httpRefusal` lets through on its headers (a hook event from a holder of the
- * secret) is read whole (bounded), run as its hook event (`httpHookCall`), and answered with the hook's stdout as the
- * body, as Claude Code reads a command hook's stdout. Busy (too many waiting) is a 503: Claude Code goes on without the hook's answer.
+ * Starts the HTTP front (`http-front-worker.ts`) on a thread of its own: a request it lets through (a hook event from
+ * a holder of the secret) is taken here at once (acknowledged), run as its hook event (`httpHookCall`) in line with the
+ * others, and answered with the hook's stdout as the body, as Claude Code reads a command hook's stdout. Busy (too
+ * many waiting, or this thread held) is a 503: Claude Code goes on without the hook's answer.
  */
-function serveHttpHooks(http_: NonNullable<DaemonServerOptions["http"]>, build: string, touch: () => void, answer: (call: HookCall) => Promise<DaemonAnswer>): http.Server {
-  const server = http.createServer({ requestTimeout: REQUEST_MS, headersTimeout: REQUEST_MS, maxHeaderSize: 16 * 1024 }, (req, res) => {
-    touch();
-    const send = (status: number, body: string): void => {
-      if (res.headersSent) return;
-      res.writeHead(status, { "content-type": status === 200 ? "application/json" : "text/plain; charset=utf-8", "cache-control": "no-store" });
-      res.end(body);
-    };
-    // A refusal before the body is read: said, then the connection goes (its body is never read nor kept).
-    const refuse = (status: number, reason: string): void => {
-      res.setHeader("connection", "close");
-      res.once("finish", () => req.socket.destroy());
-      send(status, `${reason}\n`);
-    };
-    req.on("error", () => undefined);
-    const request = { method: req.method ?? "", url: req.url ?? "", headers: req.headers };
-    // A caller without the secret (or a browser) is refused on its headers, before its body is read.
-    const refused = httpRefusal(request, http_.config, http_.hosts);
-    if (refused !== null) {
-      refuse(refused.status, refused.reason);
-      return;
-    }
-    const declared = Number(req.headers["content-length"]);
-    if (Number.isFinite(declared) && declared > MAX_DAEMON_REQUEST_BYTES) {
-      refuse(413, `request over ${MAX_DAEMON_REQUEST_BYTES} bytes`);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_DAEMON_REQUEST_BYTES) {
-        if (!res.headersSent) {
-          req.pause();
-          refuse(413, `request over ${MAX_DAEMON_REQUEST_BYTES} bytes`);
-        }
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => {
-      if (size > MAX_DAEMON_REQUEST_BYTES) return;
-      answer(httpHookCall({ ...request, body: Buffer.concat(chunks).toString("utf8") }, build, http_.baseEnv)).then(
-        (a) => (a.kind === "hook" ? send(200, a.stdout) : send(503, `the daemon is ${a.kind}\n`)),
-        () => send(500, "the daemon could not answer\n"),
-      );
-    });
+async function startHttpFront(http_: NonNullable<DaemonServerOptions["http"]>, build: string, touch: () => void, answer: (call: HookCall) => Promise<DaemonAnswer>): Promise<HttpFront> {
+  const here = import.meta.url;
+  // The tests run the TypeScript sources; the worker is the build's.
+  const url = here.endsWith(".ts") ? new URL("../../dist/daemon/http-front-worker.js", here) : new URL("./http-front-worker.js", here);
+  const data: HttpFrontData = { config: http_.config, hosts: http_.hosts, maxBytes: MAX_DAEMON_REQUEST_BYTES, requestMs: REQUEST_MS, ackMs: http_.ackMs ?? 250 };
+  const worker = new Worker(url, { workerData: data });
+  const send = (m: DaemonMessage): void => worker.postMessage(m);
+  let settle: (problem: string | null) => void = () => undefined;
+  const started = new Promise<string | null>((resolve) => {
+    settle = resolve;
   });
-  server.on("clientError", (_error, socket) => socket.destroy());
-  // Connections past these are closed at once rather than held: a flood cannot take the daemon's descriptors.
-  server.maxConnections = 64;
-  return server;
+  let closed: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => {
+    closed = resolve;
+  });
+  worker.on("message", (m: FrontMessage) => {
+    if (m.type === "listening") settle(null);
+    else if (m.type === "problem") settle(m.problem);
+    else if (m.type === "closed") closed();
+    else {
+      // Taken: the front now waits for the answer, however long the event waits its turn.
+      send({ type: "ack", id: m.id });
+      touch();
+      answer(httpHookCall(m.request, build, http_.baseEnv)).then(
+        (a) => send(a.kind === "hook" ? { type: "answer", id: m.id, status: 200, body: a.stdout } : { type: "answer", id: m.id, status: 503, body: `the daemon is ${a.kind}\n` }),
+        () => send({ type: "answer", id: m.id, status: 500, body: "the daemon could not answer\n" }),
+      );
+    }
+  });
+  worker.on("error", (error) => settle(`the HTTP front failed: ${error.message}`));
+  worker.on("exit", () => {
+    settle("the HTTP front ended");
+    closed();
+  });
+  const problem = await started;
+  if (problem !== null) await worker.terminate();
+  return {
+    problem,
+    close: async () => {
+      if (problem !== null) return;
+      send({ type: "close" });
+      // Bounded: a front that does not close in time is ended.
+      const timer = setTimeout(() => void worker.terminate(), 2000);
+      await ended;
+      clearTimeout(timer);
+    },
+  };
 }
 
 function statOf(file: string): fs.Stats | null {

@@ -3,6 +3,7 @@ import * as http from "node:http";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { Worker } from "node:worker_threads";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import daemonClient from "../../src/daemon/daemon-client.cjs";
@@ -253,6 +254,46 @@ describe("the daemon's HTTP front", () => {
     expect((await request(port, { headers: auth, body: payload })).status).toBe(503);
     expect(await s.ended).toBe("another build was installed (b2)");
     expect(ran).toBe(1);
+  });
+
+  it("answers 503 at once while the daemon's thread is held, and still runs that event once the thread is free", async () => {
+    const port = await freePort();
+    // [0]: 1 once the first event holds the thread; [1]: 1 to let it go; [2]: the held-off request's status.
+    const shared = new Int32Array(new SharedArrayBuffer(12));
+    const ran: string[] = [];
+    await start(port, async (c) => {
+      ran.push(c.stdin);
+      if (c.stdin.includes('"hold"')) {
+        Atomics.store(shared, 0, 1);
+        Atomics.notify(shared, 0);
+        // Held as git or SQLite's lock hold it: synchronously, nothing else on this thread runs.
+        Atomics.wait(shared, 1, 0, 30_000);
+      }
+      return "answered";
+    });
+    // Another thread asks while this one is held, then lets it go.
+    const asker = new Worker(
+      `const { workerData: w } = require("node:worker_threads");
+       const http = require("node:http");
+       const s = new Int32Array(w.buffer);
+       Atomics.wait(s, 0, 0, 30000);
+       const req = http.request({ host: "127.0.0.1", port: w.port, method: "POST", path: "/v1/hook/claude_code/PreToolUse", headers: { authorization: w.auth }, agent: false }, (res) => {
+         res.resume();
+         res.on("end", () => { Atomics.store(s, 2, res.statusCode); Atomics.store(s, 1, 1); Atomics.notify(s, 1); });
+       });
+       req.end(w.body);`,
+      { eval: true, workerData: { buffer: shared.buffer, port, auth: auth.authorization, body: JSON.stringify({ cwd: "/work/repo", asked: "while held" }) } },
+    );
+    try {
+      const held = await request(port, { headers: auth, body: JSON.stringify({ cwd: "/work/repo", hold: "hold" }) });
+      expect(held).toEqual({ status: 200, body: "answered" });
+      expect(Atomics.load(shared, 2)).toBe(503);
+      // The request answered 503 was taken after all: its event ran (late), after the one that held the thread.
+      for (let i = 0; i < 500 && ran.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(ran.map((x) => JSON.parse(x) as Record<string, string>).map((x) => x["hold"] ?? x["asked"])).toEqual(["hold", "while held"]);
+    } finally {
+      await asker.terminate();
+    }
   });
 
   it("listens on 127.0.0.1 only", async () => {
