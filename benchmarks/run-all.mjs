@@ -21,14 +21,14 @@ ensureTool("ctags", "universal-ctags");
 ensureTool("hyperfine", "hyperfine"); // not required by the scripts; installed for people timing by hand
 
 const suites = [
-  ["discovery", "discovery.mjs", quick ? ["--runs", "3"] : ["--runs", "9"]],
+  ["discovery", "discovery.mjs", quick ? ["--runs", "2"] : ["--runs", "9"]],
   ["snapshots", "snapshot.mjs", quick ? ["--files", "10000", "--runs", "2"] : ["--files", "100000", "--runs", "7"]],
   ["snapshots, * text=auto eol=lf", "snapshot.mjs", quick ? ["--files", "10000", "--runs", "2", "--attributes", "text"] : ["--files", "100000", "--runs", "5", "--attributes", "text"]],
   ["snapshots, a clean/smudge filter", "snapshot.mjs", quick ? ["--files", "10000", "--runs", "2", "--attributes", "filter"] : ["--files", "100000", "--runs", "3", "--attributes", "filter"]],
   ["symbols", "symbols.mjs", quick ? ["--files", "150", "--runs", "1"] : ["--files", "1500", "--runs", "3"]],
   ["symbols, real code against ast-grep", "symbols-real.mjs", quick ? ["--runs", "1", "--max-files", "150"] : ["--runs", "5"]],
   ["hook", "hook.mjs", quick ? ["--runs", "5"] : ["--runs", "15"]],
-  ["claude code, real CLI", "real-claude-code.mjs", quick ? ["--runs", "1", "--edits", "4"] : ["--runs", "5", "--edits", "10"]],
+  ["claude code, real CLI", "real-claude-code.mjs", quick ? ["--runs", "1", "--edits", "4", "--no-stopped"] : ["--runs", "5", "--edits", "10"]],
   ["shell pair, real code", "shell-pair.mjs", quick ? ["--runs", "3"] : ["--runs", "15"]],
   ["analyze through the daemon", "analyze-daemon.mjs", quick ? ["--files", "20000", "--runs", "3"] : ["--files", "20000", "--runs", "15"]],
   ["analyze", "analyze.mjs", quick ? ["--files", "10000", "--changes", "200"] : ["--files", "100000", "--changes", "2000"]],
