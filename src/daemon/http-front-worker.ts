@@ -50,6 +50,9 @@ const pending = new Map<number, Pending>();
 const LINGER_BYTES = 8 * 1024 * 1024;
 const LINGER_MS = 2000;
 let nextId = 1;
+/** Requests passed to the daemon's thread that it has not taken yet, and how many may be. */
+let unacked = 0;
+const MAX_UNACKED = 8;
 
 const server = http.createServer({ requestTimeout: data.requestMs, headersTimeout: data.requestMs, maxHeaderSize: 16 * 1024 }, (req, res) => {
   const send = (status: number, body: string): void => {
@@ -57,25 +60,41 @@ const server = http.createServer({ requestTimeout: data.requestMs, headersTimeou
     res.writeHead(status, { "content-type": status === 200 ? "application/json" : "text/plain; charset=utf-8", "cache-control": "no-store" });
     res.end(body);
   };
-  // A refusal, said before the body is read; what the caller still sends is discarded, never kept, up to a bound
-  // (closing a socket with unread bytes resets it, and a caller still writing would never read the refusal).
+  // A refusal, on the headers alone: what the caller still sends is discarded, never kept, and the refusal is said
+  // once it has sent it all (8 MiB or 2 s at most, then the connection goes). Closing a socket with unread bytes
+  // resets it, and a caller still writing would never read its 401 or 413.
+  let refused = false;
   const refuse = (status: number, reason: string): void => {
+    if (refused) return;
+    refused = true;
     res.setHeader("connection", "close");
     let discarded = 0;
-    const linger = setTimeout(() => req.socket.destroy(), LINGER_MS);
-    req.socket.once("close", () => clearTimeout(linger));
+    let said = false;
+    const say = (): void => {
+      if (said) return;
+      said = true;
+      clearTimeout(linger);
+      send(status, `${reason}\n`);
+    };
+    const linger = setTimeout(() => {
+      say();
+      req.socket.destroy();
+    }, LINGER_MS);
     req.on("data", (chunk: Buffer) => {
       discarded += chunk.length;
-      if (discarded > LINGER_BYTES) req.socket.destroy();
+      if (discarded > LINGER_BYTES) {
+        say();
+        req.socket.destroy();
+      }
     });
+    req.on("end", say);
     req.resume();
-    send(status, `${reason}\n`);
   };
   req.on("error", () => undefined);
   const request = { method: req.method ?? "", url: req.url ?? "", headers: req.headers };
-  const refused = httpRefusal(request, data.config, data.hosts);
-  if (refused !== null) {
-    refuse(refused.status, refused.reason);
+  const refusal = httpRefusal(request, data.config, data.hosts);
+  if (refusal !== null) {
+    refuse(refusal.status, refusal.reason);
     return;
   }
   const declared = Number(req.headers["content-length"]);
@@ -88,13 +107,19 @@ const server = http.createServer({ requestTimeout: data.requestMs, headersTimeou
   req.on("data", (chunk: Buffer) => {
     size += chunk.length;
     if (size > data.maxBytes) {
-      if (!res.headersSent) refuse(413, `request over ${data.maxBytes} bytes`);
+      refuse(413, `request over ${data.maxBytes} bytes`);
       return;
     }
     chunks.push(chunk);
   });
   req.on("end", () => {
-    if (size > data.maxBytes) return;
+    if (refused) return;
+    // The daemon's thread held, and as many requests already waiting for it as its queue takes: this one is not
+    // passed on at all (a caller that keeps asking must not pile up work for later).
+    if (unacked >= MAX_UNACKED) {
+      send(503, "the daemon is busy\n");
+      return;
+    }
     const id = nextId++;
     const entry: Pending = { send, timer: null };
     entry.timer = setTimeout(() => {
@@ -106,10 +131,14 @@ const server = http.createServer({ requestTimeout: data.requestMs, headersTimeou
     res.on("close", () => {
       if (entry.timer === null) pending.delete(id);
     });
+    unacked++;
     post({ type: "request", id, request: { ...request, headers: { ...req.headers }, body: Buffer.concat(chunks).toString("utf8") } });
   });
 });
 server.on("clientError", (_error, socket) => socket.destroy());
+// A caller that ends its side after its request (a half-close) still gets the answer, which now comes a message
+// round-trip later: Node's HTTP server would otherwise end the socket at the caller's FIN, before it is written.
+(server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 // Connections past these are closed at once rather than held: a flood cannot take the daemon's descriptors.
 server.maxConnections = 64;
 server.once("error", (error: NodeJS.ErrnoException) => post({ type: "problem", problem: `127.0.0.1:${data.config.port}: ${error.code ?? error.message}` }));
@@ -124,6 +153,8 @@ port.on("message", (m: DaemonMessage) => {
     });
     return;
   }
+  // Every request passed on is acknowledged once, answered or not by then.
+  if (m.type === "ack") unacked--;
   const entry = pending.get(m.id);
   if (entry === undefined) return;
   if (m.type === "ack") {

@@ -296,6 +296,21 @@ describe("the daemon's HTTP front", () => {
     }
   });
 
+  it("answers a caller that ends its side of the connection after its request (a half-close)", async () => {
+    const port = await freePort();
+    await start(port);
+    const got = await new Promise<string>((resolve) => {
+      let text = "";
+      const c = net.connect(port, "127.0.0.1", () =>
+        c.end(`POST /v1/hook/claude_code/Stop HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${auth.authorization}\r\nContent-Length: ${payload.length}\r\n\r\n${payload}`),
+      );
+      c.on("data", (d) => (text += d.toString()));
+      c.on("close", () => resolve(text));
+    });
+    expect(got).toMatch(/^HTTP\/1\.1 200 /);
+    expect(got).toContain('"stdin":');
+  });
+
   it("listens on 127.0.0.1 only", async () => {
     const port = await freePort();
     await start(port);
