@@ -11,9 +11,10 @@ import { Worker } from "node:worker_threads";
  */
 export const CHECKPOINT_EVERY_MS = 50;
 
-// Shared with the worker, as 32-bit slots: commits counted by the writer, and a stop flag.
+// Shared with the worker, as 32-bit slots: commits counted by the writer, a stop flag, checkpoints made.
 const COMMITS = 0;
 const STOP = 1;
+const CHECKPOINTS = 2;
 
 // Runs in the worker: its own connection, PASSIVE checkpoints (they never block the writer). It sleeps until the
 // writer counts a commit (no wake-ups on an idle server), lets commits gather for everyMs, checkpoints, and goes
@@ -25,7 +26,7 @@ const db = new Database(workerData.file);
 db.pragma("busy_timeout = 5000");
 const shared = new Int32Array(workerData.shared);
 const sleep = new Int32Array(new SharedArrayBuffer(4));
-const checkpoint = () => { try { db.pragma("wal_checkpoint(PASSIVE)"); } catch {} };
+const checkpoint = () => { try { db.pragma("wal_checkpoint(PASSIVE)"); } catch {} Atomics.add(shared, ${CHECKPOINTS}, 1); };
 let seen = 0;
 for (;;) {
   while (Atomics.load(shared, ${STOP}) === 0 && Atomics.load(shared, ${COMMITS}) === seen) Atomics.wait(shared, ${COMMITS}, seen);
@@ -41,6 +42,8 @@ db.close();
 export interface Checkpointer {
   /** Called by the writer after each commit: cheap (an atomic add; a wake-up only when the worker sleeps). */
   committed(): void;
+  /** How many checkpoints the worker has made (for a status; a test tells an idle worker from a busy one by it). */
+  checkpoints(): number;
   stop(): Promise<void>;
 }
 
@@ -53,7 +56,7 @@ export interface Checkpointer {
  */
 export function startCheckpointer(file: string, onFailure: (error: Error) => void, everyMs = CHECKPOINT_EVERY_MS): Checkpointer {
   const module = createRequire(import.meta.url).resolve("better-sqlite3");
-  const shared = new Int32Array(new SharedArrayBuffer(8));
+  const shared = new Int32Array(new SharedArrayBuffer(12));
   const worker = new Worker(WORKER, { eval: true, workerData: { file, module, everyMs, shared: shared.buffer } });
   worker.unref();
   worker.on("error", (error) => onFailure(error));
@@ -63,6 +66,7 @@ export function startCheckpointer(file: string, onFailure: (error: Error) => voi
       Atomics.add(shared, COMMITS, 1);
       Atomics.notify(shared, COMMITS, 1);
     },
+    checkpoints: () => Atomics.load(shared, CHECKPOINTS),
     async stop(): Promise<void> {
       // Held open until the worker is done, or a process with nothing else to do would exit under our feet.
       worker.ref();

@@ -29,6 +29,21 @@ afterEach(() => sb.cleanup());
 
 const store = () => path.join(configDir, "coordination.sqlite");
 
+/** Whether a process this one started has `file` open (a hook process that reached the store). */
+function childHasOpen(file: string): boolean {
+  const real = fs.realpathSync(file);
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== process.pid) continue;
+      for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === real) return true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false;
+}
+
 interface Seen {
   denied: string | null;
   context: string | null;
@@ -187,10 +202,10 @@ describe("embedded coordination (no server)", () => {
     const { default: Sqlite } = await import("better-sqlite3");
     const other = new Sqlite(store());
     try {
-      // Held for half a second: the hook waits, then answers as usual.
+      // Held until the hook has the store open (it then waits on the lock): the hook waits, then answers as usual.
       other.exec("BEGIN IMMEDIATE");
       const waiting = claude("B", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "b1"));
-      await new Promise((r) => setTimeout(r, 500));
+      for (let i = 0; i < 2000 && !childHasOpen(store()); i++) await new Promise((r) => setTimeout(r, 5));
       other.exec("COMMIT");
       expect((await waiting).denied).toMatch(/CF-\d+ edit_conflict/);
       expect(readHookLog(configDir)).toEqual([]);
