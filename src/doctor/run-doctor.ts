@@ -487,7 +487,7 @@ function repoChecks(options: DoctorOptions, mode: "off" | "served" | "embedded")
     .sort((a, b) => compareStrings(a.root, b.root))
     .map((repo) => {
       const rel = path.relative(options.cwd, repo.root) || ".";
-      const config = loadGitConfig(nodeSyncFs, where, gitConfigFiles(where, repo.commonDir ?? "", repo.gitDir ?? ""));
+      const config = loadGitConfig(nodeSyncFs, where, gitConfigFiles(where, repo.commonDir ?? "", repo.gitDir ?? ""), { gitDir: repo.gitDir });
       const remotes = readRemotes(config.entries);
       return remotes.length > 0
         ? { id: `repo:${rel}`, status: "ok" as const, title: `repo ${rel}`, detail: `remotes: ${remotes.map((r) => r.name).join(", ")}` }

@@ -2,6 +2,7 @@ import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { readTextOrNull, type SyncFs } from "../fs/sync-fs.js";
 import { parseGitConfig, type GitConfigEntry } from "./parse-git-config.js";
+import { wildmatch } from "./wildmatch.js";
 
 /** Where git would look for config, injected so that tests never read the real home folder. */
 export interface GitConfigEnv {
@@ -51,30 +52,104 @@ export interface LoadedGitConfig {
   readonly diagnostics: readonly Diagnostic[];
 }
 
+/** What a repo's conditional includes are evaluated against: its git folder (as found, and real), and HEAD. */
+export interface IncludeContext {
+  /** The repo's git folder (a linked worktree's own, under the main repo's `worktrees/`), or null. */
+  readonly gitDir: string | null;
+}
+
 /**
  * Reads and parses config files in order, following `include.path` (relative
- * to the including file, `~/` from the home folder, at most 10 deep). A
- * missing file is skipped; a malformed one is a diagnostic and keeps the
- * entries before the error. `includeIf` sections are not evaluated.
+ * to the including file, `~/` from the home folder, at most 10 deep) and, for
+ * a repo (`context`), `includeIf` as git evaluates it: `gitdir:` and
+ * `gitdir/i:` against the repo's git folder (its real path, then as found),
+ * `onbranch:` against HEAD's branch, and `hasconfig:remote.*.url:` against the
+ * remote URLs the other files set. A missing file is skipped; a malformed one
+ * is a diagnostic and keeps the entries before the error.
  */
-export function loadGitConfig(fs: SyncFs, where: GitConfigEnv, files: readonly string[]): LoadedGitConfig {
-  const entries: GitConfigEntry[] = [];
-  const diagnostics: Diagnostic[] = [];
-  const load = (file: string, depth: number): void => {
-    const text = readTextOrNull(fs, file);
-    if (text === null) return;
-    const parsed = parseGitConfig(text);
-    if (parsed.error !== null) {
-      diagnostics.push(diagnostic("bad_git_config", "warning", file, `line ${parsed.error.line}: ${parsed.error.message}`));
-    }
-    for (const entry of parsed.entries) {
-      entries.push(entry);
-      if (entry.section === "include" && entry.subsection === null && entry.key === "path" && depth < 10) {
-        const target = entry.value.startsWith("~/") ? path.join(where.homeDir, entry.value.slice(2)) : path.resolve(path.dirname(file), entry.value);
-        load(target, depth + 1);
+export function loadGitConfig(fs: SyncFs, where: GitConfigEnv, files: readonly string[], context: IncludeContext | null = null): LoadedGitConfig {
+  const branch = context?.gitDir === null || context === null ? null : branchOf(readTextOrNull(fs, path.join(context.gitDir, "HEAD")));
+  const gitDirs = context?.gitDir === null || context === null ? [] : gitDirTexts(fs, context.gitDir);
+  const read = (urls: readonly string[] | null): LoadedGitConfig => {
+    const entries: GitConfigEntry[] = [];
+    const diagnostics: Diagnostic[] = [];
+    const load = (file: string, depth: number, viaHasconfig: boolean): void => {
+      const text = readTextOrNull(fs, file);
+      if (text === null) return;
+      const parsed = parseGitConfig(text);
+      if (parsed.error !== null) {
+        diagnostics.push(diagnostic("bad_git_config", "warning", file, `line ${parsed.error.line}: ${parsed.error.message}`));
       }
-    }
+      for (const entry of parsed.entries) {
+        // git refuses remote URLs from a file a `hasconfig:remote.*.url` condition brought in.
+        if (viaHasconfig && entry.section === "remote" && entry.key === "url") continue;
+        entries.push(entry);
+        if (entry.key !== "path" || depth >= 10) continue;
+        const target = (): string => (entry.value.startsWith("~/") ? path.join(where.homeDir, entry.value.slice(2)) : path.resolve(path.dirname(file), entry.value));
+        if (entry.section === "include" && entry.subsection === null) load(target(), depth + 1, viaHasconfig);
+        else if (entry.section === "includeif" && entry.subsection !== null) {
+          const holds = includeHolds(entry.subsection, { file, homeDir: where.homeDir, gitDirs, branch, urls });
+          if (holds !== false) load(target(), depth + 1, viaHasconfig || holds === "hasconfig");
+        }
+      }
+    };
+    for (const file of files) load(file, 0, false);
+    return { entries, diagnostics };
   };
-  for (const file of files) load(file, 0);
-  return { entries, diagnostics };
+  // hasconfig's remote URLs are those of the whole config read without it.
+  const first = read(null);
+  if (!first.entries.some((e) => e.section === "includeif" && e.subsection?.startsWith("hasconfig:") === true)) return first;
+  const urls = first.entries.filter((e) => e.section === "remote" && e.key === "url").map((e) => e.value);
+  return read(urls);
+}
+
+/** HEAD's branch (without `refs/heads/`), or null when HEAD is detached or unreadable. */
+function branchOf(head: string | null): string | null {
+  const m = /^ref:\s*refs\/heads\/(\S+)\s*$/.exec(head ?? "");
+  return m?.[1] ?? null;
+}
+
+/** The git folder as git matches `gitdir:` against it: its real path first, then its absolute path. */
+function gitDirTexts(fs: SyncFs, gitDir: string): string[] {
+  const absolute = path.resolve(gitDir);
+  let real = absolute;
+  try {
+    real = fs.realpathSync(absolute);
+  } catch {
+    // not there: as found
+  }
+  return real === absolute ? [absolute] : [real, absolute];
+}
+
+/**
+ * Whether an `includeIf` condition holds: true, false, or "hasconfig" (it holds, and the file it brings in may not set
+ * remote URLs). With no remote URLs known yet (`urls` null), a `hasconfig:` condition does not hold. An unknown
+ * condition never holds, as in git.
+ */
+function includeHolds(condition: string, at: { file: string; homeDir: string; gitDirs: readonly string[]; branch: string | null; urls: readonly string[] | null }): boolean | "hasconfig" {
+  const gitdir = /^gitdir(\/i)?:(.*)$/s.exec(condition);
+  if (gitdir !== null) {
+    const caseFold = gitdir[1] !== undefined;
+    let pattern = gitdir[2] as string;
+    // Expanded as text (path.join would drop a trailing slash, which means "and everything under").
+    if (pattern.startsWith("~/")) pattern = `${at.homeDir.replace(/\/+$/, "")}/${pattern.slice(2)}`;
+    else if (pattern.startsWith("./")) pattern = `${path.dirname(at.file).replace(/\/+$/, "")}/${pattern.slice(2)}`;
+    if (!pattern.startsWith("/")) pattern = `**/${pattern}`;
+    if (pattern.endsWith("/")) pattern = `${pattern}**`;
+    return at.gitDirs.some((text) => wildmatch(pattern, text, { pathname: true, caseFold }));
+  }
+  const onbranch = /^onbranch:(.*)$/s.exec(condition);
+  if (onbranch !== null) {
+    if (at.branch === null) return false;
+    let pattern = onbranch[1] as string;
+    if (pattern.endsWith("/")) pattern = `${pattern}**`;
+    return wildmatch(pattern, at.branch, { pathname: true });
+  }
+  const hasconfig = /^hasconfig:remote\.\*\.url:(.*)$/s.exec(condition);
+  if (hasconfig !== null) {
+    if (at.urls === null) return false;
+    const pattern = hasconfig[1] as string;
+    return at.urls.some((url) => wildmatch(pattern, url)) ? "hasconfig" : false;
+  }
+  return false;
 }

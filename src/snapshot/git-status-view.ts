@@ -95,7 +95,7 @@ interface StatusPlan {
 
 function planStatus(repo: Repo, fs: WorktreeFs, configEnv: GitConfigEnv, statusIndex: StatusIndexOptions | null, withIndex: boolean): StatusPlan | { readonly walk: string } {
   if (repo.gitDir === null || repo.commonDir === null) return { walk: "no git folder" };
-  const config = loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
+  const config = loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir), { gitDir: repo.gitDir }).entries;
   // git would not look at a mode, a symlink, a ctime, or (ignoreStat) at any file it thinks unchanged.
   for (const key of ["fileMode", "symlinks", "trustCtime"]) if (configBool(config, "core", key.toLowerCase()) === false) return { walk: `core.${key} is off` };
   if (configValue(config, "core", "checkstat")?.toLowerCase() === "minimal") return { walk: "core.checkStat is minimal" };

@@ -37,7 +37,7 @@ export interface WorktreeScan {
 export async function scanWorktree(repo: Repo, options: { fs: WorktreeFs; configEnv: GitConfigEnv; workers?: number | "auto"; expectedPaths?: number }): Promise<WorktreeScan> {
   const { fs, configEnv } = options;
   const diagnostics: Diagnostic[] = [];
-  const config = repo.commonDir === null ? [] : loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir)).entries;
+  const config = repo.commonDir === null ? [] : loadGitConfig(nodeSyncFs, configEnv, gitConfigFiles(configEnv, repo.commonDir, repo.gitDir), { gitDir: repo.gitDir }).entries;
   const ignoreCase = configIgnoreCase(config);
   // Decide on helper threads before reading the index, so that their start-up overlaps it.
   const helpers = helperCount(options.workers ?? "auto", options.expectedPaths ?? 0, indexSize(fs, repo), fs);

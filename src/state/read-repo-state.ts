@@ -56,7 +56,7 @@ export async function readRepoState(repo: Repo, options: RepoStateOptions = {}):
   if (repo.gitDir === null || repo.commonDir === null) return { ...empty, diagnostics };
 
   const where = options.configEnv ?? processConfigEnv();
-  const config = loadGitConfig(fs, where, gitConfigFiles(where, repo.commonDir, repo.gitDir));
+  const config = loadGitConfig(fs, where, gitConfigFiles(where, repo.commonDir, repo.gitDir), { gitDir: repo.gitDir });
   diagnostics.push(...config.diagnostics);
   const remotes = readRemotes(config.entries);
   const fingerprints = remoteFingerprints(
