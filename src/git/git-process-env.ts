@@ -1,5 +1,3 @@
-import type { GitConfigEnv } from "./load-git-config.js";
-
 /**
  * Variables that would point git at another repo, index or work tree than the one asked about (a hook runs inside
  * the host's environment, which may be a git hook's own, with GIT_DIR set).
@@ -23,7 +21,10 @@ export const REPO_SELECTING_GIT_ENV: ReadonlySet<string> = new Set([
  * GIT_OPTIONAL_LOCKS=0 (Comity only reads: it must never take git's index lock from an agent's own git) unless
  * `writesIndex` says the process writes an index of Comity's own.
  */
-export function gitProcessEnv(where: GitConfigEnv, options: { readonly writesIndex?: boolean } = {}): Record<string, string> {
+export function gitProcessEnv(
+  where: { readonly env: Readonly<Record<string, string | undefined>>; readonly homeDir: string },
+  options: { readonly writesIndex?: boolean } = {},
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(where.env)) if (v !== undefined && !REPO_SELECTING_GIT_ENV.has(k)) env[k] = v;
   env["HOME"] = where.homeDir;

@@ -1,6 +1,8 @@
+import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { readTextOrNull, type SyncFs } from "../fs/sync-fs.js";
+import { gitProcessEnv } from "./git-process-env.js";
 import { parseGitConfig, type GitConfigEntry } from "./parse-git-config.js";
 import { wildmatch } from "./wildmatch.js";
 
@@ -34,7 +36,7 @@ export function gitConfigFiles(where: GitConfigEnv, commonDir: string | null, gi
   const { env, homeDir } = where;
   const files: string[] = [];
   if (env["GIT_CONFIG_NOSYSTEM"] === undefined || env["GIT_CONFIG_NOSYSTEM"] === "0") {
-    files.push(env["GIT_CONFIG_SYSTEM"] ?? "/etc/gitconfig");
+    files.push(env["GIT_CONFIG_SYSTEM"] ?? systemGitConfig(where));
   }
   if (env["GIT_CONFIG_GLOBAL"] !== undefined) {
     files.push(env["GIT_CONFIG_GLOBAL"]);
@@ -45,6 +47,29 @@ export function gitConfigFiles(where: GitConfigEnv, commonDir: string | null, gi
   if (commonDir !== null) files.push(path.join(commonDir, "config"));
   if (gitDir !== null && gitDir !== commonDir) files.push(path.join(gitDir, "config.worktree"));
   return files;
+}
+
+/** The system config file of the git on each PATH, as that git says. */
+const systemConfigs = new Map<string, string>();
+
+/**
+ * Where the git on `where`'s PATH keeps its system config: its build decides (`/etc/gitconfig` for Debian's,
+ * `$(brew --prefix)/etc/gitconfig` for Homebrew's), so git is asked, once per PATH in a process (`git config --system
+ * --edit` with `echo` as the editor prints the file's path). `/etc/gitconfig` where git cannot say.
+ */
+export function systemGitConfig(where: GitConfigEnv): string {
+  const key = where.env["PATH"] ?? "";
+  const known = systemConfigs.get(key);
+  if (known !== undefined) return known;
+  const env = gitProcessEnv(where);
+  delete env["GIT_CONFIG_SYSTEM"];
+  delete env["GIT_CONFIG_NOSYSTEM"];
+  env["GIT_EDITOR"] = "echo";
+  const r = spawnSync("git", ["config", "--system", "--edit"], { env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 2000, killSignal: "SIGKILL" });
+  const said = r.status === 0 ? r.stdout.trim() : "";
+  const file = path.isAbsolute(said) && !said.includes("\n") ? said : "/etc/gitconfig";
+  if (systemConfigs.size < 16) systemConfigs.set(key, file);
+  return file;
 }
 
 export interface LoadedGitConfig {

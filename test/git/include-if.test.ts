@@ -76,6 +76,22 @@ describe("git config with conditional includes, as git reads it (git itself is t
     }
   });
 
+  it("reads the system config where the git on PATH keeps it, as that git says", () => {
+    const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+    const asGitSays = execFileSync(realGit, ["config", "--system", "--edit"], { env: { PATH: process.env["PATH"], GIT_EDITOR: "echo" }, encoding: "utf8" }).trim();
+    const where = (env: Record<string, string | undefined>) => ({ env, homeDir: sb.configEnv.homeDir });
+    expect(gitConfigFiles(where({ PATH: process.env["PATH"] }), null, null)[0]).toBe(asGitSays);
+    // A git built with another sysconfdir (Homebrew's, say): its own path, not /etc/gitconfig.
+    const bin = path.join(sb.dir, "other-git");
+    fs.mkdirSync(bin);
+    const system = path.join(sb.dir, "other-etc", "gitconfig");
+    fs.writeFileSync(path.join(bin, "git"), `#!/bin/sh\nif [ "$1 $2 $3" = "config --system --edit" ]; then "$GIT_EDITOR" "${system}"; exit 0; fi\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
+    expect(gitConfigFiles(where({ PATH: `${bin}:${process.env["PATH"]}` }), null, null)[0]).toBe(system);
+    // Told by the environment, as git is: that file, or none.
+    expect(gitConfigFiles(where({ PATH: process.env["PATH"], GIT_CONFIG_SYSTEM: "/x/gitconfig" }), null, null)[0]).toBe("/x/gitconfig");
+    expect(gitConfigFiles(where({ PATH: process.env["PATH"], GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/g" }), null, null)[0]).toBe("/g");
+  });
+
   it("matches globs as git's wildmatch does", () => {
     expect(wildmatch("/h/work/**", "/h/work/a/.git", { pathname: true })).toBe(true);
     expect(wildmatch("**/rel/**", "/h/other/rel/d/.git", { pathname: true })).toBe(true);
