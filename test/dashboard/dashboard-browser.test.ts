@@ -184,21 +184,19 @@ describe.runIf(CHROMIUM !== undefined)("the dashboard, in a browser", () => {
     for (const href of [repoHref, sessionHref]) {
       expect(await other.evaluate(async (h) => (await fetch(`${h}?fragment=1`)).status, href), String(href)).toBe(404);
     }
-    // Its stream carries nothing of acme's: an event of acme's does not reach it.
-    const changes = other.evaluate(
-      () =>
-        new Promise<number>((resolve) => {
-          let count = 0;
-          const es = new EventSource("/events");
-          es.addEventListener("change", () => count++);
-          setTimeout(() => {
-            es.close();
-            resolve(count);
-          }, 1500);
-        }),
-    );
-    await new Promise((r) => setTimeout(r, 400));
+    // Its stream carries nothing of acme's: an event of acme's does not reach it. The stream is open before the event
+    // (its own "open"), and watched for 1.5 s after it, seven times the server's 200 ms gathering of changes.
+    await other.evaluate(() => {
+      const w = window as unknown as { changes: number; opened: boolean; es: EventSource };
+      w.changes = 0;
+      w.opened = false;
+      w.es = new EventSource("/events");
+      w.es.addEventListener("open", () => (w.opened = true));
+      w.es.addEventListener("change", () => w.changes++);
+    });
+    await other.waitForFunction(() => (window as unknown as { opened: boolean }).opened);
     await event("cc-alice-0001", "prompt", { prompt_excerpt: "go on" });
+    const changes = other.evaluate(() => new Promise<number>((resolve) => setTimeout(() => resolve((window as unknown as { changes: number }).changes), 1500)));
     expect(await changes).toBe(0);
     await other.close();
   }, 60_000);
