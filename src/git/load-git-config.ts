@@ -4,6 +4,7 @@ import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { readTextOrNull, type SyncFs } from "../fs/sync-fs.js";
 import { gitProcessEnv } from "./git-process-env.js";
 import { parseGitConfig, type GitConfigEntry } from "./parse-git-config.js";
+import { parseHead } from "./read-refs.js";
 import { wildmatch } from "./wildmatch.js";
 
 /** Where git would look for config, injected so that tests never read the real home folder. */
@@ -130,8 +131,8 @@ export function loadGitConfig(fs: SyncFs, where: GitConfigEnv, files: readonly s
 
 /** HEAD's branch (without `refs/heads/`), or null when HEAD is detached or unreadable. */
 function branchOf(head: string | null): string | null {
-  const m = /^ref:\s*refs\/heads\/(\S+)\s*$/.exec(head ?? "");
-  return m?.[1] ?? null;
+  const h = parseHead(head);
+  return h.kind === "symbolic" && h.ref.startsWith("refs/heads/") ? h.ref.slice("refs/heads/".length) : null;
 }
 
 /** The git folder as git matches `gitdir:` against it: its real path first, then its absolute path. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { nodeSyncFs, readTextOrNull } from "../fs/sync-fs.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { MAX_CONTEXT_CHARS } from "./render-output.js";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
@@ -35,15 +36,7 @@ function fileOf(configDir: string, sessionId: string): string {
 }
 
 export function readSessionState(configDir: string, sessionId: string): SessionState {
-  return parseSessionState(readText(fileOf(configDir, sessionId)));
-}
-
-function readText(file: string): string | null {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return null;
-  }
+  return parseSessionState(readTextOrNull(nodeSyncFs, fileOf(configDir, sessionId)));
 }
 
 function parseSessionState(text: string | null): SessionState {
@@ -76,7 +69,7 @@ export function updateSessionState(configDir: string, sessionId: string, update:
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const release = acquireLock(`${file}.lock`);
   try {
-    const before = readText(file);
+    const before = readTextOrNull(nodeSyncFs, file);
     const current = parseSessionState(before);
     const next = capQueue(update(current));
     const empty = next.queued.length === 0 && [next.touched, next.changed, next.heads].every((r) => Object.keys(r ?? {}).length === 0) && (next.turn ?? 0) === 0;

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs";
 import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
+import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { indexChecksum, readIndexTrailer } from "../git/index-facts.js";
 import { decodeSnapshot, encodeSnapshot } from "./snapshot-codec.js";
 import type { Snapshot } from "./snapshot.js";
@@ -185,12 +186,7 @@ export function createSnapshotStore(options: SnapshotStoreOptions): SnapshotStor
       }
     },
     noteAgentActivity: (root, atMs) => {
-      if (!Number.isFinite(atMs) || atMs <= 0) return;
-      nodeFs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const target = activityFile(root);
-      const tmp = tmpOf(target);
-      nodeFs.writeFileSync(tmp, String(Math.round(atMs)), { mode: 0o600 });
-      nodeFs.renameSync(tmp, target);
+      if (Number.isFinite(atMs) && atMs > 0) writeFileAtomic(activityFile(root), String(Math.round(atMs)), { mode: 0o600 });
     },
     prune,
   };

@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { readHookLog } from "../helpers/hook-fixture.js";
+import hostTerminal from "../../src/hook/host-terminal.cjs";
 import { runBuiltCliAsync } from "../helpers/run-cli.js";
 
 // Coordination with no server: no COMITY_API_URL, no comity login. Every hook is the built CLI with the command
@@ -28,14 +29,14 @@ beforeEach(() => {
 afterEach(() => sb.cleanup());
 
 const store = () => path.join(configDir, "coordination.sqlite");
+const { procStat } = hostTerminal;
 
 /** Whether a process this one started has `file` open (a hook process that reached the store). */
 function childHasOpen(file: string): boolean {
   const real = fs.realpathSync(file);
   for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== process.pid) continue;
+      if (procStat(Number(pid))?.ppid !== process.pid) continue;
       for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === real) return true;
     } catch {
       // gone meanwhile
