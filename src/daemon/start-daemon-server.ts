@@ -8,6 +8,7 @@ import { httpHookCall, type DaemonHttpConfig } from "./daemon-http.js";
 import type { DaemonMessage, FrontMessage, HttpFrontData } from "./http-front-worker.js";
 import type { AnalyzeCache } from "./analyze-cache.js";
 import type { CliCall, CommandLine, DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
+import { workerScriptUrl } from "../async/worker-script-url.js";
 
 const { DAEMON_COMMANDS, MAX_DAEMON_REQUEST_BYTES, callDaemon, installedBuildAt } = daemonClient;
 
@@ -308,9 +309,7 @@ interface HttpFront {
  * many waiting, or this thread held) is a 503: Claude Code goes on without the hook's answer.
  */
 async function startHttpFront(http_: NonNullable<DaemonServerOptions["http"]>, build: string, touch: () => void, answer: (call: HookCall) => Promise<DaemonAnswer>): Promise<HttpFront> {
-  const here = import.meta.url;
-  // The tests run the TypeScript sources; the worker is the build's.
-  const url = here.endsWith(".ts") ? new URL("../../dist/daemon/http-front-worker.js", here) : new URL("./http-front-worker.js", here);
+  const url = workerScriptUrl(import.meta.url, "http-front-worker.js");
   const data: HttpFrontData = { config: http_.config, hosts: http_.hosts, maxBytes: MAX_DAEMON_REQUEST_BYTES, requestMs: REQUEST_MS, ackMs: http_.ackMs ?? 250 };
   const worker = new Worker(url, { workerData: data });
   const send = (m: DaemonMessage): void => worker.postMessage(m);

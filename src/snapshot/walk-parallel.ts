@@ -3,11 +3,11 @@ import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { decodeWalkResult, type WalkWorkerData, type WireResult, type WireTask, type WorkerMessage } from "./walk-wire.js";
 import type { StatEntry } from "./stat-entry.js";
 import { rootTask, walkTask, type WalkInput, type WalkResult, type WalkTask } from "./walk-worktree.js";
+import { workerScriptUrl } from "../async/worker-script-url.js";
 
 /** Where the compiled worker lives: beside this module in `dist/`, or in `dist/` when running from sources (tests). */
 function workerUrl(): URL {
-  const here = import.meta.url;
-  return here.endsWith(".ts") ? new URL("../../dist/snapshot/walk-worker.js", here) : new URL("./walk-worker.js", here);
+  return workerScriptUrl(import.meta.url, "walk-worker.js");
 }
 
 /** Helper threads for one parallel walk, started early so their start-up overlaps reading the index. */

@@ -4,6 +4,7 @@ import { bestFlatParserKind, type FlatParserKind } from "../parse/native-parser.
 import type { ParseLimits } from "../parse/parse-limits.js";
 import { EXTRACT_IN_WORKERS_FROM, type ParseWorkerData } from "./parse-work.js";
 import type { LanguageId } from "./types.js";
+import { workerScriptUrl } from "../async/worker-script-url.js";
 
 /** One worker of a pool, and when it is ready (its parsers loaded) or gone. */
 export interface PoolWorker {
@@ -97,6 +98,5 @@ export function startExtractPool(options: StartPoolOptions): ExtractPool {
 
 /** Where the compiled worker lives: beside this module in `dist/`, or in `dist/` when running from sources (tests). */
 function workerUrl(): URL {
-  const here = import.meta.url;
-  return here.endsWith(".ts") ? new URL("../../dist/symbols/parse-worker.js", here) : new URL("./parse-worker.js", here);
+  return workerScriptUrl(import.meta.url, "parse-worker.js");
 }
