@@ -104,5 +104,15 @@ describe("git config with conditional includes, as git reads it (git itself is t
     expect(wildmatch("/H/WORK/**", "/h/work/a", { pathname: true, caseFold: true })).toBe(true);
     expect(wildmatch("a\\*b", "a*b")).toBe(true);
     expect(wildmatch("a\\*b", "axb")).toBe(false);
+    // `**/` is nothing or whole folders; a negated class takes a slash only without WM_PATHNAME, as in git.
+    expect(wildmatch("**/", "a", { pathname: true })).toBe(false);
+    expect(wildmatch("**/", "a/b/", { pathname: true })).toBe(true);
+    expect(wildmatch("b[!a]", "b/")).toBe(true);
+    expect(wildmatch("b[!a]", "b/", { pathname: true })).toBe(false);
+    // A pattern that makes a backtracking matcher take exponential time is answered like any other (a regular
+    // expression took 34 s on the first of these).
+    expect(wildmatch(`${"*a".repeat(12)}b`, "a".repeat(40))).toBe(false);
+    expect(wildmatch(`${"/*a".repeat(12)}b`, "/a".repeat(40), { pathname: true })).toBe(false);
+    expect(wildmatch("*a".repeat(12), "a".repeat(40))).toBe(true);
   });
 });
