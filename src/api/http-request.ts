@@ -13,21 +13,43 @@ export interface HttpAnswer {
 /** An answer larger than this is refused: the hook fails open rather than hold hundreds of megabytes. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
-/** Connections kept for reuse ({@link keepConnectionsAlive}); null: each request opens and closes its own. */
-let kept: { readonly http: import("node:http").Agent; readonly https: import("node:https").Agent } | null = null;
-
-/**
- * For a long-lived process (`comity daemon`): from now on, requests to a server reuse its connections (one TCP and
- * TLS handshake per server, not per event). A one-shot process must not: an idle kept socket would hold it open.
- * Idle connections are dropped after 4 s, before a server's usual 5 s keep-alive timeout closes them under a request.
- */
-export async function keepConnectionsAlive(): Promise<void> {
-  const [http, https] = await Promise.all([import("node:http"), import("node:https")]);
-  const options = { keepAlive: true, maxSockets: 8, timeout: 4000 };
-  kept = { http: new http.Agent(options), https: new https.Agent(options) };
+/** Connections a long-lived process keeps for reuse between requests ({@link keptConnections}). */
+export interface KeptConnections {
+  readonly http: import("node:http").Agent;
+  readonly https: import("node:https").Agent;
+  /** Ends the idle connections (a process that ends). */
+  close(): void;
 }
 
-export async function httpRequest(url: URL, options: { method: "GET" | "POST"; token?: string | undefined; body?: unknown; timeoutMs: number; maxBytes?: number }): Promise<HttpAnswer> {
+/**
+ * For a long-lived process (`comity daemon`): requests given these reuse a server's connections (one TCP and TLS
+ * handshake per server, not per event). A one-shot process must not: an idle kept socket would hold it open.
+ * Idle connections are dropped after 4 s, before a server's usual 5 s keep-alive timeout closes them under a request.
+ */
+export async function keptConnections(): Promise<KeptConnections> {
+  const [http, https] = await Promise.all([import("node:http"), import("node:https")]);
+  const options = { keepAlive: true, maxSockets: 8, timeout: 4000 };
+  const agents = { http: new http.Agent(options), https: new https.Agent(options) };
+  return {
+    ...agents,
+    close: () => {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+/** What one request is: without `connections`, it opens and closes its own connection. */
+export interface HttpRequestOptions {
+  readonly method: "GET" | "POST";
+  readonly token?: string | undefined;
+  readonly body?: unknown;
+  readonly timeoutMs: number;
+  readonly maxBytes?: number;
+  readonly connections?: KeptConnections | undefined;
+}
+
+export async function httpRequest(url: URL, options: HttpRequestOptions): Promise<HttpAnswer> {
   try {
     return await requestOnce(url, options);
   } catch (error) {
@@ -39,20 +61,21 @@ export async function httpRequest(url: URL, options: { method: "GET" | "POST"; t
 
 class StaleConnection extends Error {}
 
-async function requestOnce(url: URL, options: { method: "GET" | "POST"; token?: string | undefined; body?: unknown; timeoutMs: number; maxBytes?: number }): Promise<HttpAnswer> {
+async function requestOnce(url: URL, options: HttpRequestOptions): Promise<HttpAnswer> {
   const max = options.maxBytes ?? MAX_ANSWER_BYTES;
   const https = url.protocol === "https:";
   const { request } = https ? await import("node:https") : await import("node:http");
   const payload = options.body === undefined ? null : JSON.stringify(options.body);
+  const kept = options.connections;
   return new Promise<HttpAnswer>((resolve, reject) => {
     const req = request(
       url,
       {
         method: options.method,
-        agent: kept === null ? false : https ? kept.https : kept.http,
+        agent: kept === undefined ? false : https ? kept.https : kept.http,
         headers: {
           ...(payload === null ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }),
-          connection: kept === null ? "close" : "keep-alive",
+          connection: kept === undefined ? "close" : "keep-alive",
           ...(options.token === undefined || options.token === "" ? {} : { authorization: `Bearer ${options.token}` }),
         },
       },

@@ -17,7 +17,16 @@ export interface GitConfigEnv {
    * {@link SYNC_GIT_BOUND_MS}. One hung git must never stall a hook or the daemon's thread for ever.
    */
   readonly deadlineAt?: number;
+  /**
+   * How such a git is started where not by Node's fork: the daemon passes the native addon's posix_spawn
+   * (`native/spawn_capture.c`), as each fork of its large process costs more. It kills git past its timeout; null
+   * for a git that failed, could not start or was killed.
+   */
+  readonly spawn?: GitSpawn;
 }
+
+/** Starts `file` with `args` and this exact environment, and gives its whole stdout once it exits 0. */
+export type GitSpawn = (file: string, args: readonly string[], env: readonly string[], timeoutMs: number) => Buffer | null;
 
 /** The longest a git process that holds a thread may run where the caller set no deadline. */
 export const SYNC_GIT_BOUND_MS = 60_000;

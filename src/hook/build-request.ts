@@ -1,4 +1,4 @@
-import type { CommandSnapshotOptions, SnapshotMemo } from "../snapshot/command-snapshots.js";
+import type { CommandSnapshotOptions } from "../snapshot/command-snapshots.js";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -252,14 +252,6 @@ export function statusViewOf(ctx: Ctx, repo: Repo): Promise<GitStatusView | { re
   return view;
 }
 
-/** The daemon's snapshots kept between events (`comity daemon run` sets it); a hook process keeps none. */
-let snapshotMemo: SnapshotMemo | null = null;
-
-/** Keeps snapshots between the events this process runs (the daemon, on its change watch). */
-export function useSnapshotMemo(memo: SnapshotMemo | null): void {
-  snapshotMemo = memo;
-}
-
 function toolUseId(ctx: Ctx): string {
   const id = ctx.payload["tool_use_id"];
   return typeof id === "string" && id !== "" ? id : "no-tool-use-id";
@@ -277,7 +269,14 @@ async function snapshotStore(ctx: Ctx) {
 
 /** Where a shell command's snapshots go and how they are taken: per session and tool call, with the daemon's memo. */
 async function commandSnapshotOptions(ctx: Ctx): Promise<CommandSnapshotOptions> {
-  return { store: await snapshotStore(ctx), sessionId: ctx.sessionId, toolUseId: toolUseId(ctx), configEnv: ctx.configEnv, statusIndex: statusIndexOf(ctx), memo: snapshotMemo };
+  return {
+    store: await snapshotStore(ctx),
+    sessionId: ctx.sessionId,
+    toolUseId: toolUseId(ctx),
+    configEnv: ctx.configEnv,
+    statusIndex: statusIndexOf(ctx),
+    memo: ctx.input.runtime?.snapshotMemo ?? null,
+  };
 }
 
 /** Before a shell command: a snapshot of the repo, for the process after it. */

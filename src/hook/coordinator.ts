@@ -1,4 +1,3 @@
-import * as fs from "node:fs";
 import type { CoordinationMode } from "../config/coordination-mode.js";
 import type { EvaluateRequest } from "../coordination/wire.js";
 import type { Repo } from "../workspace/repo.js";
@@ -20,37 +19,8 @@ export interface Coordinator {
 
 type EmbeddedStore = import("../coordination/embedded-store.js").EmbeddedStore;
 
-/** Embedded stores kept open between events ({@link keepEmbeddedStoresOpen}), by file; null: each event opens its own. */
-let keptStores: Map<string, { readonly store: Promise<EmbeddedStore>; readonly inode: number | null }> | null = null;
-
-/**
- * For a long-lived process (`comity daemon`): from now on, an event's embedded store stays open for the next event
- * (opening SQLite and reading its schema is a good part of a warm event). Each event is still one transaction, so
- * hooks in other processes share the file as before; a file replaced under it (moved aside as unusable by another
- * process) is opened anew.
- */
-export function keepEmbeddedStoresOpen(): void {
-  keptStores ??= new Map();
-}
-
-/** Closes the stores kept open (a daemon that ends). */
-export async function closeKeptStores(): Promise<void> {
-  if (keptStores === null) return;
-  const all = [...keptStores.values()];
-  keptStores.clear();
-  await Promise.all(all.map((k) => k.store.then((s) => s.close()).catch(() => undefined)));
-}
-
-function inodeOf(file: string): number | null {
-  try {
-    return fs.statSync(file).ino;
-  } catch {
-    return null;
-  }
-}
-
 export function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind: "off" }>): Coordinator {
-  if (mode.kind === "served") return { evaluate: (body, timeoutMs) => sendEvaluate(mode.url, mode.token, body, timeoutMs), close: async () => undefined };
+  if (mode.kind === "served") return { evaluate: (body, timeoutMs) => sendEvaluate(mode.url, mode.token, body, timeoutMs, ctx.input.runtime?.connections), close: async () => undefined };
   const openNew = () =>
     import("../coordination/embedded-store.js").then(({ openEmbeddedStore }) =>
       openEmbeddedStore(mode.file, {
@@ -58,25 +28,11 @@ export function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind:
           logFailOpen(ctx.configDir, { time: new Date(), tool: ctx.input.tool, event: ctx.nativeEvent, reason: `embedded store unusable (${reason}): moved to ${movedTo} and rebuilt` }),
       }),
     );
-  const kept = keptStores;
+  const kept = ctx.input.runtime?.stores;
   // Opened at the first request and kept for the others of this event (and, in the daemon, the next events);
   // requests are applied one after another.
   let store: Promise<EmbeddedStore> | null = null;
-  const open = (): Promise<EmbeddedStore> => {
-    if (store !== null) return store;
-    if (kept === null) return (store = openNew());
-    const have = kept.get(mode.file);
-    if (have !== undefined && have.inode !== null && have.inode === inodeOf(mode.file)) return (store = have.store);
-    if (have !== undefined) void have.store.then((s) => s.close()).catch(() => undefined);
-    const opening = openNew();
-    store = opening;
-    kept.delete(mode.file);
-    void opening.then(
-      () => kept.set(mode.file, { store: opening, inode: inodeOf(mode.file) }),
-      () => undefined,
-    );
-    return opening;
-  };
+  const open = (): Promise<EmbeddedStore> => (store ??= kept === undefined ? openNew() : kept.open(mode.file, openNew));
   let failed = false;
   let chain: Promise<unknown> = Promise.resolve();
   return {
@@ -95,8 +51,10 @@ export function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind:
       // Pruned at the quiet moments of a session (its start, each turn's end, its end), as the server does each minute.
       if (ctx.event === "session_start" || ctx.event === "stop" || ctx.event === "session_end") await s.prune(Date.now()).catch(() => undefined);
       // A kept store stays open for the next event, unless a request failed on it (the next event opens it anew).
-      if (kept !== null && !failed && kept.get(mode.file)?.store === store) return;
-      if (kept !== null && kept.get(mode.file)?.store === store) kept.delete(mode.file);
+      if (kept?.keeps(mode.file, store) === true) {
+        if (!failed) return;
+        kept.drop(mode.file);
+      }
       await s.close().catch(() => undefined);
     },
   };

@@ -1,3 +1,5 @@
+import type { KeptConnections } from "../api/http-request.js";
+
 /** The coordination API's answer (`POST /v1/hooks/evaluate`). */
 export interface EvaluateResponse {
   readonly decision: "allow" | "warn" | "block";
@@ -24,9 +26,9 @@ export function parseEvaluateResponse(value: unknown): EvaluateResponse | null {
  * POSTs a request with a deadline; resolves to the parsed answer, or throws
  * with a short reason (timeout, connection error, HTTP status, bad shape).
  */
-export async function sendEvaluate(baseUrl: string, token: string | undefined, body: unknown, timeoutMs: number): Promise<EvaluateResponse> {
+export async function sendEvaluate(baseUrl: string, token: string | undefined, body: unknown, timeoutMs: number, connections?: KeptConnections): Promise<EvaluateResponse> {
   const { apiUrl, httpRequest } = await import("../api/http-request.js");
-  const answer = await httpRequest(apiUrl(baseUrl, "/v1/hooks/evaluate"), { method: "POST", token, body, timeoutMs });
+  const answer = await httpRequest(apiUrl(baseUrl, "/v1/hooks/evaluate"), { method: "POST", token, body, timeoutMs, connections });
   if (answer.status < 200 || answer.status > 299) throw new Error(`HTTP ${answer.status}`);
   const text = answer.text;
   let json: unknown;

@@ -1,3 +1,8 @@
+import type { KeptConnections } from "../api/http-request.js";
+import type { GitSpawn } from "../git/load-git-config.js";
+import type { SnapshotMemo } from "../snapshot/command-snapshots.js";
+import type { KeptStores } from "./kept-stores.js";
+
 /** What the `comity hook` process was given. */
 export interface HookInput {
   readonly tool: string;
@@ -7,6 +12,23 @@ export interface HookInput {
   /** The process's folder, used when the payload has no `cwd`. */
   readonly cwd: string;
   readonly now?: () => Date;
+  /** What the process running the event lends it; a one-shot hook process lends nothing. */
+  readonly runtime?: HookRuntime;
+}
+
+/**
+ * What a long-lived process (`comity daemon`) keeps between the events it runs, given to each event rather than set
+ * on modules, so that nothing a library user imports changes for the process as a whole.
+ */
+export interface HookRuntime {
+  /** How a git that holds the thread is started (the native addon's posix_spawn, without forking a large process). */
+  readonly spawnGit?: GitSpawn;
+  /** Snapshots kept between events, on the daemon's change watch. */
+  readonly snapshotMemo?: SnapshotMemo;
+  /** A team server's connections, kept: one handshake per server, not per event. */
+  readonly connections?: KeptConnections;
+  /** Embedded stores kept open between events. */
+  readonly stores?: KeptStores;
 }
 
 /** What to print. The exit code is always 0: a hook never breaks the agent. */

@@ -98,7 +98,8 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   const stateKey = agentId === null ? sessionId : `${sessionId}:${agentId}`;
   // Every git this hook runs while holding its thread (a snapshot's status) ends with the hook's budget: a hung git
   // must not outlast the watchdog, which cannot fire while the thread waits on it.
-  const configEnv: GitConfigEnv = { env: input.env, homeDir: input.env["HOME"] ?? os.homedir(), deadlineAt: startedAt + HOOK_GIT_BUDGET_MS };
+  const spawnGit = input.runtime?.spawnGit;
+  const configEnv: GitConfigEnv = { env: input.env, homeDir: input.env["HOME"] ?? os.homedir(), deadlineAt: startedAt + HOOK_GIT_BUDGET_MS, ...(spawnGit === undefined ? {} : { spawn: spawnGit }) };
   const state = readSessionState(configDir, stateKey);
   const hash = eventHash(host, nativeEvent, payload);
   const ctx: Ctx = {

@@ -118,8 +118,8 @@ export interface GitStatusRun {
 export function runGitStatus(root: string, where: GitConfigEnv, run: GitStatusRun = {}): Buffer | null {
   const { args, env } = gitStatusCommand(where, run);
   const timeoutMs = syncGitTimeoutMs(where);
-  if (nativeSpawn !== null)
-    return nativeSpawn(
+  if (where.spawn !== undefined)
+    return where.spawn(
       "git",
       ["-C", root, ...args],
       Object.entries(env).map(([k, v]) => `${k}=${v}`),
@@ -130,28 +130,16 @@ export function runGitStatus(root: string, where: GitConfigEnv, run: GitStatusRu
 }
 
 /**
- * How `runGitStatus` starts git where not with Node (the daemon's: the native addon's posix_spawn), killing it past
- * `timeoutMs`.
+ * `runGitStatus` with git running in the background: the caller's own work goes on meanwhile. Bounded like it (by
+ * `where`'s deadline): a hung git must not leave the event, or the daemon's analyze, waiting for ever.
  */
-type NativeSpawn = (file: string, args: readonly string[], env: readonly string[], timeoutMs: number) => Buffer | null;
-let nativeSpawn: NativeSpawn | null = null;
-
-/**
- * Starts git with `spawn` from now on in this process: the daemon's, whose size makes each of Node's forks slower
- * (`native/spawn_capture.c`). Null: with Node again.
- */
-export function useNativeSpawn(spawn: NativeSpawn | null): void {
-  nativeSpawn = spawn;
-}
-
-/** `runGitStatus` with git running in the background: the caller's own work goes on meanwhile. */
 export function runGitStatusAsync(root: string, where: GitConfigEnv, run: GitStatusRun = {}): Promise<Buffer | null> {
   const { args, env } = gitStatusCommand(where, run);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn("git", args, { cwd: root, env, stdio: ["ignore", "pipe", "ignore"] });
+      child = spawn("git", args, { cwd: root, env, stdio: ["ignore", "pipe", "ignore"], timeout: syncGitTimeoutMs(where), killSignal: "SIGKILL" });
     } catch {
       resolve(null);
       return;

@@ -1,12 +1,7 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it, vi } from "vitest";
-
-// Kept connections are process-wide: each test loads its own copy of the module.
-async function freshModule(): Promise<typeof import("../../src/api/http-request.js")> {
-  vi.resetModules();
-  return import("../../src/api/http-request.js");
-}
+import { afterEach, describe, expect, it } from "vitest";
+import { httpRequest, keptConnections } from "../../src/api/http-request.js";
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -30,28 +25,29 @@ async function countingServer(): Promise<{ url: URL; connections: () => number; 
 }
 
 describe("httpRequest", () => {
-  it("opens and closes a connection per request in a one-shot process", async () => {
-    const { httpRequest } = await freshModule();
+  it("opens and closes a connection per request without kept connections, even after another caller kept some", async () => {
+    const other = await keptConnections();
     const s = await countingServer();
+    expect((await httpRequest(s.url, { method: "GET", timeoutMs: 2000, connections: other })).status).toBe(200);
     for (let i = 0; i < 4; i++) expect(await httpRequest(s.url, { method: "GET", timeoutMs: 2000 })).toEqual({ status: 200, text: '{"ok":true}' });
-    expect(s.connections()).toBe(4);
+    expect(s.connections()).toBe(5);
+    other.close();
   });
 
   it("in a long-lived process, reuses one connection, and goes on when the server closed an idle one", async () => {
-    const { httpRequest, keepConnectionsAlive } = await freshModule();
-    await keepConnectionsAlive();
+    const connections = await keptConnections();
     const s = await countingServer();
-    for (let i = 0; i < 4; i++) expect((await httpRequest(s.url, { method: "POST", body: { i }, timeoutMs: 2000 })).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await httpRequest(s.url, { method: "POST", body: { i }, timeoutMs: 2000, connections })).status).toBe(200);
     expect(s.connections()).toBe(1);
     // The server drops its idle connections: the next request still gets its answer, on a new one.
     s.dropIdle();
-    expect((await httpRequest(s.url, { method: "GET", timeoutMs: 2000 })).status).toBe(200);
+    expect((await httpRequest(s.url, { method: "GET", timeoutMs: 2000, connections })).status).toBe(200);
     expect(s.connections()).toBe(2);
+    connections.close();
   });
 
   it("in a long-lived process, sends a request once more on a new connection when the kept one is closed under it", async () => {
-    const { httpRequest, keepConnectionsAlive } = await freshModule();
-    await keepConnectionsAlive();
+    const connections = await keptConnections();
     // A server that closes a connection as its second request arrives (as one whose keep-alive just ran out does).
     let n = 0;
     const served = new WeakMap<object, number>();
@@ -69,8 +65,9 @@ describe("httpRequest", () => {
     server.on("connection", () => n++);
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/hooks/evaluate`);
-    expect((await httpRequest(url, { method: "POST", body: { a: 1 }, timeoutMs: 2000 })).status).toBe(200);
-    expect((await httpRequest(url, { method: "POST", body: { a: 2 }, timeoutMs: 2000 })).status).toBe(200);
+    expect((await httpRequest(url, { method: "POST", body: { a: 1 }, timeoutMs: 2000, connections })).status).toBe(200);
+    expect((await httpRequest(url, { method: "POST", body: { a: 2 }, timeoutMs: 2000, connections })).status).toBe(200);
     expect(n).toBe(2);
+    connections.close();
   });
 });

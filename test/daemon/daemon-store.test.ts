@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { answerHookCall } from "../../src/cli/commands/daemon.js";
-import { closeKeptStores, keepEmbeddedStoresOpen } from "../../src/hook/coordinator.js";
+import type { HookRuntime } from "../../src/hook/hook-input.js";
+import { createKeptStores } from "../../src/hook/kept-stores.js";
 import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 
 // The daemon keeps the embedded store open between events: what one event wrote the next one reads on the same
@@ -11,15 +12,16 @@ import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fi
 let sb: Sandbox;
 let repo: string;
 let configDir: string;
+let runtime: HookRuntime;
 beforeEach(() => {
   sb = createSandbox();
   repo = initRepo(sb, "app");
   commit(sb, repo, "src/config.ts", "export function parseConfig(path: string): object {\n  return { path };\n}\n");
   configDir = path.join(sb.dir, "..", "comity-config");
-  keepEmbeddedStoresOpen();
+  runtime = { stores: createKeptStores() };
 });
 afterEach(async () => {
-  await closeKeptStores();
+  await runtime.stores?.close();
   sb.cleanup();
 });
 
@@ -36,7 +38,7 @@ async function preEdit(session: string, toolUseId: string): Promise<string | nul
   });
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...sb.env, COMITY_CONFIG_DIR: configDir, COMITY_AGENT_NAME: session })) if (v !== undefined) env[k] = v;
-  const stdout = await answerHookCall({ kind: "hook", build: "test", args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: repo, env, stdin });
+  const stdout = await answerHookCall({ kind: "hook", build: "test", args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: repo, env, stdin }, runtime);
   if (stdout.trim() === "") return null;
   const h = (JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } }).hookSpecificOutput ?? {};
   return h.permissionDecision === "deny" ? (h.permissionDecisionReason ?? "") : null;

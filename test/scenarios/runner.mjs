@@ -30,6 +30,8 @@ export const NATIVE_CLIENT = path.resolve(HERE, "../../bin/comity-hook");
 const daemons = new Map();
 /** Their snapshots kept between events, as `comity daemon run` keeps them (one watch for the whole run). */
 let snapshotMemo = null;
+/** What the daemons of one scenario keep between its events (as `comity daemon run` does), made at their first. */
+let daemonRuntimes = null;
 /** How many snapshots the daemons reused over the run (the scenarios' shell steps meet both cases). */
 export const snapshotsReused = () => snapshotMemo?.stats().reused ?? 0;
 
@@ -41,25 +43,22 @@ async function hookViaDaemon(args, { cwd, env, input }) {
   const httpFront = await import(dist("daemon/daemon-http.js"));
   if (!daemons.has(socket)) {
     const { startDaemonServer } = await import(dist("daemon/start-daemon-server.js"));
-    const { answerHookCall } = await import(dist("cli/commands/daemon.js"));
+    const { answerHookCall, daemonRuntime } = await import(dist("cli/commands/daemon.js"));
     fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
     // As `comity init --http` makes them: a port of its own and a secret, in the config folder.
     const config = viaHttp ? await httpFront.ensureDaemonHttpConfig(path.dirname(socket)) : null;
     // The daemon's own environment holds none of what a session's hooks forward: those ride in the headers only.
     const baseEnv = Object.fromEntries(Object.entries(daemonEnv).filter(([k]) => !httpFront.HTTP_HOOK_ENV.includes(k)));
     const http = config === null ? {} : { http: { config, baseEnv, hosts: ["claude_code"] } };
-    // As `comity daemon run`: the embedded store stays open between events.
-    (await import(dist("hook/coordinator.js"))).keepEmbeddedStoresOpen();
-    // And a shell command's snapshots are kept on the daemon's change watch (where the native addon has one).
+    // As `comity daemon run`: a shell command's snapshots kept on the daemon's change watch (where the native addon
+    // has one), git started by the native addon's posix_spawn, the embedded store open between events.
     const { createWatchedRoots } = await import(dist("daemon/watched-roots.js"));
     const { nativeChangeWatch } = await import(dist("daemon/native-change-watch.js"));
     const { createSnapshotMemo } = await import(dist("daemon/snapshot-memo.js"));
     snapshotMemo ??= createSnapshotMemo({ roots: createWatchedRoots(nativeChangeWatch, { maxRoots: 100_000 }) });
-    (await import(dist("hook/build-request.js"))).useSnapshotMemo(snapshotMemo);
-    // And git is started by the native addon's posix_spawn, where it has one.
-    const spawnCapture = (await import(dist("parse/native-parser.js"))).openFlatParser().addon?.spawnCapture;
-    if (spawnCapture !== undefined) (await import(dist("snapshot/git-status.js"))).useNativeSpawn(spawnCapture);
-    const server = await startDaemonServer({ socket, build: installedBuild(), idleMs: 600_000, runHook: answerHookCall, ...http });
+    daemonRuntimes ??= daemonRuntime(snapshotMemo);
+    const runtime = await daemonRuntimes;
+    const server = await startDaemonServer({ socket, build: installedBuild(), idleMs: 600_000, runHook: (call) => answerHookCall(call, runtime), ...http });
     if (server.httpProblem !== null) throw new Error(`the daemon's HTTP front: ${server.httpProblem}`);
     daemons.set(socket, server);
   }
@@ -736,11 +735,12 @@ export async function runScenario(scenario, options = {}) {
     return { name: scenario.name, file: scenario.file, items: scenario.items ?? [], skipped: null, hosts: [...new Set(Object.values(sessions).map((s) => s.host))], ...score, transcript };
   } finally {
     for (const daemon of daemons.values()) await daemon.close("scenario over");
-    if (daemons.size > 0) {
-      (await import(dist("hook/build-request.js"))).useSnapshotMemo(null);
-      (await import(dist("snapshot/git-status.js"))).useNativeSpawn(null);
+    if (daemonRuntimes !== null) {
+      const runtime = await daemonRuntimes;
+      daemonRuntimes = null;
+      await runtime.stores?.close();
+      runtime.connections?.close();
     }
-    if (daemons.size > 0) await (await import(dist("hook/coordinator.js"))).closeKeptStores();
     daemons.clear();
     if (serve !== null) await serve.stop();
     if (options.keep !== true) fs.rmSync(dir, { recursive: true, force: true });

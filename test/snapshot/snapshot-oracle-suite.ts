@@ -4,8 +4,18 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { diffSnapshots, expandSnapshot } from "../../src/snapshot/diff-snapshots.js";
 import type { PathChange } from "../../src/snapshot/snapshot.js";
+import type { GitSpawn } from "../../src/git/load-git-config.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { repoAt, snap, type Engine } from "../helpers/snapshot-helpers.js";
+
+/** How this test file's snapshots start git (as the daemon does, by the native addon), or by Node when undefined. */
+let gitSpawn: GitSpawn | undefined;
+
+/** A sandbox whose git settings carry the suite's way of starting git. */
+function sandbox(): Sandbox {
+  const sb = createSandbox();
+  return gitSpawn === undefined ? sb : { ...sb, configEnv: { ...sb.configEnv, spawn: gitSpawn } };
+}
 
 // Files the operations touch. `*.log` and `ign/` are ignored; `nested/` is a nested repo.
 const FILES = ["a.txt", "b.txt", "dir/c.txt", "dir/sub/d.txt", "x.log", "ign/f.txt", "nested/n.txt", "tool.sh"];
@@ -164,7 +174,7 @@ interface Played {
  * commit and restore. The sandbox is removed whatever happens.
  */
 async function play(engine: Engine, fixture: Parameters<typeof setup>[1], first: readonly Op[], ops: readonly Op[], withGit: boolean, check: (p: Played) => void): Promise<void> {
-  const sb = createSandbox();
+  const sb = sandbox();
   try {
     const root = await setup(sb, fixture);
     for (const o of first) apply(root, o, withGit ? sb : undefined);
@@ -199,12 +209,13 @@ const FILTERED = {
 };
 
 /** The oracles on one snapshot engine: one test file each, so that vitest runs them side by side. */
-export function snapshotOracleSuite(engine: Engine): void {
+export function snapshotOracleSuite(engine: Engine, spawn?: GitSpawn): void {
+  gitSpawn = spawn;
   describe(`snapshot diff against git status (oracle, engine ${engine})`, () => {
     it("equals the change git status shows, and also sees what status diffing cannot", async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { maxLength: 6 }), fc.array(opArb, { minLength: 1, maxLength: 8 }), async (dirtyFirst, ops) => {
-          const sb = createSandbox();
+          const sb = sandbox();
           try {
             const root = await setup(sb);
             for (const o of dirtyFirst) apply(root, o);
@@ -263,7 +274,7 @@ export function snapshotOracleSuite(engine: Engine): void {
     });
 
     it("catches a second edit to an already dirty file and a mode change on an untracked file", async () => {
-      const sb = createSandbox();
+      const sb = sandbox();
       try {
         const root = await setup(sb);
         apply(root, { op: "write", file: "a.txt", content: "dirty once" });
@@ -327,7 +338,7 @@ export function snapshotOracleSuite(engine: Engine): void {
         { numRuns: 15 },
       );
       if (engine !== "auto") return;
-      const sb = createSandbox();
+      const sb = sandbox();
       try {
         const root = await setup(sb, FILTERED);
         const { takeSnapshot } = await import("../../src/snapshot/take-snapshot.js");
@@ -345,7 +356,7 @@ export function snapshotOracleSuite(engine: Engine): void {
 export function lineEndingExamples(): void {
   describe("the line-ending rule, by example", () => {
     it("under `* text=auto eol=lf` a snapshot diff is what git status shows: a CRLF rewrite of a clean file as git lists it", async () => {
-      const sb = createSandbox();
+      const sb = sandbox();
       try {
         const root = await setup(sb, TEXT_AUTO);
         const repo = repoAt(root);

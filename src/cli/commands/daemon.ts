@@ -5,6 +5,8 @@ import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
 import daemonClient from "../../daemon/daemon-client.cjs";
 import type { CliCall, DaemonAnswer, DaemonStatus, HookCall } from "../../daemon/daemon-wire.js";
+import type { HookRuntime } from "../../hook/hook-input.js";
+import type { SnapshotMemo } from "../../snapshot/command-snapshots.js";
 import type { CliIo } from "../io.js";
 
 const { callDaemon, daemonSocketFor, installedBuild, pidFile, startingMark } = daemonClient;
@@ -134,14 +136,7 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
   // One change watch for what the daemon keeps: analyze answers, and the snapshots of a shell command's pair.
   const watched = createWatchedRoots(nativeChangeWatch);
   const memo = createSnapshotMemo({ roots: watched });
-  // git status started without copying the daemon's page tables at each fork (`native/spawn_capture.c`).
-  const spawnCapture = (await import("../../parse/native-parser.js")).openFlatParser().addon?.spawnCapture;
-  if (spawnCapture !== undefined) (await import("../../snapshot/git-status.js")).useNativeSpawn(spawnCapture);
-  (await import("../../hook/build-request.js")).useSnapshotMemo(memo);
-  // A team server is asked at every event: one connection, kept, instead of a handshake each time.
-  await (await import("../../api/http-request.js")).keepConnectionsAlive();
-  // And the embedded store stays open between events.
-  (await import("../../hook/coordinator.js")).keepEmbeddedStoresOpen();
+  const runtime = await daemonRuntime(memo);
   const idle = Number(io.env["COMITY_DAEMON_IDLE_MS"]);
   fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
   const config = configDir(io.env, io.env["HOME"] ?? os.homedir());
@@ -153,7 +148,7 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
     socket,
     build,
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : httpConfig === null ? DEFAULT_IDLE_MS : HTTP_IDLE_MS,
-    runHook: answerHookCall,
+    runHook: (call) => answerHookCall(call, runtime),
     runCommand: answerCommandCall,
     ...(httpConfig === null ? {} : { http: { config: httpConfig, baseEnv, hosts: ["claude_code"], installedBuild } }),
     analyze: createAnalyzeCache({ roots: watched }),
@@ -173,7 +168,8 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   const why = await server.ended;
-  await (await import("../../hook/coordinator.js")).closeKeptStores();
+  await runtime.stores?.close();
+  runtime.connections?.close();
   fs.rmSync(pidFile(socket), { force: true });
   io.stdout.write(`comity daemon: ended (${why})\n`);
   return 0;
@@ -224,22 +220,38 @@ export async function answerCommandCall(call: CliCall): Promise<{ stdout: string
   return { stdout, stderr, code };
 }
 
-export async function answerHookCall(call: HookCall): Promise<string> {
+/**
+ * What the daemon keeps for the events it runs (given to each event, not set on modules): git status started
+ * without copying the daemon's page tables at each fork (`native/spawn_capture.c`); a shell command's snapshots on
+ * the change watch; a team server's connection, kept, instead of a handshake at every event; the embedded store
+ * open between events.
+ */
+export async function daemonRuntime(memo: SnapshotMemo): Promise<HookRuntime> {
+  const spawnGit = (await import("../../parse/native-parser.js")).openFlatParser().addon?.spawnCapture;
+  const [{ keptConnections }, { createKeptStores }] = await Promise.all([import("../../api/http-request.js"), import("../../hook/kept-stores.js")]);
+  return { ...(spawnGit === undefined ? {} : { spawnGit }), snapshotMemo: memo, connections: await keptConnections(), stores: createKeptStores() };
+}
+
+export async function answerHookCall(call: HookCall, runtime?: HookRuntime): Promise<string> {
   const { hookCommand } = await import("./hook.js");
   let stdout = "";
-  await hookCommand(call.args, {
-    stdout: {
-      write: (chunk: string | Uint8Array, done?: (error?: Error | null) => void) => {
-        stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
-        done?.();
-        return true;
+  await hookCommand(
+    call.args,
+    {
+      stdout: {
+        write: (chunk: string | Uint8Array, done?: (error?: Error | null) => void) => {
+          stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+          done?.();
+          return true;
+        },
       },
+      stderr: { write: () => true },
+      cwd: call.cwd,
+      env: call.env,
+      stdinIsTTY: false,
+      readStdin: async () => call.stdin,
     },
-    stderr: { write: () => true },
-    cwd: call.cwd,
-    env: call.env,
-    stdinIsTTY: false,
-    readStdin: async () => call.stdin,
-  });
+    runtime,
+  );
   return stdout;
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import type { HookRuntime } from "../../hook/hook-input.js";
 import { runHook } from "../../hook/run-hook.js";
 import type { CliIo } from "../io.js";
 
@@ -33,7 +34,7 @@ Environment:
 `;
 
 /** `comity hook`: exit code 0 whatever happens (a hook never breaks the agent). */
-export async function hookCommand(args: readonly string[], io: CliIo): Promise<number> {
+export async function hookCommand(args: readonly string[], io: CliIo, runtime?: HookRuntime): Promise<number> {
   // A person asking, or running it by hand on a terminal with nothing to read: the usage, not a silent fail-open.
   if (args.includes("--help") || args.includes("-h") || (args.length === 0 && io.stdinIsTTY === true)) {
     io.stdout.write(HOOK_USAGE);
@@ -49,7 +50,7 @@ export async function hookCommand(args: readonly string[], io: CliIo): Promise<n
     // bad arguments: run with what we have; the pipeline fails open
   }
   const stdin = io.readStdin === undefined ? "" : await io.readStdin();
-  const out = await runHook({ tool, event, stdin, env: io.env, cwd: io.cwd });
+  const out = await runHook({ tool, event, stdin, env: io.env, cwd: io.cwd, ...(runtime === undefined ? {} : { runtime }) });
   if (out.stdout !== "") io.stdout.write(out.stdout);
   return 0;
 }
