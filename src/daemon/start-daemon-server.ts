@@ -53,6 +53,8 @@ export interface DaemonServerOptions {
     readonly ackMs?: number;
   };
   readonly now?: () => number;
+  /** The clock an event's time to answer is measured on, in ms (default `performance.now`: monotonic, sub-ms). */
+  readonly elapsedClock?: () => number;
   /** `comity analyze` answered from memory (`analyze-cache.ts`); without it, every analyze question is a miss. */
   readonly analyze?: AnalyzeCache;
   /**
@@ -99,6 +101,7 @@ const CHECK_SOCKET_MS = 30_000;
  */
 export async function startDaemonServer(options: DaemonServerOptions): Promise<DaemonServer> {
   const now = options.now ?? Date.now;
+  const elapsed = options.elapsedClock ?? (() => performance.now());
   const maxWaiting = options.maxWaiting ?? 8;
   const busyAfterMs = options.busyAfterMs ?? 250;
   const maxRssBytes = options.maxRssBytes ?? 1024 * 1024 * 1024;
@@ -168,11 +171,11 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       return { kind: "stopping" };
     }
     const stdout = await inLine(async () => {
-      const started = performance.now();
+      const started = elapsed();
       try {
         return await options.runHook(call);
       } finally {
-        record(call, performance.now() - started);
+        record(call, elapsed() - started);
       }
     }, canRunItself);
     if (stdout === BUSY) return { kind: "busy" };

@@ -31,8 +31,8 @@ export const KEEP_PACKS = KEEP.oldVersionPacks;
 /** At most this many bytes of packs are kept (a run that reads them reads them all). */
 export const KEEP_BYTES = KEEP.oldVersionBytes;
 
-/** The packs in `<symbol cache>/old-versions`; read when first asked. */
-export function openOldVersionPacks(cacheDir: string): OldVersionPacks {
+/** The packs in `<symbol cache>/old-versions`; read when first asked. A pack is named by `now()` when it is saved. */
+export function openOldVersionPacks(cacheDir: string, now: () => number = Date.now): OldVersionPacks {
   const dir = path.join(cacheDir, SYMBOLS_LAYOUT.oldVersions);
   const prefix = `v${EXTRACTOR_VERSION}-`;
   let known: Map<string, string> | null = null;
@@ -91,7 +91,7 @@ export function openOldVersionPacks(cacheDir: string): OldVersionPacks {
     save() {
       if (added.length === 0) return;
       try {
-        const name = `${prefix}${String(Date.now()).padStart(15, "0")}-${process.pid}.jsonl`;
+        const name = `${prefix}${String(now()).padStart(15, "0")}-${process.pid}.jsonl`;
         writeFileAtomic(path.join(dir, name), `${added.join("\n")}\n`);
         added.length = 0;
         // Another extractor version's packs are never read again; of this one's, the newest are kept, up to

@@ -63,7 +63,7 @@ describe("chunkedWriter", () => {
 
   it("holds its feeder back until a slow stream has written a chunk, and never hangs on a stream that says nothing", async () => {
     // A pipe whose reader is slow: the first chunk fits in its buffer (said written at once), each later one is said
-    // written 5 ms later.
+    // written on a later turn of the event loop.
     const order: string[] = [];
     const slow = chunkedWriter(
       (chunk, done) => {
@@ -73,7 +73,7 @@ describe("chunkedWriter", () => {
           done();
         };
         if (order.length === 1) said();
-        else setTimeout(said, 5);
+        else setImmediate(said);
       },
       2,
       1,

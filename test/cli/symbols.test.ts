@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { runBuiltCli } from "../helpers/run-cli.js";
-import { SETTLED_MS } from "../../src/symbols/file-index.js";
+import { hasSettled } from "../../src/symbols/file-index.js";
 
 let sb: Sandbox;
 let env: NodeJS.ProcessEnv;
@@ -101,7 +101,9 @@ def g${i}(x, *, k=${i}):
     sb.write("c.py", "def c(y):\n    return y\n");
     for (let i = 0; i < 30; i++) files.push(path.relative(sb.dir, sb.write(`src/a${i}.ts`, `export function a${i}(x: number): number { return x; }\n`)));
     // Files changed in the last SETTLED_MS are read every time: these must be older for the index to record them.
-    await new Promise((resolve) => setTimeout(resolve, SETTLED_MS + 100));
+    // Waited on as such: until each file's stat says it has settled (its ctime cannot be set back).
+    const unsettled = () => files.some((f) => !hasSettled(fs.statSync(path.join(sb.dir, f)), Date.now()));
+    while (unsettled()) await new Promise((resolve) => setTimeout(resolve, 20));
     // (each folder's lines, by stat: `symbols --json` into a pipe prints from them)
     const index = path.join(sb.dir, "..", "config", "symbols", "lines");
     const few = runBuiltCli(["symbols", "--json", "b.ts", "c.py"], { cwd: sb.dir, env });

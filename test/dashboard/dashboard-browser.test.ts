@@ -29,9 +29,9 @@ describe.runIf(CHROMIUM !== undefined)("the dashboard, in a browser", () => {
     return r.stdout.trim();
   };
   let n = 0;
-  const event = (session: string, ev: string, extra: Record<string, unknown> = {}) =>
+  const event = (session: string, ev: string, extra: Record<string, unknown> = {}, team = "acme") =>
     api(serve.url, "POST", "/v1/hooks/evaluate", {
-      token: tokens["acme"] as string,
+      token: tokens[team] as string,
       body: {
         event: ev,
         dedupe_key: `k${++n}`,
@@ -184,20 +184,30 @@ describe.runIf(CHROMIUM !== undefined)("the dashboard, in a browser", () => {
     for (const href of [repoHref, sessionHref]) {
       expect(await other.evaluate(async (h) => (await fetch(`${h}?fragment=1`)).status, href), String(href)).toBe(404);
     }
-    // Its stream carries nothing of acme's: an event of acme's does not reach it. The stream is open before the event
-    // (its own "open"), and watched for 1.5 s after it, seven times the server's 200 ms gathering of changes.
-    await other.evaluate(() => {
-      const w = window as unknown as { changes: number; opened: boolean; es: EventSource };
-      w.changes = 0;
-      w.opened = false;
-      w.es = new EventSource("/events");
-      w.es.addEventListener("open", () => (w.opened = true));
-      w.es.addEventListener("change", () => w.changes++);
-    });
+    // Its stream carries nothing of acme's. Both teams' streams are open (each has said "open"); an event of acme's
+    // reaches acme's stream; then one of globex's, posted after that, reaches globex's. A stream's changes arrive in
+    // order, each stamped with the server's clock when sent: once globex's stream has the change sent after its own
+    // event, any change of acme's sent to it would have arrived before, so it has exactly one.
+    const mine = await (await browser.createBrowserContext()).newPage();
+    await signIn(mine, tokens["acme"] as string);
+    const listen = (p: import("puppeteer-core").Page) =>
+      p.evaluate(() => {
+        const w = window as unknown as { stamps: number[]; opened: boolean; es: EventSource };
+        w.stamps = [];
+        w.opened = false;
+        w.es = new EventSource("/events");
+        w.es.addEventListener("open", () => (w.opened = true));
+        w.es.addEventListener("change", (e) => w.stamps.push(Number((e as MessageEvent).data)));
+      });
+    await Promise.all([listen(other), listen(mine)]);
     await other.waitForFunction(() => (window as unknown as { opened: boolean }).opened);
+    await mine.waitForFunction(() => (window as unknown as { opened: boolean }).opened);
     await event("cc-alice-0001", "prompt", { prompt_excerpt: "go on" });
-    const changes = other.evaluate(() => new Promise<number>((resolve) => setTimeout(() => resolve((window as unknown as { changes: number }).changes), 1500)));
-    expect(await changes).toBe(0);
-    await other.close();
+    await mine.waitForFunction(() => (window as unknown as { stamps: number[] }).stamps.length > 0);
+    const afterAcme = Date.now();
+    expect((await event("cc-carol-0001", "prompt", { prompt_excerpt: "hello" }, "globex")).status).toBe(200);
+    await other.waitForFunction((t) => (window as unknown as { stamps: number[] }).stamps.some((s) => s > t), {}, afterAcme);
+    expect(await other.evaluate(() => (window as unknown as { stamps: number[] }).stamps.length)).toBe(1);
+    await Promise.all([other.close(), mine.close()]);
   }, 60_000);
 });
