@@ -18,6 +18,8 @@ interface Row {
   readonly compatibility: SymbolChange["compatibility"];
   readonly code?: string;
   readonly conservative?: boolean;
+  /** Every reason code the change carries, in order, where nothing else may be said. */
+  readonly codes?: readonly string[];
 }
 
 function diff(file: string, before: string, after: string): SymbolChange[] {
@@ -37,6 +39,11 @@ function check(file: string, r: Row): void {
     expect(reason, `${r.row}: reasons ${JSON.stringify(c?.reasons.map((x) => x.code))}`).toBeDefined();
     if (r.conservative !== undefined) expect(reason?.conservative, r.row).toBe(r.conservative);
   }
+  if (r.codes !== undefined)
+    expect(
+      c?.reasons.map((x) => x.code),
+      r.row,
+    ).toEqual(r.codes);
 }
 
 const TS: readonly Row[] = [
@@ -130,6 +137,60 @@ const TS: readonly Row[] = [
     change: "signature_changed",
     compatibility: "breaking",
     code: "PARAMETER_REMOVED",
+  },
+  {
+    row: "required parameter inserted before the others (matched by name: not their type and name changes)",
+    before: "export function f(path: string, strict: boolean) {}",
+    after: "export function f(ctx: Context, path: string, strict: boolean) {}",
+    name: "f",
+    change: "signature_changed",
+    compatibility: "breaking",
+    codes: ["PARAMETER_INSERTED"],
+  },
+  {
+    row: "optional parameter inserted before another (every call's arguments move)",
+    before: "export function f(path: string) {}",
+    after: "export function f(base?: string, path?: string) {}",
+    name: "f",
+    change: "signature_changed",
+    compatibility: "breaking",
+    codes: ["PARAMETER_INSERTED", "PARAMETER_CHANGED_OPTIONAL"],
+  },
+  {
+    row: "parameter removed from the middle",
+    before: "export function f(a: string, b: number, c: boolean) {}",
+    after: "export function f(a: string, c: boolean) {}",
+    name: "f",
+    change: "signature_changed",
+    compatibility: "breaking",
+    codes: ["PARAMETER_REMOVED"],
+  },
+  {
+    row: "parameters reordered",
+    before: "export function f(a: string, b: number) {}",
+    after: "export function f(b: number, a: string) {}",
+    name: "f",
+    change: "signature_changed",
+    compatibility: "breaking",
+    codes: ["PARAMETER_REORDERED"],
+  },
+  {
+    row: "parameter renamed in place (positional: callers unaffected)",
+    before: "export function f(a: string, b: number) {}",
+    after: "export function f(a: string, count: number) {}",
+    name: "f",
+    change: "signature_changed",
+    compatibility: "compatible",
+    codes: ["PARAMETER_RENAMED"],
+  },
+  {
+    row: "required parameter appended after a renamed one",
+    before: "export function f(a: string, b: number) {}",
+    after: "export function f(a: string, count: number, c: boolean) {}",
+    name: "f",
+    change: "signature_changed",
+    compatibility: "breaking",
+    codes: ["PARAMETER_RENAMED", "PARAMETER_ADDED_REQUIRED"],
   },
   {
     row: "parameter type narrowed / changed",

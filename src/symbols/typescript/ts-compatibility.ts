@@ -77,41 +77,103 @@ function modifierReasons(b: SignatureInfo, a: SignatureInfo, parentKind: SymbolK
   if ((has(b, "const") && has(a, "let")) || (has(b, "let") && has(a, "const"))) out.push(reason("BINDING_CHANGED", "compatible", "const/let changed (exports are read-only bindings outside)"));
 }
 
+/**
+ * Parameters are matched by name first, then by position: an insertion, a removal or a reorder is reported as what it
+ * is, not as the type and name changes of every parameter after it. A parameter present on one side only, at a
+ * position where the other side also has one present only there, was renamed (positional: callers do not see names).
+ * With no name in common, positions are all there is to go by.
+ */
 function paramReasons(bp: readonly ParamInfo[], ap: readonly ParamInfo[], out: ChangeReason[]): void {
-  const n = Math.max(bp.length, ap.length);
-  for (let i = 0; i < n; i++) {
-    const pb = bp[i];
-    const pa = ap[i];
-    if (pb === undefined && pa !== undefined) {
-      out.push(
-        pa.optional || pa.kind === "rest"
-          ? reason("PARAMETER_ADDED_OPTIONAL", "compatible", `optional parameter ${pa.name} added`)
-          : reason("PARAMETER_ADDED_REQUIRED", "breaking", `required parameter ${pa.name} added`),
-      );
-      continue;
-    }
-    if (pa === undefined && pb !== undefined) {
-      out.push(reason("PARAMETER_REMOVED", "breaking", `parameter ${pb.name} removed`));
-      continue;
-    }
-    if (pb === undefined || pa === undefined) continue;
-    if ((pb.kind === "rest") !== (pa.kind === "rest"))
-      out.push(reason("PARAMETER_CHANGED_KIND", "breaking", `parameter ${pa.name} ${pa.kind === "rest" ? "became" : "is no longer"} a rest parameter`));
-    if (pb.optional && !pa.optional) out.push(reason("PARAMETER_CHANGED_REQUIRED", "breaking", `parameter ${pa.name} became required`));
-    if (!pb.optional && pa.optional) out.push(reason("PARAMETER_CHANGED_OPTIONAL", "compatible", `parameter ${pa.name} became optional`));
-    if (pb.type !== pa.type) {
-      out.push(
+  const positionOf = (list: readonly ParamInfo[]): Map<string, number> => {
+    const m = new Map<string, number>();
+    list.forEach((p, i) => {
+      if (!m.has(p.name)) m.set(p.name, i);
+    });
+    return m;
+  };
+  const bAt = positionOf(bp);
+  const aAt = positionOf(ap);
+  // A name kept on both sides (its first place on each, should a signature repeat one).
+  const kept = (p: ParamInfo, i: number, own: Map<string, number>, other: Map<string, number>): boolean => own.get(p.name) === i && other.has(p.name);
+  const keptB = bp.map((p, i) => kept(p, i, bAt, aAt));
+  const keptA = ap.map((p, i) => kept(p, i, aAt, bAt));
+  if (!keptB.includes(true)) {
+    for (let i = 0; i < Math.max(bp.length, ap.length); i++) pairReasons(bp[i], ap[i], out);
+    return;
+  }
+  const renamed = (i: number): boolean => i < bp.length && i < ap.length && keptB[i] === false && keptA[i] === false;
+  // What moves arguments (a reorder, an insertion, a removal before kept ones) leads; each parameter's own changes follow.
+  const moves: ChangeReason[] = [];
+  const each: ChangeReason[] = [];
+  const orderBefore = bp.filter((_, i) => keptB[i]).map((p) => p.name);
+  const orderAfter = ap.filter((_, i) => keptA[i]).map((p) => p.name);
+  if (orderBefore.join("\0") !== orderAfter.join("\0")) {
+    moves.push(reason("PARAMETER_REORDERED", "breaking", `parameters reordered from (${orderBefore.join(", ")}) to (${orderAfter.join(", ")}): existing calls pass them in the old order`));
+  }
+  for (let i = 0; i < bp.length; i++) {
+    const pb = bp[i] as ParamInfo;
+    if (keptB[i] === true) pairReasons(pb, ap[aAt.get(pb.name) as number], each);
+    else if (renamed(i)) pairReasons(pb, ap[i], each);
+    else {
+      const moved = bp.slice(i + 1).filter((_, j) => keptB[i + 1 + j]);
+      moves.push(
         reason(
-          "PARAMETER_CHANGED_TYPE",
+          "PARAMETER_REMOVED",
           "breaking",
-          `parameter ${pa.name}'s type changed from ${pb.type ?? "(any)"} to ${pa.type ?? "(any)"}: a widening would be compatible, syntax cannot tell`,
-          CONSERVATIVE,
+          `parameter ${pb.name} removed${moved.length === 0 ? "" : `: ${moved.map((p) => p.name).join(", ")} move${moved.length === 1 ? "s" : ""} up a place in existing calls`}`,
         ),
       );
     }
-    if (pb.default !== pa.default && pb.optional && pa.optional) out.push(reason("PARAMETER_CHANGED_DEFAULT", "compatible", `parameter ${pa.name}'s default changed`));
-    if (pb.name !== pa.name) out.push(reason("PARAMETER_RENAMED", "compatible", `parameter ${pb.name} renamed to ${pa.name} (positional: callers are unaffected)`));
   }
+  const lastPaired = Math.max(-1, ...ap.map((_, i) => (keptA[i] === true || renamed(i) ? i : -1)));
+  for (let i = 0; i < ap.length; i++) {
+    const pa = ap[i] as ParamInfo;
+    if (keptA[i] === true || renamed(i)) continue;
+    if (i > lastPaired) pairReasons(undefined, pa, each);
+    else {
+      const next = ap.slice(i + 1).find((_, j) => keptA[i + 1 + j] === true || renamed(i + 1 + j));
+      moves.push(
+        reason(
+          "PARAMETER_INSERTED",
+          "breaking",
+          `${pa.optional || pa.kind === "rest" ? "optional" : "required"} parameter ${pa.name} inserted at position ${i + 1}${next === undefined ? "" : `, before ${next.name}`}: existing calls now pass their arguments one place off`,
+        ),
+      );
+    }
+  }
+  out.push(...moves, ...each);
+}
+
+/** One parameter before and after (either missing: added at the end, or removed there). */
+function pairReasons(pb: ParamInfo | undefined, pa: ParamInfo | undefined, out: ChangeReason[]): void {
+  if (pb === undefined && pa !== undefined) {
+    out.push(
+      pa.optional || pa.kind === "rest"
+        ? reason("PARAMETER_ADDED_OPTIONAL", "compatible", `optional parameter ${pa.name} added`)
+        : reason("PARAMETER_ADDED_REQUIRED", "breaking", `required parameter ${pa.name} added`),
+    );
+    return;
+  }
+  if (pa === undefined && pb !== undefined) {
+    out.push(reason("PARAMETER_REMOVED", "breaking", `parameter ${pb.name} removed`));
+    return;
+  }
+  if (pb === undefined || pa === undefined) return;
+  if ((pb.kind === "rest") !== (pa.kind === "rest")) out.push(reason("PARAMETER_CHANGED_KIND", "breaking", `parameter ${pa.name} ${pa.kind === "rest" ? "became" : "is no longer"} a rest parameter`));
+  if (pb.optional && !pa.optional) out.push(reason("PARAMETER_CHANGED_REQUIRED", "breaking", `parameter ${pa.name} became required`));
+  if (!pb.optional && pa.optional) out.push(reason("PARAMETER_CHANGED_OPTIONAL", "compatible", `parameter ${pa.name} became optional`));
+  if (pb.type !== pa.type) {
+    out.push(
+      reason(
+        "PARAMETER_CHANGED_TYPE",
+        "breaking",
+        `parameter ${pa.name}'s type changed from ${pb.type ?? "(any)"} to ${pa.type ?? "(any)"}: a widening would be compatible, syntax cannot tell`,
+        CONSERVATIVE,
+      ),
+    );
+  }
+  if (pb.default !== pa.default && pb.optional && pa.optional) out.push(reason("PARAMETER_CHANGED_DEFAULT", "compatible", `parameter ${pa.name}'s default changed`));
+  if (pb.name !== pa.name) out.push(reason("PARAMETER_RENAMED", "compatible", `parameter ${pb.name} renamed to ${pa.name} (positional: callers are unaffected)`));
 }
 
 function returnReasons(b: string | null, a: string | null, out: ChangeReason[]): void {
