@@ -92,6 +92,11 @@ export interface AnalyzeReport {
    * publisher, the symbol and its public name, the change, and the consumer's files that import it.
    */
   readonly cross_repo: readonly CrossRepoImpact[];
+  /**
+   * Breaking changes of a package that other packages of the same repo import by its name (a monorepo's users),
+   * shaped as `cross_repo`'s with the repo as both publisher and consumer.
+   */
+  readonly in_repo: readonly CrossRepoImpact[];
   /** The merged local briefing of the analysed repos, most active first. */
   readonly briefing: string;
   /** Problems with folders rather than repos (unreadable, too deep). */
@@ -234,15 +239,17 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
   for (const [k, g] of groups.entries()) for (const i of g) family.set(i, `group:${k}`);
   const tImpacts = Date.now();
   const withBreaking = repos.filter((r) => r.changes.some((c) => (c.symbols ?? []).some((x) => x.compatibility === "breaking")));
-  const impacts =
-    withBreaking.length === 0 || repos.length < 2
-      ? []
-      : await (await import("./cross-repo-impacts.js")).crossRepoImpacts(
+  const users =
+    withBreaking.length === 0
+      ? { across: [], within: [] }
+      : await (await import("./cross-repo-impacts.js")).packageUsers(
           repos
             .map((r, i) => ({ root: r.root, abs: inView[i]?.repo.root ?? r.root, family: family.get(i) ?? `repo:${i}`, packages: r.packages, changes: r.changes }))
             .filter((_, i) => inView[i]?.repo.gitDir !== null),
           options.configEnv ?? processConfigEnv(),
         );
+  const impacts = [...users.across];
+  const inRepo = [...users.within];
   timing("cross-repo", tImpacts);
   const tBriefing = Date.now();
   const merged = mergeBriefings(
@@ -252,9 +259,10 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
   const opening = collisions.length === 0 ? "" : (await import("./clone-collisions.js")).describeCollisions(collisions);
   const broken = breaks.length === 0 ? "" : (await import("./clone-collisions.js")).describeCloneBreaks(breaks);
   const across = impacts.length === 0 ? "" : (await import("./cross-repo-impacts.js")).describeImpacts(impacts);
-  const briefing = [opening, broken, across, merged].filter((x) => x !== "").join("\n\n");
+  const within = inRepo.length === 0 ? "" : (await import("./cross-repo-impacts.js")).describeInRepoUsers(inRepo);
+  const briefing = [opening, broken, within, across, merged].filter((x) => x !== "").join("\n\n");
   timing("briefing", tBriefing);
-  return { schema: ANALYZE_SCHEMA, repos, collisions, clone_breaks: breaks, cross_repo: impacts, briefing, diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics) };
+  return { schema: ANALYZE_SCHEMA, repos, collisions, clone_breaks: breaks, cross_repo: impacts, in_repo: inRepo, briefing, diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics) };
 }
 
 /** The repos under the folder that are one repo (clones sharing a remote, worktrees sharing a git folder), as index groups. */

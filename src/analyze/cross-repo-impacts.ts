@@ -6,7 +6,7 @@ import { gitProcessEnv } from "../git/git-process-env.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 import { declaredDependencies } from "../packages/declared-dependencies.js";
 import { normalizePythonName, packageKey, packageOfImport } from "../packages/package-of-import.js";
-import { packageExposure } from "../packages/public-names.js";
+import { memoTextReader, packageExposure, packageOwning } from "../packages/public-names.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import { scanImports } from "../symbols/scan-imports.js";
 import { packageUseReaches, topName } from "../coordination/uses-symbol.js";
@@ -29,6 +29,11 @@ export interface CrossRepoImpact {
   readonly consumer: string;
   /** The consumer's files that import it, relative to its root. */
   readonly files: readonly string[];
+  /**
+   * The consumer's packages those files belong to (the nearest manifest above each; `path` "." for the repo's root,
+   * name "" for files under none), with how many files each, most first.
+   */
+  readonly consumer_packages: ReadonlyArray<{ readonly name: string; readonly path: string; readonly files: number }>;
 }
 
 export interface ImpactRepo {
@@ -41,6 +46,14 @@ export interface ImpactRepo {
   readonly changes: ReadonlyArray<{ path: string; symbols: readonly SymbolChange[] | null }>;
 }
 
+/** Who uses the breaking changes of a folder's packages: other repos, and the other packages of the publisher's repo. */
+export interface PackageUsers {
+  /** In other repos under the folder ({@link crossRepoImpacts}). */
+  readonly across: readonly CrossRepoImpact[];
+  /** In the publisher's own repo, outside the package (a monorepo's other workspace packages): consumer is publisher. */
+  readonly within: readonly CrossRepoImpact[];
+}
+
 /**
  * The breaking changes of each repo's packages that other repos under the folder use: for every breaking,
  * exported symbol change, its package and public names (through the package's entry), then every other repo that
@@ -50,7 +63,17 @@ export interface ImpactRepo {
  * consumer: its imports are of its own copy. Sorted by publisher, path, name, consumer.
  */
 export async function crossRepoImpacts(repos: readonly ImpactRepo[], where: GitConfigEnv): Promise<CrossRepoImpact[]> {
-  type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python"; path: string; change: SymbolChange; publicNames: string[] };
+  return [...(await packageUsers(repos, where, { within: false })).across];
+}
+
+/**
+ * {@link crossRepoImpacts}, and the same inside each publisher's repo: the files of its other packages (a
+ * monorepo's workspace packages, found the same way: by the package's name, then an import scan) that import a
+ * broken symbol by the package's name. A file of the publishing package itself imports it by a relative path, and is
+ * not counted.
+ */
+export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfigEnv, options: { within: boolean } = { within: true }): Promise<PackageUsers> {
+  type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python"; pkgPath: string; path: string; change: SymbolChange; publicNames: string[] };
   const broken: Broken[] = [];
   for (const r of repos) {
     for (const c of r.changes) {
@@ -63,21 +86,27 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[], where: GitC
       if (key === null) continue;
       for (const s of breaking) {
         const names = exposure.names.get(topName(s.qualified_name)) ?? [];
-        if (names.length > 0) broken.push({ publisher: r, key, name: exposure.package.name, ecosystem: exposure.package.ecosystem, path: c.path, change: s, publicNames: names });
+        if (names.length > 0)
+          broken.push({ publisher: r, key, name: exposure.package.name, ecosystem: exposure.package.ecosystem, pkgPath: exposure.package.path, path: c.path, change: s, publicNames: names });
       }
     }
   }
-  if (broken.length === 0) return [];
+  if (broken.length === 0) return { across: [], within: [] };
   const out: CrossRepoImpact[] = [];
+  const inside: CrossRepoImpact[] = [];
   const depsOf = new Map<string, Set<string>>();
   const importsOf = new Map<string, Map<string, Array<{ name: string; module: string; key: string | null }>>>();
   for (const consumer of repos) {
     const own = new Set(consumer.packages.map((p) => packageKey(p.ecosystem, p.name)));
     const wanted = broken.filter((b) => b.publisher.family !== consumer.family && !own.has(b.key));
-    if (wanted.length === 0) continue;
-    const deps = depsOf.get(consumer.root) ?? new Set(declaredDependencies(consumer.abs, consumer.packages));
-    depsOf.set(consumer.root, deps);
-    const relevant = wanted.filter((b) => deps.has(b.key));
+    const mine = options.within ? broken.filter((b) => b.publisher === consumer) : [];
+    if (wanted.length === 0 && mine.length === 0) continue;
+    let deps = depsOf.get(consumer.root);
+    if (deps === undefined && wanted.length > 0) {
+      deps = new Set(declaredDependencies(consumer.abs, consumer.packages));
+      depsOf.set(consumer.root, deps);
+    }
+    const relevant = [...wanted.filter((b) => deps?.has(b.key) === true), ...mine];
     if (relevant.length === 0) continue;
     // The consumer's files that name one of these packages, then what each imports from them.
     // Python code imports a distribution by its normalised name with `_` (`acme-lib` → `acme_lib`).
@@ -101,14 +130,16 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[], where: GitC
       }
       importsOf.set(consumer.root, files);
     }
+    const ownerOf = packageOwner(consumer.abs);
     for (const b of relevant) {
+      const within = b.publisher === consumer;
       for (const publicName of b.publicNames) {
         const users = [...files]
-          .filter(([f, refs]) => refs.some((r) => r.key === b.key && packageUseReaches({ path: f, name: r.name, module: r.module }, publicName, b.path)))
+          .filter(([f, refs]) => (!within || ownerOf(f).path !== b.pkgPath) && refs.some((r) => r.key === b.key && packageUseReaches({ path: f, name: r.name, module: r.module }, publicName, b.path)))
           .map(([f]) => f)
           .sort(compareStrings);
         if (users.length === 0) continue;
-        out.push({
+        (within ? inside : out).push({
           publisher: b.publisher.root,
           package: b.name,
           ecosystem: b.ecosystem,
@@ -119,11 +150,38 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[], where: GitC
           reasons: b.change.reasons.map((x) => x.code),
           consumer: consumer.root,
           files: users,
+          consumer_packages: packageCounts(users, (f) => ownerOf(f)),
         });
       }
     }
   }
-  return out.sort((a, b) => compareStrings(a.publisher, b.publisher) || compareStrings(a.path, b.path) || compareStrings(a.qualified_name, b.qualified_name) || compareStrings(a.consumer, b.consumer));
+  const order = (a: CrossRepoImpact, b: CrossRepoImpact): number =>
+    compareStrings(a.publisher, b.publisher) ||
+    compareStrings(a.path, b.path) ||
+    compareStrings(a.qualified_name, b.qualified_name) ||
+    compareStrings(a.public_name, b.public_name) ||
+    compareStrings(a.consumer, b.consumer);
+  return { across: out.sort(order), within: inside.sort(order) };
+}
+
+/** The package a repo-relative file belongs to, by the nearest manifest above it (read once each); none: "" and "". */
+function packageOwner(repoRoot: string): (file: string) => { name: string; path: string } {
+  const reader = memoTextReader();
+  return (file) => {
+    const p = packageOwning(repoRoot, file, reader);
+    return p === null ? { name: "", path: "" } : { name: p.name, path: p.path };
+  };
+}
+
+/** Files counted by package, most first (then by name). */
+function packageCounts(files: readonly string[], owner: (file: string) => { name: string; path: string }): CrossRepoImpact["consumer_packages"] {
+  const counts = new Map<string, { name: string; path: string; files: number }>();
+  for (const f of files) {
+    const p = owner(f);
+    const had = counts.get(p.path);
+    counts.set(p.path, { name: p.name, path: p.path, files: (had?.files ?? 0) + 1 });
+  }
+  return [...counts.values()].sort((a, b) => b.files - a.files || compareStrings(a.name, b.name) || compareStrings(a.path, b.path));
 }
 
 /** The briefing's lines for the impacts: what broke where, and who uses it. */
@@ -138,6 +196,27 @@ export function describeImpacts(impacts: readonly CrossRepoImpact[], max = 12): 
   );
   if (impacts.length > max) lines.push(`- and ${impacts.length - max} more`);
   return `Breaking changes in one repo's package that another repo here imports:\n${lines.join("\n")}`;
+}
+
+/**
+ * The briefing's lines for a monorepo's users: what broke in which package, and how many files of which other
+ * packages of the repo import it (the packages with most first).
+ */
+export function describeInRepoUsers(impacts: readonly CrossRepoImpact[], max = 12): string {
+  if (impacts.length === 0) return "";
+  const lines = impacts.slice(0, max).map((i) => {
+    const shown = i.consumer_packages.slice(0, 3).map((p) => `${p.files} in ${p.name === "" ? `\`${p.path}\`` : `\`${p.name}\``}`);
+    const rest = i.consumer_packages.slice(3);
+    const more = rest.length === 0 ? "" : `, ${rest.reduce((n, p) => n + p.files, 0)} in ${rest.length} more package${rest.length === 1 ? "" : "s"}`;
+    const files = i.files.length === 1 ? "1 file" : `${i.files.length} files`;
+    const example = i.files
+      .slice(0, 2)
+      .map((f) => `\`${f}\``)
+      .join(", ");
+    return `- \`${i.public_name}\` of \`${i.package}\` (${i.consumer}: \`${i.path}\`, ${i.change}${i.reasons.length > 0 ? `: ${i.reasons.join(", ")}` : ""}) is imported by ${files} of other packages of the repo: ${shown.join(", ")}${more} (${example}${i.files.length > 2 ? ", ..." : ""})`;
+  });
+  if (impacts.length > max) lines.push(`- and ${impacts.length - max} more`);
+  return `Breaking changes in a package that other packages of the same repo import:\n${lines.join("\n")}`;
 }
 
 /** Tracked and untracked (not ignored) files of a repo that contain one of the strings, by `git grep`. */

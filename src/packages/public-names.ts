@@ -51,6 +51,29 @@ export function packageExposure(repoRoot: string, filePath: string, tops: readon
   return { package: owner.pkg, names };
 }
 
+/**
+ * The package a repo-relative file belongs to: the nearest manifest above it that names one (`package.json` for
+ * JavaScript and TypeScript, `pyproject.toml` for Python), as `packageExposure` finds the publisher's; null under none.
+ */
+export function packageOwning(repoRoot: string, filePath: string, reader: TextReader = nodeTextReader): OwningPackage | null {
+  return owningPackage(repoRoot, filePath, /\.pyi?$/.test(filePath), reader)?.pkg ?? null;
+}
+
+/** A reader that reads each file once (a scan of many files under few manifests). */
+export function memoTextReader(reader: TextReader = nodeTextReader): TextReader {
+  const read = new Map<string, string | null>();
+  return {
+    read(abs) {
+      let text = read.get(abs);
+      if (text === undefined) {
+        text = reader.read(abs);
+        read.set(abs, text);
+      }
+      return text;
+    },
+  };
+}
+
 function owningPackage(repoRoot: string, filePath: string, python: boolean, reader: TextReader): { pkg: OwningPackage; manifest: Record<string, unknown> } | null {
   for (let dir = path.posix.dirname(filePath); ; dir = path.posix.dirname(dir)) {
     const rel = dir === "." || dir === "" ? "." : dir;

@@ -69,6 +69,7 @@ describe("comity analyze: breaking changes across repos", () => {
         reasons: ["PARAMETER_ADDED_REQUIRED"],
         consumer: "app",
         files: ["src/other.ts"],
+        consumer_packages: [{ name: "app", path: ".", files: 1 }],
       },
       {
         publisher: "lib",
@@ -81,6 +82,7 @@ describe("comity analyze: breaking changes across repos", () => {
         reasons: ["PARAMETER_ADDED_REQUIRED"],
         consumer: "app",
         files: ["src/main.ts", "src/other.ts"],
+        consumer_packages: [{ name: "app", path: ".", files: 2 }],
       },
       {
         publisher: "pylib",
@@ -93,6 +95,7 @@ describe("comity analyze: breaking changes across repos", () => {
         reasons: ["PARAMETER_ADDED_REQUIRED"],
         consumer: "pyapp",
         files: ["pyapp/main.py"],
+        consumer_packages: [{ name: "pyapp", path: ".", files: 1 }],
       },
     ]);
     expect(doc.briefing).toContain(
@@ -136,8 +139,69 @@ describe("comity analyze: breaking changes across repos", () => {
 
     const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
     expect(r.status, r.stderr).toBe(0);
-    const doc = JSON.parse(r.stdout) as { cross_repo: Array<{ publisher: string; consumer: string; files: string[] }> };
+    const doc = JSON.parse(r.stdout) as {
+      cross_repo: Array<{ publisher: string; consumer: string; files: string[] }>;
+      in_repo: Array<{ publisher: string; consumer: string; files: string[]; consumer_packages: unknown[] }>;
+    };
     expectAnalyzeSchema(doc);
     expect(doc.cross_repo.map((i) => [i.publisher, i.consumer, i.files])).toEqual([["lib", "app", ["src/config-sub.ts", "src/main.ts"]]]);
+    // The publisher's own playground package imports it by name: a user inside the monorepo, the fork's is not.
+    expect(doc.in_repo.map((i) => [i.publisher, i.consumer, i.files, i.consumer_packages])).toEqual([["lib", "lib", ["playground/main.ts"], [{ name: "pg", path: "playground", files: 1 }]]]);
+  });
+});
+
+describe("comity analyze: users inside a monorepo", () => {
+  it("lists the files of the repo's other packages that import a broken helper by the package's name, counted by package, the inserted parameter named as such", () => {
+    const helper = "export function helper(opts: Options): string {\n  return String(opts);\n}\nexport interface Options {\n  name: string;\n}\nexport function other(): number {\n  return 1;\n}\n";
+    const mono = repo("mono", {
+      "package.json": JSON.stringify({ name: "mono", private: true, workspaces: ["packages/*"] }),
+      "packages/utils/package.json": JSON.stringify({ name: "@acme/utils", main: "src/index.ts" }),
+      "packages/utils/src/index.ts": 'export { helper, other } from "./helper.js";\n',
+      "packages/utils/src/helper.ts": helper,
+      // The package's own files import it relatively: not users of the package.
+      "packages/utils/src/self.ts": 'import { helper } from "./helper.js";\nexport const s = helper({ name: "s" });\n',
+      "packages/a/package.json": JSON.stringify({ name: "@acme/a", dependencies: { "@acme/utils": "workspace:*" } }),
+      "packages/a/src/one.ts": 'import { helper } from "@acme/utils";\nexport const one = helper({ name: "1" });\n',
+      "packages/a/src/two.ts": 'import * as u from "@acme/utils";\nexport const two = u.helper({ name: "2" });\n',
+      "packages/b/package.json": JSON.stringify({ name: "@acme/b", dependencies: { "@acme/utils": "workspace:*" } }),
+      "packages/b/index.ts": 'import { helper as h } from "@acme/utils";\nexport const b = h({ name: "b" });\n',
+      // Imports only another name of the package, or names the package in a string: not users of helper.
+      "packages/c/package.json": JSON.stringify({ name: "@acme/c", dependencies: { "@acme/utils": "workspace:*" } }),
+      "packages/c/index.ts": 'import { other } from "@acme/utils";\nexport const c = other();\n',
+      "packages/c/docs.ts": 'export const see = "see @acme/utils for helper";\n',
+    });
+    fs.writeFileSync(
+      path.join(mono, "packages/utils/src/helper.ts"),
+      helper.replace("helper(opts: Options)", "helper(ctx: Context, opts: Options)").replace("export interface Options", "export type Context = { id: string };\nexport interface Options"),
+    );
+
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { cross_repo: unknown[]; in_repo: unknown[]; briefing: string };
+    expectAnalyzeSchema(doc);
+    expect(doc.cross_repo).toEqual([]);
+    expect(doc.in_repo).toEqual([
+      {
+        publisher: "mono",
+        package: "@acme/utils",
+        ecosystem: "npm",
+        path: "packages/utils/src/helper.ts",
+        qualified_name: "helper",
+        public_name: "helper",
+        change: "signature_changed",
+        reasons: ["PARAMETER_INSERTED"],
+        consumer: "mono",
+        files: ["packages/a/src/one.ts", "packages/a/src/two.ts", "packages/b/index.ts"],
+        consumer_packages: [
+          { name: "@acme/a", path: "packages/a", files: 2 },
+          { name: "@acme/b", path: "packages/b", files: 1 },
+        ],
+      },
+    ]);
+    expect(doc.briefing).toContain(
+      "Breaking changes in a package that other packages of the same repo import:\n- `helper` of `@acme/utils` (mono: `packages/utils/src/helper.ts`, signature_changed: PARAMETER_INSERTED) is imported by 3 files of other packages of the repo: 2 in `@acme/a`, 1 in `@acme/b` (`packages/a/src/one.ts`, `packages/a/src/two.ts`, ...)",
+    );
+    // The text form says it too.
+    expect(runBuiltCli(["analyze"], { cwd: sb.dir, env }).stdout).toContain("is imported by 3 files of other packages of the repo: 2 in `@acme/a`, 1 in `@acme/b`");
   });
 });
