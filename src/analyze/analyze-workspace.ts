@@ -244,7 +244,7 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
       ? { across: [], within: [] }
       : await (await import("./cross-repo-impacts.js")).packageUsers(
           repos
-            .map((r, i) => ({ root: r.root, abs: inView[i]?.repo.root ?? r.root, family: family.get(i) ?? `repo:${i}`, packages: r.packages, changes: r.changes }))
+            .map((r, i) => ({ root: r.root, abs: inView[i]?.repo.root ?? r.root, family: family.get(i) ?? `repo:${i}`, packages: r.packages, changes: r.changes, complete: r.analysed }))
             .filter((_, i) => inView[i]?.repo.gitDir !== null),
           options.configEnv ?? processConfigEnv(),
         );

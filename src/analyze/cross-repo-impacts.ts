@@ -44,6 +44,12 @@ export interface ImpactRepo {
   readonly family: string;
   readonly packages: ReadonlyArray<{ name: string; path: string; ecosystem: string }>;
   readonly changes: ReadonlyArray<{ path: string; symbols: readonly SymbolChange[] | null }>;
+  /**
+   * Whether `changes` lists every file that differs from HEAD, untracked ones included (an analysed repo): then the
+   * search for a package's name reads git's tracked files and these, instead of asking git to walk for untracked
+   * files again (on a large monorepo, that walk is most of the search).
+   */
+  readonly complete?: boolean;
 }
 
 /** Who uses the breaking changes of a folder's packages: other repos, and the other packages of the publisher's repo. */
@@ -114,7 +120,7 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
     let files = importsOf.get(consumer.root);
     if (files === undefined) {
       files = new Map();
-      for (const f of await gitGrepFiles(consumer.abs, needles, where)) {
+      for (const f of await filesNaming(consumer, needles, where)) {
         if (!/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?)$/.test(f)) continue;
         let text: string;
         try {
@@ -219,10 +225,27 @@ export function describeInRepoUsers(impacts: readonly CrossRepoImpact[], max = 1
   return `Breaking changes in a package that other packages of the same repo import:\n${lines.join("\n")}`;
 }
 
-/** Tracked and untracked (not ignored) files of a repo that contain one of the strings, by `git grep`. */
-function gitGrepFiles(root: string, needles: readonly string[], where: GitConfigEnv): Promise<string[]> {
+/** A repo's tracked and untracked (not ignored) files that contain one of the strings. */
+async function filesNaming(repo: ImpactRepo, needles: readonly string[], where: GitConfigEnv): Promise<string[]> {
+  if (repo.complete !== true) return gitGrepFiles(repo.abs, needles, where, true);
+  const found = new Set(await gitGrepFiles(repo.abs, needles, where, false));
+  for (const c of repo.changes) {
+    if (found.has(c.path)) continue;
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(repo.abs, c.path), "utf8");
+    } catch {
+      continue; // deleted, or a folder
+    }
+    if (needles.some((n) => text.includes(n))) found.add(c.path);
+  }
+  return [...found].sort(compareStrings);
+}
+
+/** Files of a repo that contain one of the strings, by `git grep`: tracked ones, and untracked ones where asked. */
+function gitGrepFiles(root: string, needles: readonly string[], where: GitConfigEnv, untracked: boolean): Promise<string[]> {
   return new Promise((resolve) => {
-    const args = ["grep", "-l", "-z", "-F", "--untracked", ...needles.flatMap((n) => ["-e", n]), "--", "."];
+    const args = ["grep", "-l", "-z", "-F", ...(untracked ? ["--untracked"] : []), ...needles.flatMap((n) => ["-e", n]), "--", "."];
     execFile("git", args, { cwd: root, env: gitProcessEnv(where), maxBuffer: 64 << 20, timeout: 20_000 }, (error, stdout) => {
       // git grep exits 1 when nothing matches.
       if (error !== null && (error as { code?: unknown }).code !== 1) return resolve([]);

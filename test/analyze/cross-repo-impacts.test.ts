@@ -170,6 +170,8 @@ describe("comity analyze: users inside a monorepo", () => {
       "packages/c/index.ts": 'import { other } from "@acme/utils";\nexport const c = other();\n',
       "packages/c/docs.ts": 'export const see = "see @acme/utils for helper";\n',
     });
+    // A user not yet committed counts as well.
+    fs.writeFileSync(path.join(mono, "packages/b/new.ts"), 'import { helper } from "@acme/utils";\nexport const n = helper({ name: "n" });\n');
     fs.writeFileSync(
       path.join(mono, "packages/utils/src/helper.ts"),
       helper.replace("helper(opts: Options)", "helper(ctx: Context, opts: Options)").replace("export interface Options", "export type Context = { id: string };\nexport interface Options"),
@@ -191,17 +193,17 @@ describe("comity analyze: users inside a monorepo", () => {
         change: "signature_changed",
         reasons: ["PARAMETER_INSERTED"],
         consumer: "mono",
-        files: ["packages/a/src/one.ts", "packages/a/src/two.ts", "packages/b/index.ts"],
+        files: ["packages/a/src/one.ts", "packages/a/src/two.ts", "packages/b/index.ts", "packages/b/new.ts"],
         consumer_packages: [
           { name: "@acme/a", path: "packages/a", files: 2 },
-          { name: "@acme/b", path: "packages/b", files: 1 },
+          { name: "@acme/b", path: "packages/b", files: 2 },
         ],
       },
     ]);
     expect(doc.briefing).toContain(
-      "Breaking changes in a package that other packages of the same repo import:\n- `helper` of `@acme/utils` (mono: `packages/utils/src/helper.ts`, signature_changed: PARAMETER_INSERTED) is imported by 3 files of other packages of the repo: 2 in `@acme/a`, 1 in `@acme/b` (`packages/a/src/one.ts`, `packages/a/src/two.ts`, ...)",
+      "Breaking changes in a package that other packages of the same repo import:\n- `helper` of `@acme/utils` (mono: `packages/utils/src/helper.ts`, signature_changed: PARAMETER_INSERTED) is imported by 4 files of other packages of the repo: 2 in `@acme/a`, 2 in `@acme/b` (`packages/a/src/one.ts`, `packages/a/src/two.ts`, ...)",
     );
     // The text form says it too.
-    expect(runBuiltCli(["analyze"], { cwd: sb.dir, env }).stdout).toContain("is imported by 3 files of other packages of the repo: 2 in `@acme/a`, 1 in `@acme/b`");
+    expect(runBuiltCli(["analyze"], { cwd: sb.dir, env }).stdout).toContain("is imported by 4 files of other packages of the repo: 2 in `@acme/a`, 2 in `@acme/b`");
   });
 });
