@@ -8,6 +8,7 @@
 // full run's table of targets between `bench:summary`'s (the README's tables come from here, not from hand).
 // A quick run writes nothing: its figures are not the record.
 import * as fs from "node:fs";
+import * as os from "node:os";
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
@@ -32,6 +33,23 @@ const suites = [
   ["shell pair, real code", "shell-pair.mjs", quick ? ["--runs", "3"] : ["--runs", "15"]],
   ["analyze through the daemon", "analyze-daemon.mjs", quick ? ["--files", "20000", "--runs", "3"] : ["--files", "20000", "--runs", "15"]],
   ["analyze", "analyze.mjs", quick ? ["--files", "10000", "--changes", "200"] : ["--files", "100000", "--changes", "2000"]],
+  // A clone of babel/babel at the commit the README names, at $COMITY_BENCH_BABEL (skipped, saying so, without one).
+  [
+    "monorepo users, babel",
+    "monorepo-users.mjs",
+    [
+      "--repo",
+      process.env.COMITY_BENCH_BABEL ?? path.join(os.tmpdir(), "comity-bench", "babel"),
+      "--file",
+      "packages/babel-helper-plugin-utils/src/index.ts",
+      "--symbol",
+      "declare",
+      "--insert",
+      "meta: { name: string }",
+      "--runs",
+      quick ? "2" : "9",
+    ],
+  ],
   ["serve", "serve-load.mjs", quick ? ["--runs", "2"] : ["--runs", "5"]],
   ["serve, one noisy team", "serve-noisy.mjs", quick ? ["--runs", "1", "--rows", "10000"] : ["--runs", "3"]],
   ["denials, two agents on one file set", "denials.mjs", quick ? ["--no-before"] : []],
