@@ -8,7 +8,7 @@ const LAYERS = [
   ["fs", "shell", "api"],
   ["git", "store"],
   ["remotes", "config", "init", "workspace", "snapshot", "state"],
-  ["symbols", "briefing", "coordination"],
+  ["symbols", "contracts", "briefing", "coordination"],
   ["analyze", "dashboard"],
   ["hook", "serve", "doctor", "daemon"],
   ["cli"],

@@ -30,7 +30,7 @@ import { languageOf } from "../symbols/languages.js";
 import { openOldVersionPacks } from "../symbols/old-version-packs.js";
 import { entryText, fromEntryText, keepable } from "../symbols/symbol-cache.js";
 import { isHookConfigFile } from "../config/hook-config-files.js";
-import type { FileSymbols, LanguageId, ReferenceRecord } from "../symbols/types.js";
+import type { ContractKind, FileSymbols, LanguageId, ReferenceRecord } from "../symbols/types.js";
 import { discoverRepos, findOwningRepo, type DiscoverOptions } from "../workspace/discover-repos.js";
 import { rankByActivity, repoActivityMs } from "../workspace/repo-activity.js";
 import type { Repo, RepoKind } from "../workspace/repo.js";
@@ -43,7 +43,7 @@ export const ANALYZE_SCHEMA = "comity.analyze/2";
 export interface FileChangeReport {
   readonly path: string;
   readonly change: PathChange["change"];
-  readonly language: LanguageId | null;
+  readonly language: LanguageId | ContractKind | null;
   /** Symbol changes against HEAD (or `--since`); null when not analysed. */
   readonly symbols: readonly SymbolChange[] | null;
   readonly new_references: readonly ReferenceRecord[] | null;
@@ -517,6 +517,10 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   }
   packs?.save();
   const comparison = pending.some((p) => p.memo === null) ? await loadComparison() : null;
+  // Service contracts (GraphQL SDL, ...) are read here, in this thread, by their own parsers.
+  const contracts = scanned.some((s) => s?.changes.some((c) => languageOf(c.path) === null && c.change !== "mode_changed" && /\.(graphqls?|gql|proto|ya?ml|json)$/i.test(c.path)))
+    ? await loadContracts()
+    : null;
   const byRepo = new Map<number, FileChangeReport[]>();
   const analysed = new Map(pending.map((p) => [`${p.repo}\0${p.path}`, p]));
   return scanned.map((s, i) => {
@@ -525,6 +529,12 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
     for (const c of s.changes) {
       const language = languageOf(c.path)?.id ?? null;
       const p = analysed.get(`${i}\0${c.path}`);
+      const contract = p === undefined && contracts !== null && options.symbols !== false && c.change !== "mode_changed" ? contracts.analyze(repos[i] as Repo, s, c.path) : null;
+      if (contract !== null) {
+        for (const d of contract.diagnostics) s.diagnostics.push({ ...d, path: path.join((repos[i] as Repo).root, c.path) });
+        changes.push({ path: c.path, change: c.change, language: contract.kind, symbols: contract.parsed ? [...contract.changes] : null, new_references: [] });
+        continue;
+      }
       if (p === undefined) {
         changes.push({ path: c.path, change: c.change, language, symbols: null, new_references: null });
         continue;
@@ -558,6 +568,43 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
     byRepo.set(i, changes);
     return { ahead: s.ahead, behind: s.behind, worktreeHash: s.worktreeHash, packages: s.packages, packagesTruncated: s.packagesTruncated, changes, diagnostics: s.diagnostics };
   });
+}
+
+/** Reads a changed file as a contract: its working version and its base blob; null for a file that is not one. */
+async function loadContracts(): Promise<{
+  analyze(repo: Repo, s: Scanned, repoPath: string): (import("../contracts/contract-files.js").ContractAnalysis & { parsed: boolean }) | null;
+}> {
+  const [{ analyzeContract, mayBeContract }, hasher] = await Promise.all([import("../contracts/contract-files.js"), import("../snapshot/content-hasher.js").then((m) => m.loadContentHasher())]);
+  const readers = new Map<string, ReturnType<typeof createObjectReader>>();
+  return {
+    analyze(repo, s, repoPath) {
+      if (!mayBeContract(repoPath)) return null;
+      let after: Buffer | null = null;
+      try {
+        after = fs.readFileSync(path.join(repo.root, repoPath));
+      } catch {
+        // deleted
+      }
+      const oid = s.baseOids[repoPath];
+      let before: Uint8Array | null = null;
+      if (oid !== undefined) {
+        const objects = path.join(repo.commonDir ?? "", "objects");
+        let reader = readers.get(objects);
+        if (reader === undefined) {
+          reader = createObjectReader(objects);
+          readers.set(objects, reader);
+        }
+        try {
+          const o = reader.read(oid);
+          before = o?.type === "blob" ? o.content : null;
+        } catch {
+          before = null;
+        }
+      }
+      const c = analyzeContract(repoPath, before, after, (t) => hasher.xxh64(t));
+      return c === null ? null : { ...c, parsed: !c.diagnostics.some((d) => d.code === "parse_error" || d.code === "file_too_large") };
+    },
+  };
 }
 
 type Comparison = Pick<typeof import("../symbols/compare-symbols.js"), "compareSymbols"> & Pick<typeof import("../symbols/new-references.js"), "newReferences">;

@@ -8,6 +8,7 @@ import { declaredDependencies } from "../packages/declared-dependencies.js";
 import { normalizePythonName, packageKey, packageOfImport } from "../packages/package-of-import.js";
 import { memoTextReader, packageExposure, packageOwning } from "../packages/public-names.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
+import { languageOf } from "../symbols/languages.js";
 import { scanImports } from "../symbols/scan-imports.js";
 import { packageUseReaches, topName } from "../coordination/uses-symbol.js";
 
@@ -83,6 +84,8 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
   const broken: Broken[] = [];
   for (const r of repos) {
     for (const c of r.changes) {
+      // A contract's symbols (GraphQL SDL, ...) are not its package's exports: no import of the package uses them.
+      if (languageOf(c.path) === null) continue;
       const breaking = (c.symbols ?? []).filter((s) => s.compatibility === "breaking" && s.exported);
       if (breaking.length === 0) continue;
       const tops = [...new Set(breaking.map((s) => topName(s.qualified_name)))];

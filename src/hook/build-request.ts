@@ -323,7 +323,9 @@ function importsOnly(refs: ReadonlyArray<{ kind: string; name: string; module: s
  */
 async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly string[]): Promise<{ analysis: FileEntry[]; truncated: boolean }> {
   const { languageOf } = await import("../symbols/languages.js");
-  const files = paths.filter((p) => languageOf(p) !== null).slice(0, 50);
+  const { isContractFile } = await import("../contracts/contract-files.js");
+  // Code in the languages Comity reads, and service contracts (GraphQL SDL, ...), compared by their own rules.
+  const files = paths.filter((p) => languageOf(p) !== null || isContractFile(path.join(repo.root, p), p)).slice(0, 50);
   if (files.length === 0) return { analysis: [], truncated: false };
   const { analyzeFile, headReader, stripLocal } = await import("../symbols/analyze-file.js");
   const { createSymbolExtractor, didNotParse } = await import("../symbols/symbol-extractor.js");
@@ -351,7 +353,8 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
     // it is the module's default export (what `import x from` names); its call before and after, for people.
     let pkg: FileEntry["package"] = null;
     let changes: NonNullable<FileEntry["changes"]> = a.changes;
-    if (a.changes.length > 0) {
+    // A contract's symbols are not a package's exports: no package, no public names (its users are found otherwise).
+    if (a.changes.length > 0 && languageOf(a.path) !== null) {
       const { packageExposure } = await import("../packages/public-names.js");
       const { topName } = await import("../coordination/uses-symbol.js");
       const tops = [...new Set(a.changes.map((ch) => topName(ch.qualified_name)))];

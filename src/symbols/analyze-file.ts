@@ -11,12 +11,12 @@ import { cachedFor, keepable, type SymbolCache } from "./symbol-cache.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { extractAndStore } from "./extract-with-cache.js";
 import type { SymbolExtractor } from "./symbol-extractor.js";
-import type { FileSymbols, LanguageId, ReferenceRecord, SymbolRecord } from "./types.js";
+import type { ContractKind, FileSymbols, LanguageId, ReferenceRecord, SymbolRecord } from "./types.js";
 
 /** The `analysis` of one edited file, as `post_edit` sends it (after `stripLocal`). */
 export interface FileAnalysis {
   readonly path: string;
-  readonly language: LanguageId | null;
+  readonly language: LanguageId | ContractKind | null;
   readonly symbols: readonly SymbolRecord[];
   readonly changes: readonly SymbolChange[];
   readonly new_references: readonly ReferenceRecord[];
@@ -57,6 +57,10 @@ export async function analyzeFile(
   const afterBytes = readWorking(path.join(root, repoPath));
   const cache = options.cache ?? null;
   const hasher = await loadContentHasher();
+  if (language === null) {
+    const contract = await contractFile(repoPath, afterBytes, options.readHead, (s) => hasher.xxh64(s));
+    if (contract !== null) return contract;
+  }
   let extractor = typeof options.extractor === "function" ? null : options.extractor;
   const fromCache = (hash: string): FileSymbols | null => cachedFor(repoPath, cache?.get(hash, language ?? "none") ?? null);
   const extract = async (bytes: Buffer | null): Promise<FileSymbols | null> => {
@@ -111,6 +115,29 @@ export async function analyzeFile(
     ...(after?.default_export === undefined ? {} : { default_export: after.default_export }),
     shapes,
   };
+}
+
+/** A service contract's analysis (`src/contracts/`), or null for a file that is not one. */
+async function contractFile(repoPath: string, afterBytes: Buffer | null, readHead: ReadHeadFile, hash: (s: string) => string): Promise<FileAnalysis | null> {
+  const { analyzeContract, contractKindOf, mayBeContract } = await import("../contracts/contract-files.js");
+  if (!mayBeContract(repoPath)) return null;
+  // A YAML or JSON file is one by what it holds: the working version says, else (deleted) HEAD's.
+  if (afterBytes !== null && contractKindOf(repoPath, afterBytes.subarray(0, 4096).toString("utf8")) === null) return null;
+  let before: Buffer | null = null;
+  const diagnostics: Diagnostic[] = [];
+  try {
+    before = await readHead(repoPath);
+  } catch (error) {
+    diagnostics.push(diagnostic("head_unreadable", "warning", repoPath, `cannot read the file at HEAD: ${error instanceof Error ? error.message : String(error)}`));
+  }
+  const c = analyzeContract(repoPath, before, afterBytes, hash);
+  if (c === null) return null;
+  const shape = (symbols: readonly SymbolRecord[], name: string): string | null => {
+    const s = symbols.find((x) => x.qualified_name === name);
+    return s === undefined ? null : callShape(s);
+  };
+  const shapes = new Map(c.changes.map((ch) => [ch.qualified_name, { before: shape(c.before_symbols, ch.qualified_name), after: shape(c.symbols, ch.qualified_name) }]));
+  return { path: repoPath, language: c.kind, symbols: c.symbols, changes: c.changes, new_references: [], references: [], diagnostics: [...diagnostics, ...c.diagnostics], shapes };
 }
 
 /**

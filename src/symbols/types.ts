@@ -1,7 +1,23 @@
 import type { Diagnostic } from "../errors/diagnostic.js";
 
 /** What a symbol is. Shared by every language; Python class and instance attributes are `property`. */
-export type SymbolKind = "function" | "method" | "class" | "interface" | "type" | "enum" | "enum_member" | "namespace" | "module" | "variable" | "property" | "reexport";
+export type SymbolKind =
+  | "function"
+  | "method"
+  | "class"
+  | "interface"
+  | "type"
+  | "enum"
+  | "enum_member"
+  | "namespace"
+  | "module"
+  | "variable"
+  | "property"
+  | "reexport"
+  // A service contract's: an HTTP operation or an RPC, a message or schema, one of their fields (`src/contracts/`).
+  | "operation"
+  | "message"
+  | "field";
 
 /** Lines are 1-based, columns 0-based (UTF-16 code units of the line, as editors count). */
 export interface SourceRange {
@@ -77,10 +93,14 @@ export interface ReferenceRecord {
 
 export type LanguageId = "typescript" | "tsx" | "javascript" | "python";
 
+/** The service contracts read as symbols (`src/contracts/`): GraphQL SDL, OpenAPI (and Swagger 2), Protocol Buffers. */
+export type ContractKind = "graphql" | "openapi" | "protobuf";
+
 /** What `extractSymbols` finds in one file. */
 export interface FileSymbols {
   readonly path: string;
-  readonly language: LanguageId | null;
+  /** A contract's kind for a contract file (`comity symbols` reads them too). */
+  readonly language: LanguageId | ContractKind | null;
   /** Sorted by qualified name, then kind. */
   readonly symbols: readonly SymbolRecord[];
   /** Sorted and de-duplicated. */

@@ -16,10 +16,10 @@ import { tuneForPools } from "../tune-for-pools.js";
 export const SYMBOLS_USAGE = `usage: comity symbols FILE... [--json] [--no-cache] [--jobs N]
        comity symbols --diff BEFORE AFTER [--json]
 
-Prints each file's symbols (TypeScript, TSX, JavaScript, Python), or with
---diff, what changed from BEFORE to AFTER: added, removed, renamed, signature
-or body changed, each with its compatibility for callers, and the new
-references AFTER makes. Many files are read on a worker thread per core (on
+Prints each file's symbols (TypeScript, TSX, JavaScript, Python, and service
+contracts: GraphQL SDL), or with --diff, what changed from BEFORE to AFTER:
+added, removed, renamed, signature or body changed, each with its
+compatibility for callers, and the new references AFTER makes. Many files are read on a worker thread per core (on
 2 cores, only for 1 MB or more to parse; --jobs N to choose; 1 reads them in
 this process).
 `;
@@ -58,6 +58,17 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
   // Grammars load only for files the cache cannot answer: start-up is most of a one-file run.
   const read = (f: { given: string; abs: string }, as = f.given): { path: string; bytes: Buffer } => ({ path: as, bytes: fs.readFileSync(f.abs) });
 
+  // Service contracts are read here, in this thread (a parser of their own, no grammar); code goes to the pool.
+  const { mayBeContract } = await import("../../contracts/contract-files.js");
+  const contracts = files.some((f) => mayBeContract(f.given)) ? await contractsAmong(files, values.diff) : null;
+
+  if (values.diff && contracts !== null && contracts.diff !== null) {
+    const { changes, kind, diagnostics } = contracts.diff;
+    if (values.json) io.stdout.write(`${JSON.stringify({ schema: "comity.symbols-diff/1", path: files[1]?.given, language: kind, changes, new_references: [], diagnostics }, null, 2)}\n`);
+    else io.stdout.write(formatChanges(changes));
+    return 0;
+  }
+
   if (values.diff) {
     const [b, a] = files as [(typeof files)[number], (typeof files)[number]];
     // (loaded for --diff only: each module a process loads costs it about a millisecond)
@@ -89,6 +100,24 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
   // to parse, unless --jobs says how many), or with --jobs 1 this thread with the pool's backend; a few: this
   // process, with the backend that starts quickest.
   const { extractMany, printedEach, defaultMinBytesPerWorker, DEFAULT_MIN_FILES_FOR_POOL } = await import("../../symbols/extract-pool.js");
+  if (contracts !== null && contracts.files.size > 0) {
+    // With contracts among them: code read as below, then every file printed in the order given.
+    const code = files.filter((f) => !contracts.files.has(f.given));
+    const codeResults =
+      code.length === 0
+        ? []
+        : await extractMany(
+            code.map((f) => ({ path: f.given, abs: f.abs })),
+            { workers: jobs, cacheDir: cached ? cacheDirOf(io) : null, beforePool: tuneForPools },
+          );
+    const byPath = new Map(codeResults.map((r) => [r.path, r]));
+    const all = files.map((f) => contracts.files.get(f.given) ?? (byPath.get(f.given) as FileSymbols));
+    if (values.json) {
+      const shown = all.map((r) => ({ path: r.path, language: r.language, symbols: r.symbols.map(shownSymbol), references: r.references, diagnostics: r.diagnostics }));
+      io.stdout.write(`${JSON.stringify({ schema: "comity.symbols/1", files: shown }, null, 2)}\n`);
+    } else io.stdout.write(all.map(formatFile).join("\n"));
+    return 0;
+  }
   const jobList = files.map((f) => ({ path: f.given, abs: f.abs, ...(f.stat === undefined ? {} : { stamp: f.stat }) }));
   // The file index, for many files: a run over files that did not change since the last reads none of them. For a
   // few, writing a folder's index file costs more than reading them would save.
@@ -128,6 +157,32 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     io.stdout.write(results.map(formatFile).join("\n"));
   }
   return 0;
+}
+
+/**
+ * The contracts among the files, read: each one's symbols as a file's (by path as given), and for --diff of two
+ * contracts their comparison (null when AFTER is not one: then they are compared as code).
+ */
+async function contractsAmong(
+  files: ReadonlyArray<{ given: string; abs: string }>,
+  diff: boolean,
+): Promise<{ files: Map<string, FileSymbols>; diff: { kind: string; changes: SymbolChange[]; diagnostics: unknown[] } | null }> {
+  const [{ analyzeContract }, { loadContentHasher }] = await Promise.all([import("../../contracts/contract-files.js"), import("../../snapshot/content-hasher.js")]);
+  const hasher = await loadContentHasher();
+  const hash = (s: string) => hasher.xxh64(s);
+  if (diff) {
+    const [b, a] = files as [{ given: string; abs: string }, { given: string; abs: string }];
+    // Both sides are read as the AFTER file's kind, under its name.
+    const c = analyzeContract(a.given, fs.readFileSync(b.abs), fs.readFileSync(a.abs), hash);
+    return { files: new Map(), diff: c === null ? null : { kind: c.kind, changes: [...c.changes], diagnostics: [...c.diagnostics] } };
+  }
+  const out = new Map<string, FileSymbols>();
+  for (const f of files) {
+    const bytes = fs.readFileSync(f.abs);
+    const c = analyzeContract(f.given, null, bytes, hash);
+    if (c !== null) out.set(f.given, { path: f.given, language: c.kind, symbols: c.symbols, references: [], diagnostics: c.diagnostics });
+  }
+  return { files: out, diff: null };
 }
 
 function cacheDirOf(io: CliIo): string {

@@ -1,0 +1,108 @@
+import * as fs from "node:fs";
+import type { Diagnostic } from "../errors/diagnostic.js";
+import type { SymbolChange } from "../symbols/compare-symbols.js";
+import type { SymbolRecord } from "../symbols/types.js";
+import type { ContractKind, HashText } from "./contract-symbol.js";
+import { compareGraphql, graphqlSymbols } from "./graphql-contract.js";
+import { compareOpenapi, openapiSymbols } from "./openapi-contract.js";
+
+/** A contract file larger than this is not read as one (a generated bundle): it is reported, not parsed. */
+export const MAX_CONTRACT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Whether a file is a service contract, and which: by its extension (`.graphql`, `.graphqls`, `.gql`, `.proto`), and
+ * for YAML and JSON by its first top-level key (`openapi:` or `swagger:`, within `head`, the file's first bytes).
+ */
+export function contractKindOf(repoPath: string, head: string | null): ContractKind | null {
+  const lower = repoPath.toLowerCase();
+  if (/\.(graphqls?|gql)$/.test(lower)) return "graphql";
+  if (head === null) return null;
+  if (/\.ya?ml$/.test(lower)) return /^(?:openapi|swagger)\s*:/m.test(head) ? "openapi" : null;
+  if (lower.endsWith(".json")) return /^\s*\{/.test(head) && /"(?:openapi|swagger)"\s*:\s*"\d/.test(head) ? "openapi" : null;
+  return null;
+}
+
+/** Whether a file may be a contract by its name alone (YAML and JSON then say by their content). */
+export function mayBeContract(repoPath: string): boolean {
+  return /\.(graphqls?|gql|proto|ya?ml|json)$/i.test(repoPath);
+}
+
+/** Whether the file at `abs` is a contract now: by its name, and for YAML and JSON by its first 4 KiB. */
+export function isContractFile(abs: string, repoPath: string): boolean {
+  if (!mayBeContract(repoPath)) return false;
+  if (contractKindOf(repoPath, null) !== null) return true;
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(abs, "r");
+    const head = Buffer.alloc(4096);
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    return contractKindOf(repoPath, head.subarray(0, n).toString("utf8")) !== null;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
+}
+
+/** A contract's symbols: every one public, hashed as code symbols are. */
+export function contractSymbolsOf(kind: ContractKind, repoPath: string, text: string, hash: HashText): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
+  switch (kind) {
+    case "graphql":
+      return graphqlSymbols(repoPath, text, hash);
+    case "openapi":
+      return openapiSymbols(repoPath, text, hash);
+    default:
+      return { symbols: [], diagnostics: [] };
+  }
+}
+
+/** One contract file before and after (null: not there), compared by its kind's rules (`docs/compatibility.md`). */
+export interface ContractAnalysis {
+  readonly kind: ContractKind;
+  /** Its symbols now (none for a deleted file), and before (none for a new one). */
+  readonly symbols: readonly SymbolRecord[];
+  readonly before_symbols: readonly SymbolRecord[];
+  readonly changes: readonly SymbolChange[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/**
+ * Compares two versions of a contract file; null where neither version is a contract. A version that does not
+ * parse makes nothing changed (not every symbol removed), as for code, with its diagnostic.
+ */
+export function analyzeContract(repoPath: string, before: Uint8Array | null, after: Uint8Array | null, hash: HashText): ContractAnalysis | null {
+  const text = (b: Uint8Array | null): string | null => (b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("utf8"));
+  const [bText, aText] = [text(before), text(after)];
+  const kind = contractKindOf(repoPath, (aText ?? bText)?.slice(0, 4096) ?? null);
+  if (kind === null) return null;
+  const tooLarge = [before, after].some((b) => b !== null && b.byteLength > MAX_CONTRACT_BYTES);
+  if (tooLarge)
+    return {
+      kind,
+      symbols: [],
+      before_symbols: [],
+      changes: [],
+      diagnostics: [{ code: "file_too_large", severity: "warning", path: repoPath, message: `over ${MAX_CONTRACT_BYTES} bytes: not read as a contract` }],
+    };
+  const b = bText === null ? null : { text: bText, ...contractSymbolsOf(kind, repoPath, bText, hash) };
+  const a = aText === null ? null : { text: aText, ...contractSymbolsOf(kind, repoPath, aText, hash) };
+  const failed = [b, a].filter((v) => v?.diagnostics.some((d) => d.code === "parse_error") === true);
+  if (failed.length > 0) return { kind, symbols: [], before_symbols: [], changes: [], diagnostics: failed.flatMap((v) => v?.diagnostics ?? []) };
+  return { kind, symbols: a?.symbols ?? [], before_symbols: b?.symbols ?? [], changes: compareContract(kind, b, a), diagnostics: a?.diagnostics ?? [] };
+}
+
+/** The changes between two versions of one contract, each with its symbols. */
+export function compareContract(
+  kind: ContractKind,
+  before: { text: string; symbols: readonly SymbolRecord[] } | null,
+  after: { text: string; symbols: readonly SymbolRecord[] } | null,
+): SymbolChange[] {
+  switch (kind) {
+    case "graphql":
+      return compareGraphql(before, after);
+    case "openapi":
+      return compareOpenapi(before, after);
+    default:
+      return [];
+  }
+}

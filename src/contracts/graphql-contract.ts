@@ -1,0 +1,253 @@
+import {
+  type ASTNode,
+  buildASTSchema,
+  type DefinitionNode,
+  type DocumentNode,
+  type FieldDefinitionNode,
+  findBreakingChanges,
+  findDangerousChanges,
+  getLocation,
+  type GraphQLSchema,
+  type InputValueDefinitionNode,
+  Kind,
+  parse,
+  print,
+  Source,
+  specifiedScalarTypes,
+  visit,
+} from "graphql";
+import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { reason, type ChangeReason } from "../symbols/change-reason.js";
+import type { SymbolChange } from "../symbols/compare-symbols.js";
+import type { ParamInfo, SymbolKind, SymbolRecord } from "../symbols/types.js";
+import { type ContractEntry, contractSymbols, type HashText, rangeOf } from "./contract-symbol.js";
+
+/** At most this many definitions are read from one document: a larger one is reported, not read. */
+const MAX_DEFINITIONS = 20_000;
+
+/**
+ * The public surface of a GraphQL SDL document: each type (`User`), each field and input field with its arguments
+ * (`User.posts`), each enum value (`Role.ADMIN`) and each directive (`@auth`). Extensions add to their type. A
+ * document that does not parse has no symbols and a `parse_error`; operations (queries a client sends) are not part of
+ * a schema and are skipped.
+ */
+export function graphqlSymbols(path: string, text: string, hash: HashText): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
+  let doc: DocumentNode;
+  try {
+    doc = parse(new Source(text, path), { maxTokens: 1_000_000 });
+  } catch (error) {
+    return { symbols: [], diagnostics: [diagnostic("parse_error", "warning", path, `not a GraphQL document: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`)] };
+  }
+  if (doc.definitions.length > MAX_DEFINITIONS) return { symbols: [], diagnostics: [diagnostic("file_too_large", "warning", path, `more than ${MAX_DEFINITIONS} definitions: not read`)] };
+  const source = new Source(text, path);
+  const range = (node: ASTNode) => {
+    const start = getLocation(source, node.loc?.start ?? 0);
+    const end = getLocation(source, node.loc?.end ?? 0);
+    return rangeOf(start.line, start.column, end.line, end.column);
+  };
+  const entries: ContractEntry[] = [];
+  for (const def of doc.definitions) {
+    const typeKind = typeKindOf(def);
+    if (typeKind === null || !("name" in def) || def.name === undefined) continue;
+    const name = def.kind === Kind.DIRECTIVE_DEFINITION ? `@${def.name.value}` : def.name.value;
+    const heritage = "interfaces" in def ? (def.interfaces ?? []).map((i) => i.name.value) : "types" in def ? (def.types ?? []).map((t) => t.name.value) : [];
+    const head = `${typeKind.keyword} ${name}${heritage.length === 0 ? "" : def.kind === Kind.UNION_TYPE_DEFINITION || def.kind === Kind.UNION_TYPE_EXTENSION ? ` = ${heritage.join(" | ")}` : ` implements ${heritage.join(" & ")}`}`;
+    const signature =
+      def.kind === Kind.DIRECTIVE_DEFINITION
+        ? `${head}(${(def.arguments ?? []).map(argText).join(", ")})${def.repeatable ? " repeatable" : ""} on ${def.locations.map((l) => l.value).join(" | ")}`
+        : head;
+    // A type's own body is without its members (each has its own): a changed field is not a changed type too.
+    const own = { ...def, ...("fields" in def ? { fields: [] } : {}), ...("values" in def ? { values: [] } : {}) } as ASTNode;
+    entries.push({ name, qualified_name: name, kind: typeKind.kind, range: range(def), signature, body: bodyOf(own), detail: { heritage, modifiers: typeKind.keyword === "input" ? ["input"] : [] } });
+    if ("fields" in def)
+      for (const f of def.fields ?? []) {
+        const field = f as FieldDefinitionNode | InputValueDefinitionNode;
+        const args = "arguments" in field ? (field.arguments ?? []) : [];
+        const type = print(field.type);
+        const sig = `${field.name.value}${args.length === 0 ? "" : `(${args.map(argText).join(", ")})`}: ${type}${"defaultValue" in field && field.defaultValue !== undefined ? ` = ${print(field.defaultValue)}` : ""}`;
+        entries.push({
+          name: field.name.value,
+          qualified_name: `${name}.${field.name.value}`,
+          kind: "field",
+          range: range(field),
+          signature: sig,
+          body: bodyOf(field),
+          detail: { params: args.length === 0 && !("arguments" in field) ? null : args.map(paramOf), returns: type, modifiers: deprecated(field) ? ["deprecated"] : [] },
+        });
+      }
+    if ("values" in def)
+      for (const v of def.values ?? []) {
+        entries.push({
+          name: v.name.value,
+          qualified_name: `${name}.${v.name.value}`,
+          kind: "enum_member",
+          range: range(v),
+          signature: v.name.value,
+          body: bodyOf(v),
+          detail: { modifiers: deprecated(v) ? ["deprecated"] : [] },
+        });
+      }
+  }
+  return { symbols: contractSymbols(entries, hash), diagnostics: [] };
+}
+
+function typeKindOf(def: DefinitionNode): { keyword: string; kind: SymbolKind } | null {
+  switch (def.kind) {
+    case Kind.OBJECT_TYPE_DEFINITION:
+    case Kind.OBJECT_TYPE_EXTENSION:
+      return { keyword: "type", kind: "type" };
+    case Kind.INTERFACE_TYPE_DEFINITION:
+    case Kind.INTERFACE_TYPE_EXTENSION:
+      return { keyword: "interface", kind: "interface" };
+    case Kind.INPUT_OBJECT_TYPE_DEFINITION:
+    case Kind.INPUT_OBJECT_TYPE_EXTENSION:
+      return { keyword: "input", kind: "type" };
+    case Kind.UNION_TYPE_DEFINITION:
+    case Kind.UNION_TYPE_EXTENSION:
+      return { keyword: "union", kind: "type" };
+    case Kind.ENUM_TYPE_DEFINITION:
+    case Kind.ENUM_TYPE_EXTENSION:
+      return { keyword: "enum", kind: "enum" };
+    case Kind.SCALAR_TYPE_DEFINITION:
+    case Kind.SCALAR_TYPE_EXTENSION:
+      return { keyword: "scalar", kind: "type" };
+    case Kind.DIRECTIVE_DEFINITION:
+      return { keyword: "directive", kind: "function" };
+    default:
+      return null;
+  }
+}
+
+function argText(a: InputValueDefinitionNode): string {
+  return `${a.name.value}: ${print(a.type)}${a.defaultValue === undefined ? "" : ` = ${print(a.defaultValue)}`}`;
+}
+
+function paramOf(a: InputValueDefinitionNode): ParamInfo {
+  const required = a.type.kind === Kind.NON_NULL_TYPE && a.defaultValue === undefined;
+  return { name: a.name.value, kind: "positional", optional: !required, default: a.defaultValue === undefined ? null : print(a.defaultValue), type: print(a.type) };
+}
+
+function deprecated(node: { readonly directives?: ReadonlyArray<{ readonly name: { readonly value: string } }> | undefined }): boolean {
+  return (node.directives ?? []).some((d) => d.name.value === "deprecated");
+}
+
+/** A node's whole text as graphql prints it (descriptions and directives included), for the body hash. */
+function bodyOf(node: ASTNode): string {
+  return print(node);
+}
+
+/**
+ * What changed between two versions of a GraphQL SDL document, by graphql-js's own `findBreakingChanges` and
+ * `findDangerousChanges` (a dangerous change is `compatible` here, with its reason): each change is put on the
+ * symbol it names. Additions graphql does not flag are compatible (`TYPE_ADDED`, `FIELD_ADDED`, ...); a symbol
+ * removed with its type counts as removed with it. A document that is part of a larger schema is read alone: the
+ * types it names but does not define are taken as scalars, and an extension of a type defined elsewhere as its
+ * definition. Sorted by qualified name.
+ */
+export function compareGraphql(before: { text: string; symbols: readonly SymbolRecord[] } | null, after: { text: string; symbols: readonly SymbolRecord[] } | null): SymbolChange[] {
+  const bSyms = new Map((before?.symbols ?? []).map((s) => [s.qualified_name, s]));
+  const aSyms = new Map((after?.symbols ?? []).map((s) => [s.qualified_name, s]));
+  const reasons = new Map<string, ChangeReason[]>();
+  const add = (name: string, r: ChangeReason) => reasons.set(name, [...(reasons.get(name) ?? []), r]);
+  const oldSchema = before === null ? null : schemaOf(before.text);
+  const newSchema = after === null ? null : schemaOf(after.text);
+  if (oldSchema !== null && newSchema !== null) {
+    for (const c of findBreakingChanges(oldSchema, newSchema)) add(coordinateOf(c.type, c.description), reason(c.type, "breaking", c.description));
+    for (const c of findDangerousChanges(oldSchema, newSchema)) add(coordinateOf(c.type, c.description), reason(c.type, "compatible", withoutValues(c.type, c.description)));
+  }
+  const names = new Set([...bSyms.keys(), ...aSyms.keys(), ...reasons.keys()]);
+  const out: SymbolChange[] = [];
+  for (const name of names) {
+    const b = bSyms.get(name);
+    const a = aSyms.get(name);
+    const found = [...(reasons.get(name) ?? [])];
+    const parent = name.includes(".") ? name.slice(0, name.indexOf(".")) : null;
+    if (b !== undefined && a === undefined && found.length === 0) {
+      // Gone with its type (whose own TYPE_REMOVED graphql reports), or a field or value graphql would have named.
+      found.push(parent !== null && !aSyms.has(parent) ? reason("TYPE_REMOVED", "breaking", `removed with ${parent}`) : reason("REMOVED", "breaking", `${name} was removed`));
+    }
+    if (b === undefined && a !== undefined && found.length === 0)
+      found.push(reason(a.kind === "field" ? "FIELD_ADDED" : a.kind === "enum_member" ? "VALUE_ADDED" : "TYPE_ADDED", "compatible", `${name} was added`));
+    if (b !== undefined && a !== undefined && found.length === 0 && b.signature_hash !== a.signature_hash) {
+      found.push(reason("SAFE_CHANGE", "compatible", "changed in a way graphql's findBreakingChanges finds neither breaking nor dangerous"));
+    }
+    const kind = (a ?? b)?.kind ?? (name.startsWith("@") ? "function" : "type");
+    const change =
+      b === undefined ? "added" : a === undefined ? "removed" : b.signature_hash !== a.signature_hash || found.length > 0 ? "signature_changed" : b.body_hash !== a.body_hash ? "body_changed" : null;
+    if (change === null) continue;
+    const compatibility = found.some((r) => r.verdict === "breaking") ? "breaking" : found.length > 0 ? "compatible" : "internal";
+    out.push({ qualified_name: name, kind, change, renamed_from: null, exported: true, compatibility, reasons: found });
+  }
+  return out.sort((x, y) => (x.qualified_name < y.qualified_name ? -1 : x.qualified_name > y.qualified_name ? 1 : 0));
+}
+
+/** A change's description without the default values it quotes: values are content, and never leave the machine. */
+function withoutValues(type: string, description: string): string {
+  const m = /^(\w+\.\w+ arg \w+) has changed defaultValue from /.exec(description);
+  return type === "ARG_DEFAULT_VALUE_CHANGE" && m !== null ? `${m[1]} has changed its default value.` : description;
+}
+
+/** The symbol a graphql-js change describes (its descriptions are its only coordinates). */
+export function coordinateOf(type: string, description: string): string {
+  const d = description;
+  let m = /^An? (?:required|optional) arg \w+ on directive (\w+) was added\.$/.exec(d);
+  if (m !== null) return `@${m[1]}`;
+  if (type.startsWith("DIRECTIVE_") || type === "REQUIRED_DIRECTIVE_ARG_ADDED") return `@${/(\w+)\.$/.exec(d)?.[1] ?? ""}`;
+  m = /^An? (?:required|optional) arg \w+ on (\w+)\.(\w+) was added\.$/.exec(d);
+  if (m !== null) return `${m[1]}.${m[2]}`;
+  m = /^An? (?:required|optional) field (\w+) on input type (\w+) was added\.$/.exec(d);
+  if (m !== null) return `${m[2]}.${m[1]}`;
+  m = /^\w+ was (?:added to|removed from) union type (\w+)\.$/.exec(d);
+  if (m !== null) return m[1] as string;
+  m = /^(\w+) was (?:added to|removed from) enum type (\w+)\.$/.exec(d);
+  if (m !== null) return `${m[2]}.${m[1]}`;
+  m = /^\w+ added to interfaces implemented by (\w+)\.$/.exec(d);
+  if (m !== null) return m[1] as string;
+  m = /^(\w+) no longer implements interface \w+\.$/.exec(d);
+  if (m !== null) return m[1] as string;
+  m = /^Standard scalar (\w+) was removed/.exec(d);
+  if (m !== null) return m[1] as string;
+  m = /^(\w+)\.(\w+)\b/.exec(d);
+  if (m !== null) return `${m[1]}.${m[2]}`;
+  return /^(\w+)/.exec(d)?.[1] ?? d;
+}
+
+/**
+ * A schema built from one document, or null where it cannot be: what it names but does not define becomes a scalar,
+ * and the first extension of a type it does not define becomes that type's definition.
+ */
+function schemaOf(text: string): GraphQLSchema | null {
+  let doc: DocumentNode;
+  try {
+    doc = parse(text, { noLocation: true, maxTokens: 1_000_000 });
+  } catch {
+    return null;
+  }
+  const defined = new Set<string>(specifiedScalarTypes.map((t) => t.name));
+  for (const d of doc.definitions) if ("name" in d && d.name !== undefined && !d.kind.endsWith("Extension") && d.kind !== Kind.DIRECTIVE_DEFINITION) defined.add(d.name.value);
+  const toDefinition: Record<string, Kind> = {
+    [Kind.OBJECT_TYPE_EXTENSION]: Kind.OBJECT_TYPE_DEFINITION,
+    [Kind.INTERFACE_TYPE_EXTENSION]: Kind.INTERFACE_TYPE_DEFINITION,
+    [Kind.INPUT_OBJECT_TYPE_EXTENSION]: Kind.INPUT_OBJECT_TYPE_DEFINITION,
+    [Kind.UNION_TYPE_EXTENSION]: Kind.UNION_TYPE_DEFINITION,
+    [Kind.ENUM_TYPE_EXTENSION]: Kind.ENUM_TYPE_DEFINITION,
+    [Kind.SCALAR_TYPE_EXTENSION]: Kind.SCALAR_TYPE_DEFINITION,
+  };
+  const definitions: DefinitionNode[] = [];
+  for (const d of doc.definitions) {
+    if (d.kind === Kind.OPERATION_DEFINITION || d.kind === Kind.FRAGMENT_DEFINITION) continue;
+    const as = toDefinition[d.kind];
+    if (as !== undefined && "name" in d && !defined.has(d.name.value)) {
+      defined.add(d.name.value);
+      definitions.push({ ...d, kind: as } as DefinitionNode);
+    } else definitions.push(d);
+  }
+  const named = new Set<string>();
+  visit({ kind: Kind.DOCUMENT, definitions }, { NamedType: (n) => void named.add(n.name.value) });
+  for (const n of [...named].sort()) if (!defined.has(n)) definitions.push({ kind: Kind.SCALAR_TYPE_DEFINITION, name: { kind: Kind.NAME, value: n } });
+  try {
+    return buildASTSchema({ kind: Kind.DOCUMENT, definitions }, { assumeValid: true, assumeValidSDL: true });
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,395 @@
+import { isMap, isPair, isScalar, LineCounter, parseDocument, type Node as YamlNode } from "yaml";
+import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
+import { reason, type ChangeReason } from "../symbols/change-reason.js";
+import type { SymbolChange } from "../symbols/compare-symbols.js";
+import type { SourceRange, SymbolRecord } from "../symbols/types.js";
+import { type ContractEntry, contractSymbols, type HashText, rangeOf } from "./contract-symbol.js";
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+/** How deep a schema is followed (through `$ref`s, items, properties): deeper is left as its name. */
+const MAX_DEPTH = 10;
+/** At most this many operations and schema properties are read from one document. */
+const MAX_ENTRIES = 20_000;
+
+/**
+ * A schema as consumers depend on it, normalised: its type, format, enum values, properties with required-ness,
+ * items; a `$ref` followed (within the document) and named. Descriptions and examples are not part of it.
+ */
+export interface Shape {
+  readonly type: string | null;
+  readonly format: string | null;
+  readonly enum: readonly string[] | null;
+  readonly nullable: boolean;
+  readonly properties: Readonly<Record<string, Shape>> | null;
+  readonly required: readonly string[];
+  readonly items: Shape | null;
+  /** The component it was named by (`Order`), when it came through a `$ref`. */
+  readonly ref: string | null;
+}
+
+interface Operation {
+  readonly params: ReadonlyArray<{ readonly in: string; readonly name: string; readonly required: boolean; readonly shape: Shape | null }>;
+  readonly body: { readonly required: boolean; readonly shape: Shape | null } | null;
+  readonly responses: Readonly<Record<string, Shape | null>>;
+}
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+const isObject = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The document, parsed (YAML or JSON), with where each of its nodes is; null and a diagnostic where it does not parse. */
+function load(path: string, text: string): { doc: Record<string, Json>; node: (keys: readonly string[]) => SourceRange | null } | Diagnostic {
+  const lineCounter = new LineCounter();
+  const parsed = parseDocument(text, { lineCounter, uniqueKeys: false });
+  if (parsed.errors.length > 0) return diagnostic("parse_error", "warning", path, `not a YAML or JSON document: ${parsed.errors[0]?.message.split("\n")[0] ?? ""}`);
+  const doc = parsed.toJS({ maxAliasCount: 100 }) as unknown;
+  if (!isObject(doc)) return diagnostic("parse_error", "warning", path, "not an OpenAPI document: no top-level map");
+  const node = (keys: readonly string[]): SourceRange | null => {
+    const parent = keys.length === 1 ? parsed.contents : parsed.getIn(keys.slice(0, -1), true);
+    if (!isMap(parent)) return null;
+    const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === keys[keys.length - 1]);
+    const key = pair?.key as YamlNode | undefined;
+    const value = pair?.value as YamlNode | null | undefined;
+    if (key?.range === undefined || key.range === null) return null;
+    const start = lineCounter.linePos(key.range[0]);
+    const end = lineCounter.linePos(value?.range?.[1] ?? key.range[1]);
+    return rangeOf(start.line, start.col, end.line, end.col);
+  };
+  return { doc, node };
+}
+
+/** Swagger 2 keeps its schemas under `definitions`, OpenAPI 3 under `components.schemas`. */
+function schemasOf(doc: Record<string, Json>): Record<string, Json> {
+  const components = doc["components"];
+  const defs = isObject(components) && isObject(components["schemas"]) ? components["schemas"] : isObject(doc["definitions"]) ? doc["definitions"] : {};
+  return defs;
+}
+
+/** A schema's shape: `$ref`s within the document followed (a cycle or MAX_DEPTH left as the name). */
+function shapeOf(doc: Record<string, Json>, schema: Json | undefined, depth = 0, seen: ReadonlySet<string> = new Set()): Shape | null {
+  if (!isObject(schema)) return null;
+  const ref = typeof schema["$ref"] === "string" ? schema["$ref"] : null;
+  if (ref !== null) {
+    const name = ref.replace(/^.*\//, "");
+    const target = resolveRef(doc, ref);
+    if (target === undefined || seen.has(ref) || depth >= MAX_DEPTH) return { ...EMPTY, type: "(ref)", ref: name };
+    const inner = shapeOf(doc, target, depth + 1, new Set([...seen, ref]));
+    return inner === null ? { ...EMPTY, ref: name } : { ...inner, ref: name };
+  }
+  if (depth >= MAX_DEPTH) return { ...EMPTY, type: "(deep)" };
+  // allOf: one object of every member's properties and required names.
+  const all = Array.isArray(schema["allOf"]) ? schema["allOf"].map((m) => shapeOf(doc, m, depth + 1, seen)).filter((s): s is Shape => s !== null) : [];
+  const props: Record<string, Shape> = {};
+  const required = new Set<string>();
+  for (const m of all) {
+    Object.assign(props, m.properties ?? {});
+    for (const r of m.required) required.add(r);
+  }
+  if (isObject(schema["properties"])) for (const [k, v] of Object.entries(schema["properties"])) props[k] = shapeOf(doc, v, depth + 1, seen) ?? EMPTY;
+  if (Array.isArray(schema["required"])) for (const r of schema["required"]) if (typeof r === "string") required.add(r);
+  const type = Array.isArray(schema["type"])
+    ? schema["type"].filter((t) => t !== "null").join("|")
+    : typeof schema["type"] === "string"
+      ? schema["type"]
+      : Object.keys(props).length > 0
+        ? "object"
+        : null;
+  const variants = ["oneOf", "anyOf"].flatMap((k) => (Array.isArray(schema[k]) ? (schema[k] as Json[]) : []));
+  return {
+    type: type ?? (variants.length > 0 ? `oneOf(${variants.map((v) => shapeOf(doc, v, depth + 1, seen)?.ref ?? shapeOf(doc, v, depth + 1, seen)?.type ?? "?").join("|")})` : null),
+    format: typeof schema["format"] === "string" ? schema["format"] : null,
+    enum: Array.isArray(schema["enum"]) ? schema["enum"].map((e) => JSON.stringify(e)).sort() : null,
+    nullable: schema["nullable"] === true || (Array.isArray(schema["type"]) && schema["type"].includes("null")),
+    properties: Object.keys(props).length > 0 || type === "object" ? sortKeys(props) : null,
+    required: [...required].sort(),
+    items: schema["items"] === undefined ? null : shapeOf(doc, schema["items"], depth + 1, seen),
+    ref: null,
+  };
+}
+
+const EMPTY: Shape = { type: null, format: null, enum: null, nullable: false, properties: null, required: [], items: null, ref: null };
+
+function sortKeys<T>(o: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** A `#/...` pointer within the document (`~1` and `~0` unescaped); undefined for another file's or a missing one. */
+function resolveRef(doc: Record<string, Json>, ref: string): Json | undefined {
+  if (!ref.startsWith("#/")) return undefined;
+  let at: Json | undefined = doc;
+  for (const raw of ref.slice(2).split("/")) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    at = isObject(at) ? at[key] : undefined;
+  }
+  return at;
+}
+
+/** Each operation of the document, by `METHOD /path/template`. */
+function operationsOf(doc: Record<string, Json>): Map<string, { op: Operation; keys: string[] }> {
+  const out = new Map<string, { op: Operation; keys: string[] }>();
+  const paths = isObject(doc["paths"]) ? doc["paths"] : {};
+  const swagger = typeof doc["swagger"] === "string";
+  for (const [p, rawItem] of Object.entries(paths)) {
+    const item = isObject(rawItem) && typeof rawItem["$ref"] === "string" ? resolveRef(doc, rawItem["$ref"]) : rawItem;
+    if (!isObject(item)) continue;
+    const shared = Array.isArray(item["parameters"]) ? item["parameters"] : [];
+    for (const m of METHODS) {
+      const o = item[m];
+      if (!isObject(o)) continue;
+      const byKey = new Map<string, Json>();
+      for (const raw of [...shared, ...(Array.isArray(o["parameters"]) ? o["parameters"] : [])]) {
+        const prm = isObject(raw) && typeof raw["$ref"] === "string" ? resolveRef(doc, raw["$ref"]) : raw;
+        if (isObject(prm)) byKey.set(`${String(prm["in"])}\0${String(prm["name"])}`, prm);
+      }
+      const params: Array<Operation["params"][number]> = [];
+      let body: Operation["body"] = null;
+      for (const prm of byKey.values()) {
+        if (!isObject(prm)) continue;
+        const where = String(prm["in"]);
+        // Swagger 2's body parameter is OpenAPI 3's request body.
+        if (where === "body") body = { required: prm["required"] === true, shape: shapeOf(doc, prm["schema"]) };
+        else params.push({ in: where, name: String(prm["name"]), required: prm["required"] === true || where === "path", shape: shapeOf(doc, prm["schema"] ?? (swagger ? prm : undefined)) });
+      }
+      const rb = isObject(o["requestBody"]) && typeof o["requestBody"]["$ref"] === "string" ? resolveRef(doc, o["requestBody"]["$ref"]) : o["requestBody"];
+      if (isObject(rb)) body = { required: rb["required"] === true, shape: contentShape(doc, rb) };
+      const responses: Record<string, Shape | null> = {};
+      if (isObject(o["responses"]))
+        for (const [code, rawResp] of Object.entries(o["responses"])) {
+          const resp = isObject(rawResp) && typeof rawResp["$ref"] === "string" ? resolveRef(doc, rawResp["$ref"]) : rawResp;
+          responses[code] = isObject(resp) ? (swagger ? shapeOf(doc, resp["schema"]) : contentShape(doc, resp)) : null;
+        }
+      params.sort((a, b) => (`${a.in}\0${a.name}` < `${b.in}\0${b.name}` ? -1 : 1));
+      out.set(`${m.toUpperCase()} ${p}`, { op: { params, body, responses: sortKeys(responses) }, keys: ["paths", p, m] });
+    }
+  }
+  return out;
+}
+
+/** The schema of a request body's or response's content: JSON's where it has one, else the first media type's. */
+function contentShape(doc: Record<string, Json>, holder: Record<string, Json>): Shape | null {
+  const content = holder["content"];
+  if (!isObject(content)) return null;
+  const media = Object.keys(content).sort();
+  const json = media.find((m) => /json/i.test(m)) ?? media[0];
+  const entry = json === undefined ? undefined : content[json];
+  return isObject(entry) ? shapeOf(doc, entry["schema"]) : null;
+}
+
+/**
+ * The public surface of an OpenAPI 3.x or Swagger 2 document: each operation (`GET /orders/{id}`, its parameters,
+ * request body and responses part of its signature, `$ref`s within the document followed), each schema component
+ * (`Order`) and each of its properties (`Order.status`).
+ */
+export function openapiSymbols(path: string, text: string, hash: HashText): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
+  const loaded = load(path, text);
+  if (!("doc" in loaded)) return { symbols: [], diagnostics: [loaded] };
+  const { doc, node } = loaded;
+  const whole = rangeOf(1, 1, 1, 1);
+  const entries: ContractEntry[] = [];
+  for (const [name, { op, keys }] of operationsOf(doc)) {
+    const raw = resolveRef(doc, `#/${keys.map((k) => k.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`);
+    const params = op.params.map((p) => ({ name: p.name, kind: "positional" as const, optional: !p.required, default: null, type: `${p.in} ${p.shape?.type ?? ""}`.trim() }));
+    entries.push({
+      name,
+      qualified_name: name,
+      kind: "operation",
+      range: node(keys) ?? whole,
+      signature: JSON.stringify(op),
+      body: JSON.stringify(raw ?? null),
+      detail: { params, returns: Object.keys(op.responses).join(",") },
+    });
+    if (entries.length > MAX_ENTRIES) return { symbols: [], diagnostics: [diagnostic("file_too_large", "warning", path, `more than ${MAX_ENTRIES} operations and properties: not read`)] };
+  }
+  const swagger = typeof doc["swagger"] === "string";
+  for (const [name, schema] of Object.entries(schemasOf(doc))) {
+    const keys = swagger ? ["definitions", name] : ["components", "schemas", name];
+    const shape = shapeOf(doc, schema);
+    entries.push({
+      name,
+      qualified_name: name,
+      kind: "message",
+      range: node(keys) ?? whole,
+      signature: JSON.stringify({ ...shape, properties: Object.keys(shape?.properties ?? {}) }),
+      body: JSON.stringify(schema),
+    });
+    for (const [prop, s] of Object.entries(shape?.properties ?? {})) {
+      entries.push({
+        name: prop,
+        qualified_name: `${name}.${prop}`,
+        kind: "field",
+        range: node([...keys, "properties", prop]) ?? node(keys) ?? whole,
+        signature: JSON.stringify({ ...s, required: shape?.required.includes(prop) ?? false }),
+        body: JSON.stringify(isObject(schema) && isObject(schema["properties"]) ? (schema["properties"][prop] ?? null) : null),
+        detail: { type: s.type, modifiers: shape?.required.includes(prop) === true ? [] : ["optional"] },
+      });
+    }
+    if (entries.length > MAX_ENTRIES) return { symbols: [], diagnostics: [diagnostic("file_too_large", "warning", path, `more than ${MAX_ENTRIES} operations and properties: not read`)] };
+  }
+  return { symbols: contractSymbols(entries, hash), diagnostics: [] };
+}
+
+/**
+ * What changed between two versions of an OpenAPI document, by the rules of `docs/compatibility.md`: breaking for
+ * clients are an operation or a response code removed, a parameter or request property added as (or made) required,
+ * a type narrowed or changed, an enum value removed, a property removed from (or made optional in) a response. An
+ * operation's verdict follows its schemas through their `$ref`s; a schema component's and its properties' take
+ * the stricter reading of both directions (a component may be sent and received).
+ */
+export function compareOpenapi(before: { text: string; symbols: readonly SymbolRecord[] } | null, after: { text: string; symbols: readonly SymbolRecord[] } | null): SymbolChange[] {
+  const docOf = (v: { text: string } | null): Record<string, Json> | null => {
+    if (v === null) return null;
+    const l = load("", v.text);
+    return "doc" in l ? l.doc : null;
+  };
+  const [bDoc, aDoc] = [docOf(before), docOf(after)];
+  const bOps = bDoc === null ? new Map() : operationsOf(bDoc);
+  const aOps = aDoc === null ? new Map() : operationsOf(aDoc);
+  const bSyms = new Map((before?.symbols ?? []).map((s) => [s.qualified_name, s]));
+  const aSyms = new Map((after?.symbols ?? []).map((s) => [s.qualified_name, s]));
+  const bSchemas = bDoc === null ? {} : schemasOf(bDoc);
+  const aSchemas = aDoc === null ? {} : schemasOf(aDoc);
+  const out: SymbolChange[] = [];
+  for (const name of new Set([...bSyms.keys(), ...aSyms.keys()])) {
+    const b = bSyms.get(name);
+    const a = aSyms.get(name);
+    const reasons: ChangeReason[] = [];
+    const kind = (a ?? b)?.kind ?? "operation";
+    if (b !== undefined && a === undefined) {
+      reasons.push(
+        kind === "operation"
+          ? reason("OPERATION_REMOVED", "breaking", `${name} was removed`)
+          : kind === "message"
+            ? reason("SCHEMA_REMOVED", "breaking", `schema ${name} was removed`)
+            : reason("PROPERTY_REMOVED", "breaking", `property ${name} was removed`),
+      );
+    } else if (b === undefined && a !== undefined) {
+      const requiredNow = kind === "field" && !a.detail.modifiers.includes("optional");
+      reasons.push(
+        kind === "operation"
+          ? reason("OPERATION_ADDED", "compatible", `${name} was added`)
+          : kind === "message"
+            ? reason("SCHEMA_ADDED", "compatible", `schema ${name} was added`)
+            : requiredNow
+              ? reason("PROPERTY_ADDED_REQUIRED", "breaking", `required property ${name} was added: a client that sends this schema must now set it`)
+              : reason("PROPERTY_ADDED", "compatible", `optional property ${name} was added`),
+      );
+    } else if (b !== undefined && a !== undefined && b.signature_hash !== a.signature_hash) {
+      if (kind === "operation" && bDoc !== null && aDoc !== null) operationReasons(bOps.get(name)?.op, aOps.get(name)?.op, reasons);
+      else if (kind === "message") shapeReasons(shapeOf(bDoc ?? {}, bSchemas[name]), shapeOf(aDoc ?? {}, aSchemas[name]), "both", name, reasons, false);
+      else if (kind === "field") {
+        const [parent, prop] = [name.slice(0, name.indexOf(".")), name.slice(name.indexOf(".") + 1)];
+        const bParent = shapeOf(bDoc ?? {}, bSchemas[parent]);
+        const aParent = shapeOf(aDoc ?? {}, aSchemas[parent]);
+        shapeReasons(bParent?.properties?.[prop] ?? null, aParent?.properties?.[prop] ?? null, "both", name, reasons, true);
+        requiredReasons(bParent, aParent, prop, "both", name, reasons);
+      }
+      if (reasons.length === 0) reasons.push(reason("CHANGED_COMPATIBLY", "compatible", "changed in a way no client of it depends on"));
+    }
+    const change = b === undefined ? "added" : a === undefined ? "removed" : b.signature_hash !== a.signature_hash ? "signature_changed" : b.body_hash !== a.body_hash ? "body_changed" : null;
+    if (change === null) continue;
+    const compatibility = reasons.some((r) => r.verdict === "breaking") ? "breaking" : reasons.length > 0 ? "compatible" : "internal";
+    out.push({ qualified_name: name, kind, change, renamed_from: null, exported: true, compatibility, reasons: dedupe(reasons) });
+  }
+  return out.sort((x, y) => (x.qualified_name < y.qualified_name ? -1 : x.qualified_name > y.qualified_name ? 1 : 0));
+}
+
+function dedupe(reasons: readonly ChangeReason[]): ChangeReason[] {
+  const seen = new Set<string>();
+  return reasons.filter((r) => {
+    const k = `${r.code}\0${r.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function operationReasons(b: Operation | undefined, a: Operation | undefined, out: ChangeReason[]): void {
+  if (b === undefined || a === undefined) return;
+  const key = (p: Operation["params"][number]) => `${p.in} ${p.name}`;
+  const aParams = new Map(a.params.map((p) => [key(p), p]));
+  const bParams = new Map(b.params.map((p) => [key(p), p]));
+  for (const [k, p] of aParams) {
+    const was = bParams.get(k);
+    if (was === undefined)
+      out.push(
+        p.required
+          ? reason("PARAMETER_ADDED_REQUIRED", "breaking", `required ${p.in} parameter ${p.name} was added`)
+          : reason("PARAMETER_ADDED_OPTIONAL", "compatible", `optional ${p.in} parameter ${p.name} was added`),
+      );
+    else {
+      if (!was.required && p.required) out.push(reason("PARAMETER_BECAME_REQUIRED", "breaking", `${p.in} parameter ${p.name} became required`));
+      shapeReasons(was.shape, p.shape, "request", `${p.in} parameter ${p.name}`, out, true);
+    }
+  }
+  for (const [k, p] of bParams)
+    if (!aParams.has(k)) out.push(reason("PARAMETER_REMOVED", "compatible", `${p.in} parameter ${p.name} was removed (a client that sends it is not refused by the document)`));
+  if (b.body === null && a.body !== null && a.body.required) out.push(reason("REQUEST_BODY_ADDED_REQUIRED", "breaking", "a required request body was added"));
+  if (b.body !== null && a.body !== null) {
+    if (!b.body.required && a.body.required) out.push(reason("REQUEST_BODY_BECAME_REQUIRED", "breaking", "the request body became required"));
+    shapeReasons(b.body.shape, a.body.shape, "request", "request body", out, true);
+  }
+  for (const code of Object.keys(b.responses)) {
+    if (!(code in a.responses)) out.push(reason("RESPONSE_REMOVED", "breaking", `response ${code} was removed`));
+    else shapeReasons(b.responses[code] ?? null, a.responses[code] ?? null, "response", `response ${code}`, out, true);
+  }
+  for (const code of Object.keys(a.responses)) if (!(code in b.responses)) out.push(reason("RESPONSE_ADDED", "compatible", `response ${code} was added`));
+}
+
+type Direction = "request" | "response" | "both";
+
+/** The reasons a schema's change breaks a client that sends it (request), reads it (response), or either (both). */
+function shapeReasons(b: Shape | null, a: Shape | null, dir: Direction, at: string, out: ChangeReason[], deep: boolean, depth = 0): void {
+  if (b === null || a === null || depth > MAX_DEPTH) return;
+  if (b.type !== a.type && b.type !== null && a.type !== null) {
+    const widened = (dir === "request" && b.type === "integer" && a.type === "number") || (dir === "response" && b.type === "number" && a.type === "integer");
+    out.push(widened ? reason("TYPE_WIDENED", "compatible", `${at}: type ${b.type} became ${a.type}`) : reason("TYPE_CHANGED", "breaking", `${at}: type ${b.type} became ${a.type}`));
+  }
+  if (b.format !== a.format && a.format !== null) out.push(reason("FORMAT_CHANGED", dir === "response" ? "compatible" : "breaking", `${at}: format ${b.format ?? "(none)"} became ${a.format}`));
+  if (b.nullable && !a.nullable && dir !== "response") out.push(reason("NO_LONGER_NULLABLE", "breaking", `${at}: no longer nullable`));
+  if (!b.nullable && a.nullable && dir !== "request") out.push(reason("BECAME_NULLABLE", "breaking", `${at}: may now be null`));
+  if (b.enum !== null && a.enum !== null) {
+    const gone = b.enum.filter((v) => !a.enum?.includes(v));
+    const added = a.enum.filter((v) => !b.enum?.includes(v));
+    if (gone.length > 0) out.push(reason("ENUM_VALUE_REMOVED", "breaking", `${at}: ${gone.length} enum value${gone.length === 1 ? "" : "s"} removed`));
+    if (added.length > 0)
+      out.push(
+        reason(
+          "ENUM_VALUE_ADDED",
+          "compatible",
+          `${at}: ${added.length} enum value${added.length === 1 ? "" : "s"} added (a client that switches over them may not know ${added.length === 1 ? "it" : "them"})`,
+        ),
+      );
+  } else if (b.enum === null && a.enum !== null && dir !== "response") out.push(reason("ENUM_ADDED", "breaking", `${at}: now limited to ${a.enum.length} values`));
+  if (!deep) return;
+  const bp = b.properties ?? {};
+  const ap = a.properties ?? {};
+  for (const prop of Object.keys(bp)) {
+    if (!(prop in ap) && a.properties !== null) {
+      out.push(
+        dir === "request"
+          ? reason("REQUEST_PROPERTY_REMOVED", "compatible", `${at}: property ${prop} removed`)
+          : reason(dir === "response" ? "RESPONSE_PROPERTY_REMOVED" : "PROPERTY_REMOVED", "breaking", `${at}: property ${prop} removed`),
+      );
+    } else if (prop in ap) shapeReasons(bp[prop] ?? null, ap[prop] ?? null, dir, `${at}.${prop}`, out, true, depth + 1);
+  }
+  for (const prop of Object.keys(ap)) {
+    if (prop in bp) continue;
+    const required = a.required.includes(prop);
+    if (required && dir !== "response") out.push(reason(dir === "request" ? "REQUEST_PROPERTY_ADDED_REQUIRED" : "PROPERTY_ADDED_REQUIRED", "breaking", `${at}: required property ${prop} added`));
+    else out.push(reason("PROPERTY_ADDED", "compatible", `${at}: property ${prop} added`));
+  }
+  for (const prop of Object.keys(ap)) if (prop in bp) requiredReasons(b, a, prop, dir, `${at}.${prop}`, out);
+  // A name made required without a declared property: a client that sends the schema must now send it all the same.
+  for (const name of a.required) {
+    if (name in ap || b.required.includes(name) || dir === "response") continue;
+    out.push(reason(dir === "request" ? "REQUEST_PROPERTY_ADDED_REQUIRED" : "PROPERTY_ADDED_REQUIRED", "breaking", `${at}: required property ${name} added`));
+  }
+  shapeReasons(b.items, a.items, dir, `${at}[]`, out, true, depth + 1);
+}
+
+function requiredReasons(b: Shape | null, a: Shape | null, prop: string, dir: Direction, at: string, out: ChangeReason[]): void {
+  if (b === null || a === null) return;
+  const was = b.required.includes(prop);
+  const now = a.required.includes(prop);
+  if (!was && now && dir !== "response") out.push(reason(dir === "request" ? "REQUEST_PROPERTY_BECAME_REQUIRED" : "PROPERTY_BECAME_REQUIRED", "breaking", `${at} became required`));
+  if (was && !now && dir !== "request") out.push(reason(dir === "response" ? "RESPONSE_PROPERTY_BECAME_OPTIONAL" : "PROPERTY_BECAME_OPTIONAL", "breaking", `${at} is no longer always present`));
+}

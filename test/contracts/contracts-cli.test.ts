@@ -1,0 +1,70 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { expectAnalyzeSchema } from "../helpers/analyze-schema.js";
+import { commit, createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
+import { runBuiltCli } from "../helpers/run-cli.js";
+
+// Service contracts through the built CLI: `comity symbols` and `symbols --diff` read them, `comity analyze` lists
+// their changes with the verdicts of their own rules and the briefing says which break.
+
+let sb: Sandbox;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  sb = createSandbox();
+  env = { ...sb.env, COMITY_CONFIG_DIR: path.join(sb.dir, "..", "config") };
+});
+afterEach(() => sb.cleanup());
+
+const SCHEMA = "type Query {\n  user(id: ID!): User\n}\n\ntype User {\n  id: ID!\n  email: String!\n  name: String\n}\n";
+
+describe("contracts in the CLI", () => {
+  it("symbols and symbols --diff read a GraphQL schema", () => {
+    const before = sb.write("before.graphql", SCHEMA);
+    const after = sb.write("after.graphql", SCHEMA.replace("  email: String!\n", "").replace("user(id: ID!)", "user(id: ID!, tenant: String!)"));
+    const listed = runBuiltCli(["symbols", "--json", after, "b.ts"], { cwd: sb.dir, env: { ...env } });
+    expect(listed.status, listed.stderr).toBe(2); // b.ts does not exist: said, as for code
+    sb.write("b.ts", "export const b = 1;\n");
+    const both = JSON.parse(runBuiltCli(["symbols", "--json", after, "b.ts"], { cwd: sb.dir, env }).stdout) as {
+      files: Array<{ path: string; language: string; symbols: Array<{ qualified_name: string; kind: string }> }>;
+    };
+    expect(both.files.map((f) => [f.path, f.language])).toEqual([
+      [after, "graphql"],
+      ["b.ts", "typescript"],
+    ]);
+    expect(both.files[0]?.symbols.map((s) => `${s.kind} ${s.qualified_name}`)).toEqual(["type Query", "field Query.user", "type User", "field User.id", "field User.name"]);
+    const diff = JSON.parse(runBuiltCli(["symbols", "--diff", "--json", before, after], { cwd: sb.dir, env }).stdout) as {
+      language: string;
+      changes: Array<{ qualified_name: string; compatibility: string; reasons: Array<{ code: string }> }>;
+    };
+    expect(diff.language).toBe("graphql");
+    expect(diff.changes.map((c) => [c.qualified_name, c.compatibility, c.reasons.map((r) => r.code)])).toEqual([
+      ["Query.user", "breaking", ["REQUIRED_ARG_ADDED"]],
+      ["User.email", "breaking", ["FIELD_REMOVED"]],
+    ]);
+  });
+
+  it("analyze lists a schema's changes with their verdicts, and the briefing the breaking ones", () => {
+    const repo = initRepo(sb, "api");
+    commit(sb, repo, "schema/schema.graphql", SCHEMA);
+    fs.writeFileSync(path.join(repo, "schema/schema.graphql"), SCHEMA.replace("  email: String!\n", "").replace("  name: String\n", "  name: String\n  nickname: String\n"));
+    // Not a contract: a JSON file that is not an OpenAPI document stays unanalysed.
+    fs.writeFileSync(path.join(repo, "data.json"), '{"a": 1}\n');
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as {
+      repos: Array<{ changes: Array<{ path: string; language: string | null; symbols: Array<{ qualified_name: string; compatibility: string }> | null }> }>;
+      briefing: string;
+    };
+    expectAnalyzeSchema(doc);
+    const changes = doc.repos[0]?.changes ?? [];
+    expect(changes.find((c) => c.path === "data.json")).toMatchObject({ language: null, symbols: null });
+    const schema = changes.find((c) => c.path === "schema/schema.graphql");
+    expect(schema?.language).toBe("graphql");
+    expect(schema?.symbols?.map((s) => [s.qualified_name, s.compatibility])).toEqual([
+      ["User.email", "breaking"],
+      ["User.nickname", "compatible"],
+    ]);
+    expect(doc.briefing).toContain("Breaking: field User.email in schema/schema.graphql (FIELD_REMOVED)");
+  });
+});
