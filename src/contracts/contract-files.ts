@@ -5,6 +5,7 @@ import type { SymbolRecord } from "../symbols/types.js";
 import type { ContractKind, HashText } from "./contract-symbol.js";
 import { compareGraphql, graphqlSymbols } from "./graphql-contract.js";
 import { compareOpenapi, openapiSymbols } from "./openapi-contract.js";
+import { compareProtobuf, protobufSymbols } from "./protobuf-contract.js";
 
 /** A contract file larger than this is not read as one (a generated bundle): it is reported, not parsed. */
 export const MAX_CONTRACT_BYTES = 4 * 1024 * 1024;
@@ -16,6 +17,7 @@ export const MAX_CONTRACT_BYTES = 4 * 1024 * 1024;
 export function contractKindOf(repoPath: string, head: string | null): ContractKind | null {
   const lower = repoPath.toLowerCase();
   if (/\.(graphqls?|gql)$/.test(lower)) return "graphql";
+  if (lower.endsWith(".proto")) return "protobuf";
   if (head === null) return null;
   if (/\.ya?ml$/.test(lower)) return /^(?:openapi|swagger)\s*:/m.test(head) ? "openapi" : null;
   if (lower.endsWith(".json")) return /^\s*\{/.test(head) && /"(?:openapi|swagger)"\s*:\s*"\d/.test(head) ? "openapi" : null;
@@ -51,8 +53,8 @@ export function contractSymbolsOf(kind: ContractKind, repoPath: string, text: st
       return graphqlSymbols(repoPath, text, hash);
     case "openapi":
       return openapiSymbols(repoPath, text, hash);
-    default:
-      return { symbols: [], diagnostics: [] };
+    case "protobuf":
+      return protobufSymbols(repoPath, text, hash);
   }
 }
 
@@ -73,7 +75,8 @@ export interface ContractAnalysis {
 export function analyzeContract(repoPath: string, before: Uint8Array | null, after: Uint8Array | null, hash: HashText): ContractAnalysis | null {
   const text = (b: Uint8Array | null): string | null => (b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("utf8"));
   const [bText, aText] = [text(before), text(after)];
-  const kind = contractKindOf(repoPath, (aText ?? bText)?.slice(0, 4096) ?? null);
+  // Either version says: a document emptied or broken is still the contract it was.
+  const kind = contractKindOf(repoPath, aText?.slice(0, 4096) ?? null) ?? contractKindOf(repoPath, bText?.slice(0, 4096) ?? null);
   if (kind === null) return null;
   const tooLarge = [before, after].some((b) => b !== null && b.byteLength > MAX_CONTRACT_BYTES);
   if (tooLarge)
@@ -102,7 +105,7 @@ export function compareContract(
       return compareGraphql(before, after);
     case "openapi":
       return compareOpenapi(before, after);
-    default:
-      return [];
+    case "protobuf":
+      return compareProtobuf(before, after);
   }
 }

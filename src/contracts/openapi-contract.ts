@@ -41,7 +41,13 @@ function load(path: string, text: string): { doc: Record<string, Json>; node: (k
   const lineCounter = new LineCounter();
   const parsed = parseDocument(text, { lineCounter, uniqueKeys: false });
   if (parsed.errors.length > 0) return diagnostic("parse_error", "warning", path, `not a YAML or JSON document: ${parsed.errors[0]?.message.split("\n")[0] ?? ""}`);
-  const doc = parsed.toJS({ maxAliasCount: 100 }) as unknown;
+  let doc: unknown;
+  try {
+    // Aliases bounded: a few lines of YAML can otherwise expand to gigabytes ("billion laughs").
+    doc = parsed.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    return diagnostic("parse_error", "warning", path, `not an OpenAPI document: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+  }
   if (!isObject(doc)) return diagnostic("parse_error", "warning", path, "not an OpenAPI document: no top-level map");
   const node = (keys: readonly string[]): SourceRange | null => {
     const parent = keys.length === 1 ? parsed.contents : parsed.getIn(keys.slice(0, -1), true);
