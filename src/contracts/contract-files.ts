@@ -3,8 +3,9 @@ import type { Diagnostic } from "../errors/diagnostic.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import type { SymbolRecord } from "../symbols/types.js";
 import type { ContractKind, HashText } from "./contract-symbol.js";
-import { compareGraphql, graphqlSymbols } from "./graphql-contract.js";
-import { compareOpenapi, openapiSymbols } from "./openapi-contract.js";
+import { operationCallNames } from "./contract-uses.js";
+import { compareGraphql, graphqlRootPaths, graphqlSymbols } from "./graphql-contract.js";
+import { compareOpenapi, openapiBasePaths, openapiSymbols } from "./openapi-contract.js";
 import { compareProtobuf, protobufSymbols } from "./protobuf-contract.js";
 
 /** A contract file larger than this is not read as one (a generated bundle): it is reported, not parsed. */
@@ -66,6 +67,8 @@ export interface ContractAnalysis {
   readonly before_symbols: readonly SymbolRecord[];
   readonly changes: readonly SymbolChange[];
   readonly diagnostics: readonly Diagnostic[];
+  /** What links its changes to their consumers (see `contractLink`). */
+  readonly link: ContractLink;
 }
 
 /**
@@ -78,20 +81,54 @@ export function analyzeContract(repoPath: string, before: Uint8Array | null, aft
   // Either version says: a document emptied or broken is still the contract it was.
   const kind = contractKindOf(repoPath, aText?.slice(0, 4096) ?? null) ?? contractKindOf(repoPath, bText?.slice(0, 4096) ?? null);
   if (kind === null) return null;
-  const tooLarge = [before, after].some((b) => b !== null && b.byteLength > MAX_CONTRACT_BYTES);
-  if (tooLarge)
-    return {
-      kind,
-      symbols: [],
-      before_symbols: [],
-      changes: [],
-      diagnostics: [{ code: "file_too_large", severity: "warning", path: repoPath, message: `over ${MAX_CONTRACT_BYTES} bytes: not read as a contract` }],
-    };
+  const none = contractLink(kind, null, null, []);
+  const tooLarge = [before, after].some((v) => v !== null && v.byteLength > MAX_CONTRACT_BYTES);
+  if (tooLarge) {
+    const d = { code: "file_too_large", severity: "warning" as const, path: repoPath, message: `over ${MAX_CONTRACT_BYTES} bytes: not read as a contract` };
+    return { kind, symbols: [], before_symbols: [], changes: [], diagnostics: [d], link: none };
+  }
   const b = bText === null ? null : { text: bText, ...contractSymbolsOf(kind, repoPath, bText, hash) };
   const a = aText === null ? null : { text: aText, ...contractSymbolsOf(kind, repoPath, aText, hash) };
   const failed = [b, a].filter((v) => v?.diagnostics.some((d) => d.code === "parse_error") === true);
-  if (failed.length > 0) return { kind, symbols: [], before_symbols: [], changes: [], diagnostics: failed.flatMap((v) => v?.diagnostics ?? []) };
-  return { kind, symbols: a?.symbols ?? [], before_symbols: b?.symbols ?? [], changes: compareContract(kind, b, a), diagnostics: a?.diagnostics ?? [] };
+  if (failed.length > 0) return { kind, symbols: [], before_symbols: [], changes: [], diagnostics: failed.flatMap((v) => v?.diagnostics ?? []), link: none };
+  const changes = compareContract(kind, b, a);
+  const breaking = changes.filter((c) => c.compatibility === "breaking");
+  return { kind, symbols: a?.symbols ?? [], before_symbols: b?.symbols ?? [], changes, diagnostics: a?.diagnostics ?? [], link: contractLink(kind, bText, aText, breaking) };
+}
+
+/** What links a contract's changes to the code that uses them: the package they are filed under, and each change's names. */
+export interface ContractLink {
+  /** The contract namespace (`graphql:schema`, `openapi:http`, `protobuf:<package>` as a package key's parts). */
+  readonly package: { readonly name: string; readonly ecosystem: ContractKind };
+  /** Per changed symbol, the names a consumer's use gives it (`contractUses`), itself first. */
+  readonly publicNames: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * The names under which a contract's changes reach their consumers: a GraphQL field by its coordinate and by each
+ * path from a root type that selects it; an HTTP operation as a call names it (`GET /orders/{}`, with and without the
+ * servers' base path); a protobuf symbol by its name in its package.
+ */
+export function contractLink(kind: ContractKind, before: string | null, after: string | null, changes: readonly SymbolChange[]): ContractLink {
+  const names = new Map<string, string[]>(changes.map((c) => [c.qualified_name, [c.qualified_name]]));
+  if (kind === "graphql") {
+    const fields = changes.filter((c) => c.qualified_name.includes(".") && !c.qualified_name.startsWith("@")).map((c) => c.qualified_name);
+    for (const text of [after, before]) {
+      if (text === null) continue;
+      for (const [coordinate, paths] of graphqlRootPaths(text, fields)) names.set(coordinate, [...new Set([...(names.get(coordinate) ?? []), ...paths])]);
+    }
+    return { package: { name: "schema", ecosystem: "graphql" }, publicNames: names };
+  }
+  if (kind === "openapi") {
+    const bases = [...new Set([...(after === null ? [] : openapiBasePaths(after)), ...(before === null ? [] : openapiBasePaths(before))])];
+    for (const c of changes) {
+      const m = /^([A-Z]+) (\/.*)$/.exec(c.qualified_name);
+      if (c.kind === "operation" && m !== null) names.set(c.qualified_name, [c.qualified_name, ...operationCallNames(m[1] as string, m[2] as string, bases)]);
+    }
+    return { package: { name: "http", ecosystem: "openapi" }, publicNames: names };
+  }
+  const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(after ?? before ?? "")?.[1] ?? "";
+  return { package: { name: pkg, ecosystem: "protobuf" }, publicNames: names };
 }
 
 /** The changes between two versions of one contract, each with its symbols. */

@@ -181,6 +181,44 @@ export function compareGraphql(before: { text: string; symbols: readonly SymbolR
   return out.sort((x, y) => (x.qualified_name < y.qualified_name ? -1 : x.qualified_name > y.qualified_name ? 1 : 0));
 }
 
+/**
+ * For each field coordinate (`User.email`), the paths from the schema's root types that select it
+ * (`Query.user.email`, `Query.search.email` through a union's member): the names a client's documents give it when
+ * they do not name its type. Breadth first, at most 6 fields deep and 100 paths a coordinate; the schema is the
+ * document's (types it does not define are scalars).
+ */
+export function graphqlRootPaths(text: string, coordinates: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>(coordinates.map((c) => [c, []]));
+  const schema = schemaOf(text);
+  if (schema === null || coordinates.length === 0) return out;
+  const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter((t) => t !== null && t !== undefined);
+  const queue: Array<{ type: string; path: string; depth: number }> = roots.map((t) => ({ type: t.name, path: t.name, depth: 0 }));
+  let visits = 0;
+  while (queue.length > 0 && visits < 20_000) {
+    const { type, path, depth } = queue.shift() as { type: string; path: string; depth: number };
+    visits++;
+    const t = schema.getType(type);
+    if (t === undefined) continue;
+    const members = "getTypes" in t && typeof t.getTypes === "function" ? t.getTypes() : [t];
+    for (const m of members) {
+      if (!("getFields" in m) || typeof m.getFields !== "function" || m.name.startsWith("__")) continue;
+      for (const f of Object.values(m.getFields()) as Array<{ name: string; type: unknown }>) {
+        const here = `${path}.${f.name}`;
+        const list = out.get(`${m.name}.${f.name}`);
+        if (list !== undefined && list.length < 100) list.push(here);
+        if (depth < 5) queue.push({ type: namedTypeName(f.type), path: here, depth: depth + 1 });
+      }
+    }
+  }
+  return out;
+}
+
+function namedTypeName(type: unknown): string {
+  let t = type as { ofType?: unknown; name?: string };
+  while (t.ofType !== undefined) t = t.ofType as { ofType?: unknown; name?: string };
+  return t.name ?? "";
+}
+
 /** A change's description without the default values it quotes: values are content, and never leave the machine. */
 function withoutValues(type: string, description: string): string {
   const m = /^(\w+\.\w+ arg \w+) has changed defaultValue from /.exec(description);

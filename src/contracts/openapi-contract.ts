@@ -180,6 +180,17 @@ function contentShape(doc: Record<string, Json>, holder: Record<string, Json>): 
   return isObject(entry) ? shapeOf(doc, entry["schema"]) : null;
 }
 
+/** The base paths its operations are served under: OpenAPI 3's `servers` (their URL's path), Swagger 2's `basePath`. */
+export function openapiBasePaths(text: string): string[] {
+  const l = load("", text);
+  if (!("doc" in l)) return [];
+  const out = new Set<string>();
+  if (typeof l.doc["basePath"] === "string") out.add(l.doc["basePath"]);
+  const servers = l.doc["servers"];
+  if (Array.isArray(servers)) for (const s of servers) if (isObject(s) && typeof s["url"] === "string") out.add(s["url"].replace(/^[a-z]+:\/\/[^/]+/i, "") || "/");
+  return [...out].sort();
+}
+
 /**
  * The public surface of an OpenAPI 3.x or Swagger 2 document: each operation (`GET /orders/{id}`, its parameters,
  * request body and responses part of its signature, `$ref`s within the document followed), each schema component

@@ -4,6 +4,7 @@ import type { ChangeRow } from "./rows/change-rows.js";
 import { uniqueSorted } from "./rows/sql-rows.js";
 import { importNamesModule, topName } from "./uses-symbol.js";
 import { compareStrings } from "../errors/diagnostic.js";
+import { isContractKey } from "../packages/package-of-import.js";
 
 /** A group of one session's changes to one top-level symbol of a file (a type and its members are one). */
 export interface ChangeGroup {
@@ -72,6 +73,18 @@ export function namesOf(g: ChangeGroup): string[] {
 }
 
 /** The names other code imports a group under from its package: its changes' public names (its top-level name when the hook did not say). */
+/**
+ * The names a group reaches its users by, each with the name a notice shows: one each for a package's exports; for a
+ * contract's changes (a GraphQL field is reached by its coordinate and by each path that selects it, an HTTP
+ * operation with and without its base path), all of them at once under the changed symbols' names, so that a user is
+ * told once.
+ */
+export function reachOfGroup(g: ChangeGroup): Array<{ shown: string; names: string[] }> {
+  const names = publicNamesOfGroup(g);
+  if (g.package === null || !isContractKey(g.package)) return names.map((n) => ({ shown: n, names: [n] }));
+  return names.length === 0 ? [] : [{ shown: uniqueSorted(g.changes.map((x) => x.qualified_name)).join(", "), names }];
+}
+
 export function publicNamesOfGroup(g: ChangeGroup): string[] {
   return uniqueSorted(g.changes.flatMap((x) => (x.public_names === null ? [g.top] : (JSON.parse(x.public_names) as string[]))));
 }

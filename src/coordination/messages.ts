@@ -4,7 +4,12 @@ import type { Coordination, SessionRow, Wanted } from "./coordination.js";
 import type { HolderRow } from "./rows/holder-rows.js";
 import type { EditPlace } from "./edit-collision.js";
 import { describeRanges } from "./line-ranges.js";
-import { packageLabel } from "../packages/package-of-import.js";
+import { isContractKey, packageLabel } from "../packages/package-of-import.js";
+
+/** "package `@acme/lib`", or what a contract's namespace is ("the GraphQL schema", "the HTTP API"). */
+function ofPackage(key: string): string {
+  return isContractKey(key) ? packageLabel(key) : `package ${code(packageLabel(key))}`;
+}
 
 /**
  * The warning of a file another session also changes: who, since when, where in the file (its lines and this
@@ -54,7 +59,7 @@ export function crossRepoWanted(user: SessionRow, g: ChangeGroup, name: string, 
     session: user,
     other: g.author,
     subject: `${g.package}#${name}`,
-    body: `${code(name)} of package ${code(packageLabel(g.package ?? ""))} (${where}) was changed incompatibly by ${describeSession(g.author)}: ${groupWhy(g)} (${stateOf(g)}). Your code imports it in ${listSome(users, 4)}.`,
+    body: `${code(name)} of ${ofPackage(g.package ?? "")} (${where}) was changed incompatibly by ${describeSession(g.author)}: ${groupWhy(g)} (${stateOf(g)}). Your code ${isContractKey(g.package ?? "") ? "uses" : "imports"} it in ${listSome(users, 4)}.`,
     paths: [...users],
     changeAt: g.at,
   };
@@ -95,7 +100,7 @@ export function crossRepoInformed(author: SessionRow, g: ChangeGroup, name: stri
     session: author,
     other: user,
     subject: `${g.package}#${name}`,
-    body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code that imports ${code(name)} from package ${code(packageLabel(g.package ?? ""))}: ${describeSession(user)}${user.repo_id === author.repo_id ? "" : ", in another repo,"} uses it in ${listSome(files, 4)}. It is told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
+    body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code that ${isContractKey(g.package ?? "") ? `uses ${code(name)} of ${ofPackage(g.package ?? "")}` : `imports ${code(name)} from ${ofPackage(g.package ?? "")}`}: ${describeSession(user)}${user.repo_id === author.repo_id ? "" : ", in another repo,"} uses it in ${listSome(files, 4)}. It is told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
     paths: [g.path],
     changeAt: g.at,
   };

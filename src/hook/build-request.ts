@@ -175,23 +175,42 @@ const MAX_USES = 5000;
  * broke is told before the edit.
  */
 async function usesBefore(ctx: Ctx, repo: Repo, paths: readonly string[]): Promise<UseRecord[]> {
-  const files = paths.filter((p) => SCANNED.test(p));
+  const files = paths.filter((p) => SCANNED.test(p) || CONTRACT_DOCUMENTS.test(p));
   if (files.length === 0) return [];
-  const { scanImports } = await import("../symbols/scan-imports.js");
+  const [{ scanImports }, { contractUses }] = await Promise.all([import("../symbols/scan-imports.js"), import("../contracts/contract-uses.js")]);
   const written = newTexts(ctx, repo);
   const out: UseRecord[] = [];
   for (const p of files) {
     const language = /\.pyi?$/.test(p) ? "python" : "typescript";
-    let text = written.get(p) ?? "";
+    const added = written.get(p) ?? "";
+    let current: string | null = null;
     try {
       const abs = path.join(repo.root, p);
-      if (fs.statSync(abs).size <= MAX_SCAN_BYTES) text += `\n${fs.readFileSync(abs, "utf8")}`;
+      if (fs.statSync(abs).size <= MAX_SCAN_BYTES) current = fs.readFileSync(abs, "utf8");
     } catch {
       // a new file: only what the edit writes
     }
-    for (const r of scanImports(text, language)) if (out.length < MAX_USES) out.push({ path: p, name: r.name, module: r.module });
+    if (SCANNED.test(p)) for (const r of scanImports(`${added}\n${current ?? ""}`, language)) if (out.length < MAX_USES) out.push({ path: p, name: r.name, module: r.module });
+    // The contracts it uses (GraphQL fields it selects, HTTP operations it calls), now and as the edit leaves it: a
+    // query or a call being written to what another agent just removed is told before it is written.
+    const after = afterEdit(ctx, current) ?? added;
+    for (const text of [current ?? "", after]) for (const u of contractUses(p, text)) if (out.length < MAX_USES) out.push({ path: p, name: u.name, module: u.module });
   }
   return out;
+}
+
+/** Documents that use a contract without importing it: GraphQL operations in their own files. */
+const CONTRACT_DOCUMENTS = /\.(graphql|gql)$/;
+
+/** The whole file as an Edit or Write leaves it (from its current text), where the tool says it exactly; else null. */
+function afterEdit(ctx: Ctx, current: string | null): string | null {
+  const input = ctx.toolInput;
+  if (typeof input["content"] === "string") return input["content"];
+  if (current === null) return null;
+  const oldText = input["old_string"];
+  const newText = input["new_string"];
+  if (typeof oldText !== "string" || typeof newText !== "string" || oldText === "" || !current.includes(oldText)) return null;
+  return input["replace_all"] === true ? current.split(oldText).join(newText) : current.replace(oldText, () => newText);
 }
 
 /** The text an edit tool writes, per repo-relative path (Write's content, Edit's new string, apply_patch's added lines). */
@@ -311,6 +330,21 @@ function capChanges(analysis: FileEntry[], max: number): { analysis: FileEntry[]
 }
 
 /** The references that say what a file uses from other modules (imports and re-exports), names and modules only. */
+/** The contracts a file uses (GraphQL fields it selects, HTTP operations it calls), as references to their namespace. */
+async function contractReferences(repo: Repo, repoPath: string): Promise<Array<{ kind: string; name: string; module: string }>> {
+  if (!SCANNED.test(repoPath) && !CONTRACT_DOCUMENTS.test(repoPath)) return [];
+  let text: string;
+  try {
+    const abs = path.join(repo.root, repoPath);
+    if (fs.statSync(abs).size > MAX_SCAN_BYTES) return [];
+    text = fs.readFileSync(abs, "utf8");
+  } catch {
+    return [];
+  }
+  const { contractUses } = await import("../contracts/contract-uses.js");
+  return contractUses(repoPath, text).map((u) => ({ kind: "import", name: u.name, module: u.module }));
+}
+
 function importsOnly(refs: ReadonlyArray<{ kind: string; name: string; module: string | null }>): Array<{ kind: string; name: string; module: string | null }> {
   return refs.filter((r) => (r.kind === "import" || r.kind === "export") && r.module !== null).slice(0, 5000);
 }
@@ -353,6 +387,19 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
     // it is the module's default export (what `import x from` names); its call before and after, for people.
     let pkg: FileEntry["package"] = null;
     let changes: NonNullable<FileEntry["changes"]> = a.changes;
+    const contract = a.contract;
+    if (contract !== undefined) {
+      // A contract's changes are filed under its namespace, each breaking one with the names its consumers use.
+      pkg = { name: contract.package.name, ecosystem: contract.package.ecosystem, path: "." };
+      changes = a.changes.map((ch) => {
+        const shape = a.shapes.get(ch.qualified_name);
+        return {
+          ...ch,
+          public_names: ch.compatibility === "breaking" ? [...(contract.publicNames.get(ch.qualified_name) ?? [ch.qualified_name])].sort() : [],
+          ...(shape !== undefined && shape.before !== shape.after ? { signature_before: shape.before, signature_after: shape.after } : {}),
+        };
+      });
+    }
     // A contract's symbols are not a package's exports: no package, no public names (its users are found otherwise).
     if (a.changes.length > 0 && languageOf(a.path) !== null) {
       const { packageExposure } = await import("../packages/public-names.js");
@@ -373,7 +420,15 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
         };
       });
     }
-    out.push({ path: a.path, language: a.language, package: pkg, symbols: a.symbols.map(stripLocal), changes, new_references: a.new_references, references: importsOnly(a.references) });
+    out.push({
+      path: a.path,
+      language: a.language,
+      package: pkg,
+      symbols: a.symbols.map(stripLocal),
+      changes,
+      new_references: a.new_references,
+      references: [...importsOnly(a.references), ...(await contractReferences(repo, a.path))],
+    });
   }
   return { analysis: out, truncated: false };
 }

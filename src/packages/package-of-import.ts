@@ -12,6 +12,8 @@
 export function packageOfImport(fromPath: string, specifier: string): string | null {
   const spec = specifier.trim();
   if (spec === "" || spec === "*") return null;
+  // A use of a service contract names its namespace as its module (`graphql:schema`, `openapi:http`): the key itself.
+  if (CONTRACT_KEY.test(spec)) return spec;
   if (/\.pyi?$/.test(fromPath)) {
     if (spec.startsWith(".")) return null;
     const top = spec.split(".")[0] ?? "";
@@ -27,7 +29,16 @@ export function packageOfImport(fromPath: string, specifier: string): string | n
 export function packageKey(ecosystem: string, name: string): string | null {
   if (ecosystem === "npm") return `npm:${name}`;
   if (ecosystem === "python") return `python:${normalizePythonName(name)}`;
+  if (ecosystem === "graphql" || ecosystem === "openapi" || ecosystem === "protobuf") return `${ecosystem}:${name}`;
   return null;
+}
+
+/** The key of a service contract's namespace (`src/contracts/`), as a use's module names it. */
+const CONTRACT_KEY = /^(?:graphql|openapi|protobuf):[\w.]+$/;
+
+/** Whether a package key is a service contract's (a GraphQL schema, an HTTP API, a protobuf package). */
+export function isContractKey(key: string): boolean {
+  return CONTRACT_KEY.test(key);
 }
 
 /** PEP 503: lowercase, runs of `-`, `_` and `.` as one `-` (`Acme_Lib` and `acme-lib` are one distribution). */
@@ -35,7 +46,10 @@ export function normalizePythonName(name: string): string {
   return name.toLowerCase().replace(/[-_.]+/g, "-");
 }
 
-/** A package key as people write the package (`npm:@acme/lib` → `@acme/lib`). */
+/** A package key as people write the package (`npm:@acme/lib` → `@acme/lib`; a contract's: what it is). */
 export function packageLabel(key: string): string {
+  if (key === "graphql:schema") return "the GraphQL schema";
+  if (key === "openapi:http") return "the HTTP API";
+  if (key.startsWith("protobuf:")) return `the protobuf package ${key.slice("protobuf:".length)}`;
   return key.slice(key.indexOf(":") + 1);
 }

@@ -25,6 +25,11 @@ export interface FileAnalysis {
   readonly diagnostics: readonly Diagnostic[];
   /** The qualified name of the module's default export, when it is a named symbol (see `FileSymbols`). */
   readonly default_export?: string;
+  /**
+   * A service contract's link to its consumers: the namespace its changes are filed under and, per breaking change,
+   * the names a consumer's use gives it (`src/contracts/`). Absent for code.
+   */
+  readonly contract?: { readonly package: { readonly name: string; readonly ecosystem: ContractKind }; readonly publicNames: ReadonlyMap<string, readonly string[]> };
   /** For each changed symbol, how it was and is called (`callShape`; null where it has no parameters or is not there). */
   readonly shapes: ReadonlyMap<string, { readonly before: string | null; readonly after: string | null }>;
 }
@@ -137,7 +142,7 @@ async function contractFile(repoPath: string, afterBytes: Buffer | null, readHea
     return s === undefined ? null : callShape(s);
   };
   const shapes = new Map(c.changes.map((ch) => [ch.qualified_name, { before: shape(c.before_symbols, ch.qualified_name), after: shape(c.symbols, ch.qualified_name) }]));
-  return { path: repoPath, language: c.kind, symbols: c.symbols, changes: c.changes, new_references: [], references: [], diagnostics: [...diagnostics, ...c.diagnostics], shapes };
+  return { path: repoPath, language: c.kind, symbols: c.symbols, changes: c.changes, new_references: [], references: [], diagnostics: [...diagnostics, ...c.diagnostics], shapes, contract: c.link };
 }
 
 /**

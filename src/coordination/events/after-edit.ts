@@ -1,4 +1,4 @@
-import { coveredInRepo, describeGroup, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
+import { coveredInRepo, describeGroup, groupChanges, namesOf, publicNamesOfGroup, reachOfGroup } from "../change-groups.js";
 import { code, describeSession } from "../coordination-text.js";
 import { ACTIVE_OTHER, activeOtherParams, type Coordination, type Outcome, SESSION_COLS, type SessionRow, type Wanted } from "../coordination.js";
 import { breakingUsedIn } from "./before-edit.js";
@@ -177,11 +177,11 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
     }
     for (const id of [...bySession.keys()].sort(compareStrings)) {
       const { row, uses } = bySession.get(id) as { row: SessionRow; uses: Array<{ path: string; name: string; module: string }> };
-      for (const name of names) {
-        const files = uniqueSorted(uses.filter((u) => packageUseReaches(u, name, g.path)).map((u) => u.path));
+      for (const { shown, names: reach } of reachOfGroup(g)) {
+        const files = uniqueSorted(uses.filter((u) => reach.some((name) => packageUseReaches(u, name, g.path))).map((u) => u.path));
         if (files.length === 0) continue;
-        wanted.push(crossRepoWanted(row, { ...g, author: c.session }, name, files));
-        informed.push(crossRepoInformed(c.session, g, name, row, files));
+        wanted.push(crossRepoWanted(row, { ...g, author: c.session }, shown, files));
+        informed.push(crossRepoInformed(c.session, g, shown, row, files));
       }
     }
   }

@@ -1,4 +1,4 @@
-import { coveredInRepo, groupChanges, namesOf, publicNamesOfGroup } from "../change-groups.js";
+import { coveredInRepo, groupChanges, namesOf, reachOfGroup } from "../change-groups.js";
 import { type Coordination, type Outcome, QUIET, type Wanted } from "../coordination.js";
 import { deliverQueued } from "./deliver-queued.js";
 import { breakingInformed, breakingWanted, crossRepoInformed, crossRepoWanted, joinedBody, overlapBody } from "../messages.js";
@@ -123,10 +123,10 @@ export async function breakingUsedIn(c: Coordination, paths: readonly string[]):
   const out: Wanted[] = [];
   // Across packages: breaking changes, in any repo of the team, to what these files import from a package.
   for (const g of groupChanges(await packageChanges(c, uniqueSorted(uses.flatMap((u) => (u.package === null ? [] : [u.package])))))) {
-    for (const name of publicNamesOfGroup(g)) {
-      const users = uniqueSorted(uses.filter((u) => u.package === g.package && packageUseReaches(u, name, g.path) && !coveredInRepo(c.session, g, u)).map((u) => u.path));
+    for (const { shown, names } of reachOfGroup(g)) {
+      const users = uniqueSorted(uses.filter((u) => u.package === g.package && names.some((name) => packageUseReaches(u, name, g.path)) && !coveredInRepo(c.session, g, u)).map((u) => u.path));
       // The author hears, at its next prompt, whom its change reaches now that this session's use is known.
-      if (users.length > 0) out.push(crossRepoWanted(c.session, g, name, users), crossRepoInformed(g.author, g, name, c.session, users));
+      if (users.length > 0) out.push(crossRepoWanted(c.session, g, shown, users), crossRepoInformed(g.author, g, shown, c.session, users));
     }
   }
   const groups = groupChanges(await othersChanges(c, { breaking: true }));

@@ -5,7 +5,7 @@ import { deliverQueued } from "./deliver-queued.js";
 import { CHANGE_COLS, type ChangeRow, packageChanges } from "../rows/change-rows.js";
 import { uniqueSorted } from "../rows/sql-rows.js";
 import { compareStrings } from "../../errors/diagnostic.js";
-import { packageLabel } from "../../packages/package-of-import.js";
+import { isContractKey, packageLabel } from "../../packages/package-of-import.js";
 
 /** `session_start`: who else is active in this repo and on what, the recent breaking changes, and queued notices. */
 export async function atSessionStart(c: Coordination): Promise<Outcome> {
@@ -73,7 +73,7 @@ export async function briefing(c: Coordination, dependencies: readonly string[])
     out.push("Breaking changes in progress in packages this repo depends on:");
     for (const g of upstream.reverse().slice(0, 10)) {
       out.push(
-        `- ${listSome(publicNamesOfGroup(g), 4)} of ${code(packageLabel(g.package ?? ""))} (${code(g.path)}) by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`,
+        `- ${listSome(publicNamesOfGroup(g), 4)} of ${isContractKey(g.package ?? "") ? packageLabel(g.package ?? "") : code(packageLabel(g.package ?? ""))} (${code(g.path)}) by ${describeSession(g.author)}, ${ago(g.at, c.now)}: ${groupWhy(g)} (${stateOf(g)})`,
       );
     }
   }

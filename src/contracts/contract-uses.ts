@@ -1,0 +1,141 @@
+import { type DocumentNode, Kind, parse, type SelectionSetNode } from "graphql";
+
+/**
+ * The package keys under which a contract's changes and its consumers' uses meet (`docs/coordination.md`): every
+ * GraphQL schema of a team is one namespace of `Type.field` names, every HTTP API one namespace of `METHOD /path`
+ * names. A use names what it uses exactly as a change's public names do.
+ */
+export const GRAPHQL_KEY = "graphql:schema";
+export const HTTP_KEY = "openapi:http";
+
+/** What a consumer's file uses of a contract: a name in a contract namespace (`module` is the package key). */
+export interface ContractUse {
+  readonly name: string;
+  readonly module: string;
+}
+
+/** At most this many uses are read from one file; at most this many bytes of it. */
+const MAX_USES = 2000;
+const MAX_BYTES = 1024 * 1024;
+
+const CODE = /\.(tsx?|mts|cts|jsx?|mjs|cjs)$/;
+const PYTHON = /\.pyi?$/;
+const GRAPHQL_DOCUMENT = /\.(graphql|gql)$/;
+
+/**
+ * The contract uses of a file: the fields its GraphQL documents select (a `.graphql` operation file, or `gql` /
+ * `graphql` tagged templates in code), and the HTTP operations its code calls with a literal or template URL
+ * (`fetch`, `axios`, `ky`, `got`, `requests`, `httpx` and their like). A string that only looks like a path, not given
+ * to such a call, is not a use. Sorted, de-duplicated, bounded.
+ */
+export function contractUses(repoPath: string, text: string): ContractUse[] {
+  if (text.length > MAX_BYTES) return [];
+  const out = new Set<string>();
+  const add = (module: string, name: string) => {
+    if (out.size < MAX_USES) out.add(`${module}\0${name}`);
+  };
+  if (GRAPHQL_DOCUMENT.test(repoPath)) for (const n of graphqlSelections(text)) add(GRAPHQL_KEY, n);
+  if (CODE.test(repoPath)) {
+    for (const m of text.matchAll(/\b(?:gql|graphql)\s*(?:\(\s*)?`([^`]*)`/g)) for (const n of graphqlSelections((m[1] ?? "").replace(/\$\{[^}]*\}/g, " "))) add(GRAPHQL_KEY, n);
+  }
+  if (CODE.test(repoPath) || PYTHON.test(repoPath)) for (const n of httpCalls(text)) add(HTTP_KEY, n);
+  return [...out].sort().map((k) => {
+    const [module, name] = k.split("\0") as [string, string];
+    return { name, module };
+  });
+}
+
+/**
+ * The fields a GraphQL document selects, as the names a schema's changes carry: `Query.user` and `Query.user.email`
+ * by their path from the operation's root, `User.email` where a fragment or an inline fragment names the type. A
+ * document that does not parse gives nothing.
+ */
+export function graphqlSelections(text: string): string[] {
+  let doc: DocumentNode;
+  try {
+    doc = parse(text, { noLocation: true, maxTokens: 50_000 });
+  } catch {
+    return [];
+  }
+  const out = new Set<string>();
+  const walk = (set: SelectionSetNode | undefined, at: string, depth: number): void => {
+    if (set === undefined || depth > 12) return;
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) {
+        if (s.name.value.startsWith("__")) continue;
+        const here = `${at}.${s.name.value}`;
+        out.add(here);
+        walk(s.selectionSet, here, depth + 1);
+      } else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet, s.typeCondition?.name.value ?? at, depth + 1);
+    }
+  };
+  for (const d of doc.definitions) {
+    if (d.kind === Kind.OPERATION_DEFINITION) walk(d.selectionSet, d.operation === "query" ? "Query" : d.operation === "mutation" ? "Mutation" : "Subscription", 0);
+    else if (d.kind === Kind.FRAGMENT_DEFINITION) walk(d.selectionSet, d.typeCondition.name.value, 0);
+  }
+  return [...out];
+}
+
+const METHODS = "get|post|put|patch|delete|head|options";
+
+/**
+ * The HTTP operations code calls with a URL written in it: `METHOD /path` with each interpolated segment as `{}`
+ * (and, for a literal number or id segment, `{}` too, as a path template's parameter would be), scheme and host
+ * dropped, query and fragment dropped.
+ */
+export function httpCalls(text: string): string[] {
+  const out = new Set<string>();
+  // (named groups: the quote that opens the URL closes it, whatever groups the surrounding pattern has)
+  const url = String.raw`f?(?<q>["'\x60])(?<u>(?:https?:\/\/[^\s"'\x60/]+)?\/[^\s"'\x60]*)\k<q>`;
+  // client.get("/x"), axios.post(`/x/${id}`), requests.delete(f"/x/{id}"), ky.patch('/x')
+  for (const m of text.matchAll(new RegExp(String.raw`\.(${METHODS})\s*\(\s*${url}`, "gi"))) addCall(out, m[1] ?? "get", m.groups?.["u"] ?? "");
+  // fetch("/x", { method: "POST" }): the method within the call's first lines, else GET
+  for (const m of text.matchAll(new RegExp(String.raw`\bfetch\s*\(\s*${url}`, "g"))) {
+    const rest = text.slice((m.index ?? 0) + m[0].length, (m.index ?? 0) + m[0].length + 300);
+    const close = rest.indexOf(")");
+    const method = /\bmethod\s*:\s*["'](\w+)["']/.exec(close < 0 ? rest : rest.slice(0, close))?.[1] ?? "get";
+    addCall(out, method, m.groups?.["u"] ?? "");
+  }
+  // axios({ url: "/x", method: "post" }) and request({ method, url }) objects
+  for (const m of text.matchAll(new RegExp(String.raw`\burl\s*:\s*${url}`, "g"))) {
+    // The method of the same object literal: between the brace that opens it and the one that closes it.
+    const at = m.index ?? 0;
+    const open = text.lastIndexOf("{", at);
+    const close = text.indexOf("}", at + m[0].length);
+    const around = open < 0 || close < 0 || at - open > 300 || close - at > 300 ? "" : text.slice(open, close);
+    const method = /\bmethod\s*:\s*["'](\w+)["']/.exec(around)?.[1];
+    if (method !== undefined) addCall(out, method, m.groups?.["u"] ?? "");
+  }
+  return [...out];
+}
+
+function addCall(out: Set<string>, method: string, raw: string): void {
+  const m = method.toUpperCase();
+  if (!new RegExp(`^(${METHODS})$`, "i").test(m)) return;
+  const path = normalizeCallPath(raw);
+  if (path === null) return;
+  out.add(`${m} ${path}`);
+  const generic = path.replace(/\/(?:\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?=\/|$)/gi, "/{}");
+  if (generic !== path) out.add(`${m} ${generic}`);
+}
+
+/** A URL as code writes it, as a path with `{}` for what is filled in; null where it is no path. */
+export function normalizeCallPath(raw: string): string | null {
+  let p = raw.replace(/^https?:\/\/[^/]+/i, "");
+  p = p.replace(/\$\{[^}]*\}/g, "{}").replace(/\{[^}]*\}/g, "{}");
+  p = p.replace(/[?#].*$/, "");
+  if (!p.startsWith("/") || p.length > 512) return null;
+  if (p.length > 1 && p.endsWith("/")) p = p.slice(0, -1);
+  return p;
+}
+
+/** An OpenAPI path template as a call would name it: each `{param}` as `{}`, under each of the servers' base paths. */
+export function operationCallNames(method: string, template: string, basePaths: readonly string[]): string[] {
+  const path = template.replace(/\{[^}]*\}/g, "{}").replace(/(.)\/$/, "$1");
+  const out = new Set<string>([`${method} ${path}`]);
+  for (const b of basePaths) {
+    const base = b.replace(/^https?:\/\/[^/]+/i, "").replace(/\/$/, "");
+    if (base !== "" && base.startsWith("/")) out.add(`${method} ${base}${path}`);
+  }
+  return [...out].sort();
+}

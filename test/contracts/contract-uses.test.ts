@@ -1,0 +1,69 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { analyzeContract } from "../../src/contracts/contract-files.js";
+import { contractUses, graphqlSelections, httpCalls, normalizeCallPath, operationCallNames } from "../../src/contracts/contract-uses.js";
+import { loadContentHasher } from "../../src/snapshot/content-hasher.js";
+
+let hash: (s: string) => string;
+beforeAll(async () => {
+  const h = await loadContentHasher();
+  hash = (s) => h.xxh64(s);
+});
+
+describe("what a consumer's code uses of a contract", () => {
+  it("GraphQL: fields by their path from the root, or by type where a fragment names it", () => {
+    const doc = "query P($id: ID!) { user(id: $id) { name ...F ... on Admin { level } posts { title __typename } } }\nfragment F on User { email }\nmutation { createPost(input: {}) { id } }";
+    expect(graphqlSelections(doc).sort()).toEqual(
+      ["Admin.level", "Mutation.createPost", "Mutation.createPost.id", "Query.user", "Query.user.name", "Query.user.posts", "Query.user.posts.title", "User.email"].sort(),
+    );
+    expect(graphqlSelections("query { broken ")).toEqual([]);
+  });
+
+  it("GraphQL in code: gql and graphql tagged templates, interpolations left out", () => {
+    const code = "const Q = gql`\n  query { me { id } }\n  ${FRAGMENT}\n`;\nconst R = graphql(`query { orders { total } }`);\nconst notAQuery = `query { secret }`;\n";
+    expect(contractUses("src/a.tsx", code).map((u) => `${u.module} ${u.name}`)).toEqual([
+      "graphql:schema Query.me",
+      "graphql:schema Query.me.id",
+      "graphql:schema Query.orders",
+      "graphql:schema Query.orders.total",
+    ]);
+  });
+
+  it("HTTP: calls with a literal or template URL, by method; a string that only looks like a path is none", () => {
+    const code = [
+      "await fetch(`/v1/orders/${id}`);",
+      'await fetch("https://api.acme.test/v1/orders?limit=5", { method: "POST", body });',
+      "axios.delete(`/v1/orders/${order.id}/lines/${n}`);",
+      "client.get('/v1/users/42');",
+      'const DOCS = "/v1/orders/{id} is described elsewhere";',
+      'map.get("key");',
+      'axios({ method: "put", url: "/v1/orders/7" });',
+    ].join("\n");
+    expect(httpCalls(code).sort()).toEqual(
+      ["DELETE /v1/orders/{}/lines/{}", "GET /v1/orders/{}", "GET /v1/users/42", "GET /v1/users/{}", "POST /v1/orders", "PUT /v1/orders/7", "PUT /v1/orders/{}"].sort(),
+    );
+    expect(contractUses("app/client.py", 'requests.post(f"/v1/orders/{order_id}/pay", json=body)\nhttpx.get("/v1/health")\n').map((u) => u.name)).toEqual(["GET /v1/health", "POST /v1/orders/{}/pay"]);
+  });
+
+  it("normalises paths and templates alike", () => {
+    expect(normalizeCallPath("https://h.test/v1/a/${x}/b/?q=1#f")).toBe("/v1/a/{}/b");
+    expect(normalizeCallPath("not/a/path")).toBeNull();
+    expect(operationCallNames("GET", "/orders/{orderId}", ["https://api.test/v1", "/"])).toEqual(["GET /orders/{}", "GET /v1/orders/{}"]);
+  });
+});
+
+describe("what a contract's breaking change is reached by", () => {
+  it("a GraphQL field by its coordinate and each path from a root type that selects it", () => {
+    const before = "type Query { user(id: ID!): User me: User search: [Result] }\nunion Result = User | Post\ntype Post { id: ID! }\ntype User { id: ID! email: String friends: [User] }\n";
+    const after = before.replace(" email: String", "");
+    const r = analyzeContract("schema.graphql", Buffer.from(before), Buffer.from(after), hash);
+    const names = r?.link.publicNames.get("User.email") ?? [];
+    expect(r?.link.package).toEqual({ name: "schema", ecosystem: "graphql" });
+    for (const n of ["User.email", "Query.user.email", "Query.me.email", "Query.me.friends.email"]) expect(names).toContain(n);
+  });
+
+  it("an HTTP operation as a call names it, under the servers' base path too", () => {
+    const doc = 'openapi: 3.0.0\nservers: [{ url: "https://api.test/v2" }]\npaths:\n  /items/{id}:\n    get:\n      responses: { "200": { description: ok } }\n';
+    const r = analyzeContract("openapi.yaml", Buffer.from(doc), Buffer.from(doc.replace("/items/{id}", "/things/{id}")), hash);
+    expect(r?.link.publicNames.get("GET /items/{id}")).toEqual(["GET /items/{id}", "GET /items/{}", "GET /v2/items/{}"]);
+  });
+});
