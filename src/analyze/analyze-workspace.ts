@@ -97,6 +97,8 @@ export interface AnalyzeReport {
    * shaped as `cross_repo`'s with the repo as both publisher and consumer.
    */
   readonly in_repo: readonly CrossRepoImpact[];
+  /** Breaking changes of a service contract (GraphQL, OpenAPI) and the files, in any repo under the folder, that use them. */
+  readonly contract_users: readonly import("./contract-users.js").ContractUser[];
   /** The merged local briefing of the analysed repos, most active first. */
   readonly briefing: string;
   /** Problems with folders rather than repos (unreadable, too deep). */
@@ -250,6 +252,15 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
         );
   const impacts = [...users.across];
   const inRepo = [...users.within];
+  const links = inView.flatMap((v, i) => [...(deep[i]?.contractLinks ?? new Map())].map(([p, link]) => ({ repo: i, path: p, link })));
+  const contractUsers =
+    links.length === 0
+      ? []
+      : await (await import("./contract-users.js")).contractUsers(
+          repos.map((r, i) => ({ root: r.root, abs: inView[i]?.repo.root ?? r.root, changes: r.changes, complete: r.analysed })).filter((_, i) => inView[i]?.repo.gitDir !== null),
+          links.map((l) => ({ publisher: repos[l.repo]?.root ?? "", path: l.path, link: l.link })),
+          options.configEnv ?? processConfigEnv(),
+        );
   timing("cross-repo", tImpacts);
   const tBriefing = Date.now();
   const merged = mergeBriefings(
@@ -260,9 +271,20 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
   const broken = breaks.length === 0 ? "" : (await import("./clone-collisions.js")).describeCloneBreaks(breaks);
   const across = impacts.length === 0 ? "" : (await import("./cross-repo-impacts.js")).describeImpacts(impacts);
   const within = inRepo.length === 0 ? "" : (await import("./cross-repo-impacts.js")).describeInRepoUsers(inRepo);
-  const briefing = [opening, broken, within, across, merged].filter((x) => x !== "").join("\n\n");
+  const contractLines = contractUsers.length === 0 ? "" : (await import("./contract-users.js")).describeContractUsers(contractUsers);
+  const briefing = [opening, broken, within, across, contractLines, merged].filter((x) => x !== "").join("\n\n");
   timing("briefing", tBriefing);
-  return { schema: ANALYZE_SCHEMA, repos, collisions, clone_breaks: breaks, cross_repo: impacts, in_repo: inRepo, briefing, diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics) };
+  return {
+    schema: ANALYZE_SCHEMA,
+    repos,
+    collisions,
+    clone_breaks: breaks,
+    cross_repo: impacts,
+    in_repo: inRepo,
+    contract_users: contractUsers,
+    briefing,
+    diagnostics: discovery.diagnostics.map(relDiag).sort(compareDiagnostics),
+  };
 }
 
 /** The repos under the folder that are one repo (clones sharing a remote, worktrees sharing a git folder), as index groups. */
@@ -335,6 +357,8 @@ interface Deep {
   readonly packagesTruncated: boolean;
   readonly changes: readonly FileChangeReport[];
   readonly diagnostics: readonly Diagnostic[];
+  /** The changed contract files' links to their consumers (their breaking changes' names), by path. */
+  readonly contractLinks?: ReadonlyMap<string, import("../contracts/contract-files.js").ContractLink>;
 }
 
 /** A repo's state beyond its refs: what changed, against which commit, and its packages. */
@@ -526,12 +550,14 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   return scanned.map((s, i) => {
     if (s === null) return null;
     const changes: FileChangeReport[] = [];
+    const contractLinks = new Map<string, import("../contracts/contract-files.js").ContractLink>();
     for (const c of s.changes) {
       const language = languageOf(c.path)?.id ?? null;
       const p = analysed.get(`${i}\0${c.path}`);
       const contract = p === undefined && contracts !== null && options.symbols !== false && c.change !== "mode_changed" ? contracts.analyze(repos[i] as Repo, s, c.path) : null;
       if (contract !== null) {
         for (const d of contract.diagnostics) s.diagnostics.push({ ...d, path: path.join((repos[i] as Repo).root, c.path) });
+        if (contract.changes.some((x) => x.compatibility === "breaking")) contractLinks.set(c.path, contract.link);
         changes.push({ path: c.path, change: c.change, language: contract.kind, symbols: contract.parsed ? [...contract.changes] : null, new_references: [] });
         continue;
       }
@@ -566,7 +592,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
     }
     memos.get(i)?.save();
     byRepo.set(i, changes);
-    return { ahead: s.ahead, behind: s.behind, worktreeHash: s.worktreeHash, packages: s.packages, packagesTruncated: s.packagesTruncated, changes, diagnostics: s.diagnostics };
+    return { ahead: s.ahead, behind: s.behind, worktreeHash: s.worktreeHash, packages: s.packages, packagesTruncated: s.packagesTruncated, changes, diagnostics: s.diagnostics, contractLinks };
   });
 }
 

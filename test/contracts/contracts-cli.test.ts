@@ -67,4 +67,33 @@ describe("contracts in the CLI", () => {
     ]);
     expect(doc.briefing).toContain("Breaking: field User.email in schema/schema.graphql (FIELD_REMOVED)");
   });
+
+  it("analyze lists who uses a contract's breaking changes, in the other repos and its own", () => {
+    const api = initRepo(sb, "api");
+    const openapi =
+      'openapi: 3.0.3\nservers: [{ url: "https://api.acme.test/v1" }]\npaths:\n  /orders/{id}:\n    get:\n      responses: { "200": { description: ok } }\n  /health:\n    get:\n      responses: { "200": { description: ok } }\n';
+    commit(sb, api, "openapi.yaml", openapi);
+    commit(sb, api, "schema.graphql", SCHEMA);
+    commit(sb, api, "src/self-check.ts", 'export const ok = () => fetch("/v1/orders/1");\n');
+    const web = initRepo(sb, "web");
+    commit(sb, web, "src/orders.ts", "export const get = (id: string) => fetch(`/v1/orders/${id}`);\n");
+    commit(sb, web, "src/profile.ts", 'import { gql } from "@apollo/client";\nexport const Q = gql`query { user(id: 1) { email name } }`;\n');
+    commit(sb, web, "src/docs.ts", 'export const DOCS = "see /v1/orders/{id} and User.email";\n');
+    commit(sb, web, "src/health.ts", 'export const h = () => fetch("/v1/health");\n');
+    fs.writeFileSync(path.join(api, "openapi.yaml"), openapi.replace('  /orders/{id}:\n    get:\n      responses: { "200": { description: ok } }\n', ""));
+    fs.writeFileSync(path.join(api, "schema.graphql"), SCHEMA.replace("  email: String!\n", ""));
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { contract_users: Array<{ publisher: string; qualified_name: string; consumer: string; files: string[] }>; briefing: string };
+    expectAnalyzeSchema(doc);
+    expect(doc.contract_users.map((u) => [u.publisher, u.qualified_name, u.consumer, u.files])).toEqual([
+      ["api", "GET /orders/{id}", "api", ["src/self-check.ts"]],
+      ["api", "GET /orders/{id}", "web", ["src/orders.ts"]],
+      ["api", "User.email", "web", ["src/profile.ts"]],
+    ]);
+    expect(doc.briefing).toContain(
+      "Breaking changes of a service contract and the code that uses them:\n- `GET /orders/{id}` of the HTTP API (api: `openapi.yaml`, removed: OPERATION_REMOVED) is used by the same repo in `src/self-check.ts`",
+    );
+    expect(doc.briefing).toContain("- `User.email` of the GraphQL schema (api: `schema.graphql`, removed: FIELD_REMOVED) is used by web in `src/profile.ts`");
+  });
 });
