@@ -252,7 +252,7 @@ export async function analyzeWorkspace(dir: string, options: AnalyzeOptions = {}
         );
   const impacts = [...users.across];
   const inRepo = [...users.within];
-  const links = inView.flatMap((v, i) => [...(deep[i]?.contractLinks ?? new Map())].map(([p, link]) => ({ repo: i, path: p, link })));
+  const links = inView.flatMap((_, i) => [...(deep[i]?.contractLinks ?? new Map())].map(([p, link]) => ({ repo: i, path: p, link })));
   const contractUsers =
     links.length === 0
       ? []
