@@ -50,6 +50,12 @@ const suites = [
       quick ? "2" : "9",
     ],
   ],
+  // A clone of saleor/saleor-dashboard at the commit the README names, at $COMITY_BENCH_SALEOR (skipped, saying so, without one).
+  [
+    "contract users, saleor-dashboard",
+    "contract-users.mjs",
+    ["--repo", process.env.COMITY_BENCH_SALEOR ?? path.join(os.tmpdir(), "comity-bench", "saleor-dashboard"), "--schema", "schema.graphql", "--fields", quick ? "4" : "24"],
+  ],
   ["serve", "serve-load.mjs", quick ? ["--runs", "2"] : ["--runs", "5"]],
   ["serve, one noisy team", "serve-noisy.mjs", quick ? ["--runs", "1", "--rows", "10000"] : ["--runs", "3"]],
   ["denials, two agents on one file set", "denials.mjs", quick ? ["--no-before"] : []],

@@ -2,7 +2,8 @@ import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ContractLink } from "../contracts/contract-files.js";
-import { contractUses } from "../contracts/contract-uses.js";
+import { contractUses, GRAPHQL_KEY, graphqlDocuments } from "../contracts/contract-uses.js";
+import { graphqlCoordinatesUsed } from "../contracts/graphql-contract.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import { gitProcessEnv } from "../git/git-process-env.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
@@ -41,7 +42,7 @@ const SCANNED = /\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?|graphql|gql)$/;
  * calls) and kept where a use names the change. Sorted by publisher, path, name, consumer.
  */
 export async function contractUsers(repos: readonly ContractRepo[], changed: ReadonlyArray<{ publisher: string; path: string; link: ContractLink }>, where: GitConfigEnv): Promise<ContractUser[]> {
-  type Wanted = { publisher: string; path: string; contract: ContractUser["contract"]; change: SymbolChange; names: Set<string>; key: string };
+  type Wanted = { publisher: string; path: string; contract: ContractUser["contract"]; change: SymbolChange; names: Set<string>; key: string; schemaText: string | null };
   const wanted: Wanted[] = [];
   for (const c of changed) {
     const repo = repos.find((r) => r.root === c.publisher);
@@ -49,7 +50,15 @@ export async function contractUsers(repos: readonly ContractRepo[], changed: Rea
     const key = packageKey(c.link.package.ecosystem, c.link.package.name) ?? "";
     for (const s of symbols) {
       if (s.compatibility !== "breaking") continue;
-      wanted.push({ publisher: c.publisher, path: c.path, contract: c.link.package.ecosystem, change: s, names: new Set(c.link.publicNames.get(s.qualified_name) ?? [s.qualified_name]), key });
+      wanted.push({
+        publisher: c.publisher,
+        path: c.path,
+        contract: c.link.package.ecosystem,
+        change: s,
+        names: new Set(c.link.publicNames.get(s.qualified_name) ?? [s.qualified_name]),
+        key,
+        schemaText: c.link.schemaText ?? null,
+      });
     }
   }
   if (wanted.length === 0) return [];
@@ -58,6 +67,7 @@ export async function contractUsers(repos: readonly ContractRepo[], changed: Rea
   const out: ContractUser[] = [];
   for (const repo of repos) {
     const uses = new Map<string, Set<string>>();
+    const schemas = [...new Set(wanted.flatMap((w) => (w.schemaText === null ? [] : [w.schemaText])))];
     for (const f of await filesNaming(repo, words, where)) {
       if (!SCANNED.test(f)) continue;
       let text: string;
@@ -66,7 +76,12 @@ export async function contractUsers(repos: readonly ContractRepo[], changed: Rea
       } catch {
         continue;
       }
-      uses.set(f, new Set(contractUses(f, text).map((u) => `${u.module}\0${u.name}`)));
+      // (analyze reads generated clients too, which pass a megabyte; the hooks read up to one)
+      const named = new Set(contractUses(f, text, 32 * 1024 * 1024).map((u) => `${u.module}\0${u.name}`));
+      // Where the schema is at hand, a document's fields are resolved against it exactly (graphql-js's TypeInfo),
+      // not only by the paths a change carries.
+      for (const doc of graphqlDocuments(f, text)) for (const schemaText of schemas) for (const c of graphqlCoordinatesUsed(doc, schemaText)) named.add(`${GRAPHQL_KEY}\0${c}`);
+      uses.set(f, named);
     }
     for (const w of wanted) {
       const files = [...uses]

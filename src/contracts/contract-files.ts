@@ -100,8 +100,10 @@ export function analyzeContract(repoPath: string, before: Uint8Array | null, aft
 export interface ContractLink {
   /** The contract namespace (`graphql:schema`, `openapi:http`, `protobuf:<package>` as a package key's parts). */
   readonly package: { readonly name: string; readonly ecosystem: ContractKind };
-  /** Per changed symbol, the names a consumer's use gives it (`contractUses`), itself first. */
+  /** Per changed symbol, the names a consumer's use gives it (`contractUses`), itself first; at most 64 (the wire's). */
   readonly publicNames: ReadonlyMap<string, readonly string[]>;
+  /** A GraphQL schema's text as it was (else as it is): what a consumer's documents are resolved against, where it can be. */
+  readonly schemaText?: string;
 }
 
 /**
@@ -117,7 +119,8 @@ export function contractLink(kind: ContractKind, before: string | null, after: s
       if (text === null) continue;
       for (const [coordinate, paths] of graphqlRootPaths(text, fields)) names.set(coordinate, [...new Set([...(names.get(coordinate) ?? []), ...paths])]);
     }
-    return { package: { name: "schema", ecosystem: "graphql" }, publicNames: names };
+    const schemaText = before ?? after;
+    return { package: { name: "schema", ecosystem: "graphql" }, publicNames: capped(names), ...(schemaText === null ? {} : { schemaText }) };
   }
   if (kind === "openapi") {
     const bases = [...new Set([...(after === null ? [] : openapiBasePaths(after)), ...(before === null ? [] : openapiBasePaths(before))])];
@@ -125,10 +128,15 @@ export function contractLink(kind: ContractKind, before: string | null, after: s
       const m = /^([A-Z]+) (\/.*)$/.exec(c.qualified_name);
       if (c.kind === "operation" && m !== null) names.set(c.qualified_name, [c.qualified_name, ...operationCallNames(m[1] as string, m[2] as string, bases)]);
     }
-    return { package: { name: "http", ecosystem: "openapi" }, publicNames: names };
+    return { package: { name: "http", ecosystem: "openapi" }, publicNames: capped(names) };
   }
   const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(after ?? before ?? "")?.[1] ?? "";
   return { package: { name: pkg, ecosystem: "protobuf" }, publicNames: names };
+}
+
+/** Each change's names, at most 64 (what the wire carries), its own name first. */
+function capped(names: Map<string, string[]>): Map<string, string[]> {
+  return new Map([...names].map(([k, v]) => [k, v.slice(0, 64)]));
 }
 
 /** The changes between two versions of one contract, each with its symbols. */

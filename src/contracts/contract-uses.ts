@@ -14,8 +14,8 @@ export interface ContractUse {
   readonly module: string;
 }
 
-/** At most this many uses are read from one file; at most this many bytes of it. */
-const MAX_USES = 2000;
+/** At most this many uses are read from one file; by default, files of at most this many bytes (a hook's budget). */
+const MAX_USES = 20_000;
 const MAX_BYTES = 1024 * 1024;
 
 const CODE = /\.(tsx?|mts|cts|jsx?|mjs|cjs)$/;
@@ -28,21 +28,25 @@ const GRAPHQL_DOCUMENT = /\.(graphql|gql)$/;
  * (`fetch`, `axios`, `ky`, `got`, `requests`, `httpx` and their like). A string that only looks like a path, not given
  * to such a call, is not a use. Sorted, de-duplicated, bounded.
  */
-export function contractUses(repoPath: string, text: string): ContractUse[] {
-  if (text.length > MAX_BYTES) return [];
+export function contractUses(repoPath: string, text: string, maxBytes: number = MAX_BYTES): ContractUse[] {
+  if (text.length > maxBytes) return [];
   const out = new Set<string>();
   const add = (module: string, name: string) => {
     if (out.size < MAX_USES) out.add(`${module}\0${name}`);
   };
-  if (GRAPHQL_DOCUMENT.test(repoPath)) for (const n of graphqlSelections(text)) add(GRAPHQL_KEY, n);
-  if (CODE.test(repoPath)) {
-    for (const m of text.matchAll(/\b(?:gql|graphql)\s*(?:\(\s*)?`([^`]*)`/g)) for (const n of graphqlSelections((m[1] ?? "").replace(/\$\{[^}]*\}/g, " "))) add(GRAPHQL_KEY, n);
-  }
+  for (const doc of graphqlDocuments(repoPath, text)) for (const n of graphqlSelections(doc)) add(GRAPHQL_KEY, n);
   if (CODE.test(repoPath) || PYTHON.test(repoPath)) for (const n of httpCalls(text)) add(HTTP_KEY, n);
   return [...out].sort().map((k) => {
     const [module, name] = k.split("\0") as [string, string];
     return { name, module };
   });
+}
+
+/** The GraphQL documents of a file: a `.graphql` file whole, the `gql`/`graphql` tagged templates of code (interpolations left out). */
+export function graphqlDocuments(repoPath: string, text: string): string[] {
+  if (GRAPHQL_DOCUMENT.test(repoPath)) return [text];
+  if (!CODE.test(repoPath)) return [];
+  return [...text.matchAll(/\b(?:gql|graphql)\s*(?:\(\s*)?`([^`]*)`/g)].map((m) => (m[1] ?? "").replace(/\$\{[^}]*\}/g, " "));
 }
 
 /**

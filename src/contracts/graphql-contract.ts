@@ -6,7 +6,6 @@ import {
   type FieldDefinitionNode,
   findBreakingChanges,
   findDangerousChanges,
-  getLocation,
   type GraphQLSchema,
   type InputValueDefinitionNode,
   Kind,
@@ -14,7 +13,9 @@ import {
   print,
   Source,
   specifiedScalarTypes,
+  TypeInfo,
   visit,
+  visitWithTypeInfo,
 } from "graphql";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { reason, type ChangeReason } from "../symbols/change-reason.js";
@@ -39,10 +40,23 @@ export function graphqlSymbols(path: string, text: string, hash: HashText): { sy
     return { symbols: [], diagnostics: [diagnostic("parse_error", "warning", path, `not a GraphQL document: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`)] };
   }
   if (doc.definitions.length > MAX_DEFINITIONS) return { symbols: [], diagnostics: [diagnostic("file_too_large", "warning", path, `more than ${MAX_DEFINITIONS} definitions: not read`)] };
-  const source = new Source(text, path);
+  // Line starts, once: graphql's getLocation scans from the top at each call (a 40,000-line schema took minutes).
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  const position = (offset: number): { line: number; column: number } => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - (starts[lo] as number) + 1 };
+  };
+  // (a body is a node as graphql prints it, descriptions and directives included: layout and comments do not count)
   const range = (node: ASTNode) => {
-    const start = getLocation(source, node.loc?.start ?? 0);
-    const end = getLocation(source, node.loc?.end ?? 0);
+    const start = position(node.loc?.start ?? 0);
+    const end = position(node.loc?.end ?? 0);
     return rangeOf(start.line, start.column, end.line, end.column);
   };
   const entries: ContractEntry[] = [];
@@ -58,7 +72,7 @@ export function graphqlSymbols(path: string, text: string, hash: HashText): { sy
         : head;
     // A type's own body is without its members (each has its own): a changed field is not a changed type too.
     const own = { ...def, ...("fields" in def ? { fields: [] } : {}), ...("values" in def ? { values: [] } : {}) } as ASTNode;
-    entries.push({ name, qualified_name: name, kind: typeKind.kind, range: range(def), signature, body: bodyOf(own), detail: { heritage, modifiers: typeKind.keyword === "input" ? ["input"] : [] } });
+    entries.push({ name, qualified_name: name, kind: typeKind.kind, range: range(def), signature, body: print(own), detail: { heritage, modifiers: typeKind.keyword === "input" ? ["input"] : [] } });
     if ("fields" in def)
       for (const f of def.fields ?? []) {
         const field = f as FieldDefinitionNode | InputValueDefinitionNode;
@@ -71,7 +85,7 @@ export function graphqlSymbols(path: string, text: string, hash: HashText): { sy
           kind: "field",
           range: range(field),
           signature: sig,
-          body: bodyOf(field),
+          body: print(field),
           detail: { params: args.length === 0 && !("arguments" in field) ? null : args.map(paramOf), returns: type, modifiers: deprecated(field) ? ["deprecated"] : [] },
         });
       }
@@ -83,7 +97,7 @@ export function graphqlSymbols(path: string, text: string, hash: HashText): { sy
           kind: "enum_member",
           range: range(v),
           signature: v.name.value,
-          body: bodyOf(v),
+          body: print(v),
           detail: { modifiers: deprecated(v) ? ["deprecated"] : [] },
         });
       }
@@ -129,11 +143,6 @@ function paramOf(a: InputValueDefinitionNode): ParamInfo {
 
 function deprecated(node: { readonly directives?: ReadonlyArray<{ readonly name: { readonly value: string } }> | undefined }): boolean {
   return (node.directives ?? []).some((d) => d.name.value === "deprecated");
-}
-
-/** A node's whole text as graphql prints it (descriptions and directives included), for the body hash. */
-function bodyOf(node: ASTNode): string {
-  return print(node);
 }
 
 /**
@@ -183,31 +192,48 @@ export function compareGraphql(before: { text: string; symbols: readonly SymbolR
 
 /**
  * For each field coordinate (`User.email`), the paths from the schema's root types that select it
- * (`Query.user.email`, `Query.search.email` through a union's member): the names a client's documents give it when
- * they do not name its type. Breadth first, at most 6 fields deep and 100 paths a coordinate; the schema is the
- * document's (types it does not define are scalars).
+ * (`Query.user.email`, `Query.me.orders.edges.node.status` through a connection): the names a client's documents
+ * give it when they do not name its type. Found backwards, from the field's type up through every field that returns
+ * it (or a union or interface it belongs to) to a root type, shortest first, at most 9 fields long, at most
+ * `maxPaths` a coordinate (a change carries 64 names on the wire); the schema is the document's (types
+ * it does not define are scalars).
  */
-export function graphqlRootPaths(text: string, coordinates: readonly string[]): Map<string, string[]> {
+export function graphqlRootPaths(text: string, coordinates: readonly string[], maxPaths = 63): Map<string, string[]> {
   const out = new Map<string, string[]>(coordinates.map((c) => [c, []]));
   const schema = schemaOf(text);
   if (schema === null || coordinates.length === 0) return out;
-  const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter((t) => t !== null && t !== undefined);
-  const queue: Array<{ type: string; path: string; depth: number }> = roots.map((t) => ({ type: t.name, path: t.name, depth: 0 }));
-  let visits = 0;
-  while (queue.length > 0 && visits < 20_000) {
-    const { type, path, depth } = queue.shift() as { type: string; path: string; depth: number };
-    visits++;
-    const t = schema.getType(type);
-    if (t === undefined) continue;
-    const members = "getTypes" in t && typeof t.getTypes === "function" ? t.getTypes() : [t];
-    for (const m of members) {
-      if (!("getFields" in m) || typeof m.getFields !== "function" || m.name.startsWith("__")) continue;
-      for (const f of Object.values(m.getFields()) as Array<{ name: string; type: unknown }>) {
-        const here = `${path}.${f.name}`;
-        const list = out.get(`${m.name}.${f.name}`);
-        if (list !== undefined && list.length < 100) list.push(here);
-        if (depth < 5) queue.push({ type: namedTypeName(f.type), path: here, depth: depth + 1 });
-      }
+  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter((t) => t !== null && t !== undefined).map((t) => t.name));
+  // Which fields return each type: its own name, and each union and interface it is part of.
+  const returning = new Map<string, Array<{ parent: string; field: string }>>();
+  const via = new Map<string, string[]>();
+  for (const t of Object.values(schema.getTypeMap())) {
+    if (t.name.startsWith("__")) continue;
+    const add = <T>(m: Map<string, T[]>, k: string, v: T): void => {
+      const list = m.get(k);
+      if (list === undefined) m.set(k, [v]);
+      else list.push(v);
+    };
+    if ("getTypes" in t && typeof t.getTypes === "function") for (const m of t.getTypes()) add(via, m.name, t.name);
+    if ("getInterfaces" in t && typeof t.getInterfaces === "function") for (const i of t.getInterfaces()) add(via, t.name, i.name);
+    if (!("getFields" in t) || typeof t.getFields !== "function" || "getTypes" in t) continue;
+    for (const f of Object.values(t.getFields()) as Array<{ name: string; type: unknown }>) {
+      add(returning, namedTypeName(f.type), { parent: t.name, field: f.name });
+    }
+  }
+  for (const coordinate of coordinates) {
+    const dot = coordinate.indexOf(".");
+    if (dot < 0) continue;
+    const list = out.get(coordinate) as string[];
+    // Backwards, breadth first: the shortest paths first (what documents mostly write); a type may recur (a user's
+    // friends are users), the length bounds it.
+    const start = coordinate.slice(0, dot);
+    const queue: Array<{ type: string; suffix: string; depth: number }> = [{ type: start, suffix: coordinate.slice(dot + 1), depth: 0 }];
+    for (let next = 0; next < queue.length && next < 50_000 && list.length < maxPaths; next++) {
+      const { type, suffix, depth } = queue[next] as { type: string; suffix: string; depth: number };
+      if (roots.has(type)) list.push(`${type}.${suffix}`);
+      if (depth >= 8) continue;
+      for (const as of [type, ...(via.get(type) ?? [])])
+        for (const r of returning.get(as) ?? []) if (queue.length < 200_000) queue.push({ type: r.parent, suffix: `${r.field}.${suffix}`, depth: depth + 1 });
     }
   }
   return out;
@@ -217,6 +243,33 @@ function namedTypeName(type: unknown): string {
   let t = type as { ofType?: unknown; name?: string };
   while (t.ofType !== undefined) t = t.ofType as { ofType?: unknown; name?: string };
   return t.name ?? "";
+}
+
+/**
+ * The field coordinates (`User.email`) a GraphQL document selects, resolved against a schema by graphql-js's own
+ * TypeInfo (fragments, aliases and nesting as the server would read them); empty where either does not parse.
+ */
+export function graphqlCoordinatesUsed(document: string, schemaText: string): Set<string> {
+  const out = new Set<string>();
+  const schema = schemaOf(schemaText);
+  if (schema === null) return out;
+  let doc: DocumentNode;
+  try {
+    doc = parse(document, { noLocation: true, maxTokens: 200_000 });
+  } catch {
+    return out;
+  }
+  const info = new TypeInfo(schema);
+  visit(
+    doc,
+    visitWithTypeInfo(info, {
+      Field(node) {
+        const parent = info.getParentType();
+        if (parent !== null && parent !== undefined && !node.name.value.startsWith("__")) out.add(`${parent.name}.${node.name.value}`);
+      },
+    }),
+  );
+  return out;
 }
 
 /** A change's description without the default values it quotes: values are content, and never leave the machine. */
@@ -255,6 +308,18 @@ export function coordinateOf(type: string, description: string): string {
  * and the first extension of a type it does not define becomes that type's definition.
  */
 function schemaOf(text: string): GraphQLSchema | null {
+  // The last few schemas built, by their text: a comparison and its consumers' names read the same two documents.
+  const kept = builtSchemas.get(text);
+  if (kept !== undefined) return kept;
+  const built = buildSchemaOf(text);
+  builtSchemas.set(text, built);
+  if (builtSchemas.size > 4) builtSchemas.delete(builtSchemas.keys().next().value as string);
+  return built;
+}
+
+const builtSchemas = new Map<string, GraphQLSchema | null>();
+
+function buildSchemaOf(text: string): GraphQLSchema | null {
   let doc: DocumentNode;
   try {
     doc = parse(text, { noLocation: true, maxTokens: 1_000_000 });
