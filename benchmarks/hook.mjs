@@ -36,6 +36,64 @@ const server = http.createServer((req, res) => {
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const url = `http://127.0.0.1:${server.address().port}`;
 
+/**
+ * A service's contracts, as the hooks meet them: an OpenAPI document of about 2,000 lines (operations with parameters,
+ * request bodies, `$ref`ed schemas) and a `.proto` file of about 1,000 lines. `variant` makes each edit a new version:
+ * one more required parameter, one field renumbered.
+ */
+function openapiDocument(variant) {
+  const lines = ["openapi: 3.0.3", "info: { title: Bench, version: '1.0' }", "servers: [{ url: https://api.bench.test/v1 }]", "paths:"];
+  for (let i = 0; i < 60; i++) {
+    lines.push(`  /items${i}/{id}:`, "    get:", "      parameters:", "        - { name: id, in: path, required: true, schema: { type: string } }");
+    if (i === 0) for (let v = 0; v < variant; v++) lines.push(`        - { name: p${v}, in: query, required: true, schema: { type: string } }`);
+    lines.push(
+      "        - { name: limit, in: query, schema: { type: integer } }",
+      "      responses:",
+      '        "200":',
+      "          description: ok",
+      "          content:",
+      "            application/json:",
+    );
+    lines.push(
+      `              schema: { $ref: "#/components/schemas/Item${i}" }`,
+      '        "404": { description: missing }',
+      "    post:",
+      "      requestBody:",
+      "        required: true",
+      "        content:",
+      "          application/json:",
+    );
+    lines.push(`            schema: { $ref: "#/components/schemas/Item${i}" }`, "      responses:", '        "201": { description: created }');
+  }
+  lines.push("components:", "  schemas:");
+  for (let i = 0; i < 60; i++) {
+    lines.push(`    Item${i}:`, "      type: object", "      required: [id, name]", "      properties:");
+    for (const [k, t] of [
+      ["id", "string"],
+      ["name", "string"],
+      ["price", "number"],
+      ["qty", "integer"],
+      ["tags", "string"],
+      ["note", "string"],
+    ])
+      lines.push(`        ${k}: { type: ${t} }`);
+    lines.push("        status: { type: string, enum: [open, closed] }", `        parent: { $ref: "#/components/schemas/Item${(i + 1) % 60}" }`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+function protoFile(variant) {
+  const lines = ['syntax = "proto3";', "package bench.v1;", 'option go_package = "bench/v1;benchv1";', ""];
+  for (let i = 0; i < 80; i++) {
+    lines.push(`message Item${i} {`, "  reserved 20 to 30;");
+    for (let f = 1; f <= 9; f++) lines.push(`  ${f % 3 === 0 ? "int64" : "string"} field_${f} = ${i === 0 && f === 1 ? f + 100 * variant : f};`);
+    lines.push("}", "");
+  }
+  lines.push("service BenchService {");
+  for (let i = 0; i < 40; i++) lines.push(`  rpc Get${i}(Item${i}) returns (Item${(i + 1) % 80});`);
+  lines.push("}");
+  return `${lines.join("\n")}\n`;
+}
+
 // Fixture: a folder of 8 repos with remotes, one TypeScript file committed in each.
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "comity-bench-hook-"));
 const env = { ...gitEnv(), COMITY_DAEMON: "off" };
@@ -47,6 +105,11 @@ for (let i = 0; i < 8; i++) {
   git(r, "remote", "add", "origin", `git@github.com:acme/repo-${i}.git`);
   fs.writeFileSync(path.join(r, "src/config.ts"), "export function parseConfig(path: string): object {\n  return {};\n}\n".repeat(20));
   fs.writeFileSync(path.join(r, "package.json"), JSON.stringify({ name: `repo-${i}`, version: "1.0.0" }));
+  if (i === 0) {
+    fs.mkdirSync(path.join(r, "api"));
+    fs.writeFileSync(path.join(r, "api/openapi.yaml"), openapiDocument(0));
+    fs.writeFileSync(path.join(r, "api/bench.proto"), protoFile(0));
+  }
   git(r, "add", "-A");
   git(r, "commit", "-q", "-m", "init");
 }
@@ -103,6 +166,16 @@ const preEdit = await measure(preEditArgs, preEditInput, repo0, () => {}, 1);
 const postEditArgs = [bin, "hook", "--tool", "claude_code", "--event", "PostToolUse"];
 const postEditInput = payload("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo0, "src/config.ts") }, tool_response: {}, tool_use_id: "x" });
 const postEdit = await measure(postEditArgs, postEditInput, repo0, newEdit, 1);
+// The service's contracts: each edit a new version of a 2,000-line OpenAPI document, or of a 1,000-line .proto.
+let contractEdit = 0;
+const contractInput = (file) => payload("PostToolUse", { tool_name: "Edit", tool_input: { file_path: path.join(repo0, file) }, tool_response: {}, tool_use_id: "x" });
+const openapiEdit = () => fs.writeFileSync(path.join(repo0, "api/openapi.yaml"), openapiDocument(1 + (++contractEdit % 5)));
+const protoEdit = () => fs.writeFileSync(path.join(repo0, "api/bench.proto"), protoFile(1 + (++contractEdit % 5)));
+// (each left as committed afterwards: the other rows see the repo they always saw)
+const restoreContracts = () => git(repo0, "checkout", "-q", "--", "api");
+const postEditOpenapi = await measure(postEditArgs, contractInput("api/openapi.yaml"), repo0, openapiEdit, 1);
+const postEditProto = await measure(postEditArgs, contractInput("api/bench.proto"), repo0, protoEdit, 1);
+restoreContracts();
 // The session's first edit of the file: nothing cached, HEAD's version read with isomorphic-git and parsed too.
 const firstPostEdit = await measure(postEditArgs, postEditInput, repo0, () => {
   newEdit();
@@ -125,6 +198,9 @@ const preEditDaemon = await measure(preEditArgs, preEditInput, repo0, () => {}, 
 const trueStart = await measure([], "", base, () => {}, 0, TRUE);
 const preEditNative = await measure(preEditArgs.slice(2), preEditInput, repo0, () => {}, 1, hookClient);
 const postEditDaemon = await measure(postEditArgs, postEditInput, repo0, newEdit, 1);
+const postEditOpenapiDaemon = await measure(postEditArgs, contractInput("api/openapi.yaml"), repo0, openapiEdit, 1);
+const postEditProtoDaemon = await measure(postEditArgs, contractInput("api/bench.proto"), repo0, protoEdit, 1);
+restoreContracts();
 const sessionStartDaemon = await measure(
   [bin, "hook", "--tool", "claude_code", "--event", "SessionStart"],
   JSON.stringify({ session_id: "bench", transcript_path: "/t", cwd: base, hook_event_name: "SessionStart", source: "startup" }),
@@ -133,7 +209,7 @@ const sessionStartDaemon = await measure(
   8,
 );
 // Every timed event must have been answered by the daemon, not by a hook that fell back to running it.
-if (daemonServed(daemonHookEnv) - servedBefore !== 4 * (runs + 1)) throw new Error(`the daemon answered ${daemonServed(daemonHookEnv) - servedBefore} events, ${4 * (runs + 1)} expected`);
+if (daemonServed(daemonHookEnv) - servedBefore !== 6 * (runs + 1)) throw new Error(`the daemon answered ${daemonServed(daemonHookEnv) - servedBefore} events, ${6 * (runs + 1)} expected`);
 spawnSync(process.execPath, [bin, "daemon", "stop"], { env: daemonHookEnv });
 runEnv = hookEnv;
 server.close();
@@ -407,6 +483,20 @@ console.log(
         `< 250 ms: ${firstPostEdit < 250 ? "met" : "NOT met"}`,
       ],
       ["post_edit through a warm daemon", postEditDaemon.toFixed(0), `+${(postEditDaemon - nodeStart).toFixed(0)} ms`, `< 150 ms: ${postEditDaemon < 150 ? "met" : "NOT met"}`],
+      [
+        `post_edit of a ${openapiDocument(1).split("\n").length - 1}-line OpenAPI document`,
+        postEditOpenapi.toFixed(0),
+        `+${(postEditOpenapi - nodeStart).toFixed(0)} ms`,
+        `< 250 ms: ${postEditOpenapi < 250 ? "met" : "NOT met"}`,
+      ],
+      ["same, through a warm daemon", postEditOpenapiDaemon.toFixed(0), `+${(postEditOpenapiDaemon - nodeStart).toFixed(0)} ms`, `< 150 ms: ${postEditOpenapiDaemon < 150 ? "met" : "NOT met"}`],
+      [
+        `post_edit of a ${protoFile(1).split("\n").length - 1}-line .proto file`,
+        postEditProto.toFixed(0),
+        `+${(postEditProto - nodeStart).toFixed(0)} ms`,
+        `< 250 ms: ${postEditProto < 250 ? "met" : "NOT met"}`,
+      ],
+      ["same, through a warm daemon", postEditProtoDaemon.toFixed(0), `+${(postEditProtoDaemon - nodeStart).toFixed(0)} ms`, `< 150 ms: ${postEditProtoDaemon < 150 ? "met" : "NOT met"}`],
       ["comity hook SessionStart, folder of 8 repos (session_start)", sessionStart.toFixed(0), `+${(sessionStart - nodeStart).toFixed(0)} ms`, `< 500 ms: ${sessionStart < 500 ? "met" : "NOT met"}`],
       ["session_start through a warm daemon", sessionStartDaemon.toFixed(0), `+${(sessionStartDaemon - nodeStart).toFixed(0)} ms`, `< 100 ms: ${sessionStartDaemon < 100 ? "met" : "NOT met"}`],
     ],

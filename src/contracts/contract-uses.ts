@@ -1,4 +1,9 @@
-import { type DocumentNode, Kind, parse, type SelectionSetNode } from "graphql";
+import { createRequire } from "node:module";
+import type { DocumentNode, SelectionSetNode } from "graphql";
+
+/** graphql-js, loaded at the first document met: most files a hook reads have none, and loading it costs ~50 ms. */
+let graphqlModule: typeof import("graphql") | null = null;
+const graphql = (): typeof import("graphql") => (graphqlModule ??= createRequire(import.meta.url)("graphql") as typeof import("graphql"));
 
 /**
  * The package keys under which a contract's changes and its consumers' uses meet (`docs/coordination.md`): every
@@ -55,6 +60,7 @@ export function graphqlDocuments(repoPath: string, text: string): string[] {
  * document that does not parse gives nothing.
  */
 export function graphqlSelections(text: string): string[] {
+  const { Kind, parse } = graphql();
   let doc: DocumentNode;
   try {
     doc = parse(text, { noLocation: true, maxTokens: 50_000 });

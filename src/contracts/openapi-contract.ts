@@ -36,8 +36,22 @@ interface Operation {
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const isObject = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+type Loaded = { doc: Record<string, Json>; node: (keys: readonly string[]) => SourceRange | null } | Diagnostic;
+
+/** The last few documents parsed, by text: reading, comparing and linking one edit's two versions parse each once. */
+const loaded = new Map<string, Loaded>();
+
 /** The document, parsed (YAML or JSON), with where each of its nodes is; null and a diagnostic where it does not parse. */
-function load(path: string, text: string): { doc: Record<string, Json>; node: (keys: readonly string[]) => SourceRange | null } | Diagnostic {
+function load(path: string, text: string): Loaded {
+  const kept = loaded.get(text);
+  if (kept !== undefined) return "doc" in kept ? kept : { ...kept, path };
+  const l = loadOnce(path, text);
+  loaded.set(text, l);
+  if (loaded.size > 4) loaded.delete(loaded.keys().next().value as string);
+  return l;
+}
+
+function loadOnce(path: string, text: string): Loaded {
   const lineCounter = new LineCounter();
   const parsed = parseDocument(text, { lineCounter, uniqueKeys: false });
   if (parsed.errors.length > 0) return diagnostic("parse_error", "warning", path, `not a YAML or JSON document: ${parsed.errors[0]?.message.split("\n")[0] ?? ""}`);
@@ -70,27 +84,42 @@ function schemasOf(doc: Record<string, Json>): Record<string, Json> {
   return defs;
 }
 
-/** A schema's shape: `$ref`s within the document followed (a cycle or MAX_DEPTH left as the name). */
-function shapeOf(doc: Record<string, Json>, schema: Json | undefined, depth = 0, seen: ReadonlySet<string> = new Set()): Shape | null {
+/** A schema's shape: `$ref`s within the document followed (past MAX_DEPTH, a cycle's included, left as the name). */
+function shapeOf(doc: Record<string, Json>, schema: Json | undefined, depth = 0): Shape | null {
   if (!isObject(schema)) return null;
   const ref = typeof schema["$ref"] === "string" ? schema["$ref"] : null;
   if (ref !== null) {
     const name = ref.replace(/^.*\//, "");
+    // A component is expanded once per depth it is met at (many operations name the same ones): kept per document.
+    let memo = refShapes.get(doc);
+    if (memo === undefined) {
+      memo = new Map();
+      refShapes.set(doc, memo);
+    }
+    // (a pure function of the component and the depth: cycles end at MAX_DEPTH, so the memo is exact)
+    const key = `${depth}\0${ref}`;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
     const target = resolveRef(doc, ref);
-    if (target === undefined || seen.has(ref) || depth >= MAX_DEPTH) return { ...EMPTY, type: "(ref)", ref: name };
-    const inner = shapeOf(doc, target, depth + 1, new Set([...seen, ref]));
-    return inner === null ? { ...EMPTY, ref: name } : { ...inner, ref: name };
+    let shape: Shape;
+    if (target === undefined || depth >= MAX_DEPTH) shape = { ...EMPTY, type: "(ref)", ref: name };
+    else {
+      const inner = shapeOf(doc, target, depth + 1);
+      shape = inner === null ? { ...EMPTY, ref: name } : { ...inner, ref: name };
+    }
+    memo.set(key, shape);
+    return shape;
   }
   if (depth >= MAX_DEPTH) return { ...EMPTY, type: "(deep)" };
   // allOf: one object of every member's properties and required names.
-  const all = Array.isArray(schema["allOf"]) ? schema["allOf"].map((m) => shapeOf(doc, m, depth + 1, seen)).filter((s): s is Shape => s !== null) : [];
+  const all = Array.isArray(schema["allOf"]) ? schema["allOf"].map((m) => shapeOf(doc, m, depth + 1)).filter((s): s is Shape => s !== null) : [];
   const props: Record<string, Shape> = {};
   const required = new Set<string>();
   for (const m of all) {
     Object.assign(props, m.properties ?? {});
     for (const r of m.required) required.add(r);
   }
-  if (isObject(schema["properties"])) for (const [k, v] of Object.entries(schema["properties"])) props[k] = shapeOf(doc, v, depth + 1, seen) ?? EMPTY;
+  if (isObject(schema["properties"])) for (const [k, v] of Object.entries(schema["properties"])) props[k] = shapeOf(doc, v, depth + 1) ?? EMPTY;
   if (Array.isArray(schema["required"])) for (const r of schema["required"]) if (typeof r === "string") required.add(r);
   const type = Array.isArray(schema["type"])
     ? schema["type"].filter((t) => t !== "null").join("|")
@@ -101,16 +130,19 @@ function shapeOf(doc: Record<string, Json>, schema: Json | undefined, depth = 0,
         : null;
   const variants = ["oneOf", "anyOf"].flatMap((k) => (Array.isArray(schema[k]) ? (schema[k] as Json[]) : []));
   return {
-    type: type ?? (variants.length > 0 ? `oneOf(${variants.map((v) => shapeOf(doc, v, depth + 1, seen)?.ref ?? shapeOf(doc, v, depth + 1, seen)?.type ?? "?").join("|")})` : null),
+    type: type ?? (variants.length > 0 ? `oneOf(${variants.map((v) => shapeOf(doc, v, depth + 1)?.ref ?? shapeOf(doc, v, depth + 1)?.type ?? "?").join("|")})` : null),
     format: typeof schema["format"] === "string" ? schema["format"] : null,
     enum: Array.isArray(schema["enum"]) ? schema["enum"].map((e) => JSON.stringify(e)).sort() : null,
     nullable: schema["nullable"] === true || (Array.isArray(schema["type"]) && schema["type"].includes("null")),
     properties: Object.keys(props).length > 0 || type === "object" ? sortKeys(props) : null,
     required: [...required].sort(),
-    items: schema["items"] === undefined ? null : shapeOf(doc, schema["items"], depth + 1, seen),
+    items: schema["items"] === undefined ? null : shapeOf(doc, schema["items"], depth + 1),
     ref: null,
   };
 }
+
+/** Components' shapes by depth, per parsed document (a document parsed anew has its own). */
+const refShapes = new WeakMap<object, Map<string, Shape>>();
 
 const EMPTY: Shape = { type: null, format: null, enum: null, nullable: false, properties: null, required: [], items: null, ref: null };
 

@@ -59,8 +59,20 @@ interface ProtoFacts {
   >;
 }
 
+/** The last few files read, by text: reading and comparing one edit's two versions parse each once. */
+const read = new Map<string, ProtoFacts | Diagnostic>();
+
 /** The file, parsed by protobufjs (names kept as written); a diagnostic where it does not parse. */
 function factsOf(path: string, text: string): ProtoFacts | Diagnostic {
+  const kept = read.get(text);
+  if (kept !== undefined) return "messages" in kept ? kept : { ...kept, path };
+  const f = factsOnce(path, text);
+  read.set(text, f);
+  if (read.size > 4) read.delete(read.keys().next().value as string);
+  return f;
+}
+
+function factsOnce(path: string, text: string): ProtoFacts | Diagnostic {
   let parsed: protobuf.IParserResult;
   try {
     parsed = protobuf.parse(text, { keepCase: true, alternateCommentMode: true });

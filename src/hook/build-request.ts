@@ -357,7 +357,7 @@ function importsOnly(refs: ReadonlyArray<{ kind: string; name: string; module: s
  */
 async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly string[]): Promise<{ analysis: FileEntry[]; truncated: boolean }> {
   const { languageOf } = await import("../symbols/languages.js");
-  const { isContractFile } = await import("../contracts/contract-files.js");
+  const { isContractFile } = await import("../contracts/contract-kind.js");
   // Code in the languages Comity reads, and service contracts (GraphQL SDL, ...), compared by their own rules.
   const files = paths.filter((p) => languageOf(p) !== null || isContractFile(path.join(repo.root, p), p)).slice(0, 50);
   if (files.length === 0) return { analysis: [], truncated: false };

@@ -124,10 +124,11 @@ export async function analyzeFile(
 
 /** A service contract's analysis (`src/contracts/`), or null for a file that is not one. */
 async function contractFile(repoPath: string, afterBytes: Buffer | null, readHead: ReadHeadFile, hash: (s: string) => string): Promise<FileAnalysis | null> {
-  const { analyzeContract, contractKindOf, mayBeContract } = await import("../contracts/contract-files.js");
+  const { contractKindOf, mayBeContract } = await import("../contracts/contract-kind.js");
   if (!mayBeContract(repoPath)) return null;
   // A YAML or JSON file is one by what it holds: the working version says, else (deleted) HEAD's.
   if (afterBytes !== null && contractKindOf(repoPath, afterBytes.subarray(0, 4096).toString("utf8")) === null) return null;
+  const { analyzeContract } = await import("../contracts/contract-files.js");
   let before: Buffer | null = null;
   const diagnostics: Diagnostic[] = [];
   try {
