@@ -38,17 +38,19 @@ export interface ContractAnalysis {
  * parse makes nothing changed (not every symbol removed), as for code, with its diagnostic.
  */
 export function analyzeContract(repoPath: string, before: Uint8Array | null, after: Uint8Array | null, hash: HashText): ContractAnalysis | null {
-  const text = (b: Uint8Array | null): string | null => (b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("utf8"));
-  const [bText, aText] = [text(before), text(after)];
+  const bytes = (b: Uint8Array | null): Buffer | null => (b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  const head = (b: Uint8Array | null): string | null => bytes(b)?.subarray(0, 4096).toString("utf8") ?? null;
   // Either version says: a document emptied or broken is still the contract it was.
-  const kind = contractKindOf(repoPath, aText?.slice(0, 4096) ?? null) ?? contractKindOf(repoPath, bText?.slice(0, 4096) ?? null);
+  const kind = contractKindOf(repoPath, head(after)) ?? contractKindOf(repoPath, head(before));
   if (kind === null) return null;
   const none = contractLink(kind, null, null, []);
+  // (measured before anything is decoded: a generated bundle is not read whole)
   const tooLarge = [before, after].some((v) => v !== null && v.byteLength > MAX_CONTRACT_BYTES);
   if (tooLarge) {
     const d = { code: "file_too_large", severity: "warning" as const, path: repoPath, message: `over ${MAX_CONTRACT_BYTES} bytes: not read as a contract` };
     return { kind, symbols: [], before_symbols: [], changes: [], diagnostics: [d], link: none };
   }
+  const [bText, aText] = [bytes(before)?.toString("utf8") ?? null, bytes(after)?.toString("utf8") ?? null];
   const b = bText === null ? null : { text: bText, ...contractSymbolsOf(kind, repoPath, bText, hash) };
   const a = aText === null ? null : { text: aText, ...contractSymbolsOf(kind, repoPath, aText, hash) };
   const failed = [b, a].filter((v) => v?.diagnostics.some((d) => d.code === "parse_error") === true);

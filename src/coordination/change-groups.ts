@@ -72,7 +72,6 @@ export function namesOf(g: ChangeGroup): string[] {
   return uniqueSorted([g.top, ...(isDefault ? ["default"] : []), ...g.changes.flatMap((x) => (x.renamed_from === null ? [] : [topName(x.renamed_from)]))]);
 }
 
-/** The names other code imports a group under from its package: its changes' public names (its top-level name when the hook did not say). */
 /**
  * The names a group reaches its users by, each with the name a notice shows: one each for a package's exports; for a
  * contract's changes (a GraphQL field is reached by its coordinate and by each path that selects it, an HTTP
@@ -85,6 +84,7 @@ export function reachOfGroup(g: ChangeGroup): Array<{ shown: string; names: stri
   return names.length === 0 ? [] : [{ shown: uniqueSorted(g.changes.map((x) => x.qualified_name)).join(", "), names }];
 }
 
+/** The names other code imports a group under from its package: its changes' public names (its top-level name when the hook did not say). */
 export function publicNamesOfGroup(g: ChangeGroup): string[] {
   return uniqueSorted(g.changes.flatMap((x) => (x.public_names === null ? [g.top] : (JSON.parse(x.public_names) as string[]))));
 }

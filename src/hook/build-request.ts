@@ -329,7 +329,6 @@ function capChanges(analysis: FileEntry[], max: number): { analysis: FileEntry[]
   return { analysis: analysis.map((a) => ({ ...a, changes: (a.changes ?? []).filter((ch) => kept.has(ch)) })), truncated: true };
 }
 
-/** The references that say what a file uses from other modules (imports and re-exports), names and modules only. */
 /** The contracts a file uses (GraphQL fields it selects, HTTP operations it calls), as references to their namespace. */
 async function contractReferences(repo: Repo, repoPath: string): Promise<Array<{ kind: string; name: string; module: string }>> {
   if (!SCANNED.test(repoPath) && !CONTRACT_DOCUMENTS.test(repoPath)) return [];
@@ -345,6 +344,7 @@ async function contractReferences(repo: Repo, repoPath: string): Promise<Array<{
   return contractUses(repoPath, text).map((u) => ({ kind: "import", name: u.name, module: u.module }));
 }
 
+/** The references that say what a file uses from other modules (imports and re-exports), names and modules only. */
 function importsOnly(refs: ReadonlyArray<{ kind: string; name: string; module: string | null }>): Array<{ kind: string; name: string; module: string | null }> {
   return refs.filter((r) => (r.kind === "import" || r.kind === "export") && r.module !== null).slice(0, 5000);
 }
@@ -400,7 +400,7 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
         };
       });
     }
-    // A contract's symbols are not a package's exports: no package, no public names (its users are found otherwise).
+    // Code's package and the public names of what changed (a contract's namespace and names are set above).
     if (a.changes.length > 0 && languageOf(a.path) !== null) {
       const { packageExposure } = await import("../packages/public-names.js");
       const { topName } = await import("../coordination/uses-symbol.js");

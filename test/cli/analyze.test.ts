@@ -24,7 +24,7 @@ describe("comity analyze", () => {
     expect(r.stderr).toBe("");
     const doc = JSON.parse(r.stdout) as { schema: string; repos: Array<Record<string, unknown>>; diagnostics: unknown[] };
     expect(doc.schema).toBe("comity.analyze/2");
-    expect(Object.keys(doc)).toEqual(["schema", "repos", "collisions", "clone_breaks", "cross_repo", "briefing", "diagnostics"]);
+    expect(Object.keys(doc)).toEqual(["schema", "repos", "collisions", "clone_breaks", "cross_repo", "in_repo", "contract_users", "briefing", "diagnostics"]);
     expect(doc.repos.map((x) => [x["root"], x["kind"], x["parent"], x["branch"]])).toEqual([
       ["api", "main", null, "main"],
       ["api-wt", "worktree", null, "feature"],
