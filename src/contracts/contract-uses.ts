@@ -41,6 +41,7 @@ export function contractUses(repoPath: string, text: string, maxBytes: number = 
   };
   for (const doc of graphqlDocuments(repoPath, text)) for (const n of graphqlSelections(doc)) add(GRAPHQL_KEY, n);
   if (CODE.test(repoPath) || PYTHON.test(repoPath)) for (const n of httpCalls(text)) add(HTTP_KEY, n);
+  if (CODE.test(repoPath)) for (const u of protobufImports(text)) add(u.module, u.name);
   return [...out].sort().map((k) => {
     const [module, name] = k.split("\0") as [string, string];
     return { name, module };
@@ -84,6 +85,39 @@ export function graphqlSelections(text: string): string[] {
     else if (d.kind === Kind.FRAGMENT_DEFINITION) walk(d.selectionSet, d.typeCondition.name.value, 0);
   }
   return [...out];
+}
+
+/**
+ * What code imports from protobuf-generated modules (`*_pb`, `*_grpc_pb`, `*_connect`, protoc-gen-es and grpc-js's
+ * names): each imported name (`*` for a namespace import) under every package the module's folder may stand for,
+ * since generators lay a package `acme.orders.v1` out as `.../acme/orders/v1/` below a root the code does not say:
+ * `protobuf:v1`, `protobuf:orders.v1`, `protobuf:acme.orders.v1`, ... A change's package key is exact, so only the
+ * right one meets it.
+ */
+export function protobufImports(text: string): ContractUse[] {
+  const out: ContractUse[] = [];
+  for (const m of text.matchAll(/\bimport\s+(?:type\s+)?([^'";]*?)\s+from\s+["']([^"']+?_(?:pb|grpc_pb|connect))(?:\.[cm]?js)?["']/g)) {
+    const clause = m[1] ?? "";
+    const dirs = (m[2] ?? "")
+      .split("/")
+      .slice(0, -1)
+      .filter((s) => s !== "." && s !== ".." && s !== "" && /^[A-Za-z_][\w-]*$/.test(s));
+    const packages = dirs.map((_, i) => dirs.slice(i).join(".")).filter((p) => p !== "");
+    const names = /\*\s*as\s+\w+/.test(clause)
+      ? ["*"]
+      : [...(/\{([^}]*)\}/.exec(clause)?.[1] ?? "").split(",")]
+          .map(
+            (n) =>
+              n
+                .trim()
+                .replace(/^type\s+/, "")
+                .split(/\s+as\s+/)[0]
+                ?.trim() ?? "",
+          )
+          .filter((n) => n !== "");
+    for (const p of packages) for (const n of names) out.push({ name: n, module: `protobuf:${p}` });
+  }
+  return out;
 }
 
 const METHODS = "get|post|put|patch|delete|head|options";

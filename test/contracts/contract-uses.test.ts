@@ -44,6 +44,14 @@ describe("what a consumer's code uses of a contract", () => {
     expect(contractUses("app/client.py", 'requests.post(f"/v1/orders/{order_id}/pay", json=body)\nhttpx.get("/v1/health")\n').map((u) => u.name)).toEqual(["GET /v1/health", "POST /v1/orders/{}/pay"]);
   });
 
+  it("protobuf: names imported from generated modules, under every package their folder may stand for", () => {
+    const code =
+      'import { Order, type Status as S } from "../gen/acme/orders/v1/orders_pb.js";\nimport * as svc from "@acme/api/acme/orders/v1/orders_connect";\nimport { x } from "./not-generated.js";\n';
+    const uses = contractUses("src/view.ts", code).map((u) => `${u.module} ${u.name}`);
+    for (const u of ["protobuf:acme.orders.v1 Order", "protobuf:acme.orders.v1 Status", "protobuf:orders.v1 Order", "protobuf:acme.orders.v1 *"]) expect(uses).toContain(u);
+    expect(uses.some((u) => u.includes(" x"))).toBe(false);
+  });
+
   it("normalises paths and templates alike", () => {
     expect(normalizeCallPath("https://h.test/v1/a/${x}/b/?q=1#f")).toBe("/v1/a/{}/b");
     expect(normalizeCallPath("not/a/path")).toBeNull();
@@ -59,6 +67,14 @@ describe("what a contract's breaking change is reached by", () => {
     const names = r?.link.publicNames.get("User.email") ?? [];
     expect(r?.link.package).toEqual({ name: "schema", ecosystem: "graphql" });
     for (const n of ["User.email", "Query.user.email", "Query.me.email", "Query.me.friends.email"]) expect(names).toContain(n);
+  });
+
+  it("a protobuf field by its message, an RPC by its service and the service's client", () => {
+    const proto = 'syntax = "proto3";\npackage acme.v1;\nmessage Order { string id = 1; string status = 2; }\nservice Orders { rpc Get(Order) returns (Order); }\n';
+    const r = analyzeContract("orders.proto", Buffer.from(proto), Buffer.from(proto.replace("status = 2", "status = 3").replace("returns (Order)", "returns (stream Order)")), hash);
+    expect(r?.link.package).toEqual({ name: "acme.v1", ecosystem: "protobuf" });
+    expect(r?.link.publicNames.get("Order.status")).toEqual(["Order.status", "Order"]);
+    expect(r?.link.publicNames.get("Orders.Get")).toEqual(["Orders.Get", "Orders", "OrdersClient"]);
   });
 
   it("an HTTP operation as a call names it, under the servers' base path too", () => {
