@@ -26,6 +26,7 @@ import { aheadBehind } from "../state/ahead-behind.js";
 import { processConfigEnv, readRepoState, type MergeBaseFn, type RepoState } from "../state/read-repo-state.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import type { ExtractJob, ExtractPool } from "../symbols/extract-pool.js";
+import { mayBeContract } from "../contracts/contract-kind.js";
 import { languageOf } from "../symbols/languages.js";
 import { openOldVersionPacks } from "../symbols/old-version-packs.js";
 import { entryText, fromEntryText, keepable } from "../symbols/symbol-cache.js";
@@ -542,9 +543,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   packs?.save();
   const comparison = pending.some((p) => p.memo === null) ? await loadComparison() : null;
   // Service contracts (GraphQL SDL, ...) are read here, in this thread, by their own parsers.
-  const contracts = scanned.some((s) => s?.changes.some((c) => languageOf(c.path) === null && c.change !== "mode_changed" && /\.(graphqls?|gql|proto|ya?ml|json)$/i.test(c.path)))
-    ? await loadContracts()
-    : null;
+  const contracts = scanned.some((s) => s?.changes.some((c) => languageOf(c.path) === null && c.change !== "mode_changed" && mayBeContract(c.path))) ? await loadContracts() : null;
   const byRepo = new Map<number, FileChangeReport[]>();
   const analysed = new Map(pending.map((p) => [`${p.repo}\0${p.path}`, p]));
   return scanned.map((s, i) => {

@@ -1,12 +1,11 @@
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ContractLink } from "../contracts/contract-files.js";
 import { contractUses, GRAPHQL_KEY, graphqlDocuments } from "../contracts/contract-uses.js";
 import { graphqlCoordinatesUsed } from "../contracts/graphql-contract.js";
 import { compareStrings } from "../errors/diagnostic.js";
-import { gitProcessEnv } from "../git/git-process-env.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
+import { filesContaining } from "./files-containing.js";
 import { packageKey, packageLabel } from "../packages/package-of-import.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 
@@ -68,7 +67,7 @@ export async function contractUsers(repos: readonly ContractRepo[], changed: Rea
   for (const repo of repos) {
     const uses = new Map<string, Set<string>>();
     const schemas = [...new Set(wanted.flatMap((w) => (w.schemaText === null ? [] : [w.schemaText])))];
-    for (const f of await filesNaming(repo, words, where)) {
+    for (const f of await filesContaining(repo, words, where, { wholeWords: true })) {
       if (!SCANNED.test(f)) continue;
       let text: string;
       try {
@@ -127,30 +126,4 @@ export function describeContractUsers(users: readonly ContractUser[], max = 12):
   });
   if (users.length > max) lines.push(`- and ${users.length - max} more`);
   return `Breaking changes of a service contract and the code that uses them:\n${lines.join("\n")}`;
-}
-
-/** Tracked files that contain one of the words (and, for a repo analysed in depth, its changed files that do). */
-async function filesNaming(repo: ContractRepo, words: readonly string[], where: GitConfigEnv): Promise<string[]> {
-  const found = new Set(await gitGrep(repo.abs, words, where, !repo.complete));
-  if (repo.complete)
-    for (const c of repo.changes) {
-      if (found.has(c.path)) continue;
-      try {
-        const text = fs.readFileSync(path.join(repo.abs, c.path), "utf8");
-        if (words.some((w) => text.includes(w))) found.add(c.path);
-      } catch {
-        // deleted, or a folder
-      }
-    }
-  return [...found].sort(compareStrings);
-}
-
-function gitGrep(root: string, words: readonly string[], where: GitConfigEnv, untracked: boolean): Promise<string[]> {
-  return new Promise((resolve) => {
-    const args = ["grep", "-l", "-z", "-F", "-w", ...(untracked ? ["--untracked"] : []), ...words.flatMap((w) => ["-e", w]), "--", "."];
-    execFile("git", args, { cwd: root, env: gitProcessEnv(where), maxBuffer: 64 << 20, timeout: 20_000 }, (error, stdout) => {
-      if (error !== null && (error as { code?: unknown }).code !== 1) return resolve([]);
-      resolve(stdout.split("\0").filter((f) => f !== ""));
-    });
-  });
 }

@@ -1,9 +1,8 @@
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
-import { gitProcessEnv } from "../git/git-process-env.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
+import { filesContaining } from "./files-containing.js";
 import { declaredDependencies } from "../packages/declared-dependencies.js";
 import { normalizePythonName, packageKey, packageOfImport } from "../packages/package-of-import.js";
 import { memoTextReader, packageExposure, packageOwning } from "../packages/public-names.js";
@@ -45,11 +44,7 @@ export interface ImpactRepo {
   readonly family: string;
   readonly packages: ReadonlyArray<{ name: string; path: string; ecosystem: string }>;
   readonly changes: ReadonlyArray<{ path: string; symbols: readonly SymbolChange[] | null }>;
-  /**
-   * Whether `changes` lists every file that differs from HEAD, untracked ones included (an analysed repo): then the
-   * search for a package's name reads git's tracked files and these, instead of asking git to walk for untracked
-   * files again (on a large monorepo, that walk is most of the search).
-   */
+  /** Whether `changes` lists every file that differs from HEAD (see `SearchedRepo`). */
   readonly complete?: boolean;
 }
 
@@ -123,7 +118,7 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
     let files = importsOf.get(consumer.root);
     if (files === undefined) {
       files = new Map();
-      for (const f of await filesNaming(consumer, needles, where)) {
+      for (const f of await filesContaining(consumer, needles, where)) {
         if (!/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?)$/.test(f)) continue;
         let text: string;
         try {
@@ -226,38 +221,4 @@ export function describeInRepoUsers(impacts: readonly CrossRepoImpact[], max = 1
   });
   if (impacts.length > max) lines.push(`- and ${impacts.length - max} more`);
   return `Breaking changes in a package that other packages of the same repo import:\n${lines.join("\n")}`;
-}
-
-/** A repo's tracked and untracked (not ignored) files that contain one of the strings. */
-async function filesNaming(repo: ImpactRepo, needles: readonly string[], where: GitConfigEnv): Promise<string[]> {
-  if (repo.complete !== true) return gitGrepFiles(repo.abs, needles, where, true);
-  const found = new Set(await gitGrepFiles(repo.abs, needles, where, false));
-  for (const c of repo.changes) {
-    if (found.has(c.path)) continue;
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(repo.abs, c.path), "utf8");
-    } catch {
-      continue; // deleted, or a folder
-    }
-    if (needles.some((n) => text.includes(n))) found.add(c.path);
-  }
-  return [...found].sort(compareStrings);
-}
-
-/** Files of a repo that contain one of the strings, by `git grep`: tracked ones, and untracked ones where asked. */
-function gitGrepFiles(root: string, needles: readonly string[], where: GitConfigEnv, untracked: boolean): Promise<string[]> {
-  return new Promise((resolve) => {
-    const args = ["grep", "-l", "-z", "-F", ...(untracked ? ["--untracked"] : []), ...needles.flatMap((n) => ["-e", n]), "--", "."];
-    execFile("git", args, { cwd: root, env: gitProcessEnv(where), maxBuffer: 64 << 20, timeout: 20_000 }, (error, stdout) => {
-      // git grep exits 1 when nothing matches.
-      if (error !== null && (error as { code?: unknown }).code !== 1) return resolve([]);
-      resolve(
-        stdout
-          .split("\0")
-          .filter((f) => f !== "")
-          .sort(compareStrings),
-      );
-    });
-  });
 }
