@@ -11,6 +11,20 @@ import { compareProtobuf, protobufSymbols } from "./protobuf-contract.js";
 
 /** A contract's symbols: every one public, hashed as code symbols are. */
 export function contractSymbolsOf(kind: ContractKind, repoPath: string, text: string, hash: HashText): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
+  // An edit's version before is the last edit's version after: in a process that stays (the daemon) it is read once.
+  // (the hash function by what it makes of a probe: callers pass a new closure each time)
+  const key = `${kind}\0${repoPath}\0${hash("comity")}\0${text}`;
+  const kept = readSymbols.get(key);
+  if (kept !== undefined) return kept;
+  const result = contractSymbolsOnce(kind, repoPath, text, hash);
+  readSymbols.set(key, result);
+  if (readSymbols.size > 4) readSymbols.delete(readSymbols.keys().next().value as string);
+  return result;
+}
+
+const readSymbols = new Map<string, { symbols: SymbolRecord[]; diagnostics: Diagnostic[] }>();
+
+function contractSymbolsOnce(kind: ContractKind, repoPath: string, text: string, hash: HashText): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
   switch (kind) {
     case "graphql":
       return graphqlSymbols(repoPath, text, hash);

@@ -1,9 +1,5 @@
-import { createRequire } from "node:module";
 import type { DocumentNode, SelectionSetNode } from "graphql";
-
-/** graphql-js, loaded at the first document met: most files a hook reads have none, and loading it costs ~50 ms. */
-let graphqlModule: typeof import("graphql") | null = null;
-const graphql = (): typeof import("graphql") => (graphqlModule ??= createRequire(import.meta.url)("graphql") as typeof import("graphql"));
+import { graphqlLib as graphql } from "./parsers.js";
 
 /**
  * The package keys under which a contract's changes and its consumers' uses meet (`docs/coordination.md`): every

@@ -1,22 +1,5 @@
-import {
-  type ASTNode,
-  buildASTSchema,
-  type DefinitionNode,
-  type DocumentNode,
-  type FieldDefinitionNode,
-  findBreakingChanges,
-  findDangerousChanges,
-  type GraphQLSchema,
-  type InputValueDefinitionNode,
-  Kind,
-  parse,
-  print,
-  Source,
-  specifiedScalarTypes,
-  TypeInfo,
-  visit,
-  visitWithTypeInfo,
-} from "graphql";
+import type { ASTNode, DefinitionNode, DocumentNode, FieldDefinitionNode, GraphQLSchema, InputValueDefinitionNode, Kind } from "graphql";
+import { graphqlLib } from "./parsers.js";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { reason, type ChangeReason } from "../symbols/change-reason.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
@@ -33,6 +16,7 @@ const MAX_DEFINITIONS = 20_000;
  * a schema and are skipped.
  */
 export function graphqlSymbols(path: string, text: string, hash: HashText): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
+  const { Kind, Source, parse, print } = graphqlLib();
   let doc: DocumentNode;
   try {
     doc = parse(new Source(text, path), { maxTokens: 1_000_000 });
@@ -106,6 +90,7 @@ export function graphqlSymbols(path: string, text: string, hash: HashText): { sy
 }
 
 function typeKindOf(def: DefinitionNode): { keyword: string; kind: SymbolKind } | null {
+  const { Kind } = graphqlLib();
   switch (def.kind) {
     case Kind.OBJECT_TYPE_DEFINITION:
     case Kind.OBJECT_TYPE_EXTENSION:
@@ -133,10 +118,12 @@ function typeKindOf(def: DefinitionNode): { keyword: string; kind: SymbolKind } 
 }
 
 function argText(a: InputValueDefinitionNode): string {
+  const { print } = graphqlLib();
   return `${a.name.value}: ${print(a.type)}${a.defaultValue === undefined ? "" : ` = ${print(a.defaultValue)}`}`;
 }
 
 function paramOf(a: InputValueDefinitionNode): ParamInfo {
+  const { Kind, print } = graphqlLib();
   const required = a.type.kind === Kind.NON_NULL_TYPE && a.defaultValue === undefined;
   return { name: a.name.value, kind: "positional", optional: !required, default: a.defaultValue === undefined ? null : print(a.defaultValue), type: print(a.type) };
 }
@@ -154,6 +141,7 @@ function deprecated(node: { readonly directives?: ReadonlyArray<{ readonly name:
  * definition. Sorted by qualified name.
  */
 export function compareGraphql(before: { text: string; symbols: readonly SymbolRecord[] } | null, after: { text: string; symbols: readonly SymbolRecord[] } | null): SymbolChange[] {
+  const { findBreakingChanges, findDangerousChanges } = graphqlLib();
   const bSyms = new Map((before?.symbols ?? []).map((s) => [s.qualified_name, s]));
   const aSyms = new Map((after?.symbols ?? []).map((s) => [s.qualified_name, s]));
   const reasons = new Map<string, ChangeReason[]>();
@@ -250,6 +238,7 @@ function namedTypeName(type: unknown): string {
  * TypeInfo (fragments, aliases and nesting as the server would read them); empty where either does not parse.
  */
 export function graphqlCoordinatesUsed(document: string, schemaText: string): Set<string> {
+  const { TypeInfo, parse, visit, visitWithTypeInfo } = graphqlLib();
   const out = new Set<string>();
   const schema = schemaOf(schemaText);
   if (schema === null) return out;
@@ -320,6 +309,7 @@ function schemaOf(text: string): GraphQLSchema | null {
 const builtSchemas = new Map<string, GraphQLSchema | null>();
 
 function buildSchemaOf(text: string): GraphQLSchema | null {
+  const { Kind, buildASTSchema, parse, specifiedScalarTypes, visit } = graphqlLib();
   let doc: DocumentNode;
   try {
     doc = parse(text, { noLocation: true, maxTokens: 1_000_000 });

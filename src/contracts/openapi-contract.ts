@@ -1,4 +1,5 @@
-import { isMap, isPair, isScalar, LineCounter, parseDocument, type Node as YamlNode } from "yaml";
+import type { Event } from "js-yaml";
+import { yamlLib } from "./parsers.js";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { reason, type ChangeReason } from "../symbols/change-reason.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
@@ -25,6 +26,10 @@ export interface Shape {
   readonly items: Shape | null;
   /** The component it was named by (`Order`), when it came through a `$ref`. */
   readonly ref: string | null;
+  /** That `$ref` itself (`#/components/schemas/Order`). */
+  readonly pointer: string | null;
+  /** The members of a `oneOf` or `anyOf`, in order. */
+  readonly variants: readonly Shape[] | null;
 }
 
 interface Operation {
@@ -52,29 +57,140 @@ function load(path: string, text: string): Loaded {
 }
 
 function loadOnce(path: string, text: string): Loaded {
-  const lineCounter = new LineCounter();
-  const parsed = parseDocument(text, { lineCounter, uniqueKeys: false });
-  if (parsed.errors.length > 0) return diagnostic("parse_error", "warning", path, `not a YAML or JSON document: ${parsed.errors[0]?.message.split("\n")[0] ?? ""}`);
-  let doc: unknown;
+  let docs: unknown[];
+  let events: Event[];
   try {
-    // Aliases bounded: a few lines of YAML can otherwise expand to gigabytes ("billion laughs").
-    doc = parsed.toJS({ maxAliasCount: 100 });
+    // Bounded: aliases (a few lines of YAML can otherwise expand to gigabytes, "billion laughs") and nesting (a
+    // deeply nested JSON is refused at the depth, not after the whole of it is read). `json` lets a key repeat, the
+    // last one winning, as JSON readers do.
+    events = yamlLib().parseEvents(text, { maxDepth: MAX_NESTING });
+    docs = yamlLib().constructFromEvents(events, { source: text, json: true, maxAliases: 100 });
   } catch (error) {
-    return diagnostic("parse_error", "warning", path, `not an OpenAPI document: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+    return diagnostic("parse_error", "warning", path, `not a YAML or JSON document: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
   }
-  if (!isObject(doc)) return diagnostic("parse_error", "warning", path, "not an OpenAPI document: no top-level map");
+  const doc = docs[0];
+  if (docs.length !== 1 || !isObject(doc)) return diagnostic("parse_error", "warning", path, "not an OpenAPI document: no top-level map");
+  // An alias is shared, not copied, when read; what reads the document later walks it whole, so a few aliases of
+  // aliases would be millions of nodes ("billion laughs"): refused where the document, expanded, passes ten nodes
+  // per node written.
+  if (events.some((e) => e.type === yamlLib().EVENT_ALIAS) && !withinNodes(doc, 10 * events.length + 10_000))
+    return diagnostic("parse_error", "warning", path, "not an OpenAPI document: its aliases expand too far");
+  const ranges = keyRanges(text, events);
+  const lines = lineStarts(text);
   const node = (keys: readonly string[]): SourceRange | null => {
-    const parent = keys.length === 1 ? parsed.contents : parsed.getIn(keys.slice(0, -1), true);
-    if (!isMap(parent)) return null;
-    const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === keys[keys.length - 1]);
-    const key = pair?.key as YamlNode | undefined;
-    const value = pair?.value as YamlNode | null | undefined;
-    if (key?.range === undefined || key.range === null) return null;
-    const start = lineCounter.linePos(key.range[0]);
-    const end = lineCounter.linePos(value?.range?.[1] ?? key.range[1]);
-    return rangeOf(start.line, start.col, end.line, end.col);
+    const r = ranges.get(keys.join("\0"));
+    if (r === undefined) return null;
+    const [sl, sc] = lineCol(lines, r[0]);
+    const [el, ec] = lineCol(lines, r[1]);
+    return rangeOf(sl, sc, el, ec);
   };
   return { doc, node };
+}
+
+/** Whether a value, its aliases expanded, has at most `budget` nodes; stops counting there. */
+function withinNodes(value: unknown, budget: number): boolean {
+  let left = budget;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (--left < 0) return false;
+    if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (typeof v === "object" && v !== null) for (const x of Object.values(v)) stack.push(x);
+  }
+  return true;
+}
+
+/** How deep a document may nest; OpenAPI documents seldom pass 20. */
+const MAX_NESTING = 64;
+/** Where keys are recorded to this depth: operations (`paths./x.get`) and properties (`components.schemas.X.properties.p`). */
+const MAX_KEY_DEPTH = 5;
+
+/**
+ * Where each mapping entry of the first document is, by its key path (keys joined with NUL), to MAX_KEY_DEPTH: from
+ * its key's first character to the last character of its value. Read from the parser's events, so the document is
+ * parsed once for its data and its positions.
+ */
+function keyRanges(text: string, events: readonly Event[]): Map<string, [number, number]> {
+  const { EVENT_ALIAS, EVENT_DOCUMENT, EVENT_MAPPING, EVENT_POP, EVENT_SCALAR, EVENT_SEQUENCE, getScalarValue } = yamlLib();
+  const out = new Map<string, [number, number]>();
+  interface Frame {
+    readonly map: boolean;
+    readonly path: string;
+    readonly depth: number;
+    index: number;
+    key: string | null;
+    keyStart: number;
+  }
+  const stack: Frame[] = [];
+  let lastEnd = 0;
+  let docs = 0;
+  // The value that just ended: recorded under its key, from its key to the last character read.
+  const ended = (frame: Frame | undefined, path: string, start: number): void => {
+    if (frame?.map && frame.depth < MAX_KEY_DEPTH) out.set(path, [start, Math.max(start, lastEnd)]);
+  };
+  const childPath = (frame: Frame): string => (frame.path === "" ? (frame.key ?? "") : `${frame.path}\0${frame.key ?? ""}`);
+  const pending: Array<{ path: string; start: number }> = [];
+  for (const ev of events) {
+    if (ev.type === EVENT_DOCUMENT) {
+      if (++docs > 1) break;
+      continue;
+    }
+    const top = stack[stack.length - 1];
+    if (ev.type === EVENT_POP) {
+      stack.pop();
+      const p = pending.pop();
+      if (p !== undefined) ended(stack[stack.length - 1], p.path, p.start);
+      if (stack.length === 0) break;
+      continue;
+    }
+    // A mapping's key: scalars only (a complex key is skipped with its value).
+    if (top?.map && top.key === null) {
+      if (ev.type === EVENT_SCALAR) {
+        top.key = getScalarValue(text, ev);
+        top.keyStart = ev.valueStart;
+        lastEnd = Math.max(lastEnd, ev.valueEnd);
+      } else {
+        top.key = "\u0000complex";
+        top.keyStart = lastEnd;
+        if (ev.type === EVENT_MAPPING || ev.type === EVENT_SEQUENCE) {
+          stack.push({ map: ev.type === EVENT_MAPPING, path: "\u0000complex", depth: MAX_KEY_DEPTH, index: 0, key: null, keyStart: 0 });
+          pending.push({ path: "\u0000complex", start: lastEnd });
+        }
+      }
+      continue;
+    }
+    const path = top === undefined ? "" : top.map ? childPath(top) : `${top.path}\0${top.index}`;
+    const start = top?.map === true ? top.keyStart : "start" in ev ? ev.start : "valueStart" in ev ? ev.valueStart : lastEnd;
+    if (ev.type === EVENT_SCALAR && ev.valueEnd >= 0) lastEnd = Math.max(lastEnd, ev.valueEnd);
+    if (ev.type === EVENT_MAPPING || ev.type === EVENT_SEQUENCE) {
+      stack.push({ map: ev.type === EVENT_MAPPING, path, depth: top === undefined ? 0 : top.depth + 1, index: 0, key: null, keyStart: 0 });
+      pending.push({ path, start });
+    } else if (ev.type === EVENT_SCALAR || ev.type === EVENT_ALIAS) ended(top, path, start);
+    if (top !== undefined) {
+      if (top.map) top.key = null;
+      else top.index++;
+    }
+  }
+  return out;
+}
+
+/** The offset each line starts at. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** An offset's line and column, both from 1. */
+function lineCol(starts: readonly number[], offset: number): [number, number] {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] ?? 0) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return [lo + 1, offset - (starts[lo] ?? 0) + 1];
 }
 
 /** Swagger 2 keeps its schemas under `definitions`, OpenAPI 3 under `components.schemas`. */
@@ -84,12 +200,18 @@ function schemasOf(doc: Record<string, Json>): Record<string, Json> {
   return defs;
 }
 
-/** A schema's shape: `$ref`s within the document followed (past MAX_DEPTH, a cycle's included, left as the name). */
-function shapeOf(doc: Record<string, Json>, schema: Json | undefined, depth = 0): Shape | null {
+/**
+ * A schema's shape. Followed (`follow`), its `$ref`s within the document are expanded (past MAX_DEPTH, a cycle's
+ * included, left as the name): what the rules compare. Not followed, a `$ref` is a leaf that names its component
+ * (an `allOf` member's still merged in, as it is part of the object): what a signature digests, the components'
+ * own digests standing for them.
+ */
+function shapeOf(doc: Record<string, Json>, schema: Json | undefined, depth = 0, follow = true): Shape | null {
   if (!isObject(schema)) return null;
   const ref = typeof schema["$ref"] === "string" ? schema["$ref"] : null;
   if (ref !== null) {
     const name = ref.replace(/^.*\//, "");
+    if (!follow) return { ...EMPTY, type: "(ref)", ref: name, pointer: ref };
     // A component is expanded once per depth it is met at (many operations name the same ones): kept per document.
     let memo = refShapes.get(doc);
     if (memo === undefined) {
@@ -102,24 +224,33 @@ function shapeOf(doc: Record<string, Json>, schema: Json | undefined, depth = 0)
     if (known !== undefined) return known;
     const target = resolveRef(doc, ref);
     let shape: Shape;
-    if (target === undefined || depth >= MAX_DEPTH) shape = { ...EMPTY, type: "(ref)", ref: name };
+    if (target === undefined || depth >= MAX_DEPTH) shape = { ...EMPTY, type: "(ref)", ref: name, pointer: ref };
     else {
       const inner = shapeOf(doc, target, depth + 1);
-      shape = inner === null ? { ...EMPTY, ref: name } : { ...inner, ref: name };
+      shape = inner === null ? { ...EMPTY, ref: name, pointer: ref } : { ...inner, ref: name, pointer: ref };
     }
     memo.set(key, shape);
     return shape;
   }
   if (depth >= MAX_DEPTH) return { ...EMPTY, type: "(deep)" };
   // allOf: one object of every member's properties and required names.
-  const all = Array.isArray(schema["allOf"]) ? schema["allOf"].map((m) => shapeOf(doc, m, depth + 1)).filter((s): s is Shape => s !== null) : [];
-  const props: Record<string, Shape> = {};
+  const member = (m: Json): Shape | null => {
+    if (follow || !isObject(m) || typeof m["$ref"] !== "string") return shapeOf(doc, m, depth + 1, follow);
+    const inner = shapeOf(doc, resolveRef(doc, m["$ref"]), depth + 1, false);
+    return inner === null ? null : { ...inner, variants: [...(inner.variants ?? []), shapeOf(doc, m, depth + 1, false) ?? EMPTY] };
+  };
+  const all = Array.isArray(schema["allOf"]) ? schema["allOf"].map(member).filter((s): s is Shape => s !== null) : [];
+  // Without a prototype: a property named `__proto__` is a property like any other.
+  const props: Record<string, Shape> = Object.create(null) as Record<string, Shape>;
   const required = new Set<string>();
+  // (unfollowed, the `$ref`s an allOf merged in are kept as variants: a signature's digest reaches them)
+  const merged: Shape[] = [];
   for (const m of all) {
     Object.assign(props, m.properties ?? {});
     for (const r of m.required) required.add(r);
+    merged.push(...(m.variants ?? []));
   }
-  if (isObject(schema["properties"])) for (const [k, v] of Object.entries(schema["properties"])) props[k] = shapeOf(doc, v, depth + 1) ?? EMPTY;
+  if (isObject(schema["properties"])) for (const [k, v] of Object.entries(schema["properties"])) props[k] = shapeOf(doc, v, depth + 1, follow) ?? EMPTY;
   if (Array.isArray(schema["required"])) for (const r of schema["required"]) if (typeof r === "string") required.add(r);
   const type = Array.isArray(schema["type"])
     ? schema["type"].filter((t) => t !== "null").join("|")
@@ -128,26 +259,108 @@ function shapeOf(doc: Record<string, Json>, schema: Json | undefined, depth = 0)
       : Object.keys(props).length > 0
         ? "object"
         : null;
-  const variants = ["oneOf", "anyOf"].flatMap((k) => (Array.isArray(schema[k]) ? (schema[k] as Json[]) : []));
+  const variants = ["oneOf", "anyOf"].flatMap((k) => (Array.isArray(schema[k]) ? (schema[k] as Json[]) : [])).map((v) => shapeOf(doc, v, depth + 1, follow) ?? EMPTY);
   return {
-    type: type ?? (variants.length > 0 ? `oneOf(${variants.map((v) => shapeOf(doc, v, depth + 1)?.ref ?? shapeOf(doc, v, depth + 1)?.type ?? "?").join("|")})` : null),
+    type: type ?? (variants.length > 0 ? `oneOf(${variants.map((v) => v.ref ?? v.type ?? "?").join("|")})` : null),
     format: typeof schema["format"] === "string" ? schema["format"] : null,
     enum: Array.isArray(schema["enum"]) ? schema["enum"].map((e) => JSON.stringify(e)).sort() : null,
     nullable: schema["nullable"] === true || (Array.isArray(schema["type"]) && schema["type"].includes("null")),
     properties: Object.keys(props).length > 0 || type === "object" ? sortKeys(props) : null,
     required: [...required].sort(),
-    items: schema["items"] === undefined ? null : shapeOf(doc, schema["items"], depth + 1),
+    items: schema["items"] === undefined ? null : shapeOf(doc, schema["items"], depth + 1, follow),
     ref: null,
+    pointer: null,
+    variants: variants.length > 0 || merged.length > 0 ? [...variants, ...merged] : null,
   };
 }
 
 /** Components' shapes by depth, per parsed document (a document parsed anew has its own). */
 const refShapes = new WeakMap<object, Map<string, Shape>>();
 
-const EMPTY: Shape = { type: null, format: null, enum: null, nullable: false, properties: null, required: [], items: null, ref: null };
+const EMPTY: Shape = { type: null, format: null, enum: null, nullable: false, properties: null, required: [], items: null, ref: null, pointer: null, variants: null };
 
 function sortKeys<T>(o: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * A signature's digest of a shape (read unfollowed): its own facts and, for each component it names, that
+ * component's closure digest: its own facts and those of every component it reaches, hashed once per strongly
+ * connected group (Tarjan), so a cycle of components is one digest. A change anywhere under an operation's
+ * schemas changes the operation's signature, as the followed shapes' rules read it, without spelling the schemas
+ * out at every place they are reached from (megabytes, for a document of a few thousand lines).
+ */
+function shapeDigest(doc: Record<string, Json>, hash: HashText): (shape: Shape | null) => string | null {
+  const own = new Map<string, { text: string; edges: string[] }>();
+  const ownOf = (pointer: string): { text: string; edges: string[] } => {
+    let o = own.get(pointer);
+    if (o === undefined) {
+      const edges = new Set<string>();
+      const text = structure(shapeOf(doc, resolveRef(doc, pointer), 0, false), edges);
+      o = { text, edges: [...edges].sort() };
+      own.set(pointer, o);
+    }
+    return o;
+  };
+  const done = new Map<string, string>();
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const strong = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) ?? 0);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of ownOf(v).edges) {
+      if (done.has(w)) continue;
+      if (!index.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const members: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = stack.pop()) {
+      onStack.delete(w);
+      members.push(w);
+      if (w === v) break;
+    }
+    members.sort();
+    const inGroup = new Set(members);
+    const after = new Set<string>();
+    for (const m of members) for (const w of ownOf(m).edges) if (!inGroup.has(w)) after.add(done.get(w) ?? "");
+    const d = hash(JSON.stringify([members.map((m) => [m, ownOf(m).text]), [...after].sort()]));
+    for (const m of members) done.set(m, d);
+  };
+  const closure = (pointer: string): string => {
+    if (!done.has(pointer)) strong(pointer);
+    return done.get(pointer) ?? "";
+  };
+  return (shape) => {
+    if (shape === null) return null;
+    const edges = new Set<string>();
+    const text = structure(shape, edges);
+    if (edges.size === 0) return `${shape.type ?? "any"}#${hash(text)}`;
+    return `${shape.ref ?? shape.type ?? "any"}#${hash(JSON.stringify([text, [...edges].sort().map((e) => `${e}#${closure(e)}`)]))}`;
+  };
+}
+
+/** A shape's own facts as text, the components it names by pointer (added to `edges`) and not expanded. */
+function structure(shape: Shape | null, edges: Set<string>): string {
+  if (shape === null) return "null";
+  if (shape.pointer !== null && shape.type === "(ref)") {
+    edges.add(shape.pointer);
+    return JSON.stringify(`->${shape.pointer}`);
+  }
+  const props =
+    shape.properties === null
+      ? "null"
+      : `{${Object.entries(shape.properties)
+          .map(([k, v]) => `${JSON.stringify(k)}:${structure(v, edges)}`)
+          .join(",")}}`;
+  const variants = shape.variants === null ? "null" : `[${shape.variants.map((v) => structure(v, edges)).join(",")}]`;
+  return `[${JSON.stringify([shape.type, shape.format, shape.enum, shape.nullable, shape.required])},${props},${structure(shape.items, edges)},${variants}]`;
 }
 
 /** A `#/...` pointer within the document (`~1` and `~0` unescaped); undefined for another file's or a missing one. */
@@ -161,9 +374,12 @@ function resolveRef(doc: Record<string, Json>, ref: string): Json | undefined {
   return at;
 }
 
-/** Each operation of the document, by `METHOD /path/template`. */
-function operationsOf(doc: Record<string, Json>): Map<string, { op: Operation; keys: string[] }> {
-  const out = new Map<string, { op: Operation; keys: string[] }>();
+/**
+ * Each operation of the document, by `METHOD /path/template`, its shapes read (`follow` as `shapeOf` takes it) when
+ * first asked for: comparing two versions reads only the operations whose signature changed.
+ */
+function operationsOf(doc: Record<string, Json>, follow = true): Map<string, { op: () => Operation; keys: string[] }> {
+  const out = new Map<string, { op: () => Operation; keys: string[] }>();
   const paths = isObject(doc["paths"]) ? doc["paths"] : {};
   const swagger = typeof doc["swagger"] === "string";
   for (const [p, rawItem] of Object.entries(paths)) {
@@ -173,43 +389,48 @@ function operationsOf(doc: Record<string, Json>): Map<string, { op: Operation; k
     for (const m of METHODS) {
       const o = item[m];
       if (!isObject(o)) continue;
-      const byKey = new Map<string, Json>();
-      for (const raw of [...shared, ...(Array.isArray(o["parameters"]) ? o["parameters"] : [])]) {
-        const prm = isObject(raw) && typeof raw["$ref"] === "string" ? resolveRef(doc, raw["$ref"]) : raw;
-        if (isObject(prm)) byKey.set(`${String(prm["in"])}\0${String(prm["name"])}`, prm);
-      }
-      const params: Array<Operation["params"][number]> = [];
-      let body: Operation["body"] = null;
-      for (const prm of byKey.values()) {
-        if (!isObject(prm)) continue;
-        const where = String(prm["in"]);
-        // Swagger 2's body parameter is OpenAPI 3's request body.
-        if (where === "body") body = { required: prm["required"] === true, shape: shapeOf(doc, prm["schema"]) };
-        else params.push({ in: where, name: String(prm["name"]), required: prm["required"] === true || where === "path", shape: shapeOf(doc, prm["schema"] ?? (swagger ? prm : undefined)) });
-      }
-      const rb = isObject(o["requestBody"]) && typeof o["requestBody"]["$ref"] === "string" ? resolveRef(doc, o["requestBody"]["$ref"]) : o["requestBody"];
-      if (isObject(rb)) body = { required: rb["required"] === true, shape: contentShape(doc, rb) };
-      const responses: Record<string, Shape | null> = {};
-      if (isObject(o["responses"]))
-        for (const [code, rawResp] of Object.entries(o["responses"])) {
-          const resp = isObject(rawResp) && typeof rawResp["$ref"] === "string" ? resolveRef(doc, rawResp["$ref"]) : rawResp;
-          responses[code] = isObject(resp) ? (swagger ? shapeOf(doc, resp["schema"]) : contentShape(doc, resp)) : null;
-        }
-      params.sort((a, b) => (`${a.in}\0${a.name}` < `${b.in}\0${b.name}` ? -1 : 1));
-      out.set(`${m.toUpperCase()} ${p}`, { op: { params, body, responses: sortKeys(responses) }, keys: ["paths", p, m] });
+      let read: Operation | null = null;
+      out.set(`${m.toUpperCase()} ${p}`, { op: () => (read ??= operationOf(doc, shared, o, swagger, follow)), keys: ["paths", p, m] });
     }
   }
   return out;
 }
 
+function operationOf(doc: Record<string, Json>, shared: readonly Json[], o: Record<string, Json>, swagger: boolean, follow: boolean): Operation {
+  const byKey = new Map<string, Json>();
+  for (const raw of [...shared, ...(Array.isArray(o["parameters"]) ? o["parameters"] : [])]) {
+    const prm = isObject(raw) && typeof raw["$ref"] === "string" ? resolveRef(doc, raw["$ref"]) : raw;
+    if (isObject(prm)) byKey.set(`${String(prm["in"])}\0${String(prm["name"])}`, prm);
+  }
+  const params: Array<Operation["params"][number]> = [];
+  let body: Operation["body"] = null;
+  for (const prm of byKey.values()) {
+    if (!isObject(prm)) continue;
+    const where = String(prm["in"]);
+    // Swagger 2's body parameter is OpenAPI 3's request body.
+    if (where === "body") body = { required: prm["required"] === true, shape: shapeOf(doc, prm["schema"], 0, follow) };
+    else params.push({ in: where, name: String(prm["name"]), required: prm["required"] === true || where === "path", shape: shapeOf(doc, prm["schema"] ?? (swagger ? prm : undefined), 0, follow) });
+  }
+  const rb = isObject(o["requestBody"]) && typeof o["requestBody"]["$ref"] === "string" ? resolveRef(doc, o["requestBody"]["$ref"]) : o["requestBody"];
+  if (isObject(rb)) body = { required: rb["required"] === true, shape: contentShape(doc, rb, follow) };
+  const responses: Record<string, Shape | null> = {};
+  if (isObject(o["responses"]))
+    for (const [code, rawResp] of Object.entries(o["responses"])) {
+      const resp = isObject(rawResp) && typeof rawResp["$ref"] === "string" ? resolveRef(doc, rawResp["$ref"]) : rawResp;
+      responses[code] = isObject(resp) ? (swagger ? shapeOf(doc, resp["schema"], 0, follow) : contentShape(doc, resp, follow)) : null;
+    }
+  params.sort((a, b) => (`${a.in}\0${a.name}` < `${b.in}\0${b.name}` ? -1 : 1));
+  return { params, body, responses: sortKeys(responses) };
+}
+
 /** The schema of a request body's or response's content: JSON's where it has one, else the first media type's. */
-function contentShape(doc: Record<string, Json>, holder: Record<string, Json>): Shape | null {
+function contentShape(doc: Record<string, Json>, holder: Record<string, Json>, follow: boolean): Shape | null {
   const content = holder["content"];
   if (!isObject(content)) return null;
   const media = Object.keys(content).sort();
   const json = media.find((m) => /json/i.test(m)) ?? media[0];
   const entry = json === undefined ? undefined : content[json];
-  return isObject(entry) ? shapeOf(doc, entry["schema"]) : null;
+  return isObject(entry) ? shapeOf(doc, entry["schema"], 0, follow) : null;
 }
 
 /** The base paths its operations are served under: OpenAPI 3's `servers` (their URL's path), Swagger 2's `basePath`. */
@@ -234,15 +455,21 @@ export function openapiSymbols(path: string, text: string, hash: HashText): { sy
   const { doc, node } = loaded;
   const whole = rangeOf(1, 1, 1, 1);
   const entries: ContractEntry[] = [];
-  for (const [name, { op, keys }] of operationsOf(doc)) {
+  const digest = shapeDigest(doc, hash);
+  for (const [name, { op: read, keys }] of operationsOf(doc, false)) {
+    const op = read();
     const raw = resolveRef(doc, `#/${keys.map((k) => k.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`);
-    const params = op.params.map((p) => ({ name: p.name, kind: "positional" as const, optional: !p.required, default: null, type: `${p.in} ${p.shape?.type ?? ""}`.trim() }));
+    const params = op.params.map((p) => ({ name: p.name, kind: "positional" as const, optional: !p.required, default: null, type: `${p.in} ${p.shape?.ref ?? p.shape?.type ?? ""}`.trim() }));
     entries.push({
       name,
       qualified_name: name,
       kind: "operation",
       range: node(keys) ?? whole,
-      signature: JSON.stringify(op),
+      signature: JSON.stringify({
+        params: op.params.map((p) => ({ ...p, shape: digest(p.shape) })),
+        body: op.body === null ? null : { required: op.body.required, shape: digest(op.body.shape) },
+        responses: Object.fromEntries(Object.entries(op.responses).map(([code, r]) => [code, digest(r)])),
+      }),
       body: JSON.stringify(raw ?? null),
       detail: { params, returns: Object.keys(op.responses).join(",") },
     });
@@ -251,13 +478,13 @@ export function openapiSymbols(path: string, text: string, hash: HashText): { sy
   const swagger = typeof doc["swagger"] === "string";
   for (const [name, schema] of Object.entries(schemasOf(doc))) {
     const keys = swagger ? ["definitions", name] : ["components", "schemas", name];
-    const shape = shapeOf(doc, schema);
+    const shape = shapeOf(doc, schema, 0, false);
     entries.push({
       name,
       qualified_name: name,
       kind: "message",
       range: node(keys) ?? whole,
-      signature: JSON.stringify({ ...shape, properties: Object.keys(shape?.properties ?? {}) }),
+      signature: JSON.stringify(shape === null ? null : { ...shape, properties: Object.keys(shape.properties ?? {}), items: digest(shape.items), variants: shape.variants?.map(digest) ?? null }),
       body: JSON.stringify(schema),
     });
     for (const [prop, s] of Object.entries(shape?.properties ?? {})) {
@@ -266,9 +493,9 @@ export function openapiSymbols(path: string, text: string, hash: HashText): { sy
         qualified_name: `${name}.${prop}`,
         kind: "field",
         range: node([...keys, "properties", prop]) ?? node(keys) ?? whole,
-        signature: JSON.stringify({ ...s, required: shape?.required.includes(prop) ?? false }),
+        signature: JSON.stringify({ shape: digest(s), required: shape?.required.includes(prop) ?? false }),
         body: JSON.stringify(isObject(schema) && isObject(schema["properties"]) ? (schema["properties"][prop] ?? null) : null),
-        detail: { type: s.type, modifiers: shape?.required.includes(prop) === true ? [] : ["optional"] },
+        detail: { type: s.ref ?? s.type, modifiers: shape?.required.includes(prop) === true ? [] : ["optional"] },
       });
     }
     if (entries.length > MAX_ENTRIES) return { symbols: [], diagnostics: [diagnostic("file_too_large", "warning", path, `more than ${MAX_ENTRIES} operations and properties: not read`)] };
@@ -322,7 +549,7 @@ export function compareOpenapi(before: { text: string; symbols: readonly SymbolR
               : reason("PROPERTY_ADDED", "compatible", `optional property ${name} was added`),
       );
     } else if (b !== undefined && a !== undefined && b.signature_hash !== a.signature_hash) {
-      if (kind === "operation" && bDoc !== null && aDoc !== null) operationReasons(bOps.get(name)?.op, aOps.get(name)?.op, reasons);
+      if (kind === "operation" && bDoc !== null && aDoc !== null) operationReasons(bOps.get(name)?.op(), aOps.get(name)?.op(), reasons);
       else if (kind === "message") shapeReasons(shapeOf(bDoc ?? {}, bSchemas[name]), shapeOf(aDoc ?? {}, aSchemas[name]), "both", name, reasons, false);
       else if (kind === "field") {
         const [parent, prop] = [name.slice(0, name.indexOf(".")), name.slice(name.indexOf(".") + 1)];

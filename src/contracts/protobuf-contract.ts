@@ -1,4 +1,5 @@
-import protobuf from "protobufjs";
+import type protobuf from "protobufjs";
+import { protobufLib } from "./parsers.js";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { reason, type ChangeReason } from "../symbols/change-reason.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
@@ -75,7 +76,7 @@ function factsOf(path: string, text: string): ProtoFacts | Diagnostic {
 function factsOnce(path: string, text: string): ProtoFacts | Diagnostic {
   let parsed: protobuf.IParserResult;
   try {
-    parsed = protobuf.parse(text, { keepCase: true, alternateCommentMode: true });
+    parsed = protobufLib().parse(text, { keepCase: true, alternateCommentMode: true });
   } catch (error) {
     return diagnostic("parse_error", "warning", path, `not a .proto file protobufjs reads: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
   }
@@ -91,10 +92,10 @@ function factsOnce(path: string, text: string): ProtoFacts | Diagnostic {
   const walk = (ns: protobuf.NamespaceBase, prefix: string): void => {
     for (const child of ns.nestedArray) {
       const name = `${prefix}${child.name}`;
-      if (child instanceof protobuf.Type) {
+      if (child instanceof protobufLib().Type) {
         const fields = child.fieldsArray.map((f) => {
           const o = (f.options ?? {}) as Record<string, unknown>;
-          const map = f instanceof protobuf.MapField ? `map<${f.keyType}, ${f.type}>` : null;
+          const map = f instanceof protobufLib().MapField ? `map<${f.keyType}, ${f.type}>` : null;
           return {
             name: f.name,
             number: f.id,
@@ -109,9 +110,9 @@ function factsOnce(path: string, text: string): ProtoFacts | Diagnostic {
         });
         messages.set(name, { fields, reserved: reservedOf(child.reserved), oneofs: child.oneofsArray.filter((o) => !o.name.startsWith("_")).map((o) => o.name) });
         walk(child, `${name}.`);
-      } else if (child instanceof protobuf.Enum) {
+      } else if (child instanceof protobufLib().Enum) {
         enums.set(name, { values: new Map(Object.entries(child.values)), reserved: reservedOf(child.reserved) });
-      } else if (child instanceof protobuf.Service) {
+      } else if (child instanceof protobufLib().Service) {
         const methods = new Map<string, { request: string; response: string; clientStreaming: boolean; serverStreaming: boolean; idempotency: string }>();
         for (const m of child.methodsArray) {
           const o = (m.options ?? {}) as Record<string, unknown>;
@@ -124,7 +125,7 @@ function factsOnce(path: string, text: string): ProtoFacts | Diagnostic {
           });
         }
         services.set(name, methods);
-      } else if (child instanceof protobuf.Namespace) walk(child, `${name}.`);
+      } else if (child instanceof protobufLib().Namespace) walk(child, `${name}.`);
     }
   };
   walk(top, "");

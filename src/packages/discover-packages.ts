@@ -14,10 +14,11 @@ const lazy = <T>(id: string): (() => T) => {
 const fastGlob = lazy<typeof import("fast-glob")>("fast-glob");
 const jsonc = lazy<typeof import("jsonc-parser")>("jsonc-parser");
 const toml = lazy<typeof import("smol-toml")>("smol-toml");
-const yaml = lazy<typeof import("yaml")>("yaml");
+const yaml = lazy<typeof import("js-yaml")>("js-yaml");
 const parseJsonc: typeof import("jsonc-parser").parse = (...args) => jsonc().parse(...args);
 const parseToml = (text: string): unknown => toml().parse(text);
-const parseYaml = (text: string): unknown => yaml().parse(text);
+// Bounded like every parse of a repo's text: no alias expansion, nesting capped.
+const parseYaml = (text: string): unknown => yaml().load(text, { maxAliases: 100, maxDepth: 64 });
 
 /** The ecosystem a package belongs to. npm covers npm, Yarn, Bun, pnpm, Lerna, Nx and Rush packages. */
 export type Ecosystem = "npm" | "cargo" | "go" | "python";

@@ -330,6 +330,28 @@ definitions:
     expect(r.changes.find((c) => c.qualified_name === "Line.parent")?.compatibility).toBe("compatible");
   });
 
+  it("a change two $refs down, or inside a cycle of them, changes the operations that reach it", () => {
+    // GET /orders reaches Line through Order.items; Line made cyclic, then changed inside the cycle.
+    const cyclic = BASE.replace("        qty: { type: integer }\n", '        qty: { type: integer }\n        parent: { $ref: "#/components/schemas/Line" }\n');
+    const changed = cyclic.replace("        sku: { type: string }\n", "        sku: { type: integer }\n");
+    const r = analyze(cyclic, changed);
+    const byName = new Map(r.changes.map((c) => [c.qualified_name, c]));
+    for (const op of ["GET /orders", "GET /orders/{id}", "POST /orders"]) expect(byName.get(op)?.compatibility, op).toBe("breaking");
+    expect(byName.get("GET /orders")?.reasons.map((x) => x.code)).toContain("TYPE_CHANGED");
+    // An operation that does not reach Line is not changed.
+    expect(byName.has("DELETE /orders/{id}")).toBe(false);
+    // A description deep down changes no signature.
+    const described = cyclic.replace("        sku: { type: string }\n", '        sku: { type: string, description: "stock unit" }\n');
+    expect(analyze(cyclic, described).changes.filter((c) => c.change === "signature_changed")).toEqual([]);
+  });
+
+  it("refuses a document nested deeper than any OpenAPI document is, at its depth", () => {
+    const deep = `{"openapi": "3.0.0", "x": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    const r = analyze(null, deep, "openapi.json");
+    expect(r.symbols).toEqual([]);
+    expect(r.diagnostics.map((d) => d.code)).toEqual(["parse_error"]);
+  });
+
   it("has a pair for at least 40 cases", () => {
     expect(ROWS.length + 3).toBeGreaterThanOrEqual(40);
   });
