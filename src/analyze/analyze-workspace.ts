@@ -543,7 +543,8 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   packs?.save();
   const comparison = pending.some((p) => p.memo === null) ? await loadComparison() : null;
   // Service contracts (GraphQL SDL, ...) are read here, in this thread, by their own parsers.
-  const contracts = scanned.some((s) => s?.changes.some((c) => languageOf(c.path) === null && c.change !== "mode_changed" && mayBeContract(c.path))) ? await loadContracts() : null;
+  // (and the routes a changed server file declares: any changed code file may be one)
+  const contracts = scanned.some((s) => s?.changes.some((c) => c.change !== "mode_changed" && (languageOf(c.path) !== null || mayBeContract(c.path)))) ? await loadContracts() : null;
   const byRepo = new Map<number, FileChangeReport[]>();
   const analysed = new Map(pending.map((p) => [`${p.repo}\0${p.path}`, p]));
   return scanned.map((s, i) => {
@@ -587,7 +588,10 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
       }
       if (p.key !== null) memos.get(i)?.set(c.path, entry);
       for (const d of entry.diagnostics) s.diagnostics.push({ ...d, path: path.join((repos[i] as Repo).root, c.path) });
-      changes.push({ path: c.path, change: c.change, language, symbols: entry.symbols, new_references: entry.new_references });
+      // The routes a server's code declares, beside its symbols; their consumers are found as an OpenAPI document's.
+      const routed = contracts !== null && options.symbols !== false && c.change !== "mode_changed" ? contracts.routes(repos[i] as Repo, s, c.path) : null;
+      if (routed !== null && routed.link.publicNames.size > 0) contractLinks.set(c.path, routed.link);
+      changes.push({ path: c.path, change: c.change, language, symbols: routed === null ? entry.symbols : [...entry.symbols, ...routed.changes], new_references: entry.new_references });
     }
     memos.get(i)?.save();
     byRepo.set(i, changes);
@@ -598,36 +602,62 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
 /** Reads a changed file as a contract: its working version and its base blob; null for a file that is not one. */
 async function loadContracts(): Promise<{
   analyze(repo: Repo, s: Scanned, repoPath: string): (import("../contracts/contract-files.js").ContractAnalysis & { parsed: boolean }) | null;
+  routes(repo: Repo, s: Scanned, repoPath: string): { changes: SymbolChange[]; link: import("../contracts/contract-files.js").ContractLink } | null;
 }> {
-  const [{ analyzeContract, mayBeContract }, hasher] = await Promise.all([import("../contracts/contract-files.js"), import("../snapshot/content-hasher.js").then((m) => m.loadContentHasher())]);
+  const [{ analyzeContract, mayBeContract }, routes, hasher] = await Promise.all([
+    import("../contracts/contract-files.js"),
+    import("../contracts/code-routes.js"),
+    import("../snapshot/content-hasher.js").then((m) => m.loadContentHasher()),
+  ]);
   const readers = new Map<string, ReturnType<typeof createObjectReader>>();
+  const versions = (repo: Repo, s: Scanned, repoPath: string): { before: Uint8Array | null; after: Buffer | null } => {
+    let after: Buffer | null = null;
+    try {
+      after = fs.readFileSync(path.join(repo.root, repoPath));
+    } catch {
+      // deleted
+    }
+    const oid = s.baseOids[repoPath];
+    let before: Uint8Array | null = null;
+    if (oid !== undefined) {
+      const objects = path.join(repo.commonDir ?? "", "objects");
+      let reader = readers.get(objects);
+      if (reader === undefined) {
+        reader = createObjectReader(objects);
+        readers.set(objects, reader);
+      }
+      try {
+        const o = reader.read(oid);
+        before = o?.type === "blob" ? o.content : null;
+      } catch {
+        before = null;
+      }
+    }
+    return { before, after };
+  };
   return {
     analyze(repo, s, repoPath) {
       if (!mayBeContract(repoPath)) return null;
-      let after: Buffer | null = null;
-      try {
-        after = fs.readFileSync(path.join(repo.root, repoPath));
-      } catch {
-        // deleted
-      }
-      const oid = s.baseOids[repoPath];
-      let before: Uint8Array | null = null;
-      if (oid !== undefined) {
-        const objects = path.join(repo.commonDir ?? "", "objects");
-        let reader = readers.get(objects);
-        if (reader === undefined) {
-          reader = createObjectReader(objects);
-          readers.set(objects, reader);
-        }
-        try {
-          const o = reader.read(oid);
-          before = o?.type === "blob" ? o.content : null;
-        } catch {
-          before = null;
-        }
-      }
+      const { before, after } = versions(repo, s, repoPath);
       const c = analyzeContract(repoPath, before, after, (t) => hasher.xxh64(t));
       return c === null ? null : { ...c, parsed: !c.diagnostics.some((d) => d.code === "parse_error" || d.code === "file_too_large") };
+    },
+    // A server's code: its routes' changes, under the HTTP API (as the hooks file them).
+    routes(repo, s, repoPath) {
+      let aText: string | null = null;
+      try {
+        aText = fs.readFileSync(path.join(repo.root, repoPath), "utf8");
+      } catch {
+        // deleted: its routes are gone
+      }
+      // (the base blob is read only for a file that declares routes now, or is gone)
+      if (aText !== null && !routes.mayDeclareRoutes(repoPath, aText)) return null;
+      const { before } = versions(repo, s, repoPath);
+      const bText = before === null ? null : Buffer.from(before.buffer, before.byteOffset, before.byteLength).toString("utf8");
+      const changes = routes.compareRoutes(bText === null ? [] : routes.routesIn(repoPath, bText), aText === null ? [] : routes.routesIn(repoPath, aText));
+      if (changes.length === 0) return null;
+      const publicNames = new Map(changes.filter((c) => c.compatibility === "breaking").map((c) => [c.qualified_name, [c.qualified_name, ...routes.routeCallNames(c.qualified_name)].slice(0, 64)]));
+      return { changes, link: { package: { name: "http", ecosystem: "openapi" }, publicNames } };
     },
   };
 }

@@ -48,7 +48,8 @@ export async function contractUsers(repos: readonly ContractRepo[], changed: Rea
     const symbols = repo?.changes.find((x) => x.path === c.path)?.symbols ?? [];
     const key = packageKey(c.link.package.ecosystem, c.link.package.name) ?? "";
     for (const s of symbols) {
-      if (s.compatibility !== "breaking") continue;
+      // (a server's code file carries its code symbols' changes beside its routes': only the routes are the contract's)
+      if (s.compatibility !== "breaking" || !c.link.publicNames.has(s.qualified_name)) continue;
       wanted.push({
         publisher: c.publisher,
         path: c.path,

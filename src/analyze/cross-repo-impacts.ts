@@ -81,7 +81,8 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
     for (const c of r.changes) {
       // A contract's symbols (GraphQL SDL, ...) are not its package's exports: no import of the package uses them.
       if (languageOf(c.path) === null) continue;
-      const breaking = (c.symbols ?? []).filter((s) => s.compatibility === "breaking" && s.exported);
+      // (a server file's route changes are the HTTP API's, not its package's: `contract-users.ts` follows them)
+      const breaking = (c.symbols ?? []).filter((s) => s.compatibility === "breaking" && s.exported && s.kind !== "operation");
       if (breaking.length === 0) continue;
       const tops = [...new Set(breaking.map((s) => topName(s.qualified_name)))];
       const exposure = packageExposure(r.abs, c.path, tops);

@@ -154,9 +154,13 @@ function addCall(out: Set<string>, method: string, raw: string): void {
   if (!new RegExp(`^(${METHODS})$`, "i").test(m)) return;
   const path = normalizeCallPath(raw);
   if (path === null) return;
-  out.add(`${m} ${path}`);
   const generic = path.replace(/\/(?:\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?=\/|$)/gi, "/{}");
-  if (generic !== path) out.add(`${m} ${generic}`);
+  // A service mounts its routers under a prefix it often declares elsewhere (`app.use("/api/v1", router)` in another
+  // file, a gateway's rewrite): the call is also named without a leading `/api`, `/vN` or `/api/vN`.
+  out.add(`${m} ${path}`);
+  out.add(`${m} ${generic}`);
+  const bare = generic.replace(/^\/api(?=\/|$)/i, "").replace(/^\/v\d+(?=\/)/i, "");
+  if (bare !== generic && bare.startsWith("/") && bare.length > 1) out.add(`${m} ${bare}`);
 }
 
 /** A URL as code writes it, as a path with `{}` for what is filled in; null where it is no path. */

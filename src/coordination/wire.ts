@@ -91,6 +91,11 @@ export interface EvaluateRequest {
       /** Its signature before and after, as names and parameter names (`parseConfig(path, strict)`), for people. */
       readonly signature_before?: string | null;
       readonly signature_after?: string | null;
+      /**
+       * The namespace it is filed under where that is not its file's package: a route a server's code declares is
+       * part of the HTTP API (`{ name: "http", ecosystem: "openapi" }`).
+       */
+      readonly package?: { readonly name: string; readonly ecosystem: string };
     }>;
     readonly new_references?: ReadonlyArray<{ readonly kind: string; readonly name: string; readonly module?: string | null }>;
     /** Every reference of the file as it is now (names and modules only): what the session uses. */
@@ -199,6 +204,7 @@ export const EVALUATE_REQUEST_SCHEMA = {
                 default_export: { type: "boolean" },
                 signature_before: nullableText(512),
                 signature_after: nullableText(512),
+                package: { type: "object", required: ["name", "ecosystem"], properties: { name: text(512), ecosystem: text(32) } },
               },
             },
           },

@@ -420,6 +420,18 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
         };
       });
     }
+    // The routes a server's code declares changed: filed under the HTTP API, with the names a client's call gives them.
+    if (a.route_changes !== undefined) {
+      const { routeCallNames } = await import("../contracts/code-routes.js");
+      changes = [
+        ...changes,
+        ...a.route_changes.map((ch) => ({
+          ...ch,
+          package: { name: "http", ecosystem: "openapi" },
+          public_names: ch.compatibility === "breaking" ? [ch.qualified_name, ...routeCallNames(ch.qualified_name)].slice(0, 64) : [],
+        })),
+      ];
+    }
     out.push({
       path: a.path,
       language: a.language,

@@ -32,6 +32,11 @@ export interface FileAnalysis {
   readonly contract?: { readonly package: { readonly name: string; readonly ecosystem: ContractKind }; readonly publicNames: ReadonlyMap<string, readonly string[]> };
   /** For each changed symbol, how it was and is called (`callShape`; null where it has no parameters or is not there). */
   readonly shapes: ReadonlyMap<string, { readonly before: string | null; readonly after: string | null }>;
+  /**
+   * A server's code: what changed in the HTTP routes it declares (`src/contracts/code-routes.ts`), filed under the
+   * HTTP API's namespace rather than the file's package. Absent where the file declares none.
+   */
+  readonly route_changes?: readonly SymbolChange[];
 }
 
 /** Reads a file's content at HEAD; null when HEAD has no such file (a new file) or there is no HEAD. */
@@ -109,6 +114,7 @@ export async function analyzeFile(
     return s === undefined ? null : callShape(s);
   };
   const shapes = new Map(changes.map((ch) => [ch.qualified_name, { before: shapeIn(before?.symbols, ch.renamed_from ?? ch.qualified_name), after: shapeIn(after?.symbols, ch.qualified_name) }]));
+  const routeChanges = await routeChangesOf(repoPath, afterBytes, options.readHead);
   return {
     path: repoPath,
     language,
@@ -119,7 +125,27 @@ export async function analyzeFile(
     diagnostics,
     ...(after?.default_export === undefined ? {} : { default_export: after.default_export }),
     shapes,
+    ...(routeChanges.length === 0 ? {} : { route_changes: routeChanges }),
   };
+}
+
+/**
+ * The changes to the HTTP routes a code file declares, HEAD's version against the working one. Read only where the
+ * file, as it is now, imports a server framework (`mayDeclareRoutes`), or is deleted: an edit of any other file
+ * costs a regular expression.
+ */
+async function routeChangesOf(repoPath: string, afterBytes: Buffer | null, readHead: ReadHeadFile): Promise<SymbolChange[]> {
+  const { compareRoutes, mayDeclareRoutes, routesIn } = await import("../contracts/code-routes.js");
+  const afterText = afterBytes?.toString("utf8") ?? null;
+  if (afterText !== null && !mayDeclareRoutes(repoPath, afterText)) return [];
+  let beforeText: string | null;
+  try {
+    beforeText = (await readHead(repoPath))?.toString("utf8") ?? null;
+  } catch {
+    // (HEAD unreadable: the symbols' analysis says so)
+    return [];
+  }
+  return compareRoutes(beforeText === null ? [] : routesIn(repoPath, beforeText), afterText === null ? [] : routesIn(repoPath, afterText));
 }
 
 /** A service contract's analysis (`src/contracts/`), or null for a file that is not one. */

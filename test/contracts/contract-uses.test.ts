@@ -39,9 +39,28 @@ describe("what a consumer's code uses of a contract", () => {
       'axios({ method: "put", url: "/v1/orders/7" });',
     ].join("\n");
     expect(httpCalls(code).sort()).toEqual(
-      ["DELETE /v1/orders/{}/lines/{}", "GET /v1/orders/{}", "GET /v1/users/42", "GET /v1/users/{}", "POST /v1/orders", "PUT /v1/orders/7", "PUT /v1/orders/{}"].sort(),
+      [
+        "DELETE /v1/orders/{}/lines/{}",
+        "GET /v1/orders/{}",
+        "GET /v1/users/42",
+        "GET /v1/users/{}",
+        "POST /v1/orders",
+        "PUT /v1/orders/7",
+        "PUT /v1/orders/{}",
+        // and without the version prefix a service may mount its routers under elsewhere
+        "DELETE /orders/{}/lines/{}",
+        "GET /orders/{}",
+        "GET /users/{}",
+        "POST /orders",
+        "PUT /orders/{}",
+      ].sort(),
     );
-    expect(contractUses("app/client.py", 'requests.post(f"/v1/orders/{order_id}/pay", json=body)\nhttpx.get("/v1/health")\n').map((u) => u.name)).toEqual(["GET /v1/health", "POST /v1/orders/{}/pay"]);
+    expect(contractUses("app/client.py", 'requests.post(f"/v1/orders/{order_id}/pay", json=body)\nhttpx.get("/v1/health")\n').map((u) => u.name)).toEqual([
+      "GET /health",
+      "GET /v1/health",
+      "POST /orders/{}/pay",
+      "POST /v1/orders/{}/pay",
+    ]);
   });
 
   it("protobuf: names imported from generated modules, under every package their folder may stand for", () => {

@@ -96,4 +96,21 @@ describe("contracts in the CLI", () => {
     );
     expect(doc.briefing).toContain("- `User.email` of the GraphQL schema (api: `schema.graphql`, removed: FIELD_REMOVED) is used by web in `src/profile.ts`");
   });
+
+  it("analyze lists the routes a server's code removes, and who calls them", () => {
+    const api = initRepo(sb, "api");
+    const server = 'import express from "express";\nconst app = express();\nconst v1 = express.Router();\nv1.get("/orders/:id", getOrder);\nv1.get("/health", health);\napp.use("/v1", v1);\nexport function getOrder() {}\nexport function health() {}\n';
+    commit(sb, api, "src/server.ts", server);
+    const web = initRepo(sb, "web");
+    commit(sb, web, "src/orders.ts", "export const get = (id: string) => fetch(`/v1/orders/${id}`);\n");
+    commit(sb, web, "src/health.ts", 'export const h = () => fetch("/v1/health");\n');
+    commit(sb, web, "src/docs.ts", 'export const DOCS = "GET /v1/orders/{id} is documented";\n');
+    fs.writeFileSync(path.join(api, "src/server.ts"), server.replace('v1.get("/orders/:id", getOrder);\n', "").replace("export function getOrder() {}\n", ""));
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { contract_users: Array<{ publisher: string; qualified_name: string; consumer: string; files: string[] }>; briefing: string };
+    expectAnalyzeSchema(doc);
+    expect(doc.contract_users.map((u) => [u.publisher, u.qualified_name, u.consumer, u.files])).toEqual([["api", "GET /v1/orders/{id}", "web", ["src/orders.ts"]]]);
+    expect(doc.briefing).toContain("- `GET /v1/orders/{id}` of the HTTP API (api: `src/server.ts`, removed: OPERATION_REMOVED) is used by web in `src/orders.ts`");
+  });
 });

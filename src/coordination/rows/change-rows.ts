@@ -4,6 +4,7 @@ import { topName } from "../uses-symbol.js";
 import type { EvaluateRequest } from "../wire.js";
 import { compareStrings } from "../../errors/diagnostic.js";
 import { marks } from "../../store/database.js";
+import { packageKey } from "../../packages/package-of-import.js";
 
 export interface ChangeRow extends SessionRow {
   path: string;
@@ -82,6 +83,8 @@ export async function reconcileChanges(c: Coordination, filePath: string, change
     [c.session.id, filePath],
   );
   const now = new Map(changes.map((ch) => [ch.qualified_name, ch]));
+  // A change filed under its own namespace (a route a server's code declares: the HTTP API), else its file's package.
+  const pkgOf = (ch: (typeof changes)[number]): string | null => (ch.package === undefined ? pkg : packageKey(ch.package.ecosystem, ch.package.name));
   const withdrawn = new Set<string>();
   const reverted: string[] = [];
   const committed: string[] = [];
@@ -104,7 +107,7 @@ export async function reconcileChanges(c: Coordination, filePath: string, change
       b.renamed_from === (ch.renamed_from ?? null) &&
       b.head_sha === head &&
       b.state === "local" &&
-      b.package === pkg &&
+      b.package === pkgOf(ch) &&
       b.public_names === publicNamesOf(ch) &&
       Number(b.default_export) === (ch.default_export === true ? 1 : 0) &&
       b.signature_before === (ch.signature_before ?? null) &&
@@ -118,7 +121,7 @@ export async function reconcileChanges(c: Coordination, filePath: string, change
         summaryOf(ch),
         ch.renamed_from ?? null,
         head,
-        pkg,
+        pkgOf(ch),
         publicNamesOf(ch),
         ch.default_export === true ? 1 : 0,
         ch.signature_before ?? null,
@@ -158,7 +161,7 @@ export async function reconcileChanges(c: Coordination, filePath: string, change
         ch.renamed_from ?? null,
         head,
         "local",
-        pkg,
+        pkgOf(ch),
         publicNamesOf(ch),
         ch.default_export === true ? 1 : 0,
         ch.signature_before ?? null,
