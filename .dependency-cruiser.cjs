@@ -10,7 +10,7 @@ const LAYERS = [
   ["remotes", "config", "init", "workspace", "snapshot", "state"],
   ["symbols", "contracts", "briefing", "coordination"],
   ["analyze", "dashboard"],
-  ["hook", "serve", "doctor", "daemon"],
+  ["hook", "serve", "doctor", "daemon", "mcp"],
   ["cli"],
   ["index.ts"],
 ];

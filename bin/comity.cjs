@@ -178,6 +178,7 @@ async function main() {
       env: process.env,
       stdinIsTTY: process.stdin.isTTY === true,
       readStdin: readStdinOnce,
+      stdio: { stdin: process.stdin, stdout: process.stdout },
       ...(analyzeCache === undefined ? {} : { analyzeCache }),
     });
   } catch (error) {

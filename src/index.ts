@@ -104,7 +104,8 @@ export { buildLocalBriefing, type LocalBriefingInput } from "./briefing/build-lo
 export { repoActivityMs, rankByActivity } from "./workspace/repo-activity.js";
 export { aheadBehind, type AheadBehind } from "./state/ahead-behind.js";
 export { extractMany, type ExtractJob, type ExtractManyOptions } from "./symbols/extract-pool.js";
-export { runHook, MAX_PATHS, PRE_TIMEOUT_MS, OTHER_TIMEOUT_MS, type HookInput, type HookOutput } from "./hook/run-hook.js";
+export { runHook, checkHookEvent, MAX_PATHS, PRE_TIMEOUT_MS, OTHER_TIMEOUT_MS, type HookInput, type HookOutput } from "./hook/run-hook.js";
+export { createComityMcpServer, type McpContext } from "./mcp/mcp-server.js";
 export { parseApplyPatch, patchPaths, carriesPatch, type PatchOperation } from "./hook/apply-patch.js";
 export { detectHost, normalizeTool, classifyTool, mapEvent, type HostId, type ComityEvent, type ToolClass } from "./hook/hosts.js";
 export { parseEvaluateResponse, type EvaluateResponse } from "./hook/evaluate-response.js";

@@ -9,6 +9,8 @@ export interface CliIo {
   readonly stdinIsTTY?: boolean;
   /** Reads all of stdin (bounded); absent where a command takes none. */
   readonly readStdin?: () => Promise<string>;
+  /** The process's own streams, for a command that speaks a protocol on them for as long as it runs (`comity mcp`). */
+  readonly stdio?: { readonly stdin: import("node:stream").Readable; readonly stdout: import("node:stream").Writable };
   /**
    * Where the per-user daemon keeps `comity analyze`'s answers (`bin/comity.cjs` asked it first and it had none
    * current): the answer printed, its exit code, and the real paths it read (the folder, its repos' git folders).

@@ -26,7 +26,10 @@ export const COPILOT_USER_HOOKS = ".copilot/hooks";
  */
 export const CLAUDE_HTTP_SETTINGS = "settings.local.json";
 
-const OWN = new Set([...Object.values(HOOK_CONFIG_FILES).map((h) => `${h.dir}/${h.file}`), `${HOOK_CONFIG_FILES.claude_code.dir}/${CLAUDE_HTTP_SETTINGS}`]);
+/** The project-relative MCP configs `comity init` writes Comity's server into (`src/init/mcp-configs.ts`). */
+export const PROJECT_MCP_FILES: readonly string[] = [".mcp.json", ".cursor/mcp.json", ".codex/config.toml"];
+
+const OWN = new Set([...Object.values(HOOK_CONFIG_FILES).map((h) => `${h.dir}/${h.file}`), `${HOOK_CONFIG_FILES.claude_code.dir}/${CLAUDE_HTTP_SETTINGS}`, ...PROJECT_MCP_FILES]);
 
 /**
  * Whether a repo-relative path is a hook config that `comity init` writes: Comity's own doing, never an agent's work.

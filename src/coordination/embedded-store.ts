@@ -5,7 +5,7 @@ import type { Database } from "../store/database.js";
 import { migrate, MIGRATIONS } from "../store/migrations.js";
 import { pruneExpired } from "../store/prune.js";
 import { openSqliteDatabase } from "../store/sqlite-database.js";
-import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys, type TeamRef } from "./evaluate-event.js";
+import { DEFAULT_LEASE_MS, evaluateInTransaction, type TeamRef } from "./evaluate-event.js";
 import { sendMessage, whoHolds } from "./channel.js";
 import { asPolicy, overLimits, type EvaluateAnswer, type EvaluateRequest, type MessageAnswer, type MessageRequest, type TeamPolicy, type WhoAnswer } from "./wire.js";
 
@@ -42,7 +42,7 @@ export interface EmbeddedOptions {
 /**
  * The coordination store of one machine: SQLite at `file` (`<config dir>/coordination.sqlite`), WAL, a busy
  * timeout, one local team. Many hook processes open it at once; each event is one `BEGIN IMMEDIATE`
- * transaction through the same core as `comity serve` ({@link evaluateEvent}). A store SQLite cannot read (corrupt,
+ * transaction through the same core as `comity serve` ({@link evaluateInTransaction}). A store SQLite cannot read (corrupt,
  * not a database, unreadable) is moved aside and rebuilt empty: coordination starts over, and no agent is blocked.
  */
 export async function openEmbeddedStore(file: string, options: EmbeddedOptions = {}): Promise<EmbeddedStore> {
@@ -85,7 +85,7 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
     evaluate(request, now) {
       const over = overLimits(request);
       if (over !== null) return Promise.reject(new ComityError("INVALID_ARGUMENT", `${over}: split the request`));
-      return guarded(() => database.transaction(evaluateLockKeys(LOCAL_TEAM, request), (sql) => evaluateEvent(sql, LOCAL_TEAM, request, { now, leaseMs })));
+      return guarded(() => evaluateInTransaction(database, LOCAL_TEAM, request, { now, leaseMs }));
     },
     prune: (now) => guarded(() => pruneExpired(database, now)),
     message: (request, now) => guarded(() => database.transaction(`message:${LOCAL_TEAM.id}`, (sql) => sendMessage(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, request))),

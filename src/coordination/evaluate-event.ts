@@ -8,7 +8,8 @@ import { atSessionStart } from "./events/session-start.js";
 import { familyReps, resolveRepo, touchSession } from "./rows/session-rows.js";
 import { uniqueSorted } from "./rows/sql-rows.js";
 import { asPolicy, type EvaluateAnswer, type EvaluateRequest } from "./wire.js";
-import { first, type Sql } from "../store/database.js";
+import { type Database, first, type Sql } from "../store/database.js";
+import { ComityError } from "../errors/comity-error.js";
 
 export type { ConflictRef, EvaluateAnswer } from "./wire.js";
 export { BREAKING_HISTORY_MS, DEFAULT_LEASE_MS } from "./coordination.js";
@@ -29,6 +30,31 @@ export interface EvaluateOptions {
  */
 export function evaluateLockKeys(team: TeamRef, request: EvaluateRequest): string[] {
   return uniqueSorted(request.repo.remote_fingerprints.map((fp) => `${team.id}:${fp}`));
+}
+
+/** Thrown inside a dry run's transaction to undo it: what the event wrote is rolled back, its answer kept. */
+class DryRunDone {
+  constructor(readonly answer: EvaluateAnswer) {}
+}
+
+/**
+ * One event in a transaction of `database` (locked on its repos): applied, or, for a `dry_run` request (`pre_edit`,
+ * `pre_shell`), evaluated and rolled back, so that its answer is what the event would be told and nothing is
+ * recorded. The embedded store and `comity serve` both evaluate through here.
+ */
+export async function evaluateInTransaction(database: Pick<Database, "transaction">, team: TeamRef, request: EvaluateRequest, options: EvaluateOptions): Promise<EvaluateAnswer> {
+  const keys = evaluateLockKeys(team, request);
+  if (request.dry_run !== true) return database.transaction(keys, (sql) => evaluateEvent(sql, team, request, options));
+  if (request.event !== "pre_edit" && request.event !== "pre_shell") throw new ComityError("INVALID_ARGUMENT", `dry_run is for pre_edit and pre_shell, not ${request.event}`);
+  try {
+    await database.transaction(keys, async (sql) => {
+      throw new DryRunDone(await evaluateEvent(sql, team, request, options));
+    });
+  } catch (error) {
+    if (error instanceof DryRunDone) return error.answer;
+    throw error;
+  }
+  throw new ComityError("INTERNAL", "a dry run's transaction ended without its answer");
 }
 
 /**

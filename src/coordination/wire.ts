@@ -32,6 +32,11 @@ export interface UseRecord {
 export interface EvaluateRequest {
   readonly event: EventName;
   readonly dedupe_key: string;
+  /**
+   * Evaluated and answered, then undone: what this event would be told, with nothing recorded (the MCP server's
+   * `check_edit`). `pre_edit` and `pre_shell` only.
+   */
+  readonly dry_run?: boolean;
   readonly session: {
     readonly external_id: string;
     readonly tool: string;
@@ -168,6 +173,7 @@ export const EVALUATE_REQUEST_SCHEMA = {
     plan_text: text(131072),
     shell: { type: "object", properties: { command: text(16000), paths } },
     analysis_truncated: { type: "boolean" },
+    dry_run: { type: "boolean" },
     analysis: {
       type: "array",
       maxItems: 50,

@@ -14,6 +14,11 @@ export interface HookInput {
   readonly now?: () => Date;
   /** What the process running the event lends it; a one-shot hook process lends nothing. */
   readonly runtime?: HookRuntime;
+  /**
+   * Evaluated, not recorded (`checkHookEvent`): a `pre_edit` or `pre_shell` is answered as it would be, its requests
+   * marked `dry_run` so the core undoes them, and the session's state is left as it was.
+   */
+  readonly dryRun?: boolean;
 }
 
 /**

@@ -1,6 +1,7 @@
 import * as os from "node:os";
 import { configDir as configDirOf } from "../config/config-dir.js";
 import { coordinationMode } from "../config/coordination-mode.js";
+import { ComityError } from "../errors/comity-error.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 import { carriesPatch } from "./apply-patch.js";
@@ -53,7 +54,7 @@ export async function runHook(input: HookInput): Promise<HookOutput> {
   const configDir = configDirOf(env, env["HOME"] ?? os.homedir());
   const now = input.now ?? (() => new Date());
   try {
-    return { stdout: await pipeline(input, configDir), exitCode: 0, failedOpen: null };
+    return { stdout: (await pipeline(input, configDir)).stdout, exitCode: 0, failedOpen: null };
   } catch (error) {
     const reason = error instanceof FailOpen ? error.message : `internal error: ${error instanceof Error ? error.message : String(error)}`;
     logFailOpen(configDir, { time: now(), tool: input.tool || "?", event: input.event || "?", reason });
@@ -61,7 +62,24 @@ export async function runHook(input: HookInput): Promise<HookOutput> {
   }
 }
 
-async function pipeline(input: HookInput, configDir: string): Promise<string> {
+/**
+ * What a host's `PreToolUse` (or another host's like event) would be told now, with nothing recorded: the same
+ * pipeline as {@link runHook}, its requests evaluated as dry runs (`EvaluateRequest.dry_run`) and the session's state
+ * not written. Throws a `ComityError` where the hook would fail open, so that a caller hears why.
+ */
+export async function checkHookEvent(input: Omit<HookInput, "dryRun">): Promise<{ readonly verdict: HookVerdict; readonly event: string | null }> {
+  const env = input.env;
+  const configDir = configDirOf(env, env["HOME"] ?? os.homedir());
+  try {
+    const { verdict, event } = await pipeline({ ...input, dryRun: true }, configDir);
+    return { verdict, event };
+  } catch (error) {
+    if (error instanceof FailOpen) throw new ComityError("INVALID_ARGUMENT", error.message, { cause: error });
+    throw error;
+  }
+}
+
+async function pipeline(input: HookInput, configDir: string): Promise<{ stdout: string; verdict: HookVerdict; event: string | null }> {
   const startedAt = Date.now();
   if (!isKnownTool(input.tool)) throw new FailOpen(`unknown --tool '${input.tool}' (known: ${HOOK_TOOLS.join(", ")}): fix the hook's command, or run comity init again`);
   if (Buffer.byteLength(input.stdin) > MAX_STDIN_BYTES) throw new FailOpen(`stdin over ${MAX_STDIN_BYTES} bytes`);
@@ -79,7 +97,8 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   const view = hostView(host, nativeEvent, payload);
   const roots = view.roots.length > 0 ? view.roots : [input.cwd];
   // Cursor and Copilot CLI also run Claude Code's hooks: with Comity in the host's own config, the Claude Code one steps aside.
-  if ((host === "cursor" || host === "copilot") && input.tool.toLowerCase().replace(/-/g, "_") !== host && hostRunsComity(host, roots, input.env["HOME"] ?? os.homedir())) return "";
+  if ((host === "cursor" || host === "copilot") && input.tool.toLowerCase().replace(/-/g, "_") !== host && hostRunsComity(host, roots, input.env["HOME"] ?? os.homedir()))
+    return { stdout: "", verdict: { block: null, context: null }, event: null };
   const toolInput = view.toolInput;
   let tool = normalizeTool(view.toolName);
   let toolClass = classifyTool(tool);
@@ -90,7 +109,8 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
   }
   const event = mapEvent(view.event, toolClass);
   // Codex's Stop needs JSON; a CompozyOS event Comity does not act on gets the empty patch.
-  if (event === null) return (host === "codex" && nativeEvent === "Stop") || host === "compozy" ? "{}\n" : "";
+  if (event === null) return { stdout: (host === "codex" && nativeEvent === "Stop") || host === "compozy" ? "{}\n" : "", verdict: { block: null, context: null }, event };
+  if (input.dryRun === true && event !== "pre_edit" && event !== "pre_shell") throw new FailOpen(`a dry run is of an edit or a shell command before it runs, not of ${event}`);
 
   const cwd = view.cwd ?? input.cwd;
   const sessionId = view.sessionId ?? "unknown";
@@ -126,7 +146,9 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
 
   const mode = coordinationMode(input.env, configDir);
   // With coordination off, only a session start has something to say (the engine's briefing).
-  const { requests, repos } = mode.kind === "off" && event !== "session_start" ? { requests: [], repos: [] } : await buildRequests(ctx, mode);
+  const built = mode.kind === "off" && event !== "session_start" ? { requests: [], repos: [] } : await buildRequests(ctx, mode);
+  const repos = built.repos;
+  const requests = input.dryRun === true ? built.requests.map((r) => ({ ...r, body: { ...r.body, dry_run: true } })) : built.requests;
   const coordinator = mode.kind === "off" || requests.length === 0 ? null : coordinatorFor(ctx, mode);
   let verdict: HookVerdict = { block: null, context: null };
   try {
@@ -150,8 +172,8 @@ async function pipeline(input: HookInput, configDir: string): Promise<string> {
     await coordinator?.close();
   }
   const rendered = renderForHost(host, nativeEvent, verdict, state.queued, payload);
-  updateSessionState(configDir, stateKey, (current) => nextState(current, { state, event, rendered, requests, turn: ctx.turn, eventHash: ctx.eventHash }));
-  return rendered.stdout;
+  if (input.dryRun !== true) updateSessionState(configDir, stateKey, (current) => nextState(current, { state, event, rendered, requests, turn: ctx.turn, eventHash: ctx.eventHash }));
+  return { stdout: rendered.stdout, verdict, event };
 }
 
 /**

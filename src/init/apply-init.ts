@@ -4,6 +4,8 @@ import type { InitFile, InitPlan } from "./plan-init.js";
 
 export interface AppliedFile {
   readonly file: string;
+  /** What Comity put in it (see `InitFile.kind`). */
+  readonly kind: "hooks" | "mcp";
   readonly written: boolean;
   /** The copy of the file before Comity changed it (null: nothing to keep, or not written). */
   readonly backup: string | null;
@@ -19,7 +21,7 @@ export function applyInit(plan: InitPlan, options: { now?: () => Date } = {}): A
     .toISOString()
     .replace(/[-:]/g, "")
     .replace(/\.\d+Z$/, "Z");
-  return plan.files.map((f) => (f.changed ? write(f, stamp) : { file: f.file, written: false, backup: null }));
+  return plan.files.map((f) => (f.changed ? write(f, stamp) : { file: f.file, kind: f.kind ?? "hooks", written: false, backup: null }));
 }
 
 function write(f: InitFile, stamp: string): AppliedFile {
@@ -34,5 +36,5 @@ function write(f: InitFile, stamp: string): AppliedFile {
   const tmp = `${f.file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, f.after, { mode });
   fs.renameSync(tmp, f.file);
-  return { file: f.file, written: true, backup };
+  return { file: f.file, kind: f.kind ?? "hooks", written: true, backup };
 }

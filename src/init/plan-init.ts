@@ -6,6 +6,7 @@ import { comityHooks, hookCommandOf, hookEntries, INIT_HOSTS, isComityHookEntry,
 import { mergeHooks } from "./merge-hooks.js";
 import { ompExtensionSource } from "./omp-extension.js";
 import { mergeCompozyConfig } from "./compozy-declarations.js";
+import { mcpConfigFile, mergeMcpConfig } from "./mcp-configs.js";
 
 export interface InitOptions {
   /** The project folder (its `.claude/`, `.codex/`); ignored with `user`. */
@@ -28,10 +29,14 @@ export interface InitOptions {
    * them, a project's Claude Code hooks are written to `.claude/settings.local.json`, the user's own file.
    */
   readonly claudeHttp?: Readonly<Record<string, HttpHook>>;
+  /** Also wire Comity's MCP server (`comity mcp`) into each host's MCP config; default true. */
+  readonly mcp?: boolean;
 }
 
 export interface InitFile {
   readonly host: InitHost;
+  /** What Comity puts in it: its hooks (the default), or its MCP server. */
+  readonly kind?: "hooks" | "mcp";
   /** Absolute path of the settings file. */
   readonly file: string;
   /** Its text now (null: it does not exist). */
@@ -119,6 +124,12 @@ export function planInit(options: InitOptions): InitPlan {
     let merged: Record<string, unknown>;
     try {
       merged = mergeHooks(parsed, comityHooks(host, hookCommand, host === "claude_code" ? (options.claudeHttp ?? {}) : {}));
+      // A project's .mcp.json servers wait for each user's approval (a headless session never gives it): Comity's is
+      // approved where its hooks are.
+      if (host === "claude_code" && options.user !== true && options.mcp !== false) {
+        const approved = Array.isArray(merged["enabledMcpjsonServers"]) ? (merged["enabledMcpjsonServers"] as unknown[]) : [];
+        if (!approved.includes("comity")) merged = { ...merged, enabledMcpjsonServers: [...approved, "comity"] };
+      }
       // Cursor's hooks.json carries a format version.
       if ((host === "cursor" || host === "copilot") && merged["version"] === undefined) merged = { version: 1, ...merged };
     } catch (error) {
@@ -135,6 +146,32 @@ export function planInit(options: InitOptions): InitPlan {
       if (shared !== file && holdsComityHooks(shared)) {
         notes.push(`${shared} holds Comity's command hooks too: Claude Code would run both. Remove them there (they are the entries running \`comity hook\`), or keep the commands and drop --http.`);
       }
+    }
+  }
+  // Comity's MCP server, in each wired host's MCP config: started as `comity mcp` (the native hook client is hooks only).
+  // (`comity-hook` where the hooks run the native client: the server is the `comity` beside it, by name)
+  const mcpCommand = /^comity-hook(\.cmd|\.exe)?$/.test(path.basename(command.trim().split(/\s+/)[0] ?? "")) ? "comity" : command.trim();
+  for (const host of options.mcp === false ? [] : hosts) {
+    const file = mcpConfigFile(host, options);
+    if (file === null) {
+      if (host === "copilot") notes.push("Copilot CLI reads MCP servers from ~/.copilot/mcp-config.json only: comity init --tool copilot --user adds Comity's there.");
+      continue;
+    }
+    let before: string | null;
+    try {
+      before = fs.readFileSync(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        diagnostics.push(diagnostic("settings_unreadable", "error", file, `cannot read ${file}: ${(error as Error).message}`));
+        continue;
+      }
+      before = null;
+    }
+    try {
+      const after = mergeMcpConfig(host, before, mcpCommand);
+      files.push({ host, kind: "mcp", file, before, after, changed: before !== after });
+    } catch (error) {
+      diagnostics.push(diagnostic("settings_bad_shape", "error", file, `${file}: ${(error as Error).message} (left as it is; Comity's MCP server not added)`));
     }
   }
   if (command === "comity" && files.length > 0 && findOnPath("comity", options.pathEnv) === null) {

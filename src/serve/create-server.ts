@@ -1,7 +1,7 @@
 import * as http from "node:http";
 import { CLI_VERSION } from "../version.js";
 import type { Database } from "../store/database.js";
-import { DEFAULT_LEASE_MS, evaluateEvent, evaluateLockKeys } from "../coordination/evaluate-event.js";
+import { DEFAULT_LEASE_MS, evaluateInTransaction } from "../coordination/evaluate-event.js";
 import { listConflicts, listSessions } from "../coordination/list-sessions.js";
 import { loadRequestValidator, MESSAGE_REQUEST_SCHEMA, overLimits, type MessageRequest } from "../coordination/wire.js";
 import { sendMessage, whoHolds } from "../coordination/channel.js";
@@ -146,8 +146,11 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     if (!checked.ok) return invalid(checked.problem);
     const over = overLimits(checked.request);
     if (over !== null) return send(413, { error: "too_much_work", message: `${over}: split the request` });
-    const answer = await oneAtATime(team.id, () => db.transaction(evaluateLockKeys(team, checked.request), (sql) => evaluateEvent(sql, team, checked.request, { now: now(), leaseMs })));
-    dashboard.notify(team.id);
+    if (checked.request.dry_run === true && checked.request.event !== "pre_edit" && checked.request.event !== "pre_shell")
+      return send(400, { error: "invalid_request", message: `dry_run is for pre_edit and pre_shell, not ${checked.request.event}` });
+    const answer = await oneAtATime(team.id, () => evaluateInTransaction(db, team, checked.request, { now: now(), leaseMs }));
+    // (a dry run changed nothing a dashboard shows)
+    if (checked.request.dry_run !== true) dashboard.notify(team.id);
     return send(200, answer);
   };
 

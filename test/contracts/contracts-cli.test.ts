@@ -99,7 +99,8 @@ describe("contracts in the CLI", () => {
 
   it("analyze lists the routes a server's code removes, and who calls them", () => {
     const api = initRepo(sb, "api");
-    const server = 'import express from "express";\nconst app = express();\nconst v1 = express.Router();\nv1.get("/orders/:id", getOrder);\nv1.get("/health", health);\napp.use("/v1", v1);\nexport function getOrder() {}\nexport function health() {}\n';
+    const server =
+      'import express from "express";\nconst app = express();\nconst v1 = express.Router();\nv1.get("/orders/:id", getOrder);\nv1.get("/health", health);\napp.use("/v1", v1);\nexport function getOrder() {}\nexport function health() {}\n';
     commit(sb, api, "src/server.ts", server);
     const web = initRepo(sb, "web");
     commit(sb, web, "src/orders.ts", "export const get = (id: string) => fetch(`/v1/orders/${id}`);\n");

@@ -446,7 +446,12 @@ describe("comity init in a folder that holds repos but is not one", () => {
     expect(bare.status).toBe(0);
     expect(bare.stderr).toContain(`comity init: ${work} is not a git repo; it holds 2 (a, b): writing each repo's own config`);
     expect(bare.stderr).toContain("comity init --here");
-    expect(bare.stdout.trim().split("\n")).toEqual([`${path.join(a, ".claude/settings.json")}: hooks written (new file)`, `${path.join(b, ".claude/settings.json")}: hooks written (new file)`]);
+    expect(bare.stdout.trim().split("\n")).toEqual([
+      `${path.join(a, ".claude/settings.json")}: hooks written (new file)`,
+      `${path.join(a, ".mcp.json")}: Comity's MCP server written (new file)`,
+      `${path.join(b, ".claude/settings.json")}: hooks written (new file)`,
+      `${path.join(b, ".mcp.json")}: Comity's MCP server written (new file)`,
+    ]);
     expect(fs.existsSync(path.join(work, ".claude"))).toBe(false);
     // The newcomer's next command, in the same folder: every repo's hooks are current.
     const doctor = runBuiltCli(["doctor", "--json"], { cwd: work, env: env() });
@@ -465,7 +470,7 @@ describe("comity init in a folder that holds repos but is not one", () => {
     const b = initRepo(sb, "work/b");
     fakeBinary("comity");
     const here = init(work, "--tool", "claude_code", "--here");
-    expect(here.stdout).toBe(`${path.join(work, ".claude/settings.json")}: hooks written (new file)\n`);
+    expect(here.stdout).toBe(`${path.join(work, ".claude/settings.json")}: hooks written (new file)\n${path.join(work, ".mcp.json")}: Comity's MCP server written (new file)\n`);
     const doctor = JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: a, env: env() }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> };
     expect(doctor.checks.find((c) => c.id === "hooks.claude_code")).toMatchObject({
       status: "fail",
@@ -475,9 +480,64 @@ describe("comity init in a folder that holds repos but is not one", () => {
     const each = init(work, "--tool", "claude_code", "--each");
     expect(each.status).toBe(0);
     expect(each.stderr).toBe("");
-    expect(each.stdout.trim().split("\n")).toEqual([`${path.join(a, ".claude/settings.json")}: hooks written (new file)`, `${path.join(b, ".claude/settings.json")}: hooks written (new file)`]);
+    expect(each.stdout.trim().split("\n")).toEqual([
+      `${path.join(a, ".claude/settings.json")}: hooks written (new file)`,
+      `${path.join(a, ".mcp.json")}: Comity's MCP server written (new file)`,
+      `${path.join(b, ".claude/settings.json")}: hooks written (new file)`,
+      `${path.join(b, ".mcp.json")}: Comity's MCP server written (new file)`,
+    ]);
     const after = JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: path.join(b), env: env() }).stdout) as { checks: Array<{ id: string; status: string }> };
     expect(after.checks.find((c) => c.id === "hooks.claude_code")?.status).toBe("ok");
     expect(init(work, "--user", "--each").status).toBe(2);
+  });
+});
+
+describe("comity init: Comity's MCP server in each host's MCP config", () => {
+  it("writes .mcp.json (approved in the project's settings), Cursor's and Codex's configs, merged with what is there, idempotent", () => {
+    const root = initRepo(sb, "proj");
+    fakeBinary("comity");
+    fs.writeFileSync(path.join(root, ".mcp.json"), `${JSON.stringify({ mcpServers: { db: { command: "db-mcp" } } }, null, 2)}\n`);
+    fs.mkdirSync(path.join(root, ".codex"));
+    fs.writeFileSync(path.join(root, ".codex/config.toml"), 'model = "o4"\n\n[mcp_servers.db]\ncommand = "db-mcp"\n');
+    const r = init(root, "--tool", "claude_code", "--tool", "cursor", "--tool", "codex");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${path.join(root, ".mcp.json")}: Comity's MCP server written, backup in`);
+    expect(readJson(path.join(root, ".mcp.json")).mcpServers).toEqual({ db: { command: "db-mcp" }, comity: { command: "comity", args: ["mcp", "--host", "claude_code"] } });
+    expect(readJson(path.join(root, ".claude/settings.json"))["enabledMcpjsonServers"]).toEqual(["comity"]);
+    expect(readJson(path.join(root, ".cursor/mcp.json")).mcpServers).toEqual({ comity: { command: "comity", args: ["mcp", "--host", "cursor"] } });
+    const toml = fs.readFileSync(path.join(root, ".codex/config.toml"), "utf8");
+    expect(toml.startsWith('model = "o4"\n\n[mcp_servers.db]\ncommand = "db-mcp"\n')).toBe(true);
+    expect(parseToml(toml)).toEqual({ model: "o4", mcp_servers: { db: { command: "db-mcp" }, comity: { command: "comity", args: ["mcp", "--host", "codex"] } } });
+    // A second run changes nothing.
+    const again = init(root, "--tool", "claude_code", "--tool", "cursor", "--tool", "codex");
+    expect(again.stdout).not.toContain("written");
+    expect(fs.readFileSync(path.join(root, ".codex/config.toml"), "utf8")).toBe(toml);
+  });
+
+  it("with the native hook client, the server is still `comity mcp`; --user writes Copilot CLI's and Claude Code's user files", () => {
+    const root = initRepo(sb, "proj");
+    fakeBinary("comity");
+    fakeBinary("comity-hook");
+    fs.writeFileSync(path.join(home, ".claude.json"), `${JSON.stringify({ numStartups: 3, projects: {} })}\n`);
+    const r = init(root, "--tool", "claude_code", "--tool", "copilot", "--user");
+    expect(r.status, r.stderr).toBe(0);
+    expect(readJson(path.join(home, ".claude.json"))).toEqual({ numStartups: 3, projects: {}, mcpServers: { comity: { command: "comity", args: ["mcp", "--host", "claude_code"] } } });
+    expect(readJson(path.join(home, ".copilot/mcp-config.json")).mcpServers).toEqual({ comity: { type: "local", command: "comity", args: ["mcp", "--host", "copilot"], tools: ["*"] } });
+    // A project's Copilot CLI takes no MCP config: said, not written.
+    const project = init(root, "--tool", "copilot");
+    expect(project.stdout).toContain("~/.copilot/mcp-config.json");
+  });
+
+  it("leaves a config it cannot merge as it is, and says so", () => {
+    const root = initRepo(sb, "proj");
+    fakeBinary("comity");
+    fs.mkdirSync(path.join(root, ".codex"));
+    fs.writeFileSync(path.join(root, ".codex/config.toml"), '[mcp_servers.comity]\ncommand = "my-own"\n');
+    fs.writeFileSync(path.join(root, ".mcp.json"), "[1, 2]\n");
+    const r = init(root, "--tool", "claude_code", "--tool", "codex");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("declares an MCP server named comity of its own");
+    expect(r.stderr).toContain("its top level is not an object");
+    expect(fs.readFileSync(path.join(root, ".mcp.json"), "utf8")).toBe("[1, 2]\n");
   });
 });

@@ -124,12 +124,15 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
       const { createTwoFilesPatch } = await import("diff");
       for (const f of plan.files) {
         if (!f.changed) io.stdout.write(`${f.file}: up to date\n`);
-        else io.stdout.write(createTwoFilesPatch(f.file, f.file, f.before ?? "", f.after, f.before === null ? "(new file)" : "", "(with Comity's hooks)"));
+        else
+          io.stdout.write(
+            createTwoFilesPatch(f.file, f.file, f.before ?? "", f.after, f.before === null ? "(new file)" : "", f.kind === "mcp" ? "(with Comity's MCP server)" : "(with Comity's hooks)"),
+          );
       }
     } else {
       for (const a of applyInit(plan)) {
         if (!a.written) io.stdout.write(`${a.file}: up to date\n`);
-        else io.stdout.write(`${a.file}: hooks written${a.backup === null ? " (new file)" : `, backup in ${a.backup}`}\n`);
+        else io.stdout.write(`${a.file}: ${a.kind === "mcp" ? "Comity's MCP server" : "hooks"} written${a.backup === null ? " (new file)" : `, backup in ${a.backup}`}\n`);
       }
     }
     for (const n of plan.notes) io.stdout.write(`note: ${n}\n`);

@@ -31,7 +31,7 @@ export async function messageCommand(args: readonly string[], io: CliIo): Promis
   const mode = coordinationMode(io.env, configDir(io.env, home));
   const { findOwningRepo } = await import("../../workspace/discover-repos.js");
   const repo = findOwningRepo(io.cwd);
-  const { fingerprintsUnder } = await import("../repo-fingerprints.js");
+  const { fingerprintsUnder } = await import("../../workspace/repo-fingerprints.js");
   const fingerprints = repo === null ? [] : ((await fingerprintsUnder(repo.root, mode, io.env)) ?? []);
   const { agentLabel, worktreeFolder } = await import("../../hook/build-request.js");
   const { readRepoState } = await import("../../state/read-repo-state.js");

@@ -41,7 +41,7 @@ export async function statusCommand(args: readonly string[], io: CliIo): Promise
   if (values.web) return serveLocalDashboard(io, mode, Number(values.port));
   const dir = path.resolve(io.cwd, positionals[0] ?? ".");
   const { readStatus } = await import("../../coordination/read-status.js");
-  const { fingerprintsUnder } = await import("../repo-fingerprints.js");
+  const { fingerprintsUnder } = await import("../../workspace/repo-fingerprints.js");
   const { httpRequest } = await import("../../api/http-request.js");
   const now = Date.now();
   const report = await readStatus({

@@ -38,7 +38,7 @@ export async function whoCommand(args: readonly string[], io: CliIo): Promise<nu
   const file = path.relative(repo.root, abs).split(path.sep).join("/");
   const home = io.env["HOME"] ?? os.homedir();
   const mode = coordinationMode(io.env, configDir(io.env, home));
-  const { fingerprintsUnder } = await import("../repo-fingerprints.js");
+  const { fingerprintsUnder } = await import("../../workspace/repo-fingerprints.js");
   const { askWho } = await import("../../coordination/reach-agents.js");
   const { httpRequest } = await import("../../api/http-request.js");
   const answer = await askWho({

@@ -7,7 +7,7 @@ import type { GitConfigEnv } from "../git/load-git-config.js";
  * repo without a remote is named by its root commit, as its hooks name it.
  */
 export async function fingerprintsUnder(dir: string, mode: CoordinationMode, env: Readonly<Record<string, string | undefined>>): Promise<string[] | null> {
-  const { reposAtOrUnder } = await import("../workspace/discover-repos.js");
+  const { reposAtOrUnder } = await import("./discover-repos.js");
   const { readRepoState } = await import("../state/read-repo-state.js");
   const { rootCommitFingerprints } = await import("../remotes/root-commit-fingerprints.js");
   let repos: ReturnType<typeof reposAtOrUnder>;

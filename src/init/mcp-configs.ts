@@ -1,0 +1,60 @@
+import * as path from "node:path";
+import type { InitHost } from "./host-configs.js";
+
+/**
+ * Where each host reads the MCP servers it starts, for a project and for the user (`--user`); null where it reads none
+ * at that level. Claude Code: the project's `.mcp.json`, the user's `~/.claude.json`; Cursor: `.cursor/mcp.json`;
+ * Codex: `config.toml`'s `[mcp_servers]` (the project's `.codex/`, read in a trusted project, or `~/.codex/`);
+ * Copilot CLI: `~/.copilot/mcp-config.json` only. omp and CompozyOS take none Comity writes.
+ */
+export function mcpConfigFile(host: InitHost, options: { readonly root: string; readonly home: string; readonly user?: boolean }): string | null {
+  const user = options.user === true;
+  switch (host) {
+    case "claude_code":
+      return user ? path.join(options.home, ".claude.json") : path.join(options.root, ".mcp.json");
+    case "cursor":
+      return path.join(user ? options.home : options.root, ".cursor", "mcp.json");
+    case "codex":
+      return path.join(user ? options.home : options.root, ".codex", "config.toml");
+    case "copilot":
+      return user ? path.join(options.home, ".copilot", "mcp-config.json") : null;
+    default:
+      return null;
+  }
+}
+
+/** The server's entry: `comity mcp --host HOST`, by the command the hooks run Comity by. */
+export function mcpServerEntry(host: InitHost, command: string): { command: string; args: string[] } {
+  return { command, args: ["mcp", "--host", host] };
+}
+
+export const CODEX_MCP_BEGIN = "# >>> comity MCP server (written by `comity init`; rerun it to update)";
+export const CODEX_MCP_END = "# <<< comity MCP server";
+
+/**
+ * A host's MCP config with Comity's server in it, the rest as it was: `mcpServers.comity` in a JSON config (Copilot
+ * CLI's with `type` and `tools`), a marked `[mcp_servers.comity]` block in Codex's TOML. Throws where the file cannot
+ * be merged (not JSON, a `comity` server of the user's own in the TOML): it is then left as it is.
+ */
+export function mergeMcpConfig(host: InitHost, before: string | null, command: string): string {
+  const entry = mcpServerEntry(host, command);
+  if (host === "codex") {
+    const block = [CODEX_MCP_BEGIN, "[mcp_servers.comity]", `command = ${JSON.stringify(entry.command)}`, `args = ${JSON.stringify(entry.args).replace(/,/g, ", ")}`, CODEX_MCP_END].join("\n");
+    const text = before ?? "";
+    const start = text.indexOf(CODEX_MCP_BEGIN);
+    const end = text.indexOf(CODEX_MCP_END);
+    if (start >= 0 && end > start) return `${text.slice(0, start)}${block}${text.slice(end + CODEX_MCP_END.length)}`;
+    if (/^\s*\[\s*mcp_servers\.("?)comity\1\s*\]/m.test(text)) throw new Error("it declares an MCP server named comity of its own");
+    // (at the end: a table header there cannot swallow keys that belong to the file's root table)
+    return `${text}${text === "" || text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n"}${block}\n`;
+  }
+  const parsed: unknown = before === null || before.trim() === "" ? {} : JSON.parse(before);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("its top level is not an object");
+  const doc = parsed as Record<string, unknown>;
+  const servers = doc["mcpServers"];
+  if (servers !== undefined && (typeof servers !== "object" || servers === null || Array.isArray(servers))) throw new Error("its mcpServers is not an object");
+  const wanted = host === "copilot" ? { type: "local", ...entry, tools: ["*"] } : entry;
+  const merged = { ...doc, mcpServers: { ...((servers as Record<string, unknown> | undefined) ?? {}), comity: wanted } };
+  if (before !== null && JSON.stringify(merged) === JSON.stringify(parsed)) return before;
+  return `${JSON.stringify(merged, null, 2)}\n`;
+}

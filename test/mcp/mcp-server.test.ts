@@ -1,0 +1,217 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createComityMcpServer } from "../../src/mcp/mcp-server.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
+import { readHookLog, repoWithRemote } from "../helpers/hook-fixture.js";
+import { BIN, runBuiltCli } from "../helpers/run-cli.js";
+import { type RunningServe, startServe } from "../helpers/serve-fixture.js";
+
+let sb: Sandbox;
+let cfg: string;
+let app: string;
+let other: string;
+/** The team server's URL and token, in served mode. */
+let served: { url: string; token: string } | null = null;
+
+const envOf = (label: string): NodeJS.ProcessEnv => ({
+  ...sb.env,
+  COMITY_CONFIG_DIR: cfg,
+  COMITY_AGENT_NAME: label,
+  ...(served === null ? {} : { COMITY_API_URL: served.url, COMITY_TOKEN: served.token }),
+});
+
+/** One Claude Code hook event, through the built CLI, as a session of `label` in `cwd`. */
+function hook(label: string, session: string, cwd: string, event: string, extra: Record<string, unknown> = {}): string {
+  const input = JSON.stringify({ session_id: session, transcript_path: "/t", cwd, hook_event_name: event, ...extra });
+  const r = runBuiltCli(["hook", "--tool", "claude_code", "--event", event], { cwd, env: envOf(label), input });
+  expect(r.status).toBe(0);
+  return r.stdout;
+}
+
+/** An edit by a session, as Claude Code runs it: PreToolUse, the write, PostToolUse. */
+function edit(label: string, session: string, cwd: string, file: string, from: string, to: string): string {
+  const abs = path.join(cwd, file);
+  const toolInput = { file_path: abs, old_string: from, new_string: to };
+  const pre = hook(label, session, cwd, "PreToolUse", { tool_name: "Edit", tool_input: toolInput, tool_use_id: `${session}-${Date.now()}` });
+  fs.writeFileSync(abs, fs.readFileSync(abs, "utf8").replace(from, to));
+  hook(label, session, cwd, "PostToolUse", { tool_name: "Edit", tool_input: toolInput, tool_response: {}, tool_use_id: `${session}-post` });
+  return pre;
+}
+
+async function connect(cwd: string, label: string): Promise<Client> {
+  const server = createComityMcpServer({ env: envOf(label), cwd, host: "claude_code" });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: "test", version: "1" });
+  await client.connect(b);
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const text = (r: CallToolResult): string => r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+
+describe.each(["embedded", "served"] as const)("comity's MCP server, with the SDK's own client (%s)", (mode) => {
+  let serve: RunningServe | null = null;
+  beforeAll(async () => {
+    sb = createSandbox();
+    cfg = path.join(sb.dir, "cfg");
+    served = null;
+    if (mode === "served") {
+      const spec = path.join(sb.dir, "serve.sqlite");
+      const made = runBuiltCli(["serve", "token", "create", "--team", "acme", "--db", spec], { cwd: sb.dir, env: { ...sb.env, COMITY_CONFIG_DIR: cfg } });
+      expect(made.status, made.stderr).toBe(0);
+      serve = await startServe(["--db", spec], { ...sb.env, COMITY_CONFIG_DIR: cfg });
+      served = { url: serve.url, token: made.stdout.trim() };
+    }
+    // Two clones of one repo: ana works in app, bo in app-2.
+    app = repoWithRemote(sb, "app");
+    other = repoWithRemote(sb, "app-2", "git@github.com:acme/app.git");
+    hook("ana", "s-ana-0001", app, "SessionStart", { source: "startup" });
+    hook("bo", "s-bo-0002", other, "SessionStart", { source: "startup" });
+    // ana makes parseConfig's second parameter required: a breaking change to line 1.
+    edit("ana", "s-ana-0001", app, "src/config.ts", "parseConfig(path: string)", "parseConfig(path: string, strict: boolean)");
+  });
+  afterAll(async () => {
+    await serve?.stop();
+    sb.cleanup();
+  });
+
+  it("lists its tools, each with a description and an input schema", async () => {
+    const client = await connect(other, "bo");
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["analyze", "check_edit", "impact", "inbox", "send_message", "status", "who"]);
+    for (const t of tools) {
+      expect(t.description?.length ?? 0, t.name).toBeGreaterThan(40);
+      expect(t.inputSchema.type).toBe("object");
+      expect(t.outputSchema?.type, t.name).toBe("object");
+    }
+    expect(tools.find((t) => t.name === "check_edit")?.inputSchema.required).toEqual(["path"]);
+  });
+
+  it("who and status answer what the hooks know, status marking the caller", async () => {
+    const client = await connect(other, "bo");
+    const who = await call(client, "who", { path: "src/config.ts" });
+    expect(who.isError).toBeFalsy();
+    expect(text(who)).toContain('"ana"');
+    expect((who.structuredContent as { sessions: Array<{ changed: boolean }> }).sessions).toEqual([expect.objectContaining({ session: "s-ana-0001", changed: true })]);
+    const status = await call(client, "status");
+    const sessions = (status.structuredContent as { sessions: Array<{ session: string; you: boolean; changes: Array<{ qualified_name: string; compatibility: string }> }> }).sessions;
+    expect(sessions.map((s) => [s.session, s.you]).sort()).toEqual([
+      ["s-ana-0001", false],
+      ["s-bo-0002", true],
+    ]);
+    expect(sessions.find((s) => s.session === "s-ana-0001")?.changes).toEqual([expect.objectContaining({ qualified_name: "parseConfig", compatibility: "breaking" })]);
+  });
+
+  it("check_edit says what the PreToolUse hook then decides, and records nothing", async () => {
+    const client = await connect(other, "bo");
+    const same = { path: "src/config.ts", old_string: "parseConfig(path: string)", new_string: "parseConfig(p: string)" };
+    const first = await call(client, "check_edit", same);
+    expect(first.isError, text(first)).toBeFalsy();
+    const verdict = first.structuredContent as { verdict: string; message: string | null; as_session: string | null };
+    expect(verdict.as_session).toBe("s-bo-0002");
+    expect(verdict.verdict).toBe("deny");
+    expect(verdict.message).toContain("parseConfig");
+    // Asked again: the same answer (the first check recorded no denial).
+    expect((await call(client, "check_edit", same)).structuredContent).toEqual(verdict);
+    // The hook, asked for real, denies it with the same words.
+    const pre = hook("bo", "s-bo-0002", other, "PreToolUse", {
+      tool_name: "Edit",
+      tool_input: { file_path: path.join(other, same.path), old_string: same.old_string, new_string: same.new_string },
+      tool_use_id: "bo-1",
+    });
+    const decided = JSON.parse(pre) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    expect(decided.hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(decided.hookSpecificOutput.permissionDecisionReason).toBe(verdict.message);
+    // An edit far from anything is clear.
+    fs.writeFileSync(path.join(other, "src/other.ts"), "export const x = 1;\n");
+    const clear = await call(client, "check_edit", { path: "src/other.ts", content: "export const x = 2;\n" });
+    expect(clear.structuredContent).toMatchObject({ verdict: "clear", message: null });
+  });
+
+  it("impact names the change and who made it", async () => {
+    const client = await connect(other, "bo");
+    const r = await call(client, "impact", { symbol: "parseConfig" });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect((r.structuredContent as { changes: unknown[] }).changes).toEqual([
+      expect.objectContaining({ session: "s-ana-0001", path: "src/config.ts", qualified_name: "parseConfig", compatibility: "breaking", state: "local" }),
+    ]);
+    expect(text(r)).toContain('"ana"');
+  });
+
+  it("a message sent with send_message is read with inbox by the other session", async () => {
+    const bo = await connect(other, "bo");
+    const sent = await call(bo, "send_message", { to: "ana", text: "I will keep calling parseConfig with one argument until you commit" });
+    expect(sent.isError, text(sent)).toBeFalsy();
+    const ana = await connect(app, "ana");
+    const inbox = await call(ana, "inbox");
+    expect(inbox.structuredContent).toMatchObject({
+      session: "s-ana-0001",
+      messages: [expect.objectContaining({ text: "I will keep calling parseConfig with one argument until you commit", delivered: false })],
+    });
+    expect(text(inbox)).toContain("(new)");
+  });
+
+  it("analyze gives the workspace's briefing", async () => {
+    const client = await connect(app, "ana");
+    const r = await call(client, "analyze", { folder: sb.dir });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(text(r)).toContain("config.ts");
+  });
+
+  it("bad input is a clear error, and nothing is recorded", async () => {
+    const client = await connect(other, "bo");
+    const before = runBuiltCli(["status", "--json"], { cwd: other, env: envOf("bo") }).stdout;
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ["check_edit", { path: "src/config.ts" }, /give old_string and new_string, or content/],
+      ["check_edit", { path: "src/config.ts", content: "x", old_string: "a", new_string: "b" }, /not both/],
+      ["check_edit", { path: path.join(sb.dir, "..", "elsewhere.ts"), content: "x" }, /in no git repo/],
+      ["who", { path: path.join(sb.dir, "..", "nowhere.ts") }, /in no git repo/],
+      ["impact", {}, /give a symbol or a path/],
+      ["send_message", { to: "nobody-here", text: "hello" }, /no active session is 'nobody-here'/],
+    ];
+    for (const [name, args, message] of cases) {
+      const r = await call(client, name, args);
+      expect(r.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+      expect(text(r)).toMatch(message);
+    }
+    // Input the schema refuses: the SDK's own error.
+    const typed = await call(client, "who", { path: 42 });
+    expect(typed.isError).toBe(true);
+    expect(text(typed)).toMatch(/path/);
+    expect(runBuiltCli(["status", "--json"], { cwd: other, env: envOf("bo") }).stdout).toBe(before);
+    expect(readHookLog(cfg)).toEqual([]);
+  });
+});
+
+describe("comity mcp, the built CLI on stdio", () => {
+  beforeAll(() => {
+    sb = createSandbox();
+    cfg = path.join(sb.dir, "cfg");
+    served = null;
+    app = repoWithRemote(sb, "app");
+    hook("ana", "s-ana-0001", app, "SessionStart", { source: "startup" });
+  });
+  afterAll(() => sb.cleanup());
+
+  it("answers a host that starts it as comity init writes it, and ends when the host closes its stdin", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "--host", "claude_code"], cwd: app, env: envOf("ana") as Record<string, string>, stderr: "pipe" });
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(transport);
+    expect((await client.listTools()).tools).toHaveLength(7);
+    const status = await call(client, "status");
+    expect(status.structuredContent).toMatchObject({ sessions: [expect.objectContaining({ session: "s-ana-0001", you: true })] });
+    await client.close();
+  });
+
+  it("refuses a host it does not know", () => {
+    const r = runBuiltCli(["mcp", "--host", "vim"], { cwd: app, env: envOf("ana") });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("unknown host 'vim'");
+  });
+});
