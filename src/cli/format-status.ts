@@ -47,6 +47,11 @@ export function formatStatus(report: StatusReport, options: { now: number; colou
     if (held.length > 0) lines.push(`  holds   ${list(held, 8)}`);
     const other = s.files.filter((f) => !held.includes(f));
     if (other.length > 0) lines.push(`  touched ${list(other, 8)}`);
+    // (a report of an older server has no reservations)
+    for (const r of s.reservations ?? [])
+      lines.push(
+        `  reserved ${oneLine(r.pattern)} (${r.ref}, ${r.exclusive ? "exclusive" : "shared"}, until ${r.expires_at})${r.reason === null || r.reason === "" ? "" : `: ${quoted(r.reason, 200)}`}`,
+      );
     for (const c of s.changes.slice(0, 8)) {
       const tag = c.compatibility === "breaking" ? red("breaking") : c.compatibility === "compatible" ? "compatible" : dim("internal");
       lines.push(`  changed ${oneLine(c.qualified_name)} in ${oneLine(c.path)} (${oneLine(c.change, 32)}, ${tag}${c.state === "committed" ? ", committed" : ""})`);

@@ -6,6 +6,7 @@ import { ago, code, describeSession, quoted, shortSessionId } from "./coordinati
 import type { SessionRow } from "./coordination.js";
 import { SESSION_COLS } from "./coordination.js";
 import { describeRanges, mergeRanges, type LineRange } from "./line-ranges.js";
+import { reservationsMeetingPath } from "./reservations.js";
 import type { MessageAnswer, MessageRequest, WhoAnswer } from "./wire.js";
 
 /** The team and the clock and lease a request is answered with. */
@@ -121,16 +122,23 @@ export async function whoHolds(sql: Sql, scope: ChannelScope, fingerprints: read
       by.set(r.id, e);
     }
   }
+  // Who reserved it (the MCP server's reserve): a session that neither holds nor changed it is listed for it.
+  const reserved = new Map<string, string>();
+  for (const { row, text } of await reservationsMeetingPath(sql, scope, repos, filePath)) {
+    reserved.set(row.id, text);
+    if (!by.has(row.id)) by.set(row.id, { row, holds: false, changed: false, since: scope.now, ranges: null });
+  }
   const sessions = [...by.values()]
     .sort((a, b) => a.since - b.since || compareStrings(a.row.id, b.row.id))
     .map((e) => ({
       session: shortSessionId(e.row.external_id),
-      description: `${describeSession(e.row)}, since ${ago(e.since, scope.now)}`,
+      description: `${describeSession(e.row)}${e.holds || e.changed ? `, since ${ago(e.since, scope.now)}` : ""}`,
       holds: e.holds,
       changed: e.changed,
       lines: e.ranges === null ? null : describeRanges(mergeRanges(e.ranges), 8),
       since: e.since,
       status: e.row.status_excerpt,
+      ...(reserved.has(e.row.id) ? { reserved: reserved.get(e.row.id) ?? null } : {}),
     }));
   return { path: filePath, sessions };
 }

@@ -7,6 +7,7 @@ import { pruneExpired } from "../store/prune.js";
 import { openSqliteDatabase } from "../store/sqlite-database.js";
 import { DEFAULT_LEASE_MS, evaluateInTransaction, type TeamRef } from "./evaluate-event.js";
 import { sendMessage, whoHolds } from "./channel.js";
+import { type ReleaseAnswer, type ReleaseRequest, type ReserveAnswer, type ReserveRequest, release, reserve } from "./reservations.js";
 import { asPolicy, overLimits, type EvaluateAnswer, type EvaluateRequest, type MessageAnswer, type MessageRequest, type TeamPolicy, type WhoAnswer } from "./wire.js";
 
 /** The one team of the embedded store: every agent of the machine. */
@@ -27,6 +28,9 @@ export interface EmbeddedStore {
   message(request: MessageRequest, now: number): Promise<MessageAnswer>;
   /** `comity who`: the active sessions that hold or changed a file of a repo. */
   who(fingerprints: readonly string[], filePath: string, now: number): Promise<WhoAnswer>;
+  /** The MCP server's `reserve`: a session's explicit claim on files (`reservations.ts`). */
+  reserve(request: ReserveRequest, now: number): Promise<ReserveAnswer>;
+  release(request: ReleaseRequest, now: number): Promise<ReleaseAnswer>;
   setPolicy(policy: TeamPolicy): Promise<void>;
   close(): Promise<void>;
 }
@@ -90,6 +94,8 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
     prune: (now) => guarded(() => pruneExpired(database, now)),
     message: (request, now) => guarded(() => database.transaction(`message:${LOCAL_TEAM.id}`, (sql) => sendMessage(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, request))),
     who: (fingerprints, filePath, now) => guarded(() => database.read((sql) => whoHolds(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, fingerprints, filePath))),
+    reserve: (request, now) => guarded(() => database.transaction(`reserve:${LOCAL_TEAM.id}`, (sql) => reserve(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, request))),
+    release: (request, now) => guarded(() => database.transaction(`reserve:${LOCAL_TEAM.id}`, (sql) => release(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, request))),
     policy: () => guarded(async () => asPolicy((await database.read((sql) => sql.all<{ policy: string }>("SELECT policy FROM teams WHERE id = ?", [LOCAL_TEAM.id])))[0]?.policy)),
     setPolicy: (policy) =>
       guarded(async () => {

@@ -1,3 +1,4 @@
+import { reservationsOf } from "./reservations.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import { marks, type Sql } from "../store/database.js";
 import type { TeamRef } from "./evaluate-event.js";
@@ -22,6 +23,8 @@ export interface ActiveSession {
   readonly last_seen_at: string;
   readonly event_count: number;
   readonly intents: ReadonlyArray<{ readonly ref: string; readonly paths: readonly string[]; readonly lease_until: string }>;
+  /** Its reservations (the MCP server's `reserve`): what it claimed in advance, until when, and why. */
+  readonly reservations: ReadonlyArray<{ readonly ref: string; readonly pattern: string; readonly exclusive: boolean; readonly reason: string | null; readonly expires_at: string }>;
   readonly files: readonly string[];
   /** The symbols it changed (the latest change of each, at most 50), breaking first. */
   readonly changes: ReadonlyArray<{ readonly path: string; readonly qualified_name: string; readonly change: string; readonly compatibility: string; readonly state: string }>;
@@ -122,6 +125,7 @@ export async function listSessions(sql: Sql, team: TeamRef, options: SessionsFil
   const intentsBySession = group(intentRows, (r) => r.session_id);
   const filesBySession = group(fileRows, (r) => r.session_id);
   const messagesBySession = group(messageRows, (r) => r.session_id);
+  const reservationsBySession = await reservationsOf(sql, { teamId: team.id, now: options.now, leaseMs: options.leaseMs }, repoIds);
   return sessions.map((x) => {
     // The lease slides with the session's activity: every intent it holds lasts until it falls silent; one made
     // before the session fell silent or ended no longer holds.
@@ -149,6 +153,7 @@ export async function listSessions(sql: Sql, team: TeamRef, options: SessionsFil
       last_seen_at: new Date(Number(x.last_seen_at)).toISOString(),
       event_count: Number(x.event_count),
       intents: [...intents].sort((a, b) => a[0] - b[0]).map(([n, paths]) => ({ ref: `INT-${n}`, paths: paths.sort(compareStrings), lease_until: leaseUntil })),
+      reservations: (reservationsBySession.get(x.id) ?? []).map((r) => ({ ...r, expires_at: new Date(r.expires_at).toISOString() })),
       files: (filesBySession.get(x.id) ?? []).map((f) => f.path).sort(compareStrings),
       changes: latestChanges(changesBySession.get(x.id) ?? []),
       queued: queuedBySession.get(x.id) ?? 0,

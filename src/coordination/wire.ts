@@ -19,7 +19,7 @@ export function asPolicy(value: unknown): TeamPolicy {
 }
 
 /** The collision kinds (`docs/coordination.md`, "Collisions"). */
-export const CONFLICT_KINDS = ["edit_conflict", "file_overlap", "symbol_overlap", "breaking_change", "cross_repo_breaking", "plan_overlap"] as const;
+export const CONFLICT_KINDS = ["edit_conflict", "file_overlap", "symbol_overlap", "breaking_change", "cross_repo_breaking", "plan_overlap", "reserved", "reserved_shared"] as const;
 export type ConflictKind = (typeof CONFLICT_KINDS)[number];
 
 /** A module a file imports a name from (`*` for a whole module: a namespace import, `require`, `import()`): what a session uses. */
@@ -361,6 +361,8 @@ export interface WhoAnswer {
     readonly since: number;
     /** Its last status (what it said at its last turn's end). */
     readonly status: string | null;
+    /** Its reservation of the file, when it holds one (`RSV-3 src/billing/, exclusive, for 18 more minutes: ...`). */
+    readonly reserved?: string | null;
   }>;
 }
 

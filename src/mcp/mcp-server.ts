@@ -82,7 +82,16 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
         summary: z.string(),
         path: z.string(),
         sessions: z.array(
-          z.object({ session: z.string(), description: z.string(), holds: z.boolean(), changed: z.boolean(), lines: z.string().nullable(), since: z.number(), status: z.string().nullable() }),
+          z.object({
+            session: z.string(),
+            description: z.string(),
+            holds: z.boolean(),
+            changed: z.boolean(),
+            lines: z.string().nullable(),
+            since: z.number(),
+            status: z.string().nullable(),
+            reserved: z.string().nullable().optional(),
+          }),
         ),
       },
       _meta: ALWAYS_LOADED,
@@ -105,7 +114,7 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
                 `${rel}:`,
                 ...who.sessions.map(
                   (s) =>
-                    `- ${s.description} (session ${s.session}): ${[s.holds ? "holds it" : null, s.changed ? "changed it" : null].filter((x) => x !== null).join(" and ")}${s.lines === null ? "" : `, lines ${s.lines}`}${s.status === null || s.status === "" ? "" : `; last status: ${s.status}`}`,
+                    `- ${s.description} (session ${s.session}): ${[s.holds ? "holds it" : null, s.changed ? "changed it" : null, s.reserved == null ? null : `reserved it (${s.reserved})`].filter((x) => x !== null).join(" and ")}${s.lines === null ? "" : `, lines ${s.lines}`}${s.status === null || s.status === "" ? "" : `; last status: ${s.status}`}`,
                 ),
               ].join("\n");
         return { text, structured: { path: who.path, sessions: who.sessions.map((s) => ({ ...s })) } };
@@ -130,6 +139,7 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
             worktree: z.string().nullable(),
             files: z.array(z.string()),
             changes: z.array(z.object({ path: z.string(), qualified_name: z.string(), change: z.string(), compatibility: z.string(), state: z.string() })),
+            reservations: z.array(z.object({ ref: z.string(), pattern: z.string(), exclusive: z.boolean(), reason: z.string().nullable(), expires_at: z.string() })),
             you: z.boolean(),
           }),
         ),
@@ -149,20 +159,25 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
           worktree: s.worktree,
           files: [...s.files],
           changes: s.changes.map((c) => ({ ...c })),
+          reservations: s.reservations.map((r) => ({ ...r })),
           you: me !== null && s.session_id === me.session_id,
         }));
-        const lines = sessions.map(
-          (s) =>
-            `- ${s.you ? "(you) " : ""}${s.tool} session ${s.session}${s.label === null ? "" : ` run by ${s.label}`}${s.branch === null ? "" : `, branch ${s.branch}`}${s.worktree === null ? "" : `, in ${s.worktree}`}: ${s.files.length} file${s.files.length === 1 ? "" : "s"}${s.files.length > 0 ? ` (${s.files.slice(0, 8).join(", ")}${s.files.length > 8 ? ", ..." : ""})` : ""}${
-              s.changes.filter((c) => c.compatibility === "breaking").length > 0
-                ? `; breaking changes: ${s.changes
-                    .filter((c) => c.compatibility === "breaking")
+        const lines = sessions.map((s) => {
+          const breaking = s.changes.filter((c) => c.compatibility === "breaking");
+          const parts = [
+            `${s.files.length} file${s.files.length === 1 ? "" : "s"}${s.files.length > 0 ? ` (${s.files.slice(0, 8).join(", ")}${s.files.length > 8 ? ", ..." : ""})` : ""}`,
+            ...(breaking.length > 0
+              ? [
+                  `breaking changes: ${breaking
                     .map((c) => `${c.qualified_name} in ${c.path}`)
                     .slice(0, 8)
-                    .join(", ")}`
-                : ""
-            }`,
-        );
+                    .join(", ")}`,
+                ]
+              : []),
+            ...(s.reservations.length > 0 ? [`reserved: ${s.reservations.map((r) => `${r.pattern} (${r.ref}, ${r.exclusive ? "exclusive" : "shared"}, until ${r.expires_at})`).join(", ")}`] : []),
+          ];
+          return `- ${s.you ? "(you) " : ""}${s.tool} session ${s.session}${s.label === null ? "" : ` run by ${s.label}`}${s.branch === null ? "" : `, branch ${s.branch}`}${s.worktree === null ? "" : `, in ${s.worktree}`}: ${parts.join("; ")}`;
+        });
         const text =
           sessions.length === 0
             ? "No agent is active in these repos."
@@ -317,6 +332,90 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
         const messages = [...me.messages].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)).map((m) => ({ ...m }));
         const text = messages.length === 0 ? "No messages." : messages.map((m) => `- from ${m.from} at ${m.at}${m.delivered ? "" : " (new)"}: ${m.text}`).join("\n");
         return { text, structured: { session: me.external_id, messages } };
+      }),
+  );
+
+  /** The caller, or an error a model can act on: reservations are a session's. */
+  const callerOrError = async (): Promise<ActiveSession> => {
+    const me = await caller();
+    if (me === null) throw new ComityError("INVALID_ARGUMENT", "no active session of this folder yet: Comity's hooks have not seen this session (its first tool call or prompt makes it known)");
+    return me;
+  };
+  const repoFingerprints = async (): Promise<string[]> => {
+    const repo = findOwningRepo(ctx.cwd);
+    if (repo === null) throw new ComityError("INVALID_ARGUMENT", `${ctx.cwd} is in no git repo`);
+    const { fingerprintsUnder } = await import("../workspace/repo-fingerprints.js");
+    return (await fingerprintsUnder(repo.root, mode(), ctx.env)) ?? [];
+  };
+  const post = (url: URL, token: string, body?: unknown) => httpRequest(url, { method: "POST", token, body, timeoutMs: API_TIMEOUT_MS });
+
+  server.registerTool(
+    "reserve",
+    {
+      title: "Reserve files before changing them",
+      description:
+        "Claims files of this repo for a while before a larger change (a file, a folder such as src/billing/, or a glob such as src/**/*.sql): another agent's edit there is told, and denied once (exclusive, the default) or only told (shared). It ends after the minutes given, at release, or when your session ends. An exclusive reservation that meets another agent's is refused, naming it.",
+      inputSchema: {
+        paths: z.array(z.string().min(1).max(512)).min(1).max(32).describe("Repo-relative files, folders (ending in /) or globs."),
+        minutes: z.number().int().min(1).max(480).default(30).describe("How long: 1 to 480 minutes (default 30)."),
+        mode: z.enum(["exclusive", "shared"]).default("exclusive"),
+        reason: z.string().max(500).optional().describe("What you are doing there, for the agents who meet it."),
+      },
+      outputSchema: {
+        summary: z.string(),
+        reservations: z.array(z.object({ ref: z.string(), pattern: z.string(), exclusive: z.boolean(), reason: z.string().nullable(), expires_at: z.number() })),
+        overlapping: z.array(
+          z.object({ ref: z.string(), pattern: z.string(), exclusive: z.boolean(), reason: z.string().nullable(), expires_at: z.number(), session: z.string(), description: z.string() }),
+        ),
+      },
+      _meta: ALWAYS_LOADED,
+      annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ paths, minutes, mode: how, reason }) =>
+      answer(async () => {
+        const me = await callerOrError();
+        const { reserveFiles } = await import("../coordination/reach-agents.js");
+        const got = await reserveFiles({
+          mode: mode(),
+          request: { repo: { remote_fingerprints: await repoFingerprints() }, session: me.external_id, patterns: paths, minutes, exclusive: how === "exclusive", reason: reason ?? null },
+          now: now(),
+          post,
+        });
+        const text = [
+          `Reserved (${how}, for ${minutes} minute${minutes === 1 ? "" : "s"}): ${got.reservations.map((r) => `${r.pattern} (${r.ref})`).join(", ")}. Release it with release when you are done.`,
+          ...got.overlapping.map((o) => `Also reserved, shared, by ${o.description}: ${o.pattern} (${o.ref})${o.reason === null ? "" : `: ${o.reason}`}.`),
+        ].join("\n");
+        return { text, structured: { reservations: got.reservations.map((r) => ({ ...r })), overlapping: got.overlapping.map((o) => ({ ...o })) } };
+      }),
+  );
+
+  server.registerTool(
+    "release",
+    {
+      title: "Release reserved files",
+      description: "Ends your reservations: those named (by ref, RSV-3, or by the path you reserved), or all of them when none is named.",
+      inputSchema: {
+        refs: z
+          .array(z.string().regex(/^RSV-\d{1,15}$/))
+          .max(64)
+          .optional(),
+        paths: z.array(z.string().min(1).max(512)).max(32).optional(),
+      },
+      outputSchema: { summary: z.string(), released: z.array(z.string()) },
+      _meta: ALWAYS_LOADED,
+      annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ refs, paths }) =>
+      answer(async () => {
+        const me = await callerOrError();
+        const { releaseFiles } = await import("../coordination/reach-agents.js");
+        const done = await releaseFiles({
+          mode: mode(),
+          request: { repo: { remote_fingerprints: await repoFingerprints() }, session: me.external_id, ...(refs === undefined ? {} : { refs }), ...(paths === undefined ? {} : { patterns: paths }) },
+          now: now(),
+          post,
+        });
+        return { text: done.released.length === 0 ? "You held no reservation." : `Released ${done.released.join(", ")}.`, structured: { released: [...done.released] } };
       }),
   );
 

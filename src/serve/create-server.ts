@@ -5,6 +5,7 @@ import { DEFAULT_LEASE_MS, evaluateInTransaction } from "../coordination/evaluat
 import { listConflicts, listSessions } from "../coordination/list-sessions.js";
 import { loadRequestValidator, MESSAGE_REQUEST_SCHEMA, overLimits, type MessageRequest } from "../coordination/wire.js";
 import { sendMessage, whoHolds } from "../coordination/channel.js";
+import { RELEASE_REQUEST_SCHEMA, type ReleaseRequest, release, RESERVE_REQUEST_SCHEMA, type ReserveRequest, reserve } from "../coordination/reservations.js";
 import { ComityError } from "../errors/comity-error.js";
 import { hashToken, setTeamPolicyById, teamForToken, tokenHashExists, touchToken, type Team } from "./teams.js";
 import { createDashboard } from "../dashboard/create-dashboard.js";
@@ -19,7 +20,7 @@ export const FAILED_AUTH_LIMIT = 20;
 export const FAILED_AUTH_WINDOW_MS = 10_000;
 
 /** The API's routes: hooks evaluate events; `comity status`, `who` and `message` read and write beside them. */
-const ROUTES = ["GET /v1/health", "POST /v1/hooks/evaluate", "GET /v1/sessions", "GET /v1/who", "POST /v1/messages"];
+const ROUTES = ["GET /v1/health", "POST /v1/hooks/evaluate", "GET /v1/sessions", "GET /v1/who", "POST /v1/messages", "POST /v1/reservations", "POST /v1/reservations/release"];
 
 /** Bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -57,6 +58,8 @@ export interface ServerOptions {
 export async function createCoordinationServer(options: ServerOptions): Promise<http.Server> {
   const validate = await loadRequestValidator();
   const validateMessage = await loadRequestValidator<MessageRequest>(MESSAGE_REQUEST_SCHEMA);
+  const validateReserve = await loadRequestValidator<ReserveRequest>(RESERVE_REQUEST_SCHEMA);
+  const validateRelease = await loadRequestValidator<ReleaseRequest>(RELEASE_REQUEST_SCHEMA);
   const now = options.now ?? Date.now;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -130,6 +133,23 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       return send(400, { error: "invalid_json", message: "the body is not JSON" });
     }
     const invalid = (problem: { field: string; message: string }) => send(400, { error: "invalid_request", field: problem.field, message: `${problem.field} ${problem.message}` });
+    if (route === "POST /v1/reservations" || route === "POST /v1/reservations/release") {
+      const reserving = route === "POST /v1/reservations";
+      const checked = reserving ? validateReserve(json) : validateRelease(json);
+      if (!checked.ok) return invalid(checked.problem);
+      try {
+        const scope = { teamId: team.id, now: now(), leaseMs };
+        const answer = await db.transaction<object>(`reserve:${team.id}`, (sql) =>
+          reserving ? reserve(sql, scope, checked.request as ReserveRequest) : release(sql, scope, checked.request as ReleaseRequest),
+        );
+        dashboard.notify(team.id);
+        return send(200, answer);
+      } catch (error) {
+        // (no such session, a pattern outside the repo, a reservation already held: the caller is told why)
+        if (error instanceof ComityError && error.code === "INVALID_ARGUMENT") return send(409, { error: "refused", message: error.message });
+        throw error;
+      }
+    }
     if (route === "POST /v1/messages") {
       const checked = validateMessage(json);
       if (!checked.ok) return invalid(checked.problem);

@@ -235,6 +235,26 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE notices ADD COLUMN sender_session_id TEXT;
   ALTER TABLE notices ADD COLUMN sender TEXT
   `,
+  // 6: reservations, a session's explicit claim on files (a file, a folder, a glob) until it expires, is released
+  // or its session ends (the MCP server's reserve and release).
+  `
+  CREATE TABLE reservations (
+    team_id TEXT NOT NULL,
+    number BIGINT NOT NULL,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    repo_id TEXT NOT NULL,
+    pattern TEXT NOT NULL,
+    exclusive BIGINT NOT NULL,
+    reason TEXT,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    released_at BIGINT,
+    PRIMARY KEY (team_id, number)
+  );
+  CREATE INDEX reservations_by_repo ON reservations (team_id, repo_id, released_at, expires_at);
+  CREATE INDEX reservations_by_session ON reservations (session_id);
+  ALTER TABLE teams ADD COLUMN next_reservation BIGINT NOT NULL DEFAULT 1
+  `,
 ];
 
 /** Applies the migrations not yet applied, each in its own transaction; returns the schema version. */

@@ -37,6 +37,8 @@ export async function pruneExpired(db: Database, now: number): Promise<number> {
     ]);
     n += await sql.run(`DELETE FROM intents WHERE EXISTS (SELECT 1 FROM intents i WHERE i.team_id = intents.team_id AND i.number = intents.number AND ${over})`, [cutoff, cutoff]);
     n += await sql.run("DELETE FROM symbol_changes WHERE created_at < ?", [now - RETENTION.symbolChangesMs]);
+    // A reservation over (released or expired) a while ago tells nobody anything.
+    n += await sql.run("DELETE FROM reservations WHERE expires_at < ? OR released_at < ?", [cutoff, cutoff]);
     const gone = "SELECT id FROM sessions WHERE last_seen_at < ?";
     const sessionCutoff = [now - RETENTION.sessionsMs];
     n += await sql.run(
@@ -44,7 +46,7 @@ export async function pruneExpired(db: Database, now: number): Promise<number> {
       sessionCutoff,
     );
     n += await sql.run("DELETE FROM session_events WHERE at < ?", [now - RETENTION.sessionsMs]);
-    for (const table of ["intents", "session_files", "session_references", "session_uses", "session_parse_errors", "session_events", "notices", "symbol_changes"]) {
+    for (const table of ["intents", "session_files", "session_references", "session_uses", "session_parse_errors", "session_events", "notices", "symbol_changes", "reservations"]) {
       n += await sql.run(`DELETE FROM ${table} WHERE session_id IN (${gone})`, sessionCutoff);
     }
     n += await sql.run(`DELETE FROM conflicts WHERE session_id IN (${gone}) OR other_session_id IN (${gone})`, [...sessionCutoff, ...sessionCutoff]);

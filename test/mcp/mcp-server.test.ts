@@ -84,7 +84,7 @@ describe.each(["embedded", "served"] as const)("comity's MCP server, with the SD
   it("lists its tools, each with a description and an input schema", async () => {
     const client = await connect(other, "bo");
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["analyze", "check_edit", "impact", "inbox", "send_message", "status", "who"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["analyze", "check_edit", "impact", "inbox", "release", "reserve", "send_message", "status", "who"]);
     for (const t of tools) {
       expect(t.description?.length ?? 0, t.name).toBeGreaterThan(40);
       expect(t.inputSchema.type).toBe("object");
@@ -164,6 +164,62 @@ describe.each(["embedded", "served"] as const)("comity's MCP server, with the SD
     expect(text(r)).toContain("config.ts");
   });
 
+  it("a reservation is honoured by the hooks, shown by who and status, refuses an overlapping exclusive one, and ends at release", async () => {
+    const ana = await connect(app, "ana");
+    const bo = await connect(other, "bo");
+    const got = await call(ana, "reserve", { paths: ["src/"], minutes: 20, reason: "moving the config loader" });
+    expect(got.isError, text(got)).toBeFalsy();
+    const ref = (got.structuredContent as { reservations: Array<{ ref: string; pattern: string; exclusive: boolean }> }).reservations[0];
+    expect(ref).toMatchObject({ pattern: "src/", exclusive: true });
+    // who and status say so.
+    fs.writeFileSync(path.join(other, "src/new.ts"), "export const n = 1;\n");
+    expect(text(await call(bo, "who", { path: "src/new.ts" }))).toMatch(new RegExp(`reserved it \\(${ref?.ref} src/, exclusive, for 20 more minutes: moving the config loader\\)`));
+    const sessions = ((await call(bo, "status")).structuredContent as { sessions: Array<{ session: string; reservations: Array<{ ref: string }> }> }).sessions;
+    expect(sessions.find((x) => x.session === "s-ana-0001")?.reservations.map((r) => r.ref)).toEqual([ref?.ref]);
+    // An exclusive reservation over it is refused, naming it; a shared one elsewhere is granted.
+    const refused = await call(bo, "reserve", { paths: ["src/new.ts"] });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain(`already reserved: \`src/\` (${ref?.ref}, exclusive)`);
+    expect((await call(bo, "reserve", { paths: ["docs/**"], mode: "shared", minutes: 5 })).isError).toBeFalsy();
+    // bo's edit of a file under it: check_edit and the hook both deny it once, with the reservation.
+    const edit = { path: "src/new.ts", old_string: "n = 1", new_string: "n = 2" };
+    const checked = (await call(bo, "check_edit", edit)).structuredContent as { verdict: string; message: string };
+    expect(checked.verdict).toBe("deny");
+    expect(checked.message).toMatch(
+      new RegExp(`reserved: \`src/new\\.ts\` is reserved by Claude Code session s-ana-0001 \\("ana"[^)]*\\) \\(${ref?.ref}, \`src/\`, exclusive, for 20 more minutes\\): "moving the config loader"`),
+    );
+    const toolInput = { file_path: path.join(other, edit.path), old_string: edit.old_string, new_string: edit.new_string };
+    const pre = JSON.parse(hook("bo", "s-bo-0002", other, "PreToolUse", { tool_name: "Edit", tool_input: toolInput, tool_use_id: "bo-r1" })) as {
+      hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string };
+    };
+    expect(pre.hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(pre.hookSpecificOutput.permissionDecisionReason).toBe(checked.message);
+    // Told once (first_contact): the retry goes through, and ana hears that bo edits inside her reservation.
+    expect(hook("bo", "s-bo-0002", other, "PreToolUse", { tool_name: "Edit", tool_input: toolInput, tool_use_id: "bo-r2" })).not.toContain('"deny"');
+    expect(hook("ana", "s-ana-0001", app, "UserPromptSubmit", { prompt: "go on" })).toContain(`is editing \`src/new.ts\`, inside your reservation ${ref?.ref} (\`src/\`)`);
+    // Released: who no longer names it, and a new file under src/ is clear to edit.
+    expect((await call(ana, "release", {})).structuredContent).toMatchObject({ released: [ref?.ref] });
+    expect(text(await call(bo, "who", { path: "src/new.ts" }))).not.toContain("reserved it");
+    fs.writeFileSync(path.join(other, "src/newer.ts"), "export const m = 1;\n");
+    expect((await call(bo, "check_edit", { path: "src/newer.ts", content: "export const m = 2;\n" })).structuredContent).toMatchObject({ verdict: "clear" });
+    expect((await call(bo, "release", {})).isError).toBeFalsy();
+  });
+
+  // (embedded: the clock is the caller's; a team server keeps its own)
+  it.skipIf(mode === "served")("a reservation past its minutes is over", async () => {
+    // Made 31 minutes ago for 30: it expired a minute ago.
+    const ana = createComityMcpServer({ env: envOf("ana"), cwd: app, host: "claude_code", now: () => Date.now() - 31 * 60_000 });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await ana.connect(a);
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(b);
+    // (the session is seen as active then too: the hooks heard from it since)
+    const got = await call(client, "reserve", { paths: ["src/config.ts"], minutes: 30 });
+    expect(got.isError, text(got)).toBeFalsy();
+    const bo = await connect(other, "bo");
+    expect(text(await call(bo, "who", { path: "src/config.ts" }))).not.toContain("reserved it");
+  });
+
   it("bad input is a clear error, and nothing is recorded", async () => {
     const client = await connect(other, "bo");
     const before = runBuiltCli(["status", "--json"], { cwd: other, env: envOf("bo") }).stdout;
@@ -174,6 +230,8 @@ describe.each(["embedded", "served"] as const)("comity's MCP server, with the SD
       ["who", { path: path.join(sb.dir, "..", "nowhere.ts") }, /in no git repo/],
       ["impact", {}, /give a symbol or a path/],
       ["send_message", { to: "nobody-here", text: "hello" }, /no active session is 'nobody-here'/],
+      ["reserve", { paths: ["../outside/"] }, /leaves the repo/],
+      ["release", { refs: ["RSV-999999"] }, /none of this session's active reservations is RSV-999999/],
     ];
     for (const [name, args, message] of cases) {
       const r = await call(client, name, args);
@@ -203,7 +261,7 @@ describe("comity mcp, the built CLI on stdio", () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "--host", "claude_code"], cwd: app, env: envOf("ana") as Record<string, string>, stderr: "pipe" });
     const client = new Client({ name: "test", version: "1" });
     await client.connect(transport);
-    expect((await client.listTools()).tools).toHaveLength(7);
+    expect((await client.listTools()).tools).toHaveLength(9);
     const status = await call(client, "status");
     expect(status.structuredContent).toMatchObject({ sessions: [expect.objectContaining({ session: "s-ana-0001", you: true })] });
     await client.close();

@@ -22,7 +22,7 @@ let configDir: string;
 const models: ScriptedModel[] = [];
 
 beforeEach(() => {
-  ({ sb, main, wt, env, configDir } = twoWorktrees({ "src/config.ts": CONFIG, "src/main.ts": MAIN }));
+  ({ sb, main, wt, env, configDir } = twoWorktrees({ "src/config.ts": CONFIG, "src/main.ts": MAIN, "src/billing/invoice.ts": "export const total = 0;\n" }));
 });
 afterEach(async () => {
   for (const m of models.splice(0)) await m.close();
@@ -34,6 +34,8 @@ afterEach(async () => {
   sb.cleanup();
 });
 
+const read = (file: string): string => fs.readFileSync(file, "utf8");
+
 async function model(script: readonly ScriptedStep[]): Promise<ScriptedModel> {
   const m = await startScriptedModel(script);
   models.push(m);
@@ -41,7 +43,7 @@ async function model(script: readonly ScriptedStep[]): Promise<ScriptedModel> {
 }
 
 describe.skipIf(!fs.existsSync(CLAUDE_BIN))("the real Claude Code CLI with Comity's MCP server, as comity init wires it", () => {
-  it("who, check_edit and impact answer what the hooks know; a message sent with send_message is read with inbox by the other session", async () => {
+  it("a reservation made with reserve denies the other session's edit once, naming it; who, check_edit and impact answer what the hooks know; send_message reaches inbox", async () => {
     for (const dir of [main, wt]) {
       const r = await runBuiltCliAsync(["init", "--tool", "claude_code"], { cwd: dir, env });
       expect(r.status, r.stderr).toBe(0);
@@ -53,6 +55,7 @@ describe.skipIf(!fs.existsSync(CLAUDE_BIN))("the real Claude Code CLI with Comit
       bobDone = resolve;
     });
     const alice = await model([
+      { tool: "mcp__comity__reserve", input: { paths: ["src/billing/"], minutes: 20, reason: "splitting invoices by currency" } },
       { tool: "Edit", input: { file_path: path.join(main, "src/config.ts"), old_string: "parseConfig(path: string)", new_string: "parseConfig(path: string, strict: boolean)" } },
       async () => {
         await bobFinished;
@@ -65,10 +68,11 @@ describe.skipIf(!fs.existsSync(CLAUDE_BIN))("the real Claude Code CLI with Comit
       { tool: "mcp__comity__check_edit", input: { path: "src/main.ts", old_string: 'parseConfig("a.json")', new_string: 'parseConfig("b.json")' } },
       { tool: "mcp__comity__impact", input: { symbol: "parseConfig" } },
       { tool: "mcp__comity__send_message", input: { to: "alice", text: "I keep main.ts on the one-argument call until you commit" } },
+      { tool: "Edit", input: { file_path: path.join(wt, "src/billing/invoice.ts"), old_string: "total = 0", new_string: "total = 1" } },
       { text: "bob done" },
     ]);
     const runAlice = runClaude({ cwd: main, env: { ...env, COMITY_AGENT_NAME: "alice" }, modelUrl: alice.url });
-    await alice.waitForRequests(2);
+    await alice.waitForRequests(3);
     const runBob = await runClaude({ cwd: wt, env: { ...env, COMITY_AGENT_NAME: "bob" }, modelUrl: bob.url }).finally(() => bobDone());
     const ranAlice = await runAlice;
     expect(runBob.code, runBob.stderr.slice(-2000)).toBe(0);
@@ -83,7 +87,9 @@ describe.skipIf(!fs.existsSync(CLAUDE_BIN))("the real Claude Code CLI with Comit
         return r?.text ?? "";
       }
     };
-    const [who, check, impact, sent] = seenByModel(bob.requests).results;
+    const [reserved] = seenByModel(alice.requests).results;
+    expect(said(reserved)).toMatch(/^Reserved \(exclusive, for 20 minutes\): src\/billing\/ \(RSV-\d+\)/);
+    const [who, check, impact, sent, billing] = seenByModel(bob.requests).results;
     expect(who?.isError, who?.text).toBe(false);
     expect(said(who)).toContain('"alice"');
     expect(said(who)).toContain("changed it");
@@ -92,7 +98,12 @@ describe.skipIf(!fs.existsSync(CLAUDE_BIN))("the real Claude Code CLI with Comit
     expect(said(check)).toContain("PARAMETER_ADDED_REQUIRED");
     expect(said(impact)).toMatch(/parseConfig in src\/config\.ts: signature_changed, breaking \(local\)/);
     expect(said(sent)).toContain("Left for Claude Code session");
-    const [, inbox] = seenByModel(alice.requests).results;
+    // bob's edit in alice's reserved folder: denied once, naming the reservation and its reason.
+    expect(billing?.isError).toBe(true);
+    expect(billing?.text).toMatch(/reserved: `src\/billing\/invoice\.ts` is reserved by Claude Code session [0-9a-f]{8} \("alice"/);
+    expect(billing?.text).toContain('"splitting invoices by currency"');
+    expect(read(path.join(wt, "src/billing/invoice.ts"))).toBe("export const total = 0;\n");
+    const [, , inbox] = seenByModel(alice.requests).results;
     expect(said(inbox)).toContain("I keep main.ts on the one-argument call until you commit");
     // The tools were offered to the model under Claude Code's MCP names.
     const offered = (bob.requests[0]?.tools ?? []).map((t) => t.name ?? "");

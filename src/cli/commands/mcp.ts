@@ -5,7 +5,8 @@ export const MCP_USAGE = `usage: comity mcp [--host HOST]
 
 Comity's MCP server, on stdin and stdout, for as long as the host that started
 it keeps them open. Its tools let a model ask before it acts and reach the
-other agents: who, status, check_edit, impact, analyze, send_message, inbox.
+other agents: who, status, check_edit, impact, reserve, release, analyze,
+send_message, inbox.
 They answer from where this machine's hooks coordinate (the embedded store, or
 the team's API). comity init writes it into each host's MCP configuration.
   --host HOST   the host that starts it (claude_code, codex, cursor, copilot,

@@ -6,6 +6,8 @@ import { editCollision } from "../edit-collision.js";
 import { othersChanges, packageChanges } from "../rows/change-rows.js";
 import { lineOf, markTold, recordConflicts, refOf, sortByChange, untold } from "../rows/conflict-rows.js";
 import { holdersOf } from "../rows/holder-rows.js";
+import { minutesLeft, reservationsMeeting } from "../reservations.js";
+import { code, describeSession, quoted } from "../coordination-text.js";
 import { insertRows, nextNumber, uniqueRows, uniqueSorted } from "../rows/sql-rows.js";
 import { expandImports, packageUseReaches, filesUsing, importTarget } from "../uses-symbol.js";
 import { packageOfImport } from "../../packages/package-of-import.js";
@@ -54,24 +56,42 @@ export async function beforeEdit(c: Coordination, paths: string[]): Promise<Outc
     paths: [h.path],
     changeAt: Number(h.since),
   }));
+  // Other sessions' reservations of these files: exclusive ones deny as the policy says, shared ones are told.
+  const reserved = await reservationsMeeting(c, paths);
+  wanted.push(
+    ...reserved.map(({ reservation: r, paths: met }) => ({
+      kind: Number(r.exclusive) === 1 ? ("reserved" as const) : ("reserved_shared" as const),
+      role: "affected" as const,
+      session: c.session,
+      other: r,
+      subject: `RSV-${r.number}`,
+      body: reservedBody(c, r, met),
+      paths: met,
+      changeAt: Number(r.created_at),
+    })),
+  );
   wanted.push(...(await breakingUsedIn(c, paths)));
   const rows = await recordConflicts(c, wanted);
-  // recordConflicts answers in the order asked: the first rows are the holders' overlaps, one each. The block policy
-  // denies an edit that meets lines another session holds, not one apart from them.
-  const heldRows = rows.slice(0, holders.length).filter((_, i) => Number(holders[i]?.held) === 1 && kinds[i] === "edit_conflict");
+  // recordConflicts answers in the order asked: the first rows are the holders' overlaps, one each, then the
+  // reservations met. The block policy denies an edit that meets lines another session holds, not one apart from
+  // them, and every edit of a file another session reserved exclusively.
+  const heldRows = [
+    ...rows.slice(0, holders.length).filter((_, i) => Number(holders[i]?.held) === 1 && kinds[i] === "edit_conflict"),
+    ...rows.slice(holders.length, holders.length + reserved.length).filter((r) => r.kind === "reserved"),
+  ];
 
   // What this edit must tell: its new and untold conflicts, and those queued earlier that concern these files.
   const queued = (await untold(c)).filter((r) => r.role === "affected" && (JSON.parse(r.paths) as string[]).some((p) => pathSet.has(p)));
   const toTell = sortByChange([...rows, ...queued].filter((r) => r.role === "affected" && r.told_at === null && r.withdrawn_at === null));
-  // A file_overlap (edits apart, merging cleanly) is told as context, never denied.
-  const denying = toTell.filter((r) => r.kind !== "file_overlap");
+  // A file_overlap (edits apart, merging cleanly) and a shared reservation are told as context, never denied.
+  const denying = toTell.filter((r) => r.kind !== "file_overlap" && r.kind !== "reserved_shared");
   const blocked = c.policy === "block" && heldRows.length > 0;
   // first_contact and block deny once what this session was not told; block also denies a held file every time.
   if (blocked || (denying.length > 0 && c.policy !== "advisory")) {
     await markTold(c, toTell);
     const shown = sortByChange(blocked ? [...heldRows, ...toTell] : toTell);
     const advice = blocked
-      ? "Your team's policy (block) denies editing lines another active session holds: coordinate with it, or wait until its turn ends."
+      ? "Your team's policy (block) denies editing lines another active session holds, or files it reserved: coordinate with it, or wait until its turn or its reservation ends."
       : "Comity denied this edit once so that you read this first. If you still need the change, retry the same change: it will be allowed. Otherwise reach the other session with the command on its line (comity who <file> says who holds a file), or keep to other files.";
     return {
       decision: "block",
@@ -107,6 +127,20 @@ export async function beforeEdit(c: Coordination, paths: string[]): Promise<Outc
       changeAt: c.now,
     })),
   );
+  // The reserver hears that its reservation was met and the edit went on (after the denial, or a shared one).
+  await recordConflicts(
+    c,
+    reserved.map(({ reservation: r, paths: met }) => ({
+      kind: Number(r.exclusive) === 1 ? ("reserved" as const) : ("reserved_shared" as const),
+      role: "informed" as const,
+      session: r,
+      other: c.session,
+      subject: `RSV-${r.number}`,
+      body: `${describeSession(c.session)} is editing ${met.map((p) => code(p)).join(", ")}, inside your reservation RSV-${r.number} (${code(r.pattern)}).`,
+      paths: met,
+      changeAt: c.now,
+    })),
+  );
   const intent = { number, ref: `INT-${number}`, status: "active" as const };
   const delivered = await deliverQueued(c, "## Comity — coordination warning", toTell);
   return { ...delivered, intent };
@@ -138,4 +172,13 @@ export async function breakingUsedIn(c: Coordination, paths: readonly string[]):
     out.push(breakingWanted(c.session, g, users), breakingInformed(g.author, g, c.session, users));
   }
   return out;
+}
+
+/** What an edit of reserved files is told: whose reservation, of what, until when, and why. */
+function reservedBody(c: Coordination, r: Awaited<ReturnType<typeof reservationsMeeting>>[number]["reservation"], met: readonly string[]): string {
+  const exclusive = Number(r.exclusive) === 1;
+  const files = met.map((p) => code(p)).join(", ");
+  const why = r.reason === null || r.reason === "" ? "" : `: ${quoted(r.reason, 300)}`;
+  const advice = exclusive ? "Ask it before you edit there, or keep to other files." : "It shares the files: both can go on; say what you change there.";
+  return `${files} ${met.length === 1 ? "is" : "are"} reserved by ${describeSession(r)} (RSV-${r.number}, ${code(r.pattern)}, ${exclusive ? "exclusive" : "shared"}, for ${minutesLeft(Number(r.expires_at), c.now)})${why}. ${advice}`;
 }
