@@ -56,6 +56,7 @@ const suites = [
     "contract-users.mjs",
     ["--repo", process.env.COMITY_BENCH_SALEOR ?? path.join(os.tmpdir(), "comity-bench", "saleor-dashboard"), "--schema", "schema.graphql", "--fields", quick ? "4" : "24"],
   ],
+  ["mcp", "mcp.mjs", quick ? ["--runs", "10"] : ["--runs", "40"]],
   ["serve", "serve-load.mjs", quick ? ["--runs", "2"] : ["--runs", "5"]],
   ["serve, one noisy team", "serve-noisy.mjs", quick ? ["--runs", "1", "--rows", "10000"] : ["--runs", "3"]],
   ["denials, two agents on one file set", "denials.mjs", quick ? ["--no-before"] : []],

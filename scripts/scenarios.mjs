@@ -57,7 +57,11 @@ for (const mode of modes) {
   }
   all.push(...results);
   const where = mode === "embedded" ? "embedded mode (no server)" : "against comity serve (SQLite)";
-  tables.push(`${mode === "embedded" ? "Embedded" : "Served"}: ${where}\n\n${formatTable(results)}\n\n${results.length} scenarios in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const checked = results.reduce((n, r) => n + (r.checks?.total ?? 0), 0);
+  const agreed = results.reduce((n, r) => n + (r.checks?.agreed ?? 0), 0);
+  tables.push(
+    `${mode === "embedded" ? "Embedded" : "Served"}: ${where}\n\n${formatTable(results)}\n\n${results.length} scenarios in ${((Date.now() - started) / 1000).toFixed(1)} s; check_edit (a dry run) agreed with the PreToolUse hook on ${agreed}/${checked} edits`,
+  );
 }
 const table = tables.join("\n\n");
 const footer = `${process.env.COMITY_SCENARIO_BIN === undefined ? "this checkout" : `build ${process.env.COMITY_SCENARIO_BIN}`} (node ${process.version}, ${new Date().toISOString()})`;

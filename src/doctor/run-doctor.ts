@@ -10,6 +10,7 @@ import { HOOK_TOOLS, isKnownTool } from "../hook/hosts.js";
 import { ompExtensionSource } from "../init/omp-extension.js";
 import { COMPOZY_BEGIN, COMPOZY_END, compozyBlock } from "../init/compozy-declarations.js";
 import { hostConfigFile } from "../init/plan-init.js";
+import { CODEX_MCP_BEGIN, mcpConfigFile } from "../init/mcp-configs.js";
 import { comityHttpHookUrls } from "./claude-policy.js";
 import { readRemotes } from "../remotes/read-remotes.js";
 import { findOwningRepo, reposAtOrUnder } from "../workspace/discover-repos.js";
@@ -66,6 +67,12 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const httpConfig = readDaemonHttpConfig(options.configDir);
   const claudeHttp = httpConfig === null ? null : claudeHttpHooks(httpConfig);
   for (const host of INIT_HOSTS) checks.push(under.length === 0 ? hostCheck(host, root, options.home, claudeHttp) : folderHostCheck(host, root, under, options.home, claudeHttp));
+  // Comity's MCP server, for the hosts whose hooks are in place (where `comity init` wrote both).
+  if (under.length === 0) {
+    const hooked = INIT_HOSTS.filter((h) => checks.some((c) => c.id === `hooks.${h}` && c.status === "ok"));
+    const mcp = mcpCheck(hooked, root, options.home);
+    if (mcp !== null) checks.push(mcp);
+  }
   // What Claude Code's own settings (an administrator's managed ones among them) let those hooks do.
   const { claudeManagedSettingsPath, claudePolicyCheck } = await import("./claude-policy.js");
   const settings = (file: string) => ({ file, doc: readJson(file) });
@@ -126,6 +133,67 @@ function folderHostCheck(host: InitHost, folder: string, repos: readonly string[
   }
   if (fine.length > 0) return { id: `hooks.${host}`, status: "ok", title: here.title, detail: `installed and current in each of the ${fine.length} repos under ${folder}` };
   return here;
+}
+
+/**
+ * Whether each hooked host would start Comity's MCP server: its entry (`comity mcp --host HOST`) in the project's or
+ * the user's MCP config, and, for a project's `.mcp.json`, its approval in Claude Code's settings. A warning, not a
+ * failure: the hooks work without it. Null where no host is hooked, or none takes an MCP config Comity writes.
+ */
+function mcpCheck(hosts: readonly InitHost[], root: string, home: string): DoctorCheck | null {
+  const title = "MCP server";
+  const found: string[] = [];
+  const missing: string[] = [];
+  for (const host of hosts) {
+    const files = [mcpConfigFile(host, { root, home }), mcpConfigFile(host, { root, home, user: true })].filter((f): f is string => f !== null);
+    if (files.length === 0) continue;
+    const file = files.find((f) => mcpEntryIn(host, f));
+    if (file === undefined) {
+      missing.push(host);
+      continue;
+    }
+    // A project's .mcp.json server waits for each user's approval; init approves it in the project's settings.
+    if (host === "claude_code" && file === path.join(root, ".mcp.json")) {
+      const approved = [path.join(root, ".claude", "settings.json"), path.join(root, ".claude", "settings.local.json"), path.join(home, ".claude", "settings.json")].some((f) => {
+        const doc = readJson(f) as { enabledMcpjsonServers?: unknown; enableAllProjectMcpServers?: unknown } | null;
+        return doc?.enableAllProjectMcpServers === true || (Array.isArray(doc?.enabledMcpjsonServers) && doc.enabledMcpjsonServers.includes("comity"));
+      });
+      if (!approved)
+        return {
+          id: "mcp",
+          status: "warn",
+          title,
+          detail: `${file} names Comity's MCP server, but no settings approve it (enabledMcpjsonServers): Claude Code waits for a person's approval; run comity init`,
+        };
+    }
+    found.push(`${host} (${file})`);
+  }
+  if (found.length === 0 && missing.length === 0) return null;
+  if (missing.length > 0)
+    return {
+      id: "mcp",
+      status: "warn",
+      title,
+      detail: `${missing.join(", ")} ${missing.length === 1 ? "has" : "have"} Comity's hooks but not its MCP server: run comity init${found.length > 0 ? `; in place for ${found.join(", ")}` : ""}`,
+    };
+  return { id: "mcp", status: "ok", title, detail: `in place for ${found.join(", ")}` };
+}
+
+/** Whether an MCP config file names Comity's server (`comity mcp`), in the host's format. */
+function mcpEntryIn(host: InitHost, file: string): boolean {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    return false;
+  }
+  if (host === "codex") return text.includes(CODEX_MCP_BEGIN) || /^\s*\[\s*mcp_servers\.("?)comity\1\s*\]/m.test(text);
+  try {
+    const entry = (JSON.parse(text) as { mcpServers?: Record<string, { args?: unknown }> }).mcpServers?.["comity"];
+    return Array.isArray(entry?.args) && entry.args[0] === "mcp";
+  } catch {
+    return false;
+  }
 }
 
 function hostCheck(host: InitHost, root: string, home: string, claudeHttp: Readonly<Record<string, HttpHook>> | null): DoctorCheck {

@@ -50,6 +50,7 @@ describe("comity doctor", () => {
       ["hooks.copilot", "skip"],
       ["hooks.cursor", "skip"],
       ["hooks.omp", "skip"],
+      ["mcp", "ok"],
       ["config_dir", "ok"],
       ["symbols_parser", "ok"],
       ["daemon", "ok"],

@@ -512,6 +512,16 @@ describe("comity init: Comity's MCP server in each host's MCP config", () => {
     const again = init(root, "--tool", "claude_code", "--tool", "cursor", "--tool", "codex");
     expect(again.stdout).not.toContain("written");
     expect(fs.readFileSync(path.join(root, ".codex/config.toml"), "utf8")).toBe(toml);
+    // doctor sees it for each host; without the approval, or without the entry, it says what to run.
+    const mcpCheck = () =>
+      (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: root, env: env() }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find((c) => c.id === "mcp");
+    expect(mcpCheck()).toMatchObject({ status: "ok", detail: expect.stringContaining(`claude_code (${path.join(root, ".mcp.json")})`) });
+    const settings = readJson(path.join(root, ".claude/settings.json"));
+    fs.writeFileSync(path.join(root, ".claude/settings.json"), JSON.stringify({ ...settings, enabledMcpjsonServers: [] }));
+    expect(mcpCheck()).toMatchObject({ status: "warn", detail: expect.stringContaining("no settings approve it") });
+    fs.writeFileSync(path.join(root, ".claude/settings.json"), JSON.stringify(settings));
+    fs.writeFileSync(path.join(root, ".cursor/mcp.json"), "{}");
+    expect(mcpCheck()).toMatchObject({ status: "warn", detail: expect.stringMatching(/^cursor has Comity's hooks but not its MCP server: run comity init/) });
   });
 
   it("with the native hook client, the server is still `comity mcp`; --user writes Copilot CLI's and Claude Code's user files", () => {

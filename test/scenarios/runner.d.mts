@@ -19,6 +19,8 @@ export interface ScenarioResult {
   readonly falseAlarms: number;
   readonly misses: readonly string[];
   readonly alarms: readonly string[];
+  /** Edits whose dry run (the MCP server's check_edit) was compared with the PreToolUse hook's verdict, and agreed. */
+  readonly checks: { readonly total: number; readonly agreed: number };
   readonly transcript: readonly unknown[];
 }
 export const BIN: string;
@@ -28,6 +30,18 @@ export function snapshotsReused(): number;
 export function loadScenarios(dir?: string): Scenario[];
 export function runScenario(
   scenario: Scenario,
-  options?: { mode?: "served" | "embedded"; db?: string; keep?: boolean; bin?: string; inProcess?: boolean; viaDaemon?: boolean; viaHttp?: boolean; viaNative?: boolean; daemon?: boolean },
+  options?: {
+    mode?: "served" | "embedded";
+    db?: string;
+    keep?: boolean;
+    bin?: string;
+    inProcess?: boolean;
+    viaDaemon?: boolean;
+    viaHttp?: boolean;
+    viaNative?: boolean;
+    daemon?: boolean;
+    /** Compare each edit's dry run (check_edit) with the PreToolUse hook's verdict (default true). */
+    checkEdits?: boolean;
+  },
 ): Promise<ScenarioResult>;
 export function formatTable(results: readonly ScenarioResult[]): string;

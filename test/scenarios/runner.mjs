@@ -580,7 +580,16 @@ export async function runScenario(scenario, options = {}) {
       return { ...seen(s.host, native, r.stdout), native };
     };
 
-    const score = { expected: 0, recalled: 0, falseAlarms: 0, misses: [], alarms: [] };
+    // Before each edit, the MCP server's check_edit (the hook's pipeline as a dry run, `checkHookEvent`) on the same
+    // event: its verdict must be the one the PreToolUse hook then gives. A disagreement is a miss.
+    const dryRun = async (s, extra) => {
+      const native = NATIVE[s.host].pre;
+      if (native === null || native === undefined) return null;
+      const { checkHookEvent } = await import(dist("hook/run-hook.js"));
+      const { verdict } = await checkHookEvent({ tool: s.host, event: native, stdin: JSON.stringify(payload(s.host, s, "pre", extra)), env: s.env, cwd: s.cwd });
+      return verdict;
+    };
+    const score = { expected: 0, recalled: 0, falseAlarms: 0, misses: [], alarms: [], checks: { total: 0, agreed: 0 } };
     for (const [i, step] of scenario.steps.entries()) {
       if (step.do === "api-down") {
         // An API that no longer answers: a port nothing listens on. In embedded mode, coordination turned off.
@@ -653,8 +662,18 @@ export async function runScenario(scenario, options = {}) {
               : { tool, input, toolUseId, before, after, copilotTool, copilotArgs };
           };
           let c = call();
+          // (with coordination turned off there is nothing to check against)
+          const checked = options.checkEdits === false || s.env.COMITY_API_URL === "off" || s.env.COMITY_API_URL === "http://127.0.0.1:9" ? null : await dryRun(s, c);
           let pre = await hook(s, "pre", c);
           record("pre", pre);
+          if (checked !== null) {
+            score.checks.total++;
+            if ((checked.block !== null) === (pre.denied !== null)) score.checks.agreed++;
+            else
+              score.misses.push(
+                `step ${i} (${step.session} edit): check_edit said ${checked.block !== null ? "deny" : "allow"}, the PreToolUse hook then ${pre.denied !== null ? "denied" : "allowed"} the edit`,
+              );
+          }
           if (pre.denied !== null && step.retry !== false) {
             c = call();
             pre = await hook(s, "pre", c);
