@@ -27,6 +27,8 @@ export const CONFIG_LAYOUT = {
   daemon: "daemon.sock",
   /** The daemon's port on 127.0.0.1 and secret for Claude Code's HTTP hooks (`comity init --http`), 0600. */
   daemonHttp: "daemon-http.json",
+  /** What each git binary said about itself (its system config file), by its path, size and change time; 32 at most. */
+  gitFacts: "git-facts.json",
 } as const;
 
 /** The stores under {@link CONFIG_LAYOUT}.symbols. */

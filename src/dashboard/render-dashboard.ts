@@ -134,6 +134,7 @@ export function renderRepo(p: RepoPage, ctx: ViewContext): string {
             return `<article class="session"><h3><a href="${esc(ctx.base)}/sessions/${esc(s.session_id)}">${esc(s.label ?? "?")} · ${esc(host(s.tool))} ${esc(shortSessionId(s.external_id))}</a>${s.parent_external_id !== null ? " (subagent)" : ""}</h3>
 <dl><dt>Folder</dt><dd><code>${esc(folderOf(s))}</code></dd><dt>Branch</dt><dd>${esc(s.branch ?? "-")}</dd><dt>Since</dt><dd>${when(Date.parse(s.started_at), ctx.now)}</dd><dt>Last seen</dt><dd>${when(Date.parse(s.last_seen_at), ctx.now)}</dd>${s.status_excerpt === null ? "" : `<dt>Last status</dt><dd>${esc(s.status_excerpt)}</dd>`}<dt>Queued for it</dt><dd>${s.queued}</dd></dl>
 <p>Holds: ${held.length === 0 ? "nothing" : held.map((f) => `<code>${esc(f)}</code>`).join(", ")}</p>
+${(s.reservations ?? []).length === 0 ? "" : `<p>Reserved: ${(s.reservations ?? []).map((r) => `<code>${esc(r.pattern)}</code> (${esc(r.ref)}, ${r.exclusive ? "exclusive" : "shared"}, until ${when(Date.parse(r.expires_at), ctx.now)}${r.reason === null ? "" : `: “${esc(r.reason)}”`})`).join(", ")}</p>`}
 ${changes.length === 0 ? "" : `<ul class="list">${changes.join("\n")}</ul>`}
 ${s.messages.length === 0 ? "" : `<h4>Messages for it</h4><ul class="list">${s.messages.map((m) => `<li>from ${esc(m.from)} ${when(Date.parse(m.at), ctx.now)}: “${esc(m.text)}” (${m.delivered ? "given" : "not given yet"})</li>`).join("\n")}</ul>`}</article>`;
           })

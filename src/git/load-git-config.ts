@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
+import * as nodeFs from "node:fs";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { readTextOrNull, type SyncFs } from "../fs/sync-fs.js";
 import { gitProcessEnv } from "./git-process-env.js";
@@ -23,6 +24,17 @@ export interface GitConfigEnv {
    * for a git that failed, could not start or was killed.
    */
   readonly spawn?: GitSpawn;
+  /**
+   * Where answers about the git binary are kept between processes (a one-shot hook is a new process each event):
+   * the system config file each git build names, by the binary's path, size and change time.
+   */
+  readonly gitFacts?: GitFactsCache;
+}
+
+/** A small store of what a git binary says about itself, by a key that changes when the binary does. */
+export interface GitFactsCache {
+  get(key: string): string | null;
+  set(key: string, value: string): void;
 }
 
 /** Starts `file` with `args` and this exact environment, and gives its whole stdout once it exits 0. */
@@ -71,6 +83,13 @@ export function systemGitConfig(where: GitConfigEnv): string {
   const key = where.env["PATH"] ?? "";
   const known = systemConfigs.get(key);
   if (known !== undefined) return known;
+  // Kept across processes by the binary it came from: asking git costs a process start each hook event otherwise.
+  const binary = gitBinaryKey(key);
+  const kept = binary === null ? null : (where.gitFacts?.get(`system-config\0${binary}`) ?? null);
+  if (kept !== null && path.isAbsolute(kept)) {
+    if (systemConfigs.size < 16) systemConfigs.set(key, kept);
+    return kept;
+  }
   const env = gitProcessEnv(where);
   delete env["GIT_CONFIG_SYSTEM"];
   delete env["GIT_CONFIG_NOSYSTEM"];
@@ -79,7 +98,25 @@ export function systemGitConfig(where: GitConfigEnv): string {
   const said = r.status === 0 ? r.stdout.trim() : "";
   const file = path.isAbsolute(said) && !said.includes("\n") ? said : "/etc/gitconfig";
   if (systemConfigs.size < 16) systemConfigs.set(key, file);
+  // (only what git said: a guess is not kept)
+  if (binary !== null && file === said) where.gitFacts?.set(`system-config\0${binary}`, file);
   return file;
+}
+
+/** The git binary first on PATH, as its real path, size and change time (a rebuilt or upgraded git is another key); null where there is none. */
+function gitBinaryKey(pathEnv: string): string | null {
+  for (const dir of pathEnv.split(path.delimiter)) {
+    if (dir === "") continue;
+    try {
+      const file = path.join(dir, "git");
+      const st = nodeFs.statSync(file);
+      if (!st.isFile()) continue;
+      return `${nodeFs.realpathSync(file)}\0${st.size}\0${Math.round(st.ctimeMs)}`;
+    } catch {
+      // not here
+    }
+  }
+  return null;
 }
 
 export interface LoadedGitConfig {

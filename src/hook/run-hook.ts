@@ -1,4 +1,7 @@
 import * as os from "node:os";
+import * as path from "node:path";
+import { CONFIG_LAYOUT } from "../config/config-layout.js";
+import { gitFactsFile } from "../git/git-facts-file.js";
 import { configDir as configDirOf } from "../config/config-dir.js";
 import { coordinationMode } from "../config/coordination-mode.js";
 import { ComityError } from "../errors/comity-error.js";
@@ -119,7 +122,14 @@ async function pipeline(input: HookInput, configDir: string): Promise<{ stdout: 
   // Every git this hook runs while holding its thread (a snapshot's status) ends with the hook's budget: a hung git
   // must not outlast the watchdog, which cannot fire while the thread waits on it.
   const spawnGit = input.runtime?.spawnGit;
-  const configEnv: GitConfigEnv = { env: input.env, homeDir: input.env["HOME"] ?? os.homedir(), deadlineAt: startedAt + HOOK_GIT_BUDGET_MS, ...(spawnGit === undefined ? {} : { spawn: spawnGit }) };
+  const configEnv: GitConfigEnv = {
+    env: input.env,
+    homeDir: input.env["HOME"] ?? os.homedir(),
+    deadlineAt: startedAt + HOOK_GIT_BUDGET_MS,
+    // (a hook without the daemon is a new process each event: what git said about itself is kept on disk)
+    gitFacts: gitFactsFile(path.join(configDir, CONFIG_LAYOUT.gitFacts)),
+    ...(spawnGit === undefined ? {} : { spawn: spawnGit }),
+  };
   const state = readSessionState(configDir, stateKey);
   const hash = eventHash(host, nativeEvent, payload);
   const ctx: Ctx = {
