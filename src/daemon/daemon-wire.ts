@@ -88,8 +88,10 @@ export interface DaemonStatus {
   readonly waiting: number;
   /** It ends itself after this long without a request. */
   readonly idleMs: number;
-  /** The port on 127.0.0.1 where it answers Claude Code's HTTP hooks, or null. */
+  /** The port on 127.0.0.1 where it answers Claude Code's HTTP hooks, or null (not asked for, or down). */
   readonly httpPort: number | null;
+  /** Its HTTP front started again after it ended on its own (in the last 10 minutes), and why it is down, if it is. */
+  readonly http?: { readonly restarts: number; readonly problem: string | null };
   /** Resident memory now. */
   readonly rssBytes: number;
   /** How many working folders its events came from (up to a bound). */

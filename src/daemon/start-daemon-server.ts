@@ -51,6 +51,8 @@ export interface DaemonServerOptions {
      * hold costs a tool call 0.5 s instead of the hooks' whole 1.2 s.
      */
     readonly ackMs?: number;
+    /** Told of each HTTP front thread started (the first, and each restart after one ended on its own). */
+    readonly onFrontStarted?: (worker: Worker) => void;
   };
   readonly now?: () => number;
   /** The clock an event's time to answer is measured on, in ms (default `performance.now`: monotonic, sub-ms). */
@@ -125,6 +127,8 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     endedWith = resolve;
   });
   let httpPort: number | null = null;
+  // (set once the front is up; the socket answers status before that)
+  let httpFront: Awaited<ReturnType<typeof superviseHttpFront>> | null = null;
   const status = (): DaemonStatus => ({
     pid: process.pid,
     build: options.build,
@@ -133,7 +137,8 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     commands,
     waiting,
     idleMs: options.idleMs,
-    httpPort,
+    httpPort: httpFront !== null && httpFront.problem() !== null ? null : httpPort,
+    ...(httpFront === null ? {} : { http: { restarts: httpFront.restarts(), problem: httpFront.problem() } }),
     rssBytes: process.memoryUsage.rss(),
     folders: folders.size,
     analyze: options.analyze?.stats() ?? { hits: 0, misses: 0, entries: 0, roots: 0, problem: "not served by this daemon" },
@@ -266,16 +271,16 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   }
   const mine = statOf(options.socket);
   touch();
-  const httpFront =
+  httpFront =
     options.http === undefined
       ? null
-      : await startHttpFront(options.http, options.build, touch, (call) => {
+      : await superviseHttpFront(options.http, options.build, touch, (call) => {
           const installed = options.http?.installedBuild?.() ?? options.build;
           if (installed === options.build) return answerOf(call, false);
           setImmediate(() => void close(`another build was installed (${installed})`));
           return Promise.resolve({ kind: "stale", build: options.build });
         });
-  const httpProblem = httpFront?.problem ?? null;
+  const httpProblem = httpFront?.problem() ?? null;
   if (httpFront !== null && httpProblem === null && options.http !== undefined) httpPort = options.http.config.port;
   const check = setInterval(() => {
     const st = statOf(options.socket);
@@ -303,6 +308,55 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
 interface HttpFront {
   readonly problem: string | null;
   close(): Promise<void>;
+  /** Resolves when the thread ends without being asked to (it failed): the daemon starts another. */
+  readonly died: Promise<string>;
+}
+
+/** How many times, in RESTART_WINDOW_MS, a front that ended on its own is started again before the daemon gives up. */
+const MAX_FRONT_RESTARTS = 5;
+const RESTART_WINDOW_MS = 10 * 60_000;
+
+/**
+ * The HTTP front, kept up: a thread that ends on its own (an uncaught error in it) is started again after a short
+ * pause, so Claude Code's HTTP hooks are answered again (between the two, they are refused, and Claude Code goes on
+ * without them); past MAX_FRONT_RESTARTS in RESTART_WINDOW_MS it stays down, and `problem` says why.
+ */
+async function superviseHttpFront(
+  http_: NonNullable<DaemonServerOptions["http"]>,
+  build: string,
+  touch: () => void,
+  answer: (call: HookCall) => Promise<DaemonAnswer>,
+): Promise<{ readonly problem: () => string | null; readonly restarts: () => number; close(): Promise<void> }> {
+  let front = await startHttpFront(http_, build, touch, answer);
+  let problem = front.problem;
+  let closing = false;
+  const restartedAt: number[] = [];
+  const watch = (f: HttpFront): void => {
+    void f.died.then(async (why) => {
+      if (closing) return;
+      const now = Date.now();
+      while (restartedAt.length > 0 && (restartedAt[0] ?? 0) < now - RESTART_WINDOW_MS) restartedAt.shift();
+      if (restartedAt.length >= MAX_FRONT_RESTARTS) {
+        problem = `the HTTP front ended ${MAX_FRONT_RESTARTS + 1} times in ${RESTART_WINDOW_MS / 60_000} minutes (last: ${why}): it stays down`;
+        return;
+      }
+      restartedAt.push(now);
+      await new Promise((r) => setTimeout(r, 100 * restartedAt.length));
+      if (closing) return;
+      front = await startHttpFront(http_, build, touch, answer);
+      problem = front.problem;
+      if (front.problem === null) watch(front);
+    });
+  };
+  if (front.problem === null) watch(front);
+  return {
+    problem: () => problem,
+    restarts: () => restartedAt.length,
+    close: async () => {
+      closing = true;
+      await front.close();
+    },
+  };
 }
 
 /**
@@ -324,6 +378,12 @@ async function startHttpFront(http_: NonNullable<DaemonServerOptions["http"]>, b
   const ended = new Promise<void>((resolve) => {
     closed = resolve;
   });
+  let asked = false;
+  let died: (why: string) => void = () => undefined;
+  const diedPromise = new Promise<string>((resolve) => {
+    died = resolve;
+  });
+  http_.onFrontStarted?.(worker);
   worker.on("message", (m: FrontMessage) => {
     if (m.type === "listening") settle(null);
     else if (m.type === "problem") settle(m.problem);
@@ -338,16 +398,26 @@ async function startHttpFront(http_: NonNullable<DaemonServerOptions["http"]>, b
       );
     }
   });
-  worker.on("error", (error) => settle(`the HTTP front failed: ${error.message}`));
-  worker.on("exit", () => {
+  let failure = "it exited";
+  worker.on("error", (error) => {
+    failure = error.message;
+    settle(`the HTTP front failed: ${error.message}`);
+  });
+  worker.on("exit", (code) => {
     settle("the HTTP front ended");
     closed();
+    if (!asked) died(`${failure} (exit code ${code})`);
   });
   const problem = await started;
-  if (problem !== null) await worker.terminate();
+  if (problem !== null) {
+    asked = true;
+    await worker.terminate();
+  }
   return {
     problem,
+    died: diedPromise,
     close: async () => {
+      asked = true;
       if (problem !== null) return;
       send({ type: "close" });
       // Bounded: a front that does not close in time is ended.

@@ -213,6 +213,35 @@ describe("the daemon's HTTP front", () => {
     expect(s.status().served).toBe(2);
   });
 
+  it("starts its front again when the front's thread ends on its own, and answers HTTP hooks again", async () => {
+    const port = await freePort();
+    const fronts: Worker[] = [];
+    const s = await startDaemonServer({
+      socket: path.join(dir, "daemon.sock"),
+      build: "b1",
+      idleMs: 60_000,
+      runHook: echo,
+      http: { config: config(port), baseEnv: { HOME: "/h" }, hosts: ["claude_code"], onFrontStarted: (w) => fronts.push(w) },
+    });
+    servers.push(s);
+    expect((await request(port, { headers: auth, body: payload })).status).toBe(200);
+    // The front's thread dies (as an uncaught error in it would end it).
+    await fronts[0]?.terminate();
+    // Polled: a new front is started and answers on the same port.
+    for (let i = 0; i < 200 && (fronts.length < 2 || s.status().httpPort === null); i++) await new Promise((r) => setTimeout(r, 25));
+    let answered = 0;
+    for (let i = 0; i < 200 && answered !== 200; i++) {
+      answered = await request(port, { headers: auth, body: payload }).then(
+        (r) => r.status,
+        () => 0,
+      );
+      if (answered !== 200) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(answered).toBe(200);
+    expect(fronts).toHaveLength(2);
+    expect(s.status().http).toEqual({ restarts: 1, problem: null });
+  });
+
   it("refuses strangers over the wire: no secret, a web page, a rebound host name, a body past the bound", async () => {
     const port = await freePort();
     let ran = 0;
