@@ -56,6 +56,17 @@ const suites = [
     "contract-users.mjs",
     ["--repo", process.env.COMITY_BENCH_SALEOR ?? path.join(os.tmpdir(), "comity-bench", "saleor-dashboard"), "--schema", "schema.graphql", "--fields", quick ? "4" : "24"],
   ],
+  // Clones of Netflix/dispatch and fastapi/full-stack-fastapi-template at the commits the README names (skipped without).
+  [
+    "routes in code, against Python's ast",
+    "routes-oracle.mjs",
+    [
+      "--repo",
+      process.env.COMITY_BENCH_DISPATCH ?? path.join(os.tmpdir(), "comity-bench", "dispatch"),
+      "--repo",
+      process.env.COMITY_BENCH_FASTAPI_TEMPLATE ?? path.join(os.tmpdir(), "comity-bench", "full-stack-fastapi-template"),
+    ],
+  ],
   ["mcp", "mcp.mjs", quick ? ["--runs", "10"] : ["--runs", "40"]],
   ["serve", "serve-load.mjs", quick ? ["--runs", "2"] : ["--runs", "5"]],
   ["serve, one noisy team", "serve-noisy.mjs", quick ? ["--runs", "1", "--rows", "10000"] : ["--runs", "3"]],
