@@ -14,6 +14,7 @@ commands:
   status [DIR] [--json | --web]     the active sessions, their files and changes, open conflicts (--web: live page)
   policy [POLICY]                   this machine's coordination policy (first_contact, advisory, block)
   who FILE                          which agents hold or changed a file, and how to reach them
+  reserve PATH... | release [REF]   claims files for your session before a larger change (others are told), or ends it
   mcp [--host H]                    Comity's MCP server on stdio: tools a model calls to ask and reach other agents
   message SESSION TEXT              a few words for another agent, given at its next prompt or tool use
   daemon [status|start|stop]        the per-user process that answers hook events in milliseconds
@@ -23,7 +24,7 @@ commands:
 Run 'comity <command> --help' for a command's options.
 `;
 
-const COMMANDS = ["analyze", "daemon", "doctor", "hook", "init", "login", "mcp", "message", "policy", "serve", "shell-paths", "snapshot", "status", "symbols", "who"];
+const COMMANDS = ["analyze", "daemon", "doctor", "hook", "init", "login", "mcp", "message", "policy", "release", "reserve", "serve", "shell-paths", "snapshot", "status", "symbols", "who"];
 
 /** The command `typed` is most likely a typo of: within two edits (one for short words), else null. */
 export function nearestCommand(typed: string): string | null {
@@ -111,6 +112,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "who": {
         const { whoCommand } = await import("./commands/who.js");
         return await whoCommand(rest, io);
+      }
+      case "reserve":
+      case "release": {
+        const { reserveCommand } = await import("./commands/reserve.js");
+        return await reserveCommand(command, rest, io);
       }
       case "mcp": {
         const { mcpCommand } = await import("./commands/mcp.js");

@@ -12,6 +12,7 @@ import type { StatusReport } from "../coordination/read-status.js";
 import { ComityError } from "../errors/comity-error.js";
 import { CLI_VERSION } from "../version.js";
 import { findOwningRepo } from "../workspace/discover-repos.js";
+import { callerSession, releaseForCaller, reserveForCaller } from "./claims.js";
 
 /** What `comity mcp` runs in: the host's environment and folder, and which host started it (`--host`). */
 export interface McpContext {
@@ -56,20 +57,7 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
     return readStatus({ mode: m, fingerprints: await fingerprintsUnder(dir, m, ctx.env), now: now(), get });
   };
 
-  /**
-   * The session the calling model is: the most recent active session of this working tree and host (the hooks
-   * report it; an MCP call carries no session id), else of this working tree. Null before its first hook event.
-   */
-  const caller = async (): Promise<ActiveSession | null> => {
-    const repo = findOwningRepo(ctx.cwd);
-    if (repo === null) return null;
-    const { worktreeFolder } = await import("../hook/build-request.js");
-    const here = worktreeFolder(repo.root, home);
-    const mine = (await status(repo.root)).sessions.filter((s) => s.worktree === here && s.parent_external_id === null);
-    const byRecent = (a: ActiveSession, b: ActiveSession) => (a.last_seen_at < b.last_seen_at ? 1 : a.last_seen_at > b.last_seen_at ? -1 : 0);
-    const ofHost = mine.filter((s) => ctx.host !== null && s.tool === ctx.host).sort(byRecent);
-    return ofHost[0] ?? [...mine].sort(byRecent)[0] ?? null;
-  };
+  const caller = (): Promise<ActiveSession | null> => callerSession(ctx);
 
   server.registerTool(
     "who",
@@ -335,20 +323,6 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
       }),
   );
 
-  /** The caller, or an error a model can act on: reservations are a session's. */
-  const callerOrError = async (): Promise<ActiveSession> => {
-    const me = await caller();
-    if (me === null) throw new ComityError("INVALID_ARGUMENT", "no active session of this folder yet: Comity's hooks have not seen this session (its first tool call or prompt makes it known)");
-    return me;
-  };
-  const repoFingerprints = async (): Promise<string[]> => {
-    const repo = findOwningRepo(ctx.cwd);
-    if (repo === null) throw new ComityError("INVALID_ARGUMENT", `${ctx.cwd} is in no git repo`);
-    const { fingerprintsUnder } = await import("../workspace/repo-fingerprints.js");
-    return (await fingerprintsUnder(repo.root, mode(), ctx.env)) ?? [];
-  };
-  const post = (url: URL, token: string, body?: unknown) => httpRequest(url, { method: "POST", token, body, timeoutMs: API_TIMEOUT_MS });
-
   server.registerTool(
     "reserve",
     {
@@ -371,22 +345,7 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
       _meta: ALWAYS_LOADED,
       annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
     },
-    async ({ paths, minutes, mode: how, reason }) =>
-      answer(async () => {
-        const me = await callerOrError();
-        const { reserveFiles } = await import("../coordination/reach-agents.js");
-        const got = await reserveFiles({
-          mode: mode(),
-          request: { repo: { remote_fingerprints: await repoFingerprints() }, session: me.external_id, patterns: paths, minutes, exclusive: how === "exclusive", reason: reason ?? null },
-          now: now(),
-          post,
-        });
-        const text = [
-          `Reserved (${how}, for ${minutes} minute${minutes === 1 ? "" : "s"}): ${got.reservations.map((r) => `${r.pattern} (${r.ref})`).join(", ")}. Release it with release when you are done.`,
-          ...got.overlapping.map((o) => `Also reserved, shared, by ${o.description}: ${o.pattern} (${o.ref})${o.reason === null ? "" : `: ${o.reason}`}.`),
-        ].join("\n");
-        return { text, structured: { reservations: got.reservations.map((r) => ({ ...r })), overlapping: got.overlapping.map((o) => ({ ...o })) } };
-      }),
+    async ({ paths, minutes, mode: how, reason }) => answer(() => reserveForCaller(ctx, { paths, minutes, exclusive: how === "exclusive", reason: reason ?? null })),
   );
 
   server.registerTool(
@@ -405,18 +364,7 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
       _meta: ALWAYS_LOADED,
       annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
     },
-    async ({ refs, paths }) =>
-      answer(async () => {
-        const me = await callerOrError();
-        const { releaseFiles } = await import("../coordination/reach-agents.js");
-        const done = await releaseFiles({
-          mode: mode(),
-          request: { repo: { remote_fingerprints: await repoFingerprints() }, session: me.external_id, ...(refs === undefined ? {} : { refs }), ...(paths === undefined ? {} : { patterns: paths }) },
-          now: now(),
-          post,
-        });
-        return { text: done.released.length === 0 ? "You held no reservation." : `Released ${done.released.join(", ")}.`, structured: { released: [...done.released] } };
-      }),
+    async ({ refs, paths }) => answer(() => releaseForCaller(ctx, { ...(refs === undefined ? {} : { refs }), ...(paths === undefined ? {} : { paths }) })),
   );
 
   server.registerTool(

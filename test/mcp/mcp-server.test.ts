@@ -267,6 +267,22 @@ describe("comity mcp, the built CLI on stdio", () => {
     await client.close();
   });
 
+  it("comity reserve and release, from an agent's shell: the same claims as the MCP tools", () => {
+    const r = runBuiltCli(["reserve", "src/", "--minutes", "15", "--reason", "moving the loader"], { cwd: app, env: envOf("ana") });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Reserved \(exclusive, for 15 minutes\): src\/ \(RSV-\d+\)\./);
+    const ref = /RSV-\d+/.exec(r.stdout)?.[0];
+    expect(runBuiltCli(["who", "src/config.ts"], { cwd: app, env: envOf("ana") }).stdout).toBeDefined();
+    const released = runBuiltCli(["release", ref ?? "RSV-0"], { cwd: app, env: envOf("ana") });
+    expect(released.stdout).toBe(`Released ${ref}.\n`);
+    // Where no session of the folder is known yet, it says so.
+    const elsewhere = repoWithRemote(sb, "fresh");
+    const refused = runBuiltCli(["reserve", "src/"], { cwd: elsewhere, env: envOf("ana") });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain("no active session of this folder yet");
+    expect(runBuiltCli(["reserve"], { cwd: app, env: envOf("ana") }).status).toBe(2);
+  });
+
   it("refuses a host it does not know", () => {
     const r = runBuiltCli(["mcp", "--host", "vim"], { cwd: app, env: envOf("ana") });
     expect(r.status).toBe(2);

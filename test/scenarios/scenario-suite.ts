@@ -8,9 +8,13 @@ import { loadScenarios, runScenario } from "./runner.mjs";
  * mode (no server): each must be told everything it expects, where it expects it, and nothing else. One file per
  * storage, so that vitest runs them side by side.
  */
-export function scenarioSuite(name: string, database: () => Promise<{ db?: string; mode?: "served" | "embedded"; drop: () => Promise<void> }>): void {
+export function scenarioSuite(
+  name: string,
+  database: () => Promise<{ db?: string; mode?: "served" | "embedded"; drop: () => Promise<void> }>,
+  pick: (all: ReturnType<typeof loadScenarios>) => ReturnType<typeof loadScenarios> = (all) => all,
+): void {
   describe(`coordination scenarios (${name})`, () => {
-    it.each(loadScenarios().map((s) => [s.file, s] as const))(
+    it.each(pick(loadScenarios()).map((s) => [s.file, s] as const))(
       "%s",
       async (_file, scenario) => {
         const { db, mode, drop } = await database();
