@@ -27,7 +27,16 @@ export interface ActiveSession {
   readonly reservations: ReadonlyArray<{ readonly ref: string; readonly pattern: string; readonly exclusive: boolean; readonly reason: string | null; readonly expires_at: string }>;
   readonly files: readonly string[];
   /** The symbols it changed (the latest change of each, at most 50), breaking first. */
-  readonly changes: ReadonlyArray<{ readonly path: string; readonly qualified_name: string; readonly change: string; readonly compatibility: string; readonly state: string }>;
+  readonly changes: ReadonlyArray<{
+    readonly path: string;
+    readonly qualified_name: string;
+    readonly change: string;
+    readonly compatibility: string;
+    readonly state: string;
+    /** How it was and is called (`parseConfig(path, strict)`), where the hook could say and they differ. */
+    readonly signature_before?: string | null;
+    readonly signature_after?: string | null;
+  }>;
   /** Collisions it has not been told of yet: it is told at its next event where its host shows them. */
   readonly queued: number;
   /** The messages other agents left for it (`comity message`), the latest 5, and whether it was given each. */
@@ -93,10 +102,17 @@ export async function listSessions(sql: Sql, team: TeamRef, options: SessionsFil
   );
   const fileRows = await inChunks(ids, (chunk) => sql.all<{ session_id: string; path: string }>(`SELECT session_id, path FROM session_files WHERE session_id IN (${marks(chunk)})`, chunk));
   const changeRows = await inChunks(ids, (chunk) =>
-    sql.all<{ session_id: string; path: string; qualified_name: string; change: string; compatibility: string; state: string; created_at: number }>(
-      `SELECT session_id, path, qualified_name, change, compatibility, state, created_at FROM symbol_changes WHERE session_id IN (${marks(chunk)})`,
-      chunk,
-    ),
+    sql.all<{
+      session_id: string;
+      path: string;
+      qualified_name: string;
+      change: string;
+      compatibility: string;
+      state: string;
+      created_at: number;
+      signature_before: string | null;
+      signature_after: string | null;
+    }>(`SELECT session_id, path, qualified_name, change, compatibility, state, created_at, signature_before, signature_after FROM symbol_changes WHERE session_id IN (${marks(chunk)})`, chunk),
   );
   const queuedRows = await inChunks(ids, (chunk) =>
     sql.all<{ session_id: string; n: number }>(
@@ -206,7 +222,18 @@ function parsePaths(text: string): string[] {
 }
 
 /** The latest change of each symbol, breaking first, then by path and name; at most 50. */
-function latestChanges(rows: ReadonlyArray<{ path: string; qualified_name: string; change: string; compatibility: string; state: string; created_at: number }>): ActiveSession["changes"] {
+function latestChanges(
+  rows: ReadonlyArray<{
+    path: string;
+    qualified_name: string;
+    change: string;
+    compatibility: string;
+    state: string;
+    created_at: number;
+    signature_before?: string | null;
+    signature_after?: string | null;
+  }>,
+): ActiveSession["changes"] {
   const latest = new Map<string, (typeof rows)[number]>();
   for (const r of rows) {
     const k = `${r.path}\u0000${r.qualified_name}`;
@@ -217,7 +244,15 @@ function latestChanges(rows: ReadonlyArray<{ path: string; qualified_name: strin
   return [...latest.values()]
     .sort((a, b) => rank(a.compatibility) - rank(b.compatibility) || compareStrings(a.path, b.path) || compareStrings(a.qualified_name, b.qualified_name))
     .slice(0, 50)
-    .map((r) => ({ path: r.path, qualified_name: r.qualified_name, change: r.change, compatibility: r.compatibility, state: r.state }));
+    .map((r) => ({
+      path: r.path,
+      qualified_name: r.qualified_name,
+      change: r.change,
+      compatibility: r.compatibility,
+      state: r.state,
+      // (only where known: a report without them reads as before)
+      ...(r.signature_before == null && r.signature_after == null ? {} : { signature_before: r.signature_before ?? null, signature_after: r.signature_after ?? null }),
+    }));
 }
 
 async function inChunks<T, R>(values: readonly T[], query: (chunk: T[]) => Promise<R[]>): Promise<R[]> {

@@ -126,7 +126,17 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
             branch: z.string().nullable(),
             worktree: z.string().nullable(),
             files: z.array(z.string()),
-            changes: z.array(z.object({ path: z.string(), qualified_name: z.string(), change: z.string(), compatibility: z.string(), state: z.string() })),
+            changes: z.array(
+              z.object({
+                path: z.string(),
+                qualified_name: z.string(),
+                change: z.string(),
+                compatibility: z.string(),
+                state: z.string(),
+                signature_before: z.string().nullable().optional(),
+                signature_after: z.string().nullable().optional(),
+              }),
+            ),
             reservations: z.array(z.object({ ref: z.string(), pattern: z.string(), exclusive: z.boolean(), reason: z.string().nullable(), expires_at: z.string() })),
             you: z.boolean(),
           }),
@@ -234,7 +244,19 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
       },
       outputSchema: {
         summary: z.string(),
-        changes: z.array(z.object({ session: z.string(), description: z.string(), path: z.string(), qualified_name: z.string(), change: z.string(), compatibility: z.string(), state: z.string() })),
+        changes: z.array(
+          z.object({
+            session: z.string(),
+            description: z.string(),
+            path: z.string(),
+            qualified_name: z.string(),
+            change: z.string(),
+            compatibility: z.string(),
+            state: z.string(),
+            signature_before: z.string().nullable().optional(),
+            signature_after: z.string().nullable().optional(),
+          }),
+        ),
         users: z.array(z.object({ qualified_name: z.string(), publisher: z.string(), path: z.string(), consumer: z.string(), files: z.array(z.string()) })),
       },
       _meta: ALWAYS_LOADED,
@@ -257,7 +279,10 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
           .map((u) => ({ qualified_name: u.qualified_name, publisher: u.publisher, path: u.path, consumer: u.consumer, files: [...u.files] }));
         const text = [
           changes.length === 0 ? `No active agent changed ${symbol ?? rel}.` : `Changed by the active agents:`,
-          ...changes.map((c) => `- ${c.qualified_name} in ${c.path}: ${c.change}, ${c.compatibility} (${c.state}), by ${c.description}`),
+          ...changes.map(
+            (c) =>
+              `- ${c.qualified_name} in ${c.path}: ${c.change}, ${c.compatibility} (${c.state}), by ${c.description}${c.signature_before != null || c.signature_after != null ? `; ${c.signature_before ?? "(none)"} → ${c.signature_after ?? "(none)"}` : ""}`,
+          ),
           ...(users.length === 0 ? [] : ["Used by (this machine's changes, across the folder's repos):"]),
           ...users.map(
             (u) =>

@@ -142,6 +142,8 @@ describe.each(["embedded", "served"] as const)("comity's MCP server, with the SD
       expect.objectContaining({ session: "s-ana-0001", path: "src/config.ts", qualified_name: "parseConfig", compatibility: "breaking", state: "local" }),
     ]);
     expect(text(r)).toContain('"ana"');
+    // Before and after, as the hook said them.
+    expect(text(r)).toContain("parseConfig(path) → parseConfig(path, strict)");
   });
 
   it("a message sent with send_message is read with inbox by the other session", async () => {
