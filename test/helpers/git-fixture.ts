@@ -49,7 +49,8 @@ export function createSandbox(): Sandbox {
       fs.writeFileSync(file, text);
       return file;
     },
-    cleanup: () => fs.rmSync(base, { recursive: true, force: true }),
+    // (retried: a host CLI a test ran may still be writing its own files under the sandbox's home as it exits)
+    cleanup: () => fs.rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }),
   };
 }
 
