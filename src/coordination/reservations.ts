@@ -141,7 +141,7 @@ export function patternMatches(pattern: string, filePath: string): boolean {
 export function patternsOverlap(a: string, b: string): boolean {
   const lit = (p: string): string => {
     const i = p.search(GLOB);
-    return i < 0 ? (p.endsWith("/") ? p : p) : p.slice(0, i);
+    return i < 0 ? p : p.slice(0, i);
   };
   const [la, lb] = [lit(a), lit(b)];
   const under = (x: string, y: string): boolean => x === y || x.startsWith(y.endsWith("/") || y === "" ? y : `${y}/`) || (GLOB.test(y) && x.startsWith(lit(y)));
