@@ -1,6 +1,7 @@
 import { reason } from "../symbols/change-reason.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import { operationCallNames } from "./contract-uses.js";
+import { lineIndex } from "./line-index.js";
 
 /**
  * An HTTP route a server's code declares: `GET /orders/{id}` (each path parameter written `{name}`, whatever the
@@ -123,23 +124,6 @@ function joinPaths(prefix: string, path: string): string {
   return `/${[a, b].filter((s) => s !== "").join("/")}`;
 }
 
-const lineAt = (starts: readonly number[], offset: number): number => {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((starts[mid] ?? 0) <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
-};
-
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
-
 /** A quoted string whose quote is capture group `n` (its text group `n + 1`): the quote that opens it closes it. */
 const quoted = (n: number): string => `(["'\x60])([^"'\x60\n]*)\\${n}`;
 
@@ -167,7 +151,7 @@ function mountedPrefixes(mounts: ReadonlyArray<{ parent: string; prefix: string;
 }
 
 function jsRoutes(text: string): RouteDecl[] {
-  const starts = lineStarts(text);
+  const lineAt = lineIndex(text);
   const out: RouteDecl[] = [];
   const mounts = [...text.matchAll(new RegExp(String.raw`([\w$]+)\s*\.\s*(?:use|route)\s*\(\s*${quoted(2)}\s*,\s*([\w$]+)\s*\)`, "g"))].map((m) => ({
     parent: m[1] ?? "",
@@ -177,7 +161,7 @@ function jsRoutes(text: string): RouteDecl[] {
   const prefixes = mountedPrefixes(mounts);
   const add = (method: string, receiver: string, raw: string, at: number, handler: string | null) => {
     const path = routeTemplate(joinPaths(prefixes.get(receiver) ?? "", raw));
-    if (path !== null && out.length < MAX_ROUTES) out.push({ method: method === "ALL" ? "ANY" : method, path, line: lineAt(starts, at), handler });
+    if (path !== null && out.length < MAX_ROUTES) out.push({ method: method === "ALL" ? "ANY" : method, path, line: lineAt(at)[0], handler });
   };
   // app.get("/x", handler): a path, then a comma (a handler follows); not a client's call.
   for (const m of text.matchAll(new RegExp(String.raw`([\w$]+)\s*\.\s*(${VERBS}|all)\s*\(\s*${quoted(3)}\s*,\s*([\w$.]*)`, "g"))) {
@@ -239,7 +223,7 @@ function handlerName(raw: string | undefined): string | null {
 }
 
 function pythonRoutes(repoPath: string, text: string): RouteDecl[] {
-  const starts = lineStarts(text);
+  const lineAt = lineIndex(text);
   const out: RouteDecl[] = [];
   /** A Python string (a prefix letter allowed) whose quote is group `n`. */
   const str = (n: number): string => `[rRbBuU]?(["'])([^"'\\n]*)\\${n}`;
@@ -264,7 +248,7 @@ function pythonRoutes(repoPath: string, text: string): RouteDecl[] {
     if (path === null || out.length >= MAX_ROUTES) return;
     // The function the decorator is on: the next `def`.
     const handler = /^\s*(?:async\s+)?def\s+(\w+)/m.exec(text.slice(at, at + 2000))?.[1] ?? null;
-    out.push({ method, path, line: lineAt(starts, at), handler });
+    out.push({ method, path, line: lineAt(at)[0], handler });
   };
   // FastAPI and Flask 2: @app.get("/x"), @router.post("/x/{id}")
   for (const m of text.matchAll(new RegExp(String.raw`^\s*@(\w+)\.(${VERBS})\s*\(\s*${str(3)}`, "gm"))) add((m[2] ?? "").toUpperCase(), m[1] ?? "", m[4] ?? "", m.index ?? 0);
@@ -279,7 +263,7 @@ function pythonRoutes(repoPath: string, text: string): RouteDecl[] {
     for (const m of text.matchAll(new RegExp(String.raw`\bpath\s*\(\s*${str(1)}\s*,\s*([\w.]+)`, "g"))) {
       if ((m[3] ?? "") === "include") continue;
       const path = routeTemplate(m[2] ?? "");
-      if (path !== null && out.length < MAX_ROUTES) out.push({ method: "ANY", path, line: lineAt(starts, m.index ?? 0), handler: m[3] ?? null });
+      if (path !== null && out.length < MAX_ROUTES) out.push({ method: "ANY", path, line: lineAt(m.index ?? 0)[0], handler: m[3] ?? null });
     }
   return out;
 }

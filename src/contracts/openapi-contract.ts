@@ -1,4 +1,5 @@
 import type { Event } from "js-yaml";
+import { lineIndex } from "./line-index.js";
 import { yamlLib } from "./parsers.js";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { reason, type ChangeReason } from "../symbols/change-reason.js";
@@ -76,12 +77,12 @@ function loadOnce(path: string, text: string): Loaded {
   if (events.some((e) => e.type === yamlLib().EVENT_ALIAS) && !withinNodes(doc, 10 * events.length + 10_000))
     return diagnostic("parse_error", "warning", path, "not an OpenAPI document: its aliases expand too far");
   const ranges = keyRanges(text, events);
-  const lines = lineStarts(text);
+  const lineCol = lineIndex(text);
   const node = (keys: readonly string[]): SourceRange | null => {
     const r = ranges.get(keys.join("\0"));
     if (r === undefined) return null;
-    const [sl, sc] = lineCol(lines, r[0]);
-    const [el, ec] = lineCol(lines, r[1]);
+    const [sl, sc] = lineCol(r[0]);
+    const [el, ec] = lineCol(r[1]);
     return rangeOf(sl, sc, el, ec);
   };
   return { doc, node };
@@ -172,25 +173,6 @@ function keyRanges(text: string, events: readonly Event[]): Map<string, [number,
     }
   }
   return out;
-}
-
-/** The offset each line starts at. */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
-
-/** An offset's line and column, both from 1. */
-function lineCol(starts: readonly number[], offset: number): [number, number] {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((starts[mid] ?? 0) <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return [lo + 1, offset - (starts[lo] ?? 0) + 1];
 }
 
 /** Swagger 2 keeps its schemas under `definitions`, OpenAPI 3 under `components.schemas`. */

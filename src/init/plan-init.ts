@@ -90,16 +90,8 @@ export function planInit(options: InitOptions): InitPlan {
       continue;
     }
     const file = hostConfigFile(host, { ...options, local: options.claudeHttp !== undefined });
-    let before: string | null;
-    try {
-      before = fs.readFileSync(file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-        diagnostics.push(diagnostic("settings_unreadable", "error", file, `cannot read ${file}: ${(error as Error).message}`));
-        continue;
-      }
-      before = null;
-    }
+    const before = readConfig(file, diagnostics);
+    if (before === undefined) continue;
     if (host === "compozy") {
       try {
         const after = mergeCompozyConfig(before, hookCommand);
@@ -157,16 +149,8 @@ export function planInit(options: InitOptions): InitPlan {
       if (host === "copilot") notes.push("Copilot CLI reads MCP servers from ~/.copilot/mcp-config.json only: comity init --tool copilot --user adds Comity's there.");
       continue;
     }
-    let before: string | null;
-    try {
-      before = fs.readFileSync(file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-        diagnostics.push(diagnostic("settings_unreadable", "error", file, `cannot read ${file}: ${(error as Error).message}`));
-        continue;
-      }
-      before = null;
-    }
+    const before = readConfig(file, diagnostics);
+    if (before === undefined) continue;
     try {
       const after = mergeMcpConfig(host, before, mcpCommand);
       files.push({ host, kind: "mcp", file, before, after, changed: before !== after });
@@ -178,6 +162,17 @@ export function planInit(options: InitOptions): InitPlan {
     notes.push("`comity` is not on PATH: the hooks call `comity hook ...`; install the package globally (npm install -g) or pass --command with its full path.");
   }
   return { detected, hosts, files, notes, diagnostics };
+}
+
+/** A config file's text, null where it does not exist, undefined (with a diagnostic) where it cannot be read. */
+function readConfig(file: string, diagnostics: Diagnostic[]): string | null | undefined {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    diagnostics.push(diagnostic("settings_unreadable", "error", file, `cannot read ${file}: ${(error as Error).message}`));
+    return undefined;
+  }
 }
 
 /** Whether a Claude Code settings file holds any hook entry of Comity's. */
