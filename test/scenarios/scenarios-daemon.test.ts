@@ -14,14 +14,15 @@ import { loadScenarios, runScenario, snapshotsReused } from "./runner.mjs";
 //    where the team server and token the session's environment names ride only in the headers Claude Code fills.
 // The daemon keeps a shell command's snapshots on its change watch (Linux): the scenarios' commands that change files
 // and those that change nothing must both be told right, so some snapshots must have been reused over the run.
-// The socket carries every scenario. The native client and the HTTP front are other doors to the same daemon, which
-// runs the same `comity hook` behind each: they carry half the scenarios each (alternate ones, so every host and step
-// kind still goes through each door), the HTTP front only those with a Claude Code session (the one host that posts).
+// Every door leads to the same daemon, which runs the same `comity hook` behind each (and the in-process suites play
+// every scenario through that code): the thin client's socket and the native client carry alternate halves of the
+// scenarios, so each scenario goes through the daemon once and every host and step kind through each door; the HTTP
+// front carries alternate halves of those with a Claude Code session (the one host that posts), embedded and served.
 const all = loadScenarios();
 const alternate = (parity: number) => all.filter((_, i) => i % 2 === parity);
 const claudeCode = (list: typeof all) => list.filter((s) => Object.values(s.sessions).some((x) => (x.host ?? "claude_code") === "claude_code"));
 describe.each([
-  ["the daemon's socket (embedded)", { viaDaemon: true, mode: "embedded" }, all],
+  ["the daemon's socket (embedded)", { viaDaemon: true, mode: "embedded" }, alternate(1)],
   ["the native client comity-hook (embedded)", { viaNative: true, mode: "embedded" }, alternate(0)],
   ["the daemon's HTTP hooks (embedded)", { viaHttp: true, mode: "embedded" }, claudeCode(alternate(1))],
   ["the daemon's HTTP hooks (served, SQLite)", { viaHttp: true, mode: "served" }, claudeCode(alternate(0))],

@@ -208,9 +208,15 @@ const FILTERED = {
   content: "one\ntwo\n",
 };
 
-/** The oracles on one snapshot engine: one test file each, so that vitest runs them side by side. */
-export function snapshotOracleSuite(engine: Engine, spawn?: GitSpawn): void {
+/**
+ * The oracles on one snapshot engine: one test file each, so that vitest runs them side by side. `share` scales the
+ * number of generated cases: the engine a user's hook and daemon take (`auto`) plays them all; an engine `auto`
+ * only falls back to, or picks for part of a repo, plays a share of them (with fast-check's seed of the run, so
+ * successive runs still cover different cases).
+ */
+export function snapshotOracleSuite(engine: Engine, spawn?: GitSpawn, share = 1): void {
   gitSpawn = spawn;
+  const runs = (n: number): number => Math.max(5, Math.round(n * share));
   describe(`snapshot diff against git status (oracle, engine ${engine})`, () => {
     it("equals the change git status shows, and also sees what status diffing cannot", async () => {
       await fc.assert(
@@ -258,7 +264,7 @@ export function snapshotOracleSuite(engine: Engine, spawn?: GitSpawn): void {
             sb.cleanup();
           }
         }),
-        { numRuns: 60 },
+        { numRuns: runs(60) },
       );
     });
 
@@ -269,7 +275,7 @@ export function snapshotOracleSuite(engine: Engine, spawn?: GitSpawn): void {
             expect(diffSnapshots(before, after)).toEqual(expectedChanges(truthBefore, truthAfter));
           }),
         ),
-        { numRuns: 40 },
+        { numRuns: runs(40) },
       );
     });
 
@@ -323,7 +329,7 @@ export function snapshotOracleSuite(engine: Engine, spawn?: GitSpawn): void {
             }
           }),
         ),
-        { numRuns: 40 },
+        { numRuns: runs(40) },
       );
     });
 
@@ -335,7 +341,7 @@ export function snapshotOracleSuite(engine: Engine, spawn?: GitSpawn): void {
             expect(diffSnapshots(before, after)).toEqual(expectedChanges(truthBefore, truthAfter));
           }),
         ),
-        { numRuns: 15 },
+        { numRuns: runs(15) },
       );
       if (engine !== "auto") return;
       const sb = sandbox();

@@ -1,4 +1,4 @@
 // The snapshot oracles (snapshot-oracle-suite.ts) on the walk engine.
 import { snapshotOracleSuite } from "./snapshot-oracle-suite.js";
 
-snapshotOracleSuite("walk");
+snapshotOracleSuite("walk", undefined, 0.5);
