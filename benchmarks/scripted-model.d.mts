@@ -1,5 +1,8 @@
-/** One turn of the model: call a tool, or answer with text (which ends Claude Code's loop). */
-export type ModelStep = { readonly tool: string; readonly input: Readonly<Record<string, unknown>> } | { readonly text: string };
+/**
+ * One turn of the model: call a tool, answer with text (which ends Claude Code's loop), or (Responses API) give an
+ * output item as it is, such as Codex's `tool_search_call` or a function call in a namespace.
+ */
+export type ModelStep = { readonly tool: string; readonly input: Readonly<Record<string, unknown>> } | { readonly text: string } | { readonly item: Readonly<Record<string, unknown>> };
 
 /** A step, or a function that makes it when the request arrives (to wait for another session first). */
 export type ScriptedStep = ModelStep | ((request: MessagesRequest) => Promise<ModelStep>);

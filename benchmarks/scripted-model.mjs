@@ -98,7 +98,10 @@ function streamResponses(res, _model, step, n) {
   const id = `resp_${n}`;
   event({ type: "response.created", response: { id } });
   let item;
-  if (!("tool" in step)) item = { type: "message", role: "assistant", id: `msg_${n}`, content: [{ type: "output_text", text: step.text }] };
+  // A Responses API output item as given (Codex's client-executed `tool_search_call`, which its deferred MCP tools
+  // are found by), its call id filled in.
+  if ("item" in step) item = { call_id: `call_${n}`, ...step.item };
+  else if (!("tool" in step)) item = { type: "message", role: "assistant", id: `msg_${n}`, content: [{ type: "output_text", text: step.text }] };
   else if (step.tool === "apply_patch") item = { type: "custom_tool_call", name: "apply_patch", input: String(step.input.patch ?? ""), call_id: `call_${n}` };
   else item = { type: "function_call", name: step.tool, arguments: JSON.stringify(step.input), call_id: `call_${n}` };
   event({ type: "response.output_item.done", item });

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
+import { SESSION_ENV } from "../config/session-env.js";
 import type { HttpHook } from "../init/host-configs.js";
 import type { HookCall } from "./daemon-wire.js";
 
@@ -23,7 +24,7 @@ export interface DaemonHttpConfig {
  * own environment for the names `allowedEnvVars` lists): what a hook reads from its environment that may differ from one
  * session to another. The rest (HOME, PATH, the config folder) is the daemon's, which is the user's.
  */
-export const HTTP_HOOK_ENV = ["COMITY_AGENT_NAME", "COMITY_API_URL", "COMITY_SHARE_STATUS", "COMITY_TOKEN", "KITTY_WINDOW_ID", "NO_COLOR", "TMUX_PANE", "WEZTERM_PANE", "ZELLIJ_PANE_ID"] as const;
+export const HTTP_HOOK_ENV = SESSION_ENV;
 
 /**
  * The one header that carries the variables of {@link HTTP_HOOK_ENV}: `NAME=${NAME}` for each, in that order, joined

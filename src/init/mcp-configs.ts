@@ -1,4 +1,5 @@
 import * as path from "node:path";
+import { SESSION_ENV } from "../config/session-env.js";
 import type { InitHost } from "./host-configs.js";
 
 /**
@@ -28,6 +29,16 @@ export function mcpServerEntry(host: InitHost, command: string): { command: stri
   return { command, args: ["mcp", "--host", host] };
 }
 
+/**
+ * What Codex forwards to Comity's MCP server beyond its own short list (HOME, PATH, USER and a few more): the
+ * variables that choose where coordination happens (the team server and its token, the config folder), name the
+ * agent, and set how git reads its config, as the hooks see them. Without them the server would read this machine's
+ * store while the hooks report to the team's server, and find no session of its caller. Unset ones are skipped.
+ */
+export const CODEX_MCP_ENV_VARS: readonly string[] = [
+  ...new Set([...SESSION_ENV, "COMITY_CONFIG_DIR", "COMITY_DAEMON", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM"]),
+].sort();
+
 export const CODEX_MCP_BEGIN = "# >>> comity MCP server (written by `comity init`; rerun it to update)";
 export const CODEX_MCP_END = "# <<< comity MCP server";
 
@@ -39,7 +50,10 @@ export const CODEX_MCP_END = "# <<< comity MCP server";
 export function mergeMcpConfig(host: InitHost, before: string | null, command: string): string {
   const entry = mcpServerEntry(host, command);
   if (host === "codex") {
-    const block = [CODEX_MCP_BEGIN, "[mcp_servers.comity]", `command = ${JSON.stringify(entry.command)}`, `args = ${JSON.stringify(entry.args).replace(/,/g, ", ")}`, CODEX_MCP_END].join("\n");
+    const list = (xs: readonly string[]) => JSON.stringify(xs).replace(/,/g, ", ");
+    const block = [CODEX_MCP_BEGIN, "[mcp_servers.comity]", `command = ${JSON.stringify(entry.command)}`, `args = ${list(entry.args)}`, `env_vars = ${list(CODEX_MCP_ENV_VARS)}`, CODEX_MCP_END].join(
+      "\n",
+    );
     const text = before ?? "";
     const start = text.indexOf(CODEX_MCP_BEGIN);
     const end = text.indexOf(CODEX_MCP_END);

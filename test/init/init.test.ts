@@ -6,6 +6,7 @@ import { parse as parseToml } from "smol-toml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { comityHooks, CLAUDE_PRE_MATCHER, CODEX_MATCHER, isComityHookCommand, isComityHookEntry } from "../../src/init/host-configs.js";
 import { hooksAreCurrent, mergeHooks } from "../../src/init/merge-hooks.js";
+import { CODEX_MCP_ENV_VARS } from "../../src/init/mcp-configs.js";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { HOOK_CLIENT, hookClientProblem, runBuiltCli } from "../helpers/run-cli.js";
 
@@ -507,7 +508,9 @@ describe("comity init: Comity's MCP server in each host's MCP config", () => {
     expect(readJson(path.join(root, ".cursor/mcp.json")).mcpServers).toEqual({ comity: { command: "comity", args: ["mcp", "--host", "cursor"] } });
     const toml = fs.readFileSync(path.join(root, ".codex/config.toml"), "utf8");
     expect(toml.startsWith('model = "o4"\n\n[mcp_servers.db]\ncommand = "db-mcp"\n')).toBe(true);
-    expect(parseToml(toml)).toEqual({ model: "o4", mcp_servers: { db: { command: "db-mcp" }, comity: { command: "comity", args: ["mcp", "--host", "codex"] } } });
+    expect(parseToml(toml)).toEqual({ model: "o4", mcp_servers: { db: { command: "db-mcp" }, comity: { command: "comity", args: ["mcp", "--host", "codex"], env_vars: [...CODEX_MCP_ENV_VARS] } } });
+    // Codex passes an MCP server a short list of its environment: the server is handed where the hooks coordinate.
+    expect(CODEX_MCP_ENV_VARS).toEqual(expect.arrayContaining(["COMITY_API_URL", "COMITY_TOKEN", "COMITY_CONFIG_DIR", "COMITY_AGENT_NAME"]));
     // A second run changes nothing.
     const again = init(root, "--tool", "claude_code", "--tool", "cursor", "--tool", "codex");
     expect(again.stdout).not.toContain("written");
