@@ -153,6 +153,8 @@ function blockText(content) {
 export function runClaude({ bin, cwd, env, modelUrl, prompt = "Do the task." }) {
   const sessionEnv = {
     ...env,
+    // As a shell that starts it in `cwd` exports it.
+    PWD: cwd,
     ANTHROPIC_BASE_URL: modelUrl,
     ANTHROPIC_API_KEY: "sk-ant-test",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
@@ -213,7 +215,7 @@ export function runCodex({ bin, cwd, env, modelUrl, codexHome, prompt = "Do the 
   const args = ["exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--trust", "--skip-git-repo-check", ...config.flatMap((c) => ["-c", c]), prompt];
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(bin, args, { cwd, env: { ...env, CODEX_HOME: codexHome }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(bin, args, { cwd, env: { ...env, PWD: cwd, CODEX_HOME: codexHome }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c.toString("utf8")));

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
+import { findOwningRepo } from "../workspace/discover-repos.js";
 import { SESSION_ENV } from "../config/session-env.js";
 import type { HttpHook } from "../init/host-configs.js";
 import type { HookCall } from "./daemon-wire.js";
@@ -178,19 +179,85 @@ export function httpRefusal(request: Omit<HttpHookRequest, "body">, config: Daem
   const auth = Buffer.from(header("authorization") ?? "");
   const expected = Buffer.from(`Bearer ${config.secret}`);
   if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) return { status: 401, reason: "the daemon's secret is missing or wrong" };
+  if (isMcpHttpRequest(request.url)) {
+    // Comity's MCP server, stateless: each request is a POST of JSON-RPC answered in JSON; no stream to open or end.
+    if (request.method !== "POST") return { status: 405, reason: "Comity's MCP server takes POST only (no stream, no session to end)" };
+    return null;
+  }
   const target = HOOK_TARGET.exec(request.url);
-  if (target === null || !hosts.includes(target[1] ?? "")) return { status: 404, reason: "the daemon serves hook events only" };
+  if (target === null || !hosts.includes(target[1] ?? "")) return { status: 404, reason: "the daemon serves hook events and its MCP server only" };
   if (request.method !== "POST") return { status: 405, reason: "a hook event is a POST" };
   return null;
 }
 
 /**
- * The hook event of a request `httpRefusal` let through: `comity hook --tool HOST --event EVENT` in the folder the
- * payload names, with `baseEnv` and the forwarded variables.
+ * The path of Comity's MCP server on the daemon's HTTP front (Streamable HTTP): `/v1/mcp?root=PROJECT&host=HOST`,
+ * the project folder the server answers for and the host whose sessions call it (what `comity mcp` takes from the
+ * folder it is started in and `--host`).
  */
-export function httpHookCall(request: HttpHookRequest, build: string, baseEnv: Readonly<Record<string, string>>): HookCall {
+export const MCP_HTTP_PATH = "/v1/mcp";
+
+/** Whether a request target is the MCP server's (its query aside). */
+export function isMcpHttpRequest(url: string): boolean {
+  const q = url.indexOf("?");
+  return (q === -1 ? url : url.slice(0, q)) === MCP_HTTP_PATH;
+}
+
+/** The MCP server's entry in Claude Code's MCP config for a project (`init --http`): its URL and the hooks' headers. */
+export function mcpHttpServer(config: DaemonHttpConfig, root: string, host: string): { type: "http"; url: string; headers: Record<string, string> } {
+  const query = new URLSearchParams({ root, host }).toString();
+  // `${NAME:-}`: Claude Code expands variables in an MCP server's headers, and refuses a config naming an unset one
+  // without a default.
+  const env = HTTP_HOOK_ENV.map((name) => `${name}=\${${name}:-}`).join(ENV_SEPARATOR);
+  return {
+    type: "http",
+    url: `http://127.0.0.1:${config.port}${MCP_HTTP_PATH}?${query}`,
+    headers: { Authorization: `Bearer ${config.secret}`, [ENV_HEADER]: env, [CWD_HEADER]: "${PWD:-}" },
+  };
+}
+
+/**
+ * The folder the session runs in, as its shell exported it (`PWD`). Claude Code keeps one project entry for a repo and
+ * all its worktrees, so the URL's root names the repo, not the worktree the session is in: the caller is the latest
+ * session of the worktree this names, where it lies in a worktree of that repo.
+ */
+export const CWD_HEADER = "X-Comity-Cwd";
+
+/**
+ * Where and for whom an MCP request `httpRefusal` let through is answered: the project folder (absolute, a folder
+ * that exists), the host, and `baseEnv` with the variables the request forwards; or why not (400).
+ */
+export function mcpHttpContext(
+  request: Omit<HttpHookRequest, "body">,
+  baseEnv: Readonly<Record<string, string>>,
+  hosts: readonly string[],
+): { readonly cwd: string; readonly host: string | null; readonly env: Record<string, string> } | { readonly status: number; readonly reason: string } {
+  const q = request.url.indexOf("?");
+  const params = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1));
+  const root = params.get("root");
+  if (root === null || !path.isAbsolute(root) || !fs.statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
+    return { status: 400, reason: "root= must name the project's folder, absolute (comity init --http writes it)" };
+  }
+  const host = params.get("host");
+  if (host !== null && !hosts.includes(host)) return { status: 400, reason: `unknown host '${host}'` };
+  return { cwd: sessionFolder(headerOf(request)(CWD_HEADER.toLowerCase()), path.resolve(root)), host, env: forwardedEnv(request, baseEnv) };
+}
+
+/** The folder a request's {@link CWD_HEADER} names where it is in a worktree of `root`'s repo (the same git objects), else `root`. */
+function sessionFolder(claimed: string | undefined, root: string): string {
+  if (claimed === undefined || claimed === "" || !path.isAbsolute(claimed)) return root;
+  try {
+    const there = findOwningRepo(claimed);
+    const project = findOwningRepo(root);
+    return there !== null && project !== null && there.commonDir !== null && there.commonDir === project.commonDir ? path.resolve(claimed) : root;
+  } catch {
+    return root;
+  }
+}
+
+/** `baseEnv` with the variables of {@link HTTP_HOOK_ENV} a request forwards in its headers set or unset as it says. */
+function forwardedEnv(request: Pick<HttpHookRequest, "headers">, baseEnv: Readonly<Record<string, string>>): Record<string, string> {
   const header = headerOf(request);
-  const target = HOOK_TARGET.exec(request.url);
   const env: Record<string, string> = { ...baseEnv };
   const combined = header(ENV_HEADER.toLowerCase());
   const forwarded = combined === undefined ? null : parseEnvHeader(combined);
@@ -200,6 +267,16 @@ export function httpHookCall(request: HttpHookRequest, build: string, baseEnv: R
     if (value === undefined || value === "") delete env[name];
     else env[name] = value;
   }
+  return env;
+}
+
+/**
+ * The hook event of a request `httpRefusal` let through: `comity hook --tool HOST --event EVENT` in the folder the
+ * payload names, with `baseEnv` and the forwarded variables.
+ */
+export function httpHookCall(request: HttpHookRequest, build: string, baseEnv: Readonly<Record<string, string>>): HookCall {
+  const target = HOOK_TARGET.exec(request.url);
+  const env = forwardedEnv(request, baseEnv);
   let cwd = baseEnv["HOME"] ?? "/";
   try {
     const payload = JSON.parse(request.body) as Record<string, unknown> | null;

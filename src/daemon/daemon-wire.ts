@@ -84,6 +84,8 @@ export interface DaemonStatus {
   readonly served: number;
   /** Commands (`comity status`, `comity who`) run in it since it started. */
   readonly commands: number;
+  /** Requests to Comity's MCP server on its HTTP front (`init --http`) answered since it started. */
+  readonly mcpRequests?: number;
   /** Hook events running or waiting now. */
   readonly waiting: number;
   /** It ends itself after this long without a request. */

@@ -4,7 +4,8 @@ import * as path from "node:path";
 import { Worker } from "node:worker_threads";
 import { ComityError } from "../errors/comity-error.js";
 import daemonClient from "./daemon-client.cjs";
-import { httpHookCall, type DaemonHttpConfig } from "./daemon-http.js";
+import type { McpHttpRequest } from "../mcp/mcp-http.js";
+import { httpHookCall, isMcpHttpRequest, mcpHttpContext, type DaemonHttpConfig } from "./daemon-http.js";
 import type { DaemonMessage, FrontMessage, HttpFrontData } from "./http-front-worker.js";
 import type { AnalyzeCache } from "./analyze-cache.js";
 import type { CliCall, CommandLine, DaemonAnswer, DaemonCall, DaemonStatus, HookCall } from "./daemon-wire.js";
@@ -116,6 +117,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   }
   const startedAt = new Date(now()).toISOString();
   let served = 0;
+  let mcpRequests = 0;
   let commands = 0;
   /** Recent answer times per kind of event, and the working folders seen: what `comity daemon status` reports. */
   const times = new Map<string, { count: number; recent: number[] }>();
@@ -135,6 +137,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     startedAt,
     served,
     commands,
+    mcpRequests,
     waiting,
     idleMs: options.idleMs,
     httpPort: httpFront !== null && httpFront.problem() !== null ? null : httpPort,
@@ -271,14 +274,33 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   }
   const mine = statOf(options.socket);
   touch();
+  /** Whether the build installed is still this daemon's; where not, it ends (the next command hook starts the new one). */
+  const sameBuild = (): boolean => {
+    const installed = options.http?.installedBuild?.() ?? options.build;
+    if (installed === options.build) return true;
+    setImmediate(() => void close(`another build was installed (${installed})`));
+    return false;
+  };
   httpFront =
     options.http === undefined
       ? null
-      : await superviseHttpFront(options.http, options.build, touch, (call) => {
-          const installed = options.http?.installedBuild?.() ?? options.build;
-          if (installed === options.build) return answerOf(call, false);
-          setImmediate(() => void close(`another build was installed (${installed})`));
-          return Promise.resolve({ kind: "stale", build: options.build });
+      : await superviseHttpFront(options.http, options.build, touch, {
+          hook: (call) => {
+            if (sameBuild()) return answerOf(call, false);
+            return Promise.resolve({ kind: "stale", build: options.build });
+          },
+          mcp: async (request) => {
+            if (!sameBuild()) return { status: 503, body: "the daemon is stale\n" };
+            const http_ = options.http as NonNullable<DaemonServerOptions["http"]>;
+            const ctx = mcpHttpContext(request, http_.baseEnv, http_.hosts);
+            if ("status" in ctx) return { status: ctx.status, body: `${ctx.reason}\n` };
+            const { answerMcpHttp } = await import("../mcp/mcp-http.js");
+            // After the hook events taken before it (an edit's PostToolUse posted a moment ago is in the store when
+            // check_edit or impact reads it), but beside those after it: a slow tool (analyze) holds up no hook.
+            await chain;
+            mcpRequests++;
+            return answerMcpHttp(request, ctx);
+          },
         });
   const httpProblem = httpFront?.problem() ?? null;
   if (httpFront !== null && httpProblem === null && options.http !== undefined) httpPort = options.http.config.port;
@@ -325,7 +347,7 @@ async function superviseHttpFront(
   http_: NonNullable<DaemonServerOptions["http"]>,
   build: string,
   touch: () => void,
-  answer: (call: HookCall) => Promise<DaemonAnswer>,
+  answer: FrontAnswers,
 ): Promise<{ readonly problem: () => string | null; readonly restarts: () => number; close(): Promise<void> }> {
   let front = await startHttpFront(http_, build, touch, answer);
   let problem = front.problem;
@@ -365,7 +387,13 @@ async function superviseHttpFront(
  * others, and answered with the hook's stdout as the body, as Claude Code reads a command hook's stdout. Busy (too
  * many waiting, or this thread held) is a 503: Claude Code goes on without the hook's answer.
  */
-async function startHttpFront(http_: NonNullable<DaemonServerOptions["http"]>, build: string, touch: () => void, answer: (call: HookCall) => Promise<DaemonAnswer>): Promise<HttpFront> {
+/** What the daemon's thread answers the front's requests with: a hook event, or a request to the MCP server. */
+interface FrontAnswers {
+  readonly hook: (call: HookCall) => Promise<DaemonAnswer>;
+  readonly mcp: (request: McpHttpRequest) => Promise<{ readonly status: number; readonly body: string }>;
+}
+
+async function startHttpFront(http_: NonNullable<DaemonServerOptions["http"]>, build: string, touch: () => void, answer: FrontAnswers): Promise<HttpFront> {
   const url = workerScriptUrl(import.meta.url, "http-front-worker.js");
   const data: HttpFrontData = { config: http_.config, hosts: http_.hosts, maxBytes: MAX_DAEMON_REQUEST_BYTES, requestMs: REQUEST_MS, ackMs: http_.ackMs ?? 250 };
   const worker = new Worker(url, { workerData: data });
@@ -392,10 +420,13 @@ async function startHttpFront(http_: NonNullable<DaemonServerOptions["http"]>, b
       // Taken: the front now waits for the answer, however long the event waits its turn.
       send({ type: "ack", id: m.id });
       touch();
-      answer(httpHookCall(m.request, build, http_.baseEnv)).then(
-        (a) => send(a.kind === "hook" ? { type: "answer", id: m.id, status: 200, body: a.stdout } : { type: "answer", id: m.id, status: 503, body: `the daemon is ${a.kind}\n` }),
-        () => send({ type: "answer", id: m.id, status: 500, body: "the daemon could not answer\n" }),
-      );
+      const failed = () => send({ type: "answer", id: m.id, status: 500, body: "the daemon could not answer\n" });
+      // An MCP tool call runs beside the hook events (it awaits the store and the API as they do), not in their line.
+      if (isMcpHttpRequest(m.request.url)) answer.mcp(m.request).then((a) => send({ type: "answer", id: m.id, status: a.status, body: a.body }), failed);
+      else
+        answer
+          .hook(httpHookCall(m.request, build, http_.baseEnv))
+          .then((a) => send(a.kind === "hook" ? { type: "answer", id: m.id, status: 200, body: a.stdout } : { type: "answer", id: m.id, status: 503, body: `the daemon is ${a.kind}\n` }), failed);
     }
   });
   let failure = "it exited";

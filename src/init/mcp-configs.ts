@@ -72,3 +72,29 @@ export function mergeMcpConfig(host: InitHost, before: string | null, command: s
   if (before !== null && JSON.stringify(merged) === JSON.stringify(parsed)) return before;
   return `${JSON.stringify(merged, null, 2)}\n`;
 }
+
+/** Claude Code's file of the user's own settings per project (`projects[ROOT].mcpServers`, its "local" scope). */
+export function claudeUserFile(home: string): string {
+  return path.join(home, ".claude.json");
+}
+
+/**
+ * Claude Code's user file with Comity's MCP server in one project's local scope (`projects[root].mcpServers.comity`),
+ * the rest as it was. Local scope wins over the project's `.mcp.json`: `init --http` points this user's sessions at
+ * the daemon's MCP endpoint while the project's file keeps `comity mcp` for everyone else. Throws where the file is
+ * not a JSON object, or its `projects` entry is not one.
+ */
+export function mergeClaudeLocalMcp(before: string | null, root: string, entry: Readonly<Record<string, unknown>>): string {
+  const parsed: unknown = before === null || before.trim() === "" ? {} : JSON.parse(before);
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObject(parsed)) throw new Error("its top level is not an object");
+  const projects = parsed["projects"] ?? {};
+  if (!isObject(projects)) throw new Error("its projects is not an object");
+  const project = projects[root] ?? {};
+  if (!isObject(project)) throw new Error(`its projects["${root}"] is not an object`);
+  const servers = project["mcpServers"] ?? {};
+  if (!isObject(servers)) throw new Error(`its projects["${root}"].mcpServers is not an object`);
+  const merged = { ...parsed, projects: { ...projects, [root]: { ...project, mcpServers: { ...servers, comity: entry } } } };
+  if (before !== null && JSON.stringify(merged) === JSON.stringify(parsed)) return before;
+  return `${JSON.stringify(merged, null, 2)}\n`;
+}

@@ -6,7 +6,7 @@ import { comityHooks, hookCommandOf, hookEntries, INIT_HOSTS, isComityHookEntry,
 import { mergeHooks } from "./merge-hooks.js";
 import { ompExtensionSource } from "./omp-extension.js";
 import { mergeCompozyConfig } from "./compozy-declarations.js";
-import { mcpConfigFile, mergeMcpConfig } from "./mcp-configs.js";
+import { claudeUserFile, mcpConfigFile, mergeClaudeLocalMcp, mergeMcpConfig } from "./mcp-configs.js";
 
 export interface InitOptions {
   /** The project folder (its `.claude/`, `.codex/`); ignored with `user`. */
@@ -31,6 +31,11 @@ export interface InitOptions {
   readonly claudeHttp?: Readonly<Record<string, HttpHook>>;
   /** Also wire Comity's MCP server (`comity mcp`) into each host's MCP config; default true. */
   readonly mcp?: boolean;
+  /**
+   * With `init --http`: Claude Code's entry for Comity's MCP server on the daemon's HTTP front, for a project root,
+   * written in the user's local scope for that project (so no process starts for it).
+   */
+  readonly claudeMcpHttp?: (root: string) => Readonly<Record<string, unknown>>;
 }
 
 export interface InitFile {
@@ -156,6 +161,18 @@ export function planInit(options: InitOptions): InitPlan {
       files.push({ host, kind: "mcp", file, before, after, changed: before !== after });
     } catch (error) {
       diagnostics.push(diagnostic("settings_bad_shape", "error", file, `${file}: ${(error as Error).message} (left as it is; Comity's MCP server not added)`));
+    }
+  }
+  if (options.mcp !== false && options.user !== true && options.claudeMcpHttp !== undefined && hosts.includes("claude_code")) {
+    const file = claudeUserFile(options.home);
+    const before = readConfig(file, diagnostics);
+    if (before !== undefined) {
+      try {
+        const after = mergeClaudeLocalMcp(before, options.root, options.claudeMcpHttp(options.root));
+        files.push({ host: "claude_code", kind: "mcp", file, before, after, changed: before !== after });
+      } catch (error) {
+        diagnostics.push(diagnostic("settings_bad_shape", "error", file, `${file}: ${(error as Error).message} (left as it is; Comity's MCP server over HTTP not added)`));
+      }
     }
   }
   if (command === "comity" && files.length > 0 && findOnPath("comity", options.pathEnv) === null) {

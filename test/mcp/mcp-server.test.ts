@@ -6,7 +6,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createComityMcpServer } from "../../src/mcp/mcp-server.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
+import { commit, createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { readHookLog, repoWithRemote } from "../helpers/hook-fixture.js";
 import { BIN, runBuiltCli } from "../helpers/run-cli.js";
 import { type RunningServe, startServe } from "../helpers/serve-fixture.js";
@@ -289,5 +289,96 @@ describe("comity mcp, the built CLI on stdio", () => {
     const r = runBuiltCli(["mcp", "--host", "vim"], { cwd: app, env: envOf("ana") });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("unknown host 'vim'");
+  });
+});
+
+describe("Comity's MCP server on the daemon's HTTP front (comity init --http)", () => {
+  let env: NodeJS.ProcessEnv;
+  beforeAll(() => {
+    sb = createSandbox();
+    cfg = path.join(sb.dir, "cfg");
+    served = null;
+    app = repoWithRemote(sb, "app");
+    commit(sb, app, "src/main.ts", 'import { parseConfig } from "./config.js";\n\nexport const cfg = parseConfig("a.json");\n');
+    other = repoWithRemote(sb, "app-2", "git@github.com:acme/app.git");
+    hook("ana", "s-ana-0001", app, "SessionStart", { source: "startup" });
+    hook("bo", "s-bo-0002", other, "SessionStart", { source: "startup" });
+    edit("bo", "s-bo-0002", other, "src/config.ts", "parseConfig(path: string)", "parseConfig(path: string, strict: boolean)");
+    // The daemon runs here (the suite turns it off elsewhere).
+    const { COMITY_DAEMON: _off, ...rest } = envOf("ana");
+    env = rest;
+  });
+  afterAll(() => {
+    runBuiltCli(["daemon", "stop"], { cwd: app, env });
+    sb.cleanup();
+  });
+
+  /** The entry init wrote in the user's Claude Code file, its headers filled as Claude Code fills them from `vars`. */
+  function entryAsSent(vars: Readonly<Record<string, string>>): { url: string; headers: Record<string, string> } {
+    const doc = JSON.parse(fs.readFileSync(path.join(sb.env["HOME"] ?? "", ".claude.json"), "utf8")) as {
+      projects: Record<string, { mcpServers: { comity: { type: string; url: string; headers: Record<string, string> } } }>;
+    };
+    const entry = doc.projects[app]?.mcpServers.comity;
+    expect(entry?.type).toBe("http");
+    const fill = (v: string) => v.replace(/\$\{(\w+):-\}/g, (_m, name: string) => vars[name] ?? "");
+    return { url: entry?.url ?? "", headers: Object.fromEntries(Object.entries(entry?.headers ?? {}).map(([k, v]) => [k, fill(v)])) };
+  }
+
+  it("answers the SDK's Streamable HTTP client with no process started, as the session its headers name; refuses strangers", async () => {
+    const r = runBuiltCli(["init", "--tool", "claude_code", "--http"], { cwd: app, env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/posted to the daemon on 127\.0\.0\.1:\d+ .*: it (started|restarted|runs)/);
+    const { url, headers } = entryAsSent({ COMITY_AGENT_NAME: "ana" });
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+    expect((await client.listTools()).tools).toHaveLength(9);
+    const status = await call(client, "status");
+    expect(status.structuredContent).toMatchObject({ sessions: expect.arrayContaining([expect.objectContaining({ session: "s-ana-0001", you: true })]) });
+    // check_edit, run in the daemon: the verdict the hook gives (bo broke parseConfig, which ana's edit calls).
+    const check = await call(client, "check_edit", { path: "src/config.ts", old_string: "parseConfig(path: string)", new_string: "parseConfig(p: string)" });
+    expect(check.structuredContent).toMatchObject({ verdict: "deny", as_session: "s-ana-0001" });
+    // and on a caller of what bo broke, in a file no one else touches
+    const caller = await call(client, "check_edit", { path: "src/main.ts", old_string: 'parseConfig("a.json")', new_string: 'parseConfig("b.json")' });
+    expect(text(caller)).toMatch(/Comity would stop this edit once/);
+    expect(text(caller)).toContain("PARAMETER_ADDED_REQUIRED");
+    const reserved = await call(client, "reserve", { paths: ["src/"], minutes: 5 });
+    expect(text(reserved)).toMatch(/^Reserved \(exclusive, for 5 minutes\): src\/ \(RSV-\d+\)/);
+    await client.close();
+    // The daemon answered it (initialize, its notification, the list, two calls): no process was started for it.
+    const daemon = JSON.parse(runBuiltCli(["daemon", "status", "--json"], { cwd: app, env }).stdout) as { mcpRequests: number };
+    expect(daemon.mcpRequests).toBeGreaterThanOrEqual(4);
+
+    const post = (target: string, h: Record<string, string>, method = "POST") =>
+      fetch(target, {
+        method,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...h },
+        ...(method === "POST" ? { body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) } : {}),
+      });
+    expect((await post(url, { ...headers, authorization: "Bearer nope" })).status).toBe(401);
+    expect((await post(url, { ...headers, origin: "https://evil.example" })).status).toBe(403);
+    expect((await post(url, headers, "GET")).status).toBe(405);
+    expect((await post(url.replace(/root=[^&]*/, "root=relative"), headers)).status).toBe(400);
+    expect((await post(url, headers)).status).toBe(200);
+    expect(readHookLog(cfg)).toEqual([]);
+  });
+
+  it("answers for the worktree the session's shell is in: Claude Code keeps one entry for a repo and its worktrees", async () => {
+    const wt = path.join(sb.dir, "app-wt");
+    sb.git(app, "worktree", "add", "-q", "-b", "side", wt);
+    hook("cy", "s-cy-0003", wt, "SessionStart", { source: "startup" });
+    const youAre = async (vars: Record<string, string>): Promise<string | undefined> => {
+      const { url, headers } = entryAsSent(vars);
+      const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+      const client = new Client({ name: "test", version: "1" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+      const status = await call(client, "status");
+      await client.close();
+      return (status.structuredContent as { sessions: Array<{ session: string; you: boolean }> }).sessions.find((s) => s.you)?.session;
+    };
+    expect(await youAre({ COMITY_AGENT_NAME: "cy", PWD: path.join(wt, "src") })).toBe("s-cy-0003");
+    // A shell elsewhere (not a worktree of this repo), or none: the project's root.
+    expect(await youAre({ COMITY_AGENT_NAME: "ana", PWD: sb.dir })).toBe("s-ana-0001");
+    expect(await youAre({ COMITY_AGENT_NAME: "ana" })).toBe("s-ana-0001");
   });
 });

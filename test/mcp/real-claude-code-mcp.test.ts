@@ -42,13 +42,20 @@ async function model(script: readonly ScriptedStep[]): Promise<ScriptedModel> {
   return m;
 }
 
-describe.skipIf(!fs.existsSync(CLAUDE_BIN))("the real Claude Code CLI with Comity's MCP server, as comity init wires it", () => {
+// Both ways init wires it: `comity mcp` on stdio from the project's .mcp.json, and, with `--http`, the daemon's
+// Streamable HTTP endpoint from the project's local entry in ~/.claude.json (which wins over .mcp.json's).
+describe.skipIf(!fs.existsSync(CLAUDE_BIN)).each(["stdio", "http"] as const)("the real Claude Code CLI with Comity's MCP server, as comity init wires it (%s)", (style) => {
   it("a reservation made with reserve denies the other session's edit once, naming it; who, check_edit and impact answer what the hooks know; send_message reaches inbox", async () => {
     for (const dir of [main, wt]) {
-      const r = await runBuiltCliAsync(["init", "--tool", "claude_code"], { cwd: dir, env });
+      const r = await runBuiltCliAsync(["init", "--tool", "claude_code", ...(style === "http" ? ["--http"] : [])], { cwd: dir, env });
       expect(r.status, r.stderr).toBe(0);
       expect(JSON.parse(fs.readFileSync(path.join(dir, ".mcp.json"), "utf8"))).toEqual({ mcpServers: { comity: { command: "comity", args: ["mcp", "--host", "claude_code"] } } });
     }
+    const mcpOverHttp = (): number =>
+      (JSON.parse(fs.readFileSync(path.join(String(env["HOME"]), ".claude.json"), "utf8")) as { projects?: Record<string, { mcpServers?: { comity?: { type?: string } } }> }).projects?.[main]
+        ?.mcpServers?.comity?.type === "http"
+        ? 1
+        : 0;
     // alice makes parseConfig's new parameter required, then, once bob is done, reads her inbox.
     let bobDone: () => void = () => undefined;
     const bobFinished = new Promise<void>((resolve) => {
@@ -110,6 +117,12 @@ describe.skipIf(!fs.existsSync(CLAUDE_BIN))("the real Claude Code CLI with Comit
     expect(offered).toEqual(
       expect.arrayContaining(["mcp__comity__who", "mcp__comity__check_edit", "mcp__comity__impact", "mcp__comity__send_message", "mcp__comity__inbox", "mcp__comity__status", "mcp__comity__analyze"]),
     );
+    if (style === "http") {
+      // Claude Code reached the server on the daemon: every call above was an HTTP request it answered.
+      expect(mcpOverHttp()).toBe(1);
+      const daemon = JSON.parse((await runBuiltCliAsync(["daemon", "status", "--json"], { cwd: main, env })).stdout) as { mcpRequests?: number };
+      expect(daemon.mcpRequests ?? 0).toBeGreaterThanOrEqual(7);
+    }
     expect(readHookLog(configDir)).toEqual([]);
   }, 180_000);
 });

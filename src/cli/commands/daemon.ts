@@ -111,6 +111,7 @@ export function statusDetail(a: DaemonStatus, nowMs: number): string {
   // Older builds answer without these.
   const rss = typeof a.rssBytes === "number" ? `, ${Math.round(a.rssBytes / 2 ** 20)} MiB resident` : "";
   const lines = [`  version ${a.build.split("+")[0] ?? a.build}, up ${up}${rss}, events from ${a.folders ?? 0} working folders`];
+  if (typeof a.mcpRequests === "number" && a.mcpRequests > 0) lines.push(`  MCP server over HTTP: ${a.mcpRequests} requests answered`);
   const events = Object.entries(a.events ?? {});
   if (events.length > 0) {
     const width = Math.max(...events.map(([k]) => k.length), 5);

@@ -31,7 +31,9 @@ command instead (a full path, npx comity, or a comity-hook).
            process; session start and prompts stay commands, which start
            the daemon. The hooks carry the daemon's secret, so they go to
            the user's own .claude/settings.local.json (or, with --user,
-           ~/.claude/settings.json).
+           ~/.claude/settings.json). Comity's MCP server is then reached
+           on the daemon too (Streamable HTTP), from this project's entry
+           in ~/.claude.json.
 Hosts in this version: ${INIT_HOSTS.join(", ")}.
 `;
 
@@ -113,7 +115,7 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
       pathEnv: io.env["PATH"] ?? "",
       ...(tools === undefined ? {} : { tools: tools as InitHost[] }),
       ...(values.command === undefined ? {} : { command: values.command }),
-      ...(claudeHttp === undefined || claudeHttp === null ? {} : { claudeHttp: claudeHttp.hooks }),
+      ...(claudeHttp === undefined || claudeHttp === null ? {} : { claudeHttp: claudeHttp.hooks, claudeMcpHttp: claudeHttp.mcp }),
     });
     for (const d of plan.diagnostics) io.stderr.write(`comity init: ${d.message}\n`);
     if (plan.diagnostics.length > 0) status = 1;
@@ -153,7 +155,7 @@ export async function initCommand(args: readonly string[], io: CliIo): Promise<n
 async function httpHooks(io: CliIo, home: string, dryRun: boolean) {
   const { configDir } = await import("../../config/config-dir.js");
   const { CONFIG_LAYOUT } = await import("../../config/config-layout.js");
-  const { claudeHttpHooks, ensureDaemonHttpConfig, readDaemonHttpConfig } = await import("../../daemon/daemon-http.js");
+  const { claudeHttpHooks, ensureDaemonHttpConfig, mcpHttpServer, readDaemonHttpConfig } = await import("../../daemon/daemon-http.js");
   const daemonClient = (await import("../../daemon/daemon-client.cjs")).default;
   const socket = daemonClient.daemonSocketFor(io.env);
   if (socket === null) {
@@ -169,9 +171,15 @@ async function httpHooks(io: CliIo, home: string, dryRun: boolean) {
     if (before?.httpPort === settings.port) return `${where}: it runs.`;
     // A daemon reads its HTTP settings when it starts: the one running lets its socket go, and a new one starts.
     const restarted = await stopDaemonAndWait(socket);
-    const after = await startDaemonAndWait(socket, io.env);
+    let after = await startDaemonAndWait(socket, io.env);
+    // Its socket answers before its HTTP front listens: give the front a moment before saying it cannot.
+    for (let i = 0; i < 30 && after !== null && after.httpPort !== settings.port; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = (await daemonStatusAt(socket)) ?? after;
+    }
     if (after === null) return `${where}, but it did not start within 5 s (comity daemon run shows why); the next session start tries again.`;
     return after.httpPort === settings.port ? `${where}: it ${restarted ? "restarted" : "started"} now.` : `${where}, but it cannot listen there (hook.log says why; comity doctor).`;
   };
-  return { hooks: claudeHttpHooks(settings), restart };
+  // Comity's MCP server too, on the same front: no process per session.
+  return { hooks: claudeHttpHooks(settings), mcp: (root: string) => mcpHttpServer(settings, root, "claude_code"), restart };
 }
