@@ -109,6 +109,31 @@ async function main() {
     }
   }
 
+  // `comity mcp` (a host starts it at every session start): where the daemon runs, each message goes to the server
+  // there, and nothing of the server is loaded here; where the daemon does not take the first one, the server runs
+  // here from that message on.
+  let mcpStdin = process.stdin;
+  const mcpArgs = process.argv.slice(3);
+  if (process.argv[2] === "mcp" && !asksForHelp && process.env.COMITY_DAEMON !== "off" && (mcpArgs.length === 0 || (mcpArgs.length === 2 && mcpArgs[0] === "--host"))) {
+    try {
+      daemonClient = require("../dist/daemon/daemon-client.cjs");
+    } catch {
+      daemonClient = null;
+    }
+    if (daemonClient !== null) {
+      const through = await daemonClient.serveMcpThroughDaemon({ stdin: process.stdin, stdout: process.stdout, env: process.env, cwd: process.cwd(), host: mcpArgs[1] ?? null });
+      if ("ended" in through) {
+        process.stdout.write("", () => process.exit(0));
+        await new Promise(() => undefined);
+      }
+      const rest = new (require("node:stream").PassThrough)();
+      rest.write(through.fallback);
+      process.stdin.pipe(rest);
+      mcpStdin = rest;
+      startDaemon = through.startDaemon;
+    }
+  }
+
   // `comity status`, `who` and a small `symbols` run in the daemon where it runs (it has Comity loaded and the store
   // open); `comity analyze` asks it first: a folder it watches and that did not change since its last analysis is
   // answered from memory, otherwise the analysis runs here and is handed to the daemon for next time. Other commands
@@ -178,7 +203,7 @@ async function main() {
       env: process.env,
       stdinIsTTY: process.stdin.isTTY === true,
       readStdin: readStdinOnce,
-      stdio: { stdin: process.stdin, stdout: process.stdout },
+      stdio: { stdin: mcpStdin, stdout: process.stdout },
       ...(analyzeCache === undefined ? {} : { analyzeCache }),
     });
   } catch (error) {

@@ -102,17 +102,10 @@ export async function listSessions(sql: Sql, team: TeamRef, options: SessionsFil
   );
   const fileRows = await inChunks(ids, (chunk) => sql.all<{ session_id: string; path: string }>(`SELECT session_id, path FROM session_files WHERE session_id IN (${marks(chunk)})`, chunk));
   const changeRows = await inChunks(ids, (chunk) =>
-    sql.all<{
-      session_id: string;
-      path: string;
-      qualified_name: string;
-      change: string;
-      compatibility: string;
-      state: string;
-      created_at: number;
-      signature_before: string | null;
-      signature_after: string | null;
-    }>(`SELECT session_id, path, qualified_name, change, compatibility, state, created_at, signature_before, signature_after FROM symbol_changes WHERE session_id IN (${marks(chunk)})`, chunk),
+    sql.all<SymbolChangeRow & { session_id: string }>(
+      `SELECT session_id, path, qualified_name, change, compatibility, state, created_at, signature_before, signature_after FROM symbol_changes WHERE session_id IN (${marks(chunk)})`,
+      chunk,
+    ),
   );
   const queuedRows = await inChunks(ids, (chunk) =>
     sql.all<{ session_id: string; n: number }>(
@@ -221,19 +214,20 @@ function parsePaths(text: string): string[] {
   }
 }
 
+/** A row of `symbol_changes` as the sessions' report reads it (the signatures are null in rows from before they were kept). */
+interface SymbolChangeRow {
+  readonly path: string;
+  readonly qualified_name: string;
+  readonly change: string;
+  readonly compatibility: string;
+  readonly state: string;
+  readonly created_at: number;
+  readonly signature_before: string | null;
+  readonly signature_after: string | null;
+}
+
 /** The latest change of each symbol, breaking first, then by path and name; at most 50. */
-function latestChanges(
-  rows: ReadonlyArray<{
-    path: string;
-    qualified_name: string;
-    change: string;
-    compatibility: string;
-    state: string;
-    created_at: number;
-    signature_before?: string | null;
-    signature_after?: string | null;
-  }>,
-): ActiveSession["changes"] {
+function latestChanges(rows: readonly SymbolChangeRow[]): ActiveSession["changes"] {
   const latest = new Map<string, (typeof rows)[number]>();
   for (const r of rows) {
     const k = `${r.path}\u0000${r.qualified_name}`;

@@ -116,6 +116,103 @@ async function hookThroughDaemon(args: readonly string[], stdin: string, env: Re
   return { runHere: `the daemon answered ${answer.kind}`, startDaemon: false };
 }
 
+/** How long an MCP tool call waits for the daemon (`analyze` of a large folder takes seconds). */
+const MCP_ANSWER_MS = 120_000;
+
+/**
+ * `comity mcp` through the daemon: each JSON-RPC line its host writes on stdin goes to the daemon, which runs Comity's
+ * MCP server, and the answer is written on stdout, one line each, in order; nothing of the server (the SDK, zod) is
+ * loaded here, which at every session start cost about 300 ms of CPU. Resolves once stdin ends; or, where the daemon
+ * does not take the first message (not running, another build), with the text read and not answered, for the server
+ * to run in this process instead (and whether to start a daemon for the sessions after). A message the daemon fails
+ * later (it was stopped or replaced mid-session) is answered with a JSON-RPC error, and the next one tries it again.
+ */
+function serveMcpThroughDaemon(o: {
+  readonly stdin: NodeJS.ReadableStream;
+  readonly stdout: NodeJS.WritableStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly host: string | null;
+}): Promise<{ readonly ended: true } | { readonly fallback: string; readonly startDaemon: boolean }> {
+  const socket = daemonSocketFor(o.env);
+  if (socket === null) return Promise.resolve({ fallback: "", startDaemon: false });
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(o.env)) if (v !== undefined) env[k] = v;
+  const build = installedBuild();
+  return new Promise((resolve) => {
+    let text = "";
+    let answered = false;
+    let ended = false;
+    let working = false;
+    let settled = false;
+    const settle = (r: { readonly ended: true } | { readonly fallback: string; readonly startDaemon: boolean }): void => {
+      if (settled) return;
+      settled = true;
+      o.stdin.removeListener("data", onData);
+      o.stdin.removeListener("end", onEnd);
+      resolve(r);
+    };
+    const next = async (): Promise<void> => {
+      if (working || settled) return;
+      working = true;
+      try {
+        for (let nl = text.indexOf("\n"); nl !== -1 && !settled; nl = text.indexOf("\n")) {
+          const line = text.slice(0, nl).trim();
+          if (line === "") {
+            text = text.slice(nl + 1);
+            continue;
+          }
+          const answer = await callDaemon(socket, { kind: "mcp", build, cwd: o.cwd, env, host: o.host, message: line }, { connectMs: 200, answerMs: MCP_ANSWER_MS });
+          if (!("miss" in answer) && answer.kind === "mcp") {
+            text = text.slice(nl + 1);
+            answered = true;
+            if (answer.body.trim() !== "") o.stdout.write(`${answer.body.trim()}\n`);
+            continue;
+          }
+          if (!answered) {
+            // Nothing answered yet: the server runs here, from this message on.
+            o.stdin.pause();
+            settle({ fallback: text, startDaemon: ("miss" in answer && answer.miss === "absent") || (!("miss" in answer) && answer.kind === "stale") });
+            return;
+          }
+          text = text.slice(nl + 1);
+          const why = "miss" in answer ? answer.reason : `it answered ${answer.kind}`;
+          const id = requestId(line);
+          if (id !== undefined) o.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: `Comity's daemon did not answer (${why}): ask again in a moment` } })}\n`);
+        }
+        if (ended) settle({ ended: true });
+      } finally {
+        working = false;
+      }
+      // Lines that came while this one was out.
+      if (!settled && text.includes("\n")) void next();
+    };
+    const onData = (chunk: Buffer | string): void => {
+      text += typeof chunk === "string" ? chunk : chunk.toString("utf8");
+      void next();
+    };
+    const onEnd = (): void => {
+      ended = true;
+      if (!working) {
+        if (text.trim() !== "") text += "\n";
+        void next().then(() => settle({ ended: true }));
+      }
+    };
+    o.stdin.on("data", onData);
+    o.stdin.on("end", onEnd);
+  });
+}
+
+/** A JSON-RPC request's id (undefined for a notification or a line that is not JSON-RPC). */
+function requestId(line: string): string | number | undefined {
+  try {
+    const m = JSON.parse(line) as { id?: unknown };
+    return typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The native client (`comity-hook`) hands an event to the Node entry with `COMITY_DAEMON_FAILED` set where the daemon
  * took it and did not answer: the entry then does what this client does in that case (fail open, end that daemon),
@@ -315,6 +412,7 @@ export = {
   installedBuild,
   installedBuildAt,
   pidFile,
+  serveMcpThroughDaemon,
   startDaemonInBackground,
   startingMark,
 };

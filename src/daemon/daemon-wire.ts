@@ -74,7 +74,20 @@ export interface CliCall extends CommandLine {
   readonly tty: boolean;
 }
 
-export type DaemonCall = HookCall | StatusCall | AnalyzeCall | AnalyzeStoreCall | CliCall;
+/**
+ * One JSON-RPC message to Comity's MCP server from `comity mcp` on stdio, which passes its host's messages to the
+ * daemon instead of loading the server itself: the folder and environment it was started in, its `--host`, the message.
+ */
+export interface McpCall {
+  readonly kind: "mcp";
+  readonly build: string;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly host: string | null;
+  readonly message: string;
+}
+
+export type DaemonCall = HookCall | StatusCall | AnalyzeCall | AnalyzeStoreCall | CliCall | McpCall;
 
 export interface DaemonStatus {
   readonly pid: number;
@@ -117,6 +130,8 @@ export type DaemonAnswer =
   | { readonly kind: "hook"; readonly stdout: string }
   | AnalyzeAnswer
   | { readonly kind: "cli"; readonly stdout: string; readonly stderr: string; readonly code: number }
+  /** The MCP server's answer to an {@link McpCall}: its HTTP status and body (empty for a notification). */
+  | { readonly kind: "mcp"; readonly status: number; readonly body: string }
   | ({ readonly kind: "status" } & DaemonStatus)
   | { readonly kind: "stopping" }
   /** Another build answers nothing and ends: the caller runs the event itself and starts the new build's daemon. */

@@ -164,6 +164,16 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     // Answered at once, beside the hook events' queue: a question to the watch and a look-up.
     if (call.kind === "analyze") return options.analyze?.query(call) ?? { kind: "analyze-miss", token: null };
     if (call.kind === "analyze-store") return options.analyze?.store(call) ?? { kind: "stored", stored: false };
+    if (call.kind === "mcp") {
+      const [{ answerMcpHttp }, { HOOK_TOOLS }] = await Promise.all([import("../mcp/mcp-http.js"), import("../hook/hosts.js")]);
+      // (`comity mcp` run here then says what is wrong with its host)
+      if (call.host !== null && !(HOOK_TOOLS as readonly string[]).includes(call.host)) return { kind: "refused", reason: `unknown host '${call.host}'` };
+      // After the hook events taken before it, beside those after it (as on the HTTP front).
+      await chain;
+      mcpRequests++;
+      const message = { method: "POST", url: "/v1/mcp", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: call.message };
+      return { kind: "mcp", ...(await answerMcpHttp(message, { cwd: call.cwd, env: call.env, host: call.host })) };
+    }
     if (call.kind === "cli") {
       const run = options.runCommand;
       if (run === undefined || !DAEMON_COMMANDS.includes(call.args[0] ?? "")) return { kind: "refused", reason: "not a command the daemon runs" };
@@ -493,6 +503,12 @@ export function parseCall(text: string): DaemonCall | null {
     if (typeof v["key"] !== "string" || typeof v["stdout"] !== "string" || typeof v["code"] !== "number" || !tokenOk) return null;
     if (!Array.isArray(roots) || !roots.every((r) => typeof r === "string" && path.isAbsolute(r))) return null;
     return { kind: "analyze-store", build, key: v["key"], token: token as Record<string, number> | null, stdout: v["stdout"], code: v["code"], roots: roots as string[] };
+  }
+  if (v["kind"] === "mcp") {
+    const command = commandOf({ ...v, args: [] });
+    const host = v["host"];
+    if (command === null || !path.isAbsolute(command.cwd) || typeof v["message"] !== "string" || (host !== null && typeof host !== "string")) return null;
+    return { kind: "mcp", build, cwd: command.cwd, env: command.env, host, message: v["message"] };
   }
   if (v["kind"] !== "hook") return null;
   const command = commandOf(v);

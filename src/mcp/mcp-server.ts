@@ -31,6 +31,17 @@ export interface McpContext {
  */
 const ALWAYS_LOADED = { "anthropic/alwaysLoad": true } as const;
 
+/** One symbol an agent changed, as `status` and `impact` give it: what changed, and its signature before and after. */
+const symbolChange = z.object({
+  path: z.string(),
+  qualified_name: z.string(),
+  change: z.string(),
+  compatibility: z.string(),
+  state: z.string(),
+  signature_before: z.string().nullable().optional(),
+  signature_after: z.string().nullable().optional(),
+});
+
 /** How long an API call of a tool waits: a model waiting on a tool waits on this. */
 const API_TIMEOUT_MS = 3000;
 
@@ -126,17 +137,7 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
             branch: z.string().nullable(),
             worktree: z.string().nullable(),
             files: z.array(z.string()),
-            changes: z.array(
-              z.object({
-                path: z.string(),
-                qualified_name: z.string(),
-                change: z.string(),
-                compatibility: z.string(),
-                state: z.string(),
-                signature_before: z.string().nullable().optional(),
-                signature_after: z.string().nullable().optional(),
-              }),
-            ),
+            changes: z.array(symbolChange),
             reservations: z.array(z.object({ ref: z.string(), pattern: z.string(), exclusive: z.boolean(), reason: z.string().nullable(), expires_at: z.string() })),
             you: z.boolean(),
           }),
@@ -244,19 +245,7 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
       },
       outputSchema: {
         summary: z.string(),
-        changes: z.array(
-          z.object({
-            session: z.string(),
-            description: z.string(),
-            path: z.string(),
-            qualified_name: z.string(),
-            change: z.string(),
-            compatibility: z.string(),
-            state: z.string(),
-            signature_before: z.string().nullable().optional(),
-            signature_after: z.string().nullable().optional(),
-          }),
-        ),
+        changes: z.array(symbolChange.extend({ session: z.string(), description: z.string() })),
         users: z.array(z.object({ qualified_name: z.string(), publisher: z.string(), path: z.string(), consumer: z.string(), files: z.array(z.string()) })),
       },
       _meta: ALWAYS_LOADED,

@@ -285,6 +285,35 @@ describe("comity mcp, the built CLI on stdio", () => {
     expect(runBuiltCli(["reserve"], { cwd: app, env: envOf("ana") }).status).toBe(2);
   });
 
+  it("passes its messages to the daemon where it runs (nothing of the server loaded for a session), and runs the server itself where it does not", async () => {
+    const { COMITY_DAEMON: _off, ...withDaemon } = envOf("ana");
+    const stdio = async (): Promise<CallToolResult> => {
+      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "--host", "claude_code"], cwd: app, env: withDaemon as Record<string, string>, stderr: "pipe" });
+      const client = new Client({ name: "test", version: "1" });
+      await client.connect(transport);
+      expect((await client.listTools()).tools).toHaveLength(9);
+      const status = await call(client, "status");
+      await client.close();
+      return status;
+    };
+    const mcpRequests = (): number => (JSON.parse(runBuiltCli(["daemon", "status", "--json"], { cwd: app, env: withDaemon }).stdout) as { mcpRequests?: number }).mcpRequests ?? 0;
+    try {
+      // No daemon: the server runs in the process, and answers the same.
+      expect((await stdio()).structuredContent).toMatchObject({ sessions: [expect.objectContaining({ session: "s-ana-0001", you: true })] });
+      expect(runBuiltCli(["daemon", "start"], { cwd: app, env: withDaemon }).status).toBe(0);
+      const before = mcpRequests();
+      expect((await stdio()).structuredContent).toMatchObject({ sessions: [expect.objectContaining({ session: "s-ana-0001", you: true })] });
+      // initialize, its notification, the list and the call: all answered by the daemon.
+      expect(mcpRequests() - before).toBe(4);
+      const vim = runBuiltCli(["mcp", "--host", "vim"], { cwd: app, env: withDaemon, input: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n' });
+      expect(vim.status).toBe(2);
+      expect(vim.stderr).toContain("unknown host 'vim'");
+    } finally {
+      runBuiltCli(["daemon", "stop"], { cwd: app, env: withDaemon });
+    }
+    expect(readHookLog(cfg)).toEqual([]);
+  });
+
   it("refuses a host it does not know", () => {
     const r = runBuiltCli(["mcp", "--host", "vim"], { cwd: app, env: envOf("ana") });
     expect(r.status).toBe(2);
