@@ -6,7 +6,8 @@ import type { InitHost } from "./host-configs.js";
  * Where each host reads the MCP servers it starts, for a project and for the user (`--user`); null where it reads none
  * at that level. Claude Code: the project's `.mcp.json`, the user's `~/.claude.json`; Cursor: `.cursor/mcp.json`;
  * Codex: `config.toml`'s `[mcp_servers]` (the project's `.codex/`, read in a trusted project, or `~/.codex/`);
- * Copilot CLI: `~/.copilot/mcp-config.json` only. omp and CompozyOS take none Comity writes.
+ * Copilot CLI: `~/.copilot/mcp-config.json` only; omp: `.omp/mcp.json`, `~/.omp/agent/mcp.json`. CompozyOS takes none
+ * Comity writes.
  */
 export function mcpConfigFile(host: InitHost, options: { readonly root: string; readonly home: string; readonly user?: boolean }): string | null {
   const user = options.user === true;
@@ -19,6 +20,9 @@ export function mcpConfigFile(host: InitHost, options: { readonly root: string; 
       return path.join(user ? options.home : options.root, ".codex", "config.toml");
     case "copilot":
       return user ? path.join(options.home, ".copilot", "mcp-config.json") : null;
+    case "omp":
+      // (its own files; it also falls back to a project's .mcp.json, as Claude Code's entry there)
+      return user ? path.join(options.home, ".omp", "agent", "mcp.json") : path.join(options.root, ".omp", "mcp.json");
     default:
       return null;
   }

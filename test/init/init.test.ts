@@ -191,6 +191,8 @@ describe("comity init: Claude Code and Codex", () => {
     expect(text).toContain('const COMMAND: string[] = ["comity","hook"];');
     expect(text).toContain('"session_start","before_agent_start","tool_call","tool_result","session_stop","session_shutdown"');
     expect(init(root, "--tool", "omp").stdout).toContain("up to date");
+    // Comity's MCP server, in omp's own MCP config.
+    expect(JSON.parse(fs.readFileSync(path.join(root, ".omp/mcp.json"), "utf8"))).toEqual({ mcpServers: { comity: { command: "comity", args: ["mcp", "--host", "omp"] } } });
     const doctorOmp = () =>
       (JSON.parse(runBuiltCli(["doctor", "--json"], { cwd: root, env: { ...env(), COMITY_API_URL: "" } }).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find(
         (c) => c.id === "hooks.omp",
