@@ -59,18 +59,48 @@ function inserted(text) {
   throw new Error(`no parameter list after ${symbol}`);
 }
 
+/** The source file a module path names (its extension or index left out), repo-relative, or null. */
+function sourceOf(base) {
+  for (const ext of [".ts", ".tsx", ".mts", ".js", "/index.ts", "/index.tsx", "/index.js"]) if (fs.existsSync(path.join(root, base + ext))) return base + ext;
+  return null;
+}
+
+/** Whether a module exports `symbol` from the helper's file: it is that file, or re-exports it from one that does. */
+function reexports(file, seen) {
+  if (file === null || seen.has(file)) return false;
+  seen.add(file);
+  if (file === rel) return true;
+  const source = ts.createSourceFile(file, fs.readFileSync(path.join(root, file), "utf8"), ts.ScriptTarget.Latest, true);
+  return source.statements.some((st) => {
+    if (!ts.isExportDeclaration(st) || st.moduleSpecifier === undefined || !ts.isStringLiteralLike(st.moduleSpecifier) || !st.moduleSpecifier.text.startsWith(".")) return false;
+    const named = st.exportClause === undefined || (ts.isNamedExports(st.exportClause) && st.exportClause.elements.some((e) => (e.propertyName ?? e.name).text === symbol));
+    return named && reexports(sourceOf(path.posix.join(path.posix.dirname(file), st.moduleSpecifier.text).replace(/\.js$/, "")), seen);
+  });
+}
+
 /** The files that use the symbol, by the TypeScript compiler's parse of every file that names the package. */
 function oracle() {
   const named = git("grep", "-l", "-z", "-F", pkg.name, "--", "*.ts", "*.tsx", "*.mts", "*.cts", "*.js", "*.jsx", "*.mjs", "*.cjs")
     .stdout.split("\0")
     .filter((f) => f !== "" && !f.startsWith(`${pkg.dir}/`));
   const users = new Set();
-  const isPkg = (node) => node !== undefined && ts.isStringLiteralLike(node) && node.text === pkg.name;
+  // The package itself, or a subpath of it (`@scope/utils/client`) whose module exports the helper's symbol from the
+  // helper's file, through `export *` and `export { ... } from` (as the package's own sources say: `src/SUB` before
+  // the built stub `SUB.js` at the package's root).
+  const subpaths = new Map();
+  const isPkg = (node) => {
+    if (node === undefined || !ts.isStringLiteralLike(node)) return false;
+    if (node.text === pkg.name) return true;
+    if (!node.text.startsWith(`${pkg.name}/`)) return false;
+    const sub = node.text.slice(pkg.name.length + 1);
+    if (!subpaths.has(sub)) subpaths.set(sub, reexports(sourceOf(path.posix.join(pkg.dir, "src", sub)) ?? sourceOf(path.posix.join(pkg.dir, sub)), new Set()));
+    return subpaths.get(sub);
+  };
   const nameOf = (spec) => (spec.propertyName ?? spec.name).text;
   for (const f of named) {
     const text = fs.readFileSync(path.join(root, f), "utf8");
     const kind = /\.(tsx|jsx)$/.test(f) ? ts.ScriptKind.TSX : /\.[mc]?js$/.test(f) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
-    const source = ts.createSourceFile(f, text, ts.ScriptTarget.Latest, false, kind);
+    const source = ts.createSourceFile(f, text, ts.ScriptTarget.Latest, true, kind);
     let uses = false;
     const visit = (node) => {
       if (uses) return;

@@ -50,6 +50,23 @@ const suites = [
       quick ? "2" : "9",
     ],
   ],
+  // A clone of nocobase/nocobase at the commit the README names, at $COMITY_BENCH_NOCOBASE (skipped without one).
+  [
+    "monorepo users, nocobase",
+    "monorepo-users.mjs",
+    [
+      "--repo",
+      process.env.COMITY_BENCH_NOCOBASE ?? path.join(os.tmpdir(), "comity-bench", "nocobase"),
+      "--file",
+      "packages/core/utils/src/uid.ts",
+      "--symbol",
+      "uid",
+      "--insert",
+      "prefix: string",
+      "--runs",
+      quick ? "2" : "9",
+    ],
+  ],
   // A clone of saleor/saleor-dashboard at the commit the README names, at $COMITY_BENCH_SALEOR (skipped, saying so, without one).
   [
     "contract users, saleor-dashboard",

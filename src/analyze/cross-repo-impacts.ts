@@ -5,7 +5,7 @@ import type { GitConfigEnv } from "../git/load-git-config.js";
 import { filesContaining } from "./files-containing.js";
 import { declaredDependencies } from "../packages/declared-dependencies.js";
 import { normalizePythonName, packageKey, packageOfImport } from "../packages/package-of-import.js";
-import { memoTextReader, packageExposure, packageOwning } from "../packages/public-names.js";
+import { memoTextReader, packageExposure, packageOwning, subpathExposure } from "../packages/public-names.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import { languageOf } from "../symbols/languages.js";
 import { scanImports } from "../symbols/scan-imports.js";
@@ -77,6 +77,8 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[], where: GitC
 export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfigEnv, options: { within: boolean } = { within: true }): Promise<PackageUsers> {
   type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python"; pkgPath: string; path: string; change: SymbolChange; publicNames: string[] };
   const broken: Broken[] = [];
+  // (the publishers' files, read once for the subpaths of their packages that consumers import whole)
+  const reader = memoTextReader();
   for (const r of repos) {
     for (const c of r.changes) {
       // A contract's symbols (GraphQL SDL, ...) are not its package's exports: no import of the package uses them.
@@ -138,9 +140,26 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
     const ownerOf = packageOwner(consumer.abs);
     for (const b of relevant) {
       const within = b.publisher === consumer;
+      // A whole-module import of a subpath (`import * as u from "@acme/utils/client"`) uses the symbol where that
+      // module re-exports it (a barrel), not only where the subpath names the symbol's own file.
+      const subpathNames = new Map<string, string[]>();
+      const viaSubpath = (module: string, publicName: string): boolean => {
+        if (b.ecosystem !== "npm" || !module.startsWith(`${b.name}/`)) return false;
+        const sub = module.slice(b.name.length + 1);
+        let names = subpathNames.get(sub);
+        if (names === undefined) {
+          names = subpathExposure(b.publisher.abs, b.path, sub, topName(b.change.qualified_name), reader);
+          subpathNames.set(sub, names);
+        }
+        return names.includes(publicName);
+      };
       for (const publicName of b.publicNames) {
         const users = [...files]
-          .filter(([f, refs]) => (!within || ownerOf(f).path !== b.pkgPath) && refs.some((r) => r.key === b.key && packageUseReaches({ path: f, name: r.name, module: r.module }, publicName, b.path)))
+          .filter(
+            ([f, refs]) =>
+              (!within || ownerOf(f).path !== b.pkgPath) &&
+              refs.some((r) => r.key === b.key && (packageUseReaches({ path: f, name: r.name, module: r.module }, publicName, b.path) || (r.name === "*" && viaSubpath(r.module, publicName)))),
+          )
           .map(([f]) => f)
           .sort(compareStrings);
         if (users.length === 0) continue;

@@ -52,6 +52,25 @@ export function packageExposure(repoRoot: string, filePath: string, tops: readon
 }
 
 /**
+ * The names under which a subpath of a JavaScript or TypeScript package (`client` of `@acme/utils/client`) exposes
+ * `top` of `filePath` (repo-relative): the module the subpath names (its `exports` entry, else `src/SUB` or `SUB` in
+ * the package's folder, a built file read as its source), following its re-exports. Empty where none is found.
+ */
+export function subpathExposure(repoRoot: string, filePath: string, subpath: string, top: string, reader: TextReader = nodeTextReader): string[] {
+  const owner = owningPackage(repoRoot, filePath, false, reader);
+  if (owner === null || subpath === "" || subpath.split("/").includes("..")) return [];
+  const pkgDir = path.join(repoRoot, owner.pkg.path);
+  const exp = owner.manifest["exports"];
+  const declared = typeof exp === "object" && exp !== null && !Array.isArray(exp) ? exportTargets((exp as Record<string, unknown>)[`./${subpath}`]) : [];
+  const candidates = [...declared, ...["src/", ""].flatMap((dir) => [...TS_EXTENSIONS.map((e) => `${dir}${subpath}${e}`), ...TS_EXTENSIONS.map((e) => `${dir}${subpath}/index${e}`)])];
+  for (const rel of candidates) {
+    const found = sourceOf(path.join(pkgDir, rel), reader);
+    if (found !== null) return reachable(found, path.join(repoRoot, filePath), top, reader);
+  }
+  return [];
+}
+
+/**
  * The package a repo-relative file belongs to: the nearest manifest above it that names one (`package.json` for
  * JavaScript and TypeScript, `pyproject.toml` for Python), as `packageExposure` finds the publisher's; null under none.
  */

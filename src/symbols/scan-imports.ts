@@ -7,7 +7,8 @@ import type { ReferenceRecord } from "./types.js";
  * changes (names and modules only), at a fraction of a millisecond and
  * without loading tree-sitter. The records have the shape the extractor gives
  * import references (`{kind: "import", name, module}`, `*` for a namespace,
- * `require` or `import a.b` import, `default` for a default import; a
+ * `require` or `import a.b` import, the names a `const { a } = require("m")`
+ * takes, `default` for a default import; a
  * side-effect `import "m"` binds no name and is none), so either can say what
  * a file uses. Only real imports count: text
  * that looks like one inside a comment, a string, a template literal or a
@@ -72,9 +73,24 @@ export function scanImports(text: string, language: "typescript" | "python"): Re
       else if (rest.startsWith("*")) add("*", module);
       else if (m[1] === "import" && /^[\w$]+/.test(rest)) add("default", module);
     }
-    // require("m"), import("m")
-    for (const m of text.matchAll(/\b(?:require|import)\s*\(\s*(["'])([^"'\n]+)["']\s*\)/g)) {
-      if (real(m.index, m.index + m[0].indexOf(m[1] ?? "'"))) add("*", m[2] ?? "");
+    // const { a, b: c } = require("m"): the names it takes, as an import of them would (a rest element, or a pattern
+    // nested deeper than this reads, takes the whole module below).
+    const destructured = new Set<number>();
+    for (const m of text.matchAll(/\b(?:const|let|var)\s*\{([^{}]*)\}\s*=\s*require\s*\(\s*(["'])([^"'\n]+)["']\s*\)/g)) {
+      const call = m[0].lastIndexOf("require");
+      const quote = m.index + m[0].indexOf(m[2] ?? "'", call);
+      const names = (m[1] ?? "").split(",").map((part) => part.trim());
+      if (!real(m.index, quote) || names.some((n) => n.startsWith("..."))) continue;
+      destructured.add(m.index + call);
+      for (const part of names) {
+        const name = part.split(/[:=]/)[0]?.trim() ?? "";
+        if (/^[\w$]+$/.test(name)) add(name, m[3] ?? "");
+      }
+    }
+    // require("m"), import("m"); require("m").name takes that name
+    for (const m of text.matchAll(/\b(require|import)\s*\(\s*(["'])([^"'\n]+)["']\s*\)(\s*\.\s*([\w$]+))?/g)) {
+      if (destructured.has(m.index) || !real(m.index, m.index + m[0].indexOf(m[2] ?? "'"))) continue;
+      add(m[1] === "require" && m[5] !== undefined ? m[5] : "*", m[3] ?? "");
     }
   }
   return [...out.values()].sort((a, b) => (`${a.name}\0${a.module ?? ""}` < `${b.name}\0${b.module ?? ""}` ? -1 : 1));

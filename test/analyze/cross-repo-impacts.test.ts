@@ -169,6 +169,11 @@ describe("comity analyze: users inside a monorepo", () => {
       "packages/c/package.json": JSON.stringify({ name: "@acme/c", dependencies: { "@acme/utils": "workspace:*" } }),
       "packages/c/index.ts": 'import { other } from "@acme/utils";\nexport const c = other();\n',
       "packages/c/docs.ts": 'export const see = "see @acme/utils for helper";\n',
+      // A barrel subpath that re-exports it, imported whole: a user. A destructured require of another name: not one.
+      "packages/utils/src/client.ts": 'export * from "./helper.js";\n',
+      "packages/d/package.json": JSON.stringify({ name: "@acme/d", dependencies: { "@acme/utils": "workspace:*" } }),
+      "packages/d/all.ts": 'import * as client from "@acme/utils/client";\nexport const d = client.helper({ name: "d" });\n',
+      "packages/d/other.js": 'const { other } = require("@acme/utils");\nmodule.exports = other();\n',
     });
     // A user not yet committed counts as well.
     fs.writeFileSync(path.join(mono, "packages/b/new.ts"), 'import { helper } from "@acme/utils";\nexport const n = helper({ name: "n" });\n');
@@ -193,17 +198,18 @@ describe("comity analyze: users inside a monorepo", () => {
         change: "signature_changed",
         reasons: ["PARAMETER_INSERTED"],
         consumer: "mono",
-        files: ["packages/a/src/one.ts", "packages/a/src/two.ts", "packages/b/index.ts", "packages/b/new.ts"],
+        files: ["packages/a/src/one.ts", "packages/a/src/two.ts", "packages/b/index.ts", "packages/b/new.ts", "packages/d/all.ts"],
         consumer_packages: [
           { name: "@acme/a", path: "packages/a", files: 2 },
           { name: "@acme/b", path: "packages/b", files: 2 },
+          { name: "@acme/d", path: "packages/d", files: 1 },
         ],
       },
     ]);
     expect(doc.briefing).toContain(
-      "Breaking changes in a package that other packages of the same repo import:\n- `helper` of `@acme/utils` (mono: `packages/utils/src/helper.ts`, signature_changed: PARAMETER_INSERTED) is imported by 4 files of other packages of the repo: 2 in `@acme/a`, 2 in `@acme/b` (`packages/a/src/one.ts`, `packages/a/src/two.ts`, ...)",
+      "Breaking changes in a package that other packages of the same repo import:\n- `helper` of `@acme/utils` (mono: `packages/utils/src/helper.ts`, signature_changed: PARAMETER_INSERTED) is imported by 5 files of other packages of the repo: 2 in `@acme/a`, 2 in `@acme/b`, 1 in `@acme/d` (`packages/a/src/one.ts`, `packages/a/src/two.ts`, ...)",
     );
     // The text form says it too.
-    expect(runBuiltCli(["analyze"], { cwd: sb.dir, env }).stdout).toContain("is imported by 4 files of other packages of the repo: 2 in `@acme/a`, 2 in `@acme/b`");
+    expect(runBuiltCli(["analyze"], { cwd: sb.dir, env }).stdout).toContain("is imported by 5 files of other packages of the repo: 2 in `@acme/a`, 2 in `@acme/b`, 1 in `@acme/d`");
   });
 });

@@ -72,6 +72,18 @@ describe("scanImports: what a file imports, without a parser", () => {
     expect(scanImports(ts, "typescript").map((r) => `${r.name}@${r.module}`)).toEqual(["*@../n", "*@./all", "*@./lazy", "*@r", "T@./m.js", "a@./m.js", "b@./m.js", "default@./m.js", "x@./x"]);
   });
 
+  it("reads the names a destructured require (or require(m).name) takes; a rest element, a nested pattern or a require in a string take the whole module or nothing", () => {
+    const js = [
+      'const { parse, uid: makeId } = require("@acme/utils");',
+      "let {a = 1} = require('./defaults');",
+      'const { ...everything } = require("./rest");',
+      'const { deep: { x } } = require("./nested");',
+      "const s = \"const { hidden } = require('./quoted')\";",
+      'const m = require("@acme/utils").merge;',
+    ].join("\n");
+    expect(scanImports(js, "typescript").map((r) => `${r.name}@${r.module}`)).toEqual(["*@./nested", "*@./rest", "a@./defaults", "merge@@acme/utils", "parse@@acme/utils", "uid@@acme/utils"]);
+  });
+
   it("reads Python's from-imports (also parenthesised) and plain imports", () => {
     const py = "from .config import parse_config, load as l\nfrom app.util import (\n    clamp,\n    lerp,\n)\nimport os.path, json as j\n";
     expect(scanImports(py, "python").map((r) => `${r.name}@${r.module}`)).toEqual(["*@json", "*@os.path", "clamp@app.util", "lerp@app.util", "load@.config", "parse_config@.config"]);
