@@ -7,20 +7,21 @@ export const OTHER = 2;
  * Which characters of a TypeScript, JavaScript or Python text are code, found by a lexer that knows comments, string
  * literals (Python's triple-quoted ones, prefixes and escapes included) and JavaScript's template literals (their
  * `${…}` code is code; the text around it is {@link OTHER}) and regular expressions (told from a division by the
- * token before them, as engines do for most real code). Whatever it cannot tell is left as code. Pure; one pass.
+ * token before them, as engines do for most real code). Whatever it cannot tell is left as code. Pure; one pass, up to
+ * `upTo` (a caller that reads no further saves the rest: past it, the mask says code and means nothing).
  *
  * @example
  * codeMask('a = "x" // y', "typescript"); // 0 for `a = `, 1 for `"x"`, 0 for ` `, 2 for `// y`
  */
-export function codeMask(text: string, language: "typescript" | "python"): Uint8Array {
-  return language === "python" ? pythonMask(text) : scriptMask(text);
+export function codeMask(text: string, language: "typescript" | "python", upTo = text.length): Uint8Array {
+  return language === "python" ? pythonMask(text, upTo) : scriptMask(text, upTo);
 }
 
-function pythonMask(text: string): Uint8Array {
+function pythonMask(text: string, upTo: number): Uint8Array {
   const mask = new Uint8Array(text.length);
   const n = text.length;
   let i = 0;
-  while (i < n) {
+  while (i < n && i < upTo) {
     const c = text[i];
     if (c === "#") {
       const end = text.indexOf("\n", i);
@@ -51,7 +52,7 @@ const BEFORE_REGEX = new Set(["(", ",", "=", ":", "[", "!", "&", "|", "?", "{", 
 /** Keywords after which a `/` starts a regular expression. */
 const REGEX_KEYWORDS = /(?:^|[^\w$])(?:return|typeof|instanceof|in|of|new|delete|void|throw|case|do|else|yield|await)$/;
 
-function scriptMask(text: string): Uint8Array {
+function scriptMask(text: string, upTo: number): Uint8Array {
   const mask = new Uint8Array(text.length);
   const n = text.length;
   // Open template literals and `${` blocks: a `}` at braces depth 0 of a `${` goes back into its template.
@@ -78,7 +79,7 @@ function scriptMask(text: string): Uint8Array {
     return n;
   };
   let i = 0;
-  while (i < n) {
+  while (i < n && i < upTo) {
     const c = text[i] as string;
     const next = text[i + 1];
     if (c === "/" && next === "/") {

@@ -20,7 +20,16 @@ export function scanImports(text: string, language: "typescript" | "python"): Re
     if (name === "" || module === "") return;
     out.set(`${name}\0${module}`, { kind: "import", name, module });
   };
-  const mask = codeMask(text, language);
+  // Lexed only as far as the last place an import can be read at: an import's keyword (Python) or its module's
+  // string literal (TypeScript, JavaScript), which most files have near their top.
+  const lastAt = (re: RegExp): number => {
+    let at = -1;
+    for (const m of text.matchAll(re)) at = m.index + m[0].length;
+    return at;
+  };
+  const upTo = language === "python" ? lastAt(/^[ \t]*(?:from|import)\b/gm) : Math.max(lastAt(/\bfrom\s*["'][^"'\n]*["']/g), lastAt(/\b(?:require|import)\s*\(\s*["'][^"'\n]*["']/g));
+  if (upTo < 0) return [];
+  const mask = codeMask(text, language, upTo + 1);
   // A match counts when its keyword is code (not in a string or comment) and everything from there to its module's
   // string literal is code too; `quote`: where that literal starts (-1: the statement has none).
   const real = (keyword: number, quote = -1): boolean => {
