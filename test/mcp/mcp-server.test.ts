@@ -388,7 +388,13 @@ describe("Comity's MCP server on the daemon's HTTP front (comity init --http)", 
     expect((await post(url, { ...headers, origin: "https://evil.example" })).status).toBe(403);
     expect((await post(url, headers, "GET")).status).toBe(405);
     expect((await post(url.replace(/root=[^&]*/, "root=relative"), headers)).status).toBe(400);
-    expect((await post(url, headers)).status).toBe(200);
+    const listed = await post(url, headers);
+    expect(listed.status).toBe(200);
+    // The tool list, kept after the SDK's first answer, is that answer: the nine tools, with their schemas.
+    const list = (await listed.json()) as { id: number; result: { tools: Array<{ name: string; inputSchema: { type: string } }> } };
+    expect(list.id).toBe(1);
+    expect(list.result.tools.map((t) => t.name).sort()).toEqual(["analyze", "check_edit", "impact", "inbox", "release", "reserve", "send_message", "status", "who"]);
+    expect(list.result.tools.every((t) => t.inputSchema.type === "object")).toBe(true);
     expect(readHookLog(cfg)).toEqual([]);
   });
 
