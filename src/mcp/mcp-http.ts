@@ -15,10 +15,13 @@ export interface McpHttpRequest {
  * this way, so a host that takes MCP servers over HTTP starts no process for Comity's.
  */
 export async function answerMcpHttp(request: McpHttpRequest, ctx: McpContext): Promise<{ readonly status: number; readonly body: string }> {
-  // The tool list is the same for every caller of a build: the SDK's own answer, kept, is given again with the
-  // request's id (making it costs the daemon's thread 10-20 ms, at every session start of every agent).
-  const listId = toolsListId(request);
-  if (listId !== undefined && toolsList !== null) return { status: 200, body: JSON.stringify({ result: toolsList, jsonrpc: "2.0", id: listId }) };
+  // What is the same for every caller of a build (the handshake, the tool list) is the SDK's own first answer, kept
+  // and given again with the request's id: making each costs the daemon's only thread 5-20 ms, at every session
+  // start of every agent. A notification wants no answer from a server that keeps no state.
+  const asked = keptQuestion(request);
+  if (asked === "notification") return { status: 202, body: "" };
+  const kept = asked === null ? undefined : answers.get(asked.key);
+  if (asked !== null && kept !== undefined) return { status: 200, body: JSON.stringify({ result: kept, jsonrpc: "2.0", id: asked.id }) };
   const { WebStandardStreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
   const server = createComityMcpServer(ctx);
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
@@ -32,9 +35,9 @@ export async function answerMcpHttp(request: McpHttpRequest, ctx: McpContext): P
     const hasBody = request.method !== "GET" && request.method !== "HEAD";
     const response = await transport.handleRequest(new Request(new URL(request.url, "http://127.0.0.1"), { method: request.method, headers, ...(hasBody ? { body: request.body } : {}) }));
     const body = await response.text();
-    if (listId !== undefined && response.status === 200) {
+    if (asked !== null && response.status === 200 && answers.size < 16) {
       const result = (JSON.parse(body) as { result?: unknown }).result;
-      if (typeof result === "object" && result !== null) toolsList = result;
+      if (typeof result === "object" && result !== null) answers.set(asked.key, result);
     }
     return { status: response.status, body };
   } finally {
@@ -42,17 +45,25 @@ export async function answerMcpHttp(request: McpHttpRequest, ctx: McpContext): P
   }
 }
 
-/** The result of `tools/list` as the SDK answered it first in this process (null until then). */
-let toolsList: unknown = null;
+/** The SDK's first result to each question {@link keptQuestion} names, in this process (a few protocol versions). */
+const answers = new Map<string, unknown>();
 
-/** The id of a POSTed `tools/list` request of the first page (no cursor), else undefined. */
-function toolsListId(request: McpHttpRequest): string | number | undefined {
-  if (request.method !== "POST" || !request.body.includes('"tools/list"')) return undefined;
+/**
+ * A POSTed message whose answer depends on nothing but the build: `initialize` (by the protocol version asked for) and
+ * the first page of `tools/list`, with its key and id; "notification" for a notification; null for anything else.
+ */
+function keptQuestion(request: McpHttpRequest): { readonly key: string; readonly id: string | number } | "notification" | null {
+  if (request.method !== "POST") return null;
+  let m: { method?: unknown; id?: unknown; params?: { cursor?: unknown; protocolVersion?: unknown } };
   try {
-    const m = JSON.parse(request.body) as { method?: unknown; id?: unknown; params?: { cursor?: unknown } };
-    if (m.method !== "tools/list" || m.params?.cursor !== undefined) return undefined;
-    return typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined;
+    m = JSON.parse(request.body) as typeof m;
   } catch {
-    return undefined;
+    return null;
   }
+  if (typeof m !== "object" || m === null || Array.isArray(m) || typeof m.method !== "string") return null;
+  if (m.id === undefined) return m.method.startsWith("notifications/") ? "notification" : null;
+  if (typeof m.id !== "string" && typeof m.id !== "number") return null;
+  if (m.method === "tools/list" && m.params?.cursor === undefined) return { key: "tools/list", id: m.id };
+  if (m.method === "initialize" && typeof m.params?.protocolVersion === "string") return { key: `initialize ${m.params.protocolVersion}`, id: m.id };
+  return null;
 }
