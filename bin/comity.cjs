@@ -122,13 +122,14 @@ async function main() {
     }
     if (daemonClient !== null) {
       const through = await daemonClient.serveMcpThroughDaemon({ stdin: process.stdin, stdout: process.stdout, env: process.env, cwd: process.cwd(), host: mcpArgs[1] ?? null });
-      if ("ended" in through) {
+      if (!("fallback" in through)) {
         process.stdout.write("", () => process.exit(0));
         await new Promise(() => undefined);
       }
       const rest = new (require("node:stream").PassThrough)();
       rest.write(through.fallback);
-      process.stdin.pipe(rest);
+      if (through.ended) rest.end();
+      else process.stdin.pipe(rest);
       mcpStdin = rest;
       startDaemon = through.startDaemon;
     }

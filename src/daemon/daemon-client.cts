@@ -124,8 +124,9 @@ const MCP_ANSWER_MS = 120_000;
  * MCP server, and the answer is written on stdout, one line each, in order; nothing of the server (the SDK, zod) is
  * loaded here, which at every session start cost about 300 ms of CPU. Resolves once stdin ends; or, where the daemon
  * does not take the first message (not running, another build), with the text read and not answered, for the server
- * to run in this process instead (and whether to start a daemon for the sessions after). A message the daemon fails
- * later (it was stopped or replaced mid-session) is answered with a JSON-RPC error, and the next one tries it again.
+ * to run in this process instead (whether stdin has ended, and whether to start a daemon for the sessions after). A
+ * message the daemon fails later (it was stopped or replaced mid-session) is answered with a JSON-RPC error, and the
+ * next one tries it again.
  */
 function serveMcpThroughDaemon(o: {
   readonly stdin: NodeJS.ReadableStream;
@@ -133,9 +134,9 @@ function serveMcpThroughDaemon(o: {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly host: string | null;
-}): Promise<{ readonly ended: true } | { readonly fallback: string; readonly startDaemon: boolean }> {
+}): Promise<{ readonly ended: true } | { readonly fallback: string; readonly ended: boolean; readonly startDaemon: boolean }> {
   const socket = daemonSocketFor(o.env);
-  if (socket === null) return Promise.resolve({ fallback: "", startDaemon: false });
+  if (socket === null) return Promise.resolve({ fallback: "", ended: false, startDaemon: false });
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(o.env)) if (v !== undefined) env[k] = v;
   const build = installedBuild();
@@ -145,7 +146,7 @@ function serveMcpThroughDaemon(o: {
     let ended = false;
     let working = false;
     let settled = false;
-    const settle = (r: { readonly ended: true } | { readonly fallback: string; readonly startDaemon: boolean }): void => {
+    const settle = (r: { readonly ended: true } | { readonly fallback: string; readonly ended: boolean; readonly startDaemon: boolean }): void => {
       if (settled) return;
       settled = true;
       o.stdin.removeListener("data", onData);
@@ -162,7 +163,12 @@ function serveMcpThroughDaemon(o: {
             text = text.slice(nl + 1);
             continue;
           }
-          const answer = await callDaemon(socket, { kind: "mcp", build, cwd: o.cwd, env, host: o.host, message: line }, { connectMs: 200, answerMs: MCP_ANSWER_MS });
+          // (a daemon stopped by SIGSTOP or a debugger is told at once, as for a hook: no wait would end)
+          const answer = await callDaemon(
+            socket,
+            { kind: "mcp", build, cwd: o.cwd, env, host: o.host, message: line },
+            { connectMs: 200, answerMs: MCP_ANSWER_MS, stopped: { afterMs: DAEMON_STOPPED_CHECK_MS, check: () => daemonStopped(socket) } },
+          );
           if (!("miss" in answer) && answer.kind === "mcp") {
             text = text.slice(nl + 1);
             answered = true;
@@ -172,7 +178,7 @@ function serveMcpThroughDaemon(o: {
           if (!answered) {
             // Nothing answered yet: the server runs here, from this message on.
             o.stdin.pause();
-            settle({ fallback: text, startDaemon: ("miss" in answer && answer.miss === "absent") || (!("miss" in answer) && answer.kind === "stale") });
+            settle({ fallback: text, ended, startDaemon: ("miss" in answer && answer.miss === "absent") || (!("miss" in answer) && answer.kind === "stale") });
             return;
           }
           text = text.slice(nl + 1);

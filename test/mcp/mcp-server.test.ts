@@ -305,6 +305,14 @@ describe("comity mcp, the built CLI on stdio", () => {
       expect((await stdio()).structuredContent).toMatchObject({ sessions: [expect.objectContaining({ session: "s-ana-0001", you: true })] });
       // initialize, its notification, the list and the call: all answered by the daemon.
       expect(mcpRequests() - before).toBe(4);
+      // A daemon stopped (SIGSTOP) takes nothing: the server runs in the process, and answers the same.
+      const pid = Number.parseInt(fs.readFileSync(path.join(cfg, "daemon.sock.pid"), "utf8"), 10);
+      process.kill(pid, "SIGSTOP");
+      try {
+        expect((await stdio()).structuredContent).toMatchObject({ sessions: [expect.objectContaining({ session: "s-ana-0001", you: true })] });
+      } finally {
+        process.kill(pid, "SIGCONT");
+      }
       const vim = runBuiltCli(["mcp", "--host", "vim"], { cwd: app, env: withDaemon, input: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n' });
       expect(vim.status).toBe(2);
       expect(vim.stderr).toContain("unknown host 'vim'");
