@@ -5,6 +5,7 @@ import { Worker } from "node:worker_threads";
 import { ComityError } from "../errors/comity-error.js";
 import daemonClient from "./daemon-client.cjs";
 import type { McpHttpRequest } from "../mcp/mcp-http.js";
+import type { McpContext } from "../mcp/mcp-server.js";
 import { httpHookCall, isMcpHttpRequest, mcpHttpContext, type DaemonHttpConfig } from "./daemon-http.js";
 import type { DaemonMessage, FrontMessage, HttpFrontData } from "./http-front-worker.js";
 import type { AnalyzeCache } from "./analyze-cache.js";
@@ -156,6 +157,18 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     idle.unref();
   };
 
+  /**
+   * One request to Comity's MCP server, from either door (`comity mcp` over the socket, the HTTP front): after the
+   * hook events taken before it (an edit's PostToolUse posted a moment ago is in the store when check_edit or impact
+   * reads it), but beside those after it: a slow tool (analyze) holds up no hook.
+   */
+  const answerMcp = async (request: McpHttpRequest, ctx: McpContext): Promise<{ readonly status: number; readonly body: string }> => {
+    const { answerMcpHttp } = await import("../mcp/mcp-http.js");
+    await chain;
+    mcpRequests++;
+    return answerMcpHttp(request, ctx);
+  };
+
   const answerOf = async (call: DaemonCall, canRunItself = true): Promise<DaemonAnswer> => {
     if (call.build !== options.build) {
       setImmediate(() => void close(`another build called (${call.build})`));
@@ -165,14 +178,11 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     if (call.kind === "analyze") return options.analyze?.query(call) ?? { kind: "analyze-miss", token: null };
     if (call.kind === "analyze-store") return options.analyze?.store(call) ?? { kind: "stored", stored: false };
     if (call.kind === "mcp") {
-      const [{ answerMcpHttp }, { HOOK_TOOLS }] = await Promise.all([import("../mcp/mcp-http.js"), import("../hook/hosts.js")]);
+      const { HOOK_TOOLS } = await import("../hook/hosts.js");
       // (`comity mcp` run here then says what is wrong with its host)
       if (call.host !== null && !(HOOK_TOOLS as readonly string[]).includes(call.host)) return { kind: "refused", reason: `unknown host '${call.host}'` };
-      // After the hook events taken before it, beside those after it (as on the HTTP front).
-      await chain;
-      mcpRequests++;
       const message = { method: "POST", url: "/v1/mcp", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: call.message };
-      return { kind: "mcp", ...(await answerMcpHttp(message, { cwd: call.cwd, env: call.env, host: call.host })) };
+      return { kind: "mcp", ...(await answerMcp(message, { cwd: call.cwd, env: call.env, host: call.host })) };
     }
     if (call.kind === "cli") {
       const run = options.runCommand;
@@ -304,12 +314,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
             const http_ = options.http as NonNullable<DaemonServerOptions["http"]>;
             const ctx = mcpHttpContext(request, http_.baseEnv, http_.hosts);
             if ("status" in ctx) return { status: ctx.status, body: `${ctx.reason}\n` };
-            const { answerMcpHttp } = await import("../mcp/mcp-http.js");
-            // After the hook events taken before it (an edit's PostToolUse posted a moment ago is in the store when
-            // check_edit or impact reads it), but beside those after it: a slow tool (analyze) holds up no hook.
-            await chain;
-            mcpRequests++;
-            return answerMcpHttp(request, ctx);
+            return answerMcp(request, ctx);
           },
         });
   const httpProblem = httpFront?.problem() ?? null;
@@ -391,18 +396,18 @@ async function superviseHttpFront(
   };
 }
 
-/**
- * Starts the HTTP front (`http-front-worker.ts`) on a thread of its own: a request it lets through (a hook event from
- * a holder of the secret) is taken here at once (acknowledged), run as its hook event (`httpHookCall`) in line with the
- * others, and answered with the hook's stdout as the body, as Claude Code reads a command hook's stdout. Busy (too
- * many waiting, or this thread held) is a 503: Claude Code goes on without the hook's answer.
- */
 /** What the daemon's thread answers the front's requests with: a hook event, or a request to the MCP server. */
 interface FrontAnswers {
   readonly hook: (call: HookCall) => Promise<DaemonAnswer>;
   readonly mcp: (request: McpHttpRequest) => Promise<{ readonly status: number; readonly body: string }>;
 }
 
+/**
+ * Starts the HTTP front (`http-front-worker.ts`) on a thread of its own: a request it lets through (a hook event from
+ * a holder of the secret) is taken here at once (acknowledged), run as its hook event (`httpHookCall`) in line with the
+ * others, and answered with the hook's stdout as the body, as Claude Code reads a command hook's stdout. Busy (too
+ * many waiting, or this thread held) is a 503: Claude Code goes on without the hook's answer.
+ */
 async function startHttpFront(http_: NonNullable<DaemonServerOptions["http"]>, build: string, touch: () => void, answer: FrontAnswers): Promise<HttpFront> {
   const url = workerScriptUrl(import.meta.url, "http-front-worker.js");
   const data: HttpFrontData = { config: http_.config, hosts: http_.hosts, maxBytes: MAX_DAEMON_REQUEST_BYTES, requestMs: REQUEST_MS, ackMs: http_.ackMs ?? 250 };
