@@ -77,8 +77,10 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[], where: GitC
 export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfigEnv, options: { within: boolean } = { within: true }): Promise<PackageUsers> {
   type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python"; pkgPath: string; path: string; change: SymbolChange; publicNames: string[] };
   const broken: Broken[] = [];
-  // (the publishers' files, read once for the subpaths of their packages that consumers import whole)
+  // (the publishers' files, read once for the subpaths of their packages that consumers import whole, and what each
+  // subpath exposes of a changed symbol, found once for all consumers)
   const reader = memoTextReader();
+  const subpathNames = new Map<string, string[]>();
   for (const r of repos) {
     for (const c of r.changes) {
       // A contract's symbols (GraphQL SDL, ...) are not its package's exports: no import of the package uses them.
@@ -142,14 +144,15 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
       const within = b.publisher === consumer;
       // A whole-module import of a subpath (`import * as u from "@acme/utils/client"`) uses the symbol where that
       // module re-exports it (a barrel), not only where the subpath names the symbol's own file.
-      const subpathNames = new Map<string, string[]>();
       const viaSubpath = (module: string, publicName: string): boolean => {
         if (b.ecosystem !== "npm" || !module.startsWith(`${b.name}/`)) return false;
         const sub = module.slice(b.name.length + 1);
-        let names = subpathNames.get(sub);
+        const top = topName(b.change.qualified_name);
+        const key = `${b.publisher.abs}\0${b.path}\0${top}\0${sub}`;
+        let names = subpathNames.get(key);
         if (names === undefined) {
-          names = subpathExposure(b.publisher.abs, b.path, sub, topName(b.change.qualified_name), reader);
-          subpathNames.set(sub, names);
+          names = subpathExposure(b.publisher.abs, b.path, sub, top, reader);
+          subpathNames.set(key, names);
         }
         return names.includes(publicName);
       };

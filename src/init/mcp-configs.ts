@@ -66,15 +66,7 @@ export function mergeMcpConfig(host: InitHost, before: string | null, command: s
     // (at the end: a table header there cannot swallow keys that belong to the file's root table)
     return `${text}${text === "" || text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n"}${block}\n`;
   }
-  const parsed: unknown = before === null || before.trim() === "" ? {} : JSON.parse(before);
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("its top level is not an object");
-  const doc = parsed as Record<string, unknown>;
-  const servers = doc["mcpServers"];
-  if (servers !== undefined && (typeof servers !== "object" || servers === null || Array.isArray(servers))) throw new Error("its mcpServers is not an object");
-  const wanted = host === "copilot" ? { type: "local", ...entry, tools: ["*"] } : entry;
-  const merged = { ...doc, mcpServers: { ...((servers as Record<string, unknown> | undefined) ?? {}), comity: wanted } };
-  if (before !== null && JSON.stringify(merged) === JSON.stringify(parsed)) return before;
-  return `${JSON.stringify(merged, null, 2)}\n`;
+  return withJsonEntry(before, ["mcpServers", "comity"], host === "copilot" ? { type: "local", ...entry, tools: ["*"] } : entry);
 }
 
 /** Claude Code's file of the user's own settings per project (`projects[ROOT].mcpServers`, its "local" scope). */
@@ -89,16 +81,24 @@ export function claudeUserFile(home: string): string {
  * not a JSON object, or its `projects` entry is not one.
  */
 export function mergeClaudeLocalMcp(before: string | null, root: string, entry: Readonly<Record<string, unknown>>): string {
+  return withJsonEntry(before, ["projects", root, "mcpServers", "comity"], entry);
+}
+
+/**
+ * A JSON config's text with `value` at `keys` (the objects on the way made where missing), the rest as it was; the
+ * text itself where nothing changes. Throws, naming it, where the top level or an object on the way is not an object.
+ */
+function withJsonEntry(before: string | null, keys: readonly string[], value: unknown): string {
   const parsed: unknown = before === null || before.trim() === "" ? {} : JSON.parse(before);
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-  if (!isObject(parsed)) throw new Error("its top level is not an object");
-  const projects = parsed["projects"] ?? {};
-  if (!isObject(projects)) throw new Error("its projects is not an object");
-  const project = projects[root] ?? {};
-  if (!isObject(project)) throw new Error(`its projects["${root}"] is not an object`);
-  const servers = project["mcpServers"] ?? {};
-  if (!isObject(servers)) throw new Error(`its projects["${root}"].mcpServers is not an object`);
-  const merged = { ...parsed, projects: { ...projects, [root]: { ...project, mcpServers: { ...servers, comity: entry } } } };
+  const named = (n: number): string => keys.slice(0, n).reduce((acc, k, i) => (i === 0 ? k : /^[A-Za-z_$][\w$]*$/.test(k) ? `${acc}.${k}` : `${acc}["${k}"]`), "");
+  const put = (node: unknown, depth: number): Record<string, unknown> => {
+    if (node !== undefined && !isObject(node)) throw new Error(depth === 0 ? "its top level is not an object" : `its ${named(depth)} is not an object`);
+    const key = keys[depth] as string;
+    const here = node ?? {};
+    return { ...here, [key]: depth === keys.length - 1 ? value : put(here[key], depth + 1) };
+  };
+  const merged = put(parsed, 0);
   if (before !== null && JSON.stringify(merged) === JSON.stringify(parsed)) return before;
   return `${JSON.stringify(merged, null, 2)}\n`;
 }

@@ -14,15 +14,22 @@ export interface CallerContext {
   readonly now?: () => number;
 }
 
-/** How long an API call waits: a model waiting on a tool waits on this. */
-const API_TIMEOUT_MS = 3000;
+/** How long an API call of a tool waits: a model waiting on a tool waits on this. */
+export const API_TIMEOUT_MS = 3000;
+
+/** Where a caller's claims go: its repo's fingerprints, where coordination happens, and its session (null: none yet). */
+interface Located {
+  readonly fingerprints: string[];
+  readonly mode: ReturnType<typeof coordinationMode>;
+  readonly session: ActiveSession | null;
+}
 
 /**
- * The session a caller is (an MCP tool call, a `comity reserve` from an agent's shell): the most recent active
- * session of its working tree and host (the hooks report them; neither carries a session id), else of its working
- * tree; subagents are not candidates. Null before the session's first hook event.
+ * The caller's repo and session: the most recent active session of its working tree and host (the hooks report them;
+ * neither an MCP call nor a `comity reserve` carries a session id), else of its working tree; subagents are not
+ * candidates. Null outside a git repo.
  */
-export async function callerSession(ctx: CallerContext): Promise<ActiveSession | null> {
+async function locate(ctx: CallerContext): Promise<Located | null> {
   const repo = findOwningRepo(ctx.cwd);
   if (repo === null) return null;
   const home = ctx.env["HOME"] ?? os.homedir();
@@ -32,9 +39,10 @@ export async function callerSession(ctx: CallerContext): Promise<ActiveSession |
     import("../coordination/read-status.js"),
   ]);
   const mode = coordinationMode(ctx.env, configDirOf(ctx.env, home));
+  const fingerprints = await fingerprintsUnder(repo.root, mode, ctx.env);
   const report = await readStatus({
     mode,
-    fingerprints: await fingerprintsUnder(repo.root, mode, ctx.env),
+    fingerprints,
     now: (ctx.now ?? Date.now)(),
     get: (url, token) => httpRequest(url, { method: "GET", token, timeoutMs: API_TIMEOUT_MS }),
   });
@@ -42,18 +50,21 @@ export async function callerSession(ctx: CallerContext): Promise<ActiveSession |
   const mine = report.sessions.filter((s) => s.worktree === here && s.parent_external_id === null);
   const byRecent = (a: ActiveSession, b: ActiveSession) => (a.last_seen_at < b.last_seen_at ? 1 : a.last_seen_at > b.last_seen_at ? -1 : 0);
   const ofHost = mine.filter((s) => ctx.host !== null && s.tool === ctx.host).sort(byRecent);
-  return ofHost[0] ?? [...mine].sort(byRecent)[0] ?? null;
+  return { fingerprints: fingerprints ?? [], mode, session: ofHost[0] ?? [...mine].sort(byRecent)[0] ?? null };
 }
 
-async function claimContext(ctx: CallerContext): Promise<{ session: ActiveSession; fingerprints: string[]; mode: ReturnType<typeof coordinationMode> }> {
-  const repo = findOwningRepo(ctx.cwd);
-  if (repo === null) throw new ComityError("INVALID_ARGUMENT", `${ctx.cwd} is in no git repo`);
-  const session = await callerSession(ctx);
+/** The session a caller is (an MCP tool call, a `comity reserve` from an agent's shell), as {@link locate} finds it. */
+export async function callerSession(ctx: CallerContext): Promise<ActiveSession | null> {
+  return (await locate(ctx))?.session ?? null;
+}
+
+/** The caller's session and where its claims go, or an error a model can act on: reservations are a session's. */
+async function claimContext(ctx: CallerContext): Promise<Located & { readonly session: ActiveSession }> {
+  const found = await locate(ctx);
+  if (found === null) throw new ComityError("INVALID_ARGUMENT", `${ctx.cwd} is in no git repo`);
+  const { session } = found;
   if (session === null) throw new ComityError("INVALID_ARGUMENT", "no active session of this folder yet: Comity's hooks have not seen this session (its first tool call or prompt makes it known)");
-  const home = ctx.env["HOME"] ?? os.homedir();
-  const mode = coordinationMode(ctx.env, configDirOf(ctx.env, home));
-  const { fingerprintsUnder } = await import("../workspace/repo-fingerprints.js");
-  return { session, fingerprints: (await fingerprintsUnder(repo.root, mode, ctx.env)) ?? [], mode };
+  return { ...found, session };
 }
 
 const post = (url: URL, token: string, body?: unknown) => httpRequest(url, { method: "POST", token, body, timeoutMs: API_TIMEOUT_MS });

@@ -12,7 +12,7 @@ import type { StatusReport } from "../coordination/read-status.js";
 import { ComityError } from "../errors/comity-error.js";
 import { CLI_VERSION } from "../version.js";
 import { findOwningRepo } from "../workspace/discover-repos.js";
-import { callerSession, releaseForCaller, reserveForCaller } from "./claims.js";
+import { API_TIMEOUT_MS, callerSession, releaseForCaller, reserveForCaller } from "./claims.js";
 
 /** What `comity mcp` runs in: the host's environment and folder, and which host started it (`--host`). */
 export interface McpContext {
@@ -41,9 +41,6 @@ const symbolChange = z.object({
   signature_before: z.string().nullable().optional(),
   signature_after: z.string().nullable().optional(),
 });
-
-/** How long an API call of a tool waits: a model waiting on a tool waits on this. */
-const API_TIMEOUT_MS = 3000;
 
 /**
  * Comity's MCP server: the tools a model calls to ask Comity before it acts (`who`, `status`, `check_edit`,

@@ -62,12 +62,9 @@ export function subpathExposure(repoRoot: string, filePath: string, subpath: str
   const pkgDir = path.join(repoRoot, owner.pkg.path);
   const exp = owner.manifest["exports"];
   const declared = typeof exp === "object" && exp !== null && !Array.isArray(exp) ? exportTargets((exp as Record<string, unknown>)[`./${subpath}`]) : [];
-  const candidates = [...declared, ...["src/", ""].flatMap((dir) => [...TS_EXTENSIONS.map((e) => `${dir}${subpath}${e}`), ...TS_EXTENSIONS.map((e) => `${dir}${subpath}/index${e}`)])];
-  for (const rel of candidates) {
-    const found = sourceOf(path.join(pkgDir, rel), reader);
-    if (found !== null) return reachable(found, path.join(repoRoot, filePath), top, reader);
-  }
-  return [];
+  const found =
+    declared.map((rel) => sourceOf(path.join(pkgDir, rel), reader)).find((f) => f !== null) ?? moduleFile(path.join(pkgDir, "src", subpath), reader) ?? moduleFile(path.join(pkgDir, subpath), reader);
+  return found === null || found === undefined ? [] : reachable(found, path.join(repoRoot, filePath), top, reader);
 }
 
 /**
@@ -204,8 +201,11 @@ function edgesOf(text: string): Edges {
 const TS_EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
 
 function resolveModule(fromFile: string, specifier: string, reader: TextReader): string | null {
-  if (!specifier.startsWith(".")) return null;
-  const base = path.resolve(path.dirname(fromFile), specifier);
+  return specifier.startsWith(".") ? moduleFile(path.resolve(path.dirname(fromFile), specifier), reader) : null;
+}
+
+/** The file a module path names, as TypeScript looks it up (its extension or `index` left out), or null. */
+function moduleFile(base: string, reader: TextReader): string | null {
   const bare = base.replace(/\.(m|c)?jsx?$/, "");
   for (const c of [...TS_EXTENSIONS.map((e) => bare + e), base, ...TS_EXTENSIONS.map((e) => path.join(base, `index${e}`))]) if (reader.read(c) !== null) return c;
   return null;
