@@ -41,6 +41,8 @@ export const SYMBOLS_LAYOUT = {
   oldVersions: "old-versions",
   /** Each changed file's comparison by the blob ids of its two versions, per repo (`comity analyze`). */
   changes: "changes",
+  /** Service contracts' versions read from git (symbols, and an OpenAPI document's data), by content hash. */
+  contracts: "contracts",
 } as const;
 
 /** How much of each store is kept: the bounds of the pruning policy. */
@@ -58,4 +60,6 @@ export const KEEP = {
   oldVersionBytes: 32 * 1024 * 1024,
   /** Commits whose HEAD hashes are kept. */
   headHashCommits: 2000,
+  /** Contract versions: few per workspace, and large. */
+  contractEntries: 256,
 } as const;

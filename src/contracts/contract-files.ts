@@ -6,8 +6,9 @@ import type { ContractKind, HashText } from "./contract-symbol.js";
 import { operationCallNames } from "./contract-uses.js";
 export { contractKindOf, isContractFile, MAX_CONTRACT_BYTES, mayBeContract } from "./contract-kind.js";
 import { compareGraphql, graphqlRootPaths, graphqlSymbols } from "./graphql-contract.js";
-import { compareOpenapi, openapiBasePaths, openapiSymbols } from "./openapi-contract.js";
-import { compareProtobuf, protobufSymbols } from "./protobuf-contract.js";
+import { adoptOpenapiDocument, compareOpenapi, openapiBasePaths, openapiDocumentData, openapiSymbols } from "./openapi-contract.js";
+import type { ContractCache } from "./contract-cache.js";
+import { adoptProtobufFacts, compareProtobuf, protobufFactsData, protobufSymbols } from "./protobuf-contract.js";
 
 /** A contract's symbols: every one public, hashed as code symbols are. */
 export function contractSymbolsOf(kind: ContractKind, repoPath: string, text: string, hash: HashText): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
@@ -35,6 +36,23 @@ function contractSymbolsOnce(kind: ContractKind, repoPath: string, text: string,
   }
 }
 
+/** A version's symbols from the cache where it has them (an OpenAPI document's data adopted with them), else read and kept. */
+function cachedVersion(kind: ContractKind, repoPath: string, text: string, hash: HashText, cache: ContractCache | null): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
+  if (cache === null) return contractSymbolsOf(kind, repoPath, text, hash);
+  const key = hash(text);
+  const hit = cache.get(kind, key);
+  if (hit !== null && (kind === "graphql" || hit.data !== undefined)) {
+    if (kind === "openapi") adoptOpenapiDocument(text, hit.data);
+    if (kind === "protobuf") adoptProtobufFacts(text, hit.data);
+    return { symbols: [...hit.symbols], diagnostics: hit.diagnostics.map((d) => ({ ...d, path: repoPath })) };
+  }
+  const read = contractSymbolsOf(kind, repoPath, text, hash);
+  // (a GraphQL schema is compared by graphql-js on its text: its symbols are what is kept)
+  const data = kind === "openapi" ? openapiDocumentData(text) : kind === "protobuf" ? protobufFactsData(text) : undefined;
+  cache.set(kind, key, { ...read, ...(data === undefined ? {} : { data }) });
+  return read;
+}
+
 /** One contract file before and after (null: not there), compared by its kind's rules (`docs/compatibility.md`). */
 export interface ContractAnalysis {
   readonly kind: ContractKind;
@@ -51,7 +69,16 @@ export interface ContractAnalysis {
  * Compares two versions of a contract file; null where neither version is a contract. A version that does not
  * parse makes nothing changed (not every symbol removed), as for code, with its diagnostic.
  */
-export function analyzeContract(repoPath: string, before: Uint8Array | null, after: Uint8Array | null, hash: HashText): ContractAnalysis | null {
+export function analyzeContract(
+  repoPath: string,
+  before: Uint8Array | null,
+  after: Uint8Array | null,
+  hash: HashText,
+  options: {
+    /** Where the version before (a blob of git's, read again edit after edit) is kept by its content hash. */
+    readonly beforeCache?: ContractCache | null;
+  } = {},
+): ContractAnalysis | null {
   const bytes = (b: Uint8Array | null): Buffer | null => (b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
   const head = (b: Uint8Array | null): string | null => bytes(b)?.subarray(0, 4096).toString("utf8") ?? null;
   // Either version says: a document emptied or broken is still the contract it was.
@@ -65,7 +92,7 @@ export function analyzeContract(repoPath: string, before: Uint8Array | null, aft
     return { kind, symbols: [], before_symbols: [], changes: [], diagnostics: [d], link: none };
   }
   const [bText, aText] = [bytes(before)?.toString("utf8") ?? null, bytes(after)?.toString("utf8") ?? null];
-  const b = bText === null ? null : { text: bText, ...contractSymbolsOf(kind, repoPath, bText, hash) };
+  const b = bText === null ? null : { text: bText, ...cachedVersion(kind, repoPath, bText, hash, options.beforeCache ?? null) };
   const a = aText === null ? null : { text: aText, ...contractSymbolsOf(kind, repoPath, aText, hash) };
   const failed = [b, a].filter((v) => v?.diagnostics.some((d) => d.code === "parse_error") === true);
   if (failed.length > 0) return { kind, symbols: [], before_symbols: [], changes: [], diagnostics: failed.flatMap((v) => v?.diagnostics ?? []), link: none };

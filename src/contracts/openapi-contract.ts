@@ -42,19 +42,46 @@ interface Operation {
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const isObject = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-type Loaded = { doc: Record<string, Json>; node: (keys: readonly string[]) => SourceRange | null } | Diagnostic;
+/** A document read (where its nodes are: null for one adopted from a cache, which knows no positions), or why not. */
+type Loaded = { doc: Record<string, Json>; node: ((keys: readonly string[]) => SourceRange | null) | null } | Diagnostic;
 
 /** The last few documents parsed, by text: reading, comparing and linking one edit's two versions parse each once. */
 const loaded = new Map<string, Loaded>();
 
 /** The document, parsed (YAML or JSON), with where each of its nodes is; null and a diagnostic where it does not parse. */
-function load(path: string, text: string): Loaded {
+function load(path: string, text: string, options: { positions?: boolean } = {}): Loaded {
   const kept = loaded.get(text);
-  if (kept !== undefined) return "doc" in kept ? kept : { ...kept, path };
+  if (kept !== undefined && !(options.positions === true && "doc" in kept && kept.node === null)) {
+    // (the most recently used last: what goes first is the one used longest ago)
+    loaded.delete(text);
+    loaded.set(text, kept);
+    return "doc" in kept ? kept : { ...kept, path };
+  }
   const l = loadOnce(path, text);
+  keepLoaded(text, l);
+  return l;
+}
+
+function keepLoaded(text: string, l: Loaded): void {
+  loaded.delete(text);
   loaded.set(text, l);
   if (loaded.size > 4) loaded.delete(loaded.keys().next().value as string);
-  return l;
+}
+
+/** The document's data as read (what a cache keeps of it beside its symbols); null where it does not parse. */
+export function openapiDocumentData(text: string): unknown {
+  const l = load("", text);
+  return "doc" in l ? l.doc : null;
+}
+
+/**
+ * A version's data kept from an earlier read (a cache's): comparing it does not parse its text again. Its positions
+ * are not kept, nor needed: its symbols come from the same cache with theirs.
+ */
+export function adoptOpenapiDocument(text: string, data: unknown): void {
+  if (!isObject(data)) return;
+  const kept = loaded.get(text);
+  keepLoaded(text, kept !== undefined && "doc" in kept ? kept : { doc: data, node: null });
 }
 
 function loadOnce(path: string, text: string): Loaded {
@@ -432,9 +459,10 @@ export function openapiBasePaths(text: string): string[] {
  * (`Order`) and each of its properties (`Order.status`).
  */
 export function openapiSymbols(path: string, text: string, hash: HashText): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
-  const loaded = load(path, text);
+  const loaded = load(path, text, { positions: true });
   if (!("doc" in loaded)) return { symbols: [], diagnostics: [loaded] };
-  const { doc, node } = loaded;
+  const { doc } = loaded;
+  const node = loaded.node ?? (() => null);
   const whole = rangeOf(1, 1, 1, 1);
   const entries: ContractEntry[] = [];
   const digest = shapeDigest(doc, hash);

@@ -66,11 +66,51 @@ const read = new Map<string, ProtoFacts | Diagnostic>();
 /** The file, parsed by protobufjs (names kept as written); a diagnostic where it does not parse. */
 function factsOf(path: string, text: string): ProtoFacts | Diagnostic {
   const kept = read.get(text);
-  if (kept !== undefined) return "messages" in kept ? kept : { ...kept, path };
+  if (kept !== undefined) {
+    keepRead(text, kept);
+    return "messages" in kept ? kept : { ...kept, path };
+  }
   const f = factsOnce(path, text);
+  keepRead(text, f);
+  return f;
+}
+
+/** Kept as the most recently used: what goes first is the one used longest ago. */
+function keepRead(text: string, f: ProtoFacts | Diagnostic): void {
+  read.delete(text);
   read.set(text, f);
   if (read.size > 4) read.delete(read.keys().next().value as string);
-  return f;
+}
+
+/** What comparing a file needs of it, as JSON data (what a cache keeps beside its symbols); null where it does not parse. */
+export function protobufFactsData(text: string): unknown {
+  const f = factsOf("", text);
+  if (!("messages" in f)) return null;
+  return {
+    ...f,
+    messages: [...f.messages],
+    enums: [...f.enums].map(([name, e]) => [name, { ...e, values: [...e.values] }]),
+    services: [...f.services].map(([name, rpcs]) => [name, [...rpcs]]),
+  };
+}
+
+/** A version's facts kept from an earlier read ({@link protobufFactsData}): comparing it does not parse its text again. */
+export function adoptProtobufFacts(text: string, data: unknown): void {
+  const kept = read.get(text);
+  if (kept !== undefined) {
+    keepRead(text, kept);
+    return;
+  }
+  if (typeof data !== "object" || data === null) return;
+  const d = data as { messages?: unknown; enums?: unknown; services?: unknown };
+  if (!Array.isArray(d.messages) || !Array.isArray(d.enums) || !Array.isArray(d.services)) return;
+  const facts = {
+    ...(data as ProtoFacts),
+    messages: new Map(d.messages as Array<[string, MessageFacts]>),
+    enums: new Map((d.enums as Array<[string, { values: Array<[string, number]>; reserved: string[] }]>).map(([n, e]) => [n, { ...e, values: new Map(e.values) }])),
+    services: new Map((d.services as Array<[string, Array<[string, never]>]>).map(([n, rpcs]) => [n, new Map(rpcs)])),
+  };
+  keepRead(text, facts);
 }
 
 function factsOnce(path: string, text: string): ProtoFacts | Diagnostic {

@@ -13,7 +13,7 @@ import type { Ctx } from "./hook-context.js";
 import { patchAddedText } from "./apply-patch.js";
 import { editPaths } from "./collect-paths.js";
 import { dedupeKey, machineIdHash } from "./identity.js";
-import { CONFIG_LAYOUT } from "../config/config-layout.js";
+import { CONFIG_LAYOUT, SYMBOLS_LAYOUT } from "../config/config-layout.js";
 
 /** At most this many paths go in one request. */
 export const MAX_PATHS = 500;
@@ -372,10 +372,13 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
   const cache = createSymbolCache(path.join(ctx.configDir, CONFIG_LAYOUT.symbols));
   const readHead = headReader(repo.commonDir ?? "", state.head_sha);
   const headHashes = state.head_sha === null ? null : (await import("../symbols/head-hashes.js")).createHeadHashes(path.join(ctx.configDir, CONFIG_LAYOUT.headHashes), state.head_sha);
+  const contractCache = files.some((f) => languageOf(f) === null)
+    ? (await import("../contracts/contract-cache.js")).createContractCache(path.join(ctx.configDir, CONFIG_LAYOUT.symbols, SYMBOLS_LAYOUT.contracts))
+    : null;
   const out: FileEntry[] = [];
   for (const f of files) {
     if (Date.now() >= ctx.deadlineAt) return { analysis: out, truncated: true };
-    const a = await analyzeFile(repo.root, f, { extractor, readHead, cache, headHashes });
+    const a = await analyzeFile(repo.root, f, { extractor, readHead, cache, headHashes, contractCache });
     // Out of time in the middle of this file: it is not analysed, as the files after it.
     if (Date.now() >= ctx.deadlineAt && a.diagnostics.some((d) => d.code === "parse_timeout")) return { analysis: out, truncated: true };
     // A file that does not parse has no reliable symbols: none counts as removed or changed until it parses again.

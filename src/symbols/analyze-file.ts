@@ -11,6 +11,7 @@ import { cachedFor, keepable, type SymbolCache } from "./symbol-cache.js";
 import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { extractAndStore } from "./extract-with-cache.js";
 import type { SymbolExtractor } from "./symbol-extractor.js";
+import type { ContractCache } from "../contracts/contract-cache.js";
 import type { ContractKind, FileSymbols, LanguageId, ReferenceRecord, SymbolRecord } from "./types.js";
 
 /** The `analysis` of one edited file, as `post_edit` sends it (after `stripLocal`). */
@@ -59,6 +60,8 @@ export async function analyzeFile(
     /** HEAD's content hash per path: with the cache, a repeated edit does not read HEAD at all. */
     headHashes?: HeadHashes | null;
     readWorking?: (abs: string) => Buffer | null;
+    /** Where a service contract's version at HEAD is kept once read (`src/contracts/contract-cache.ts`). */
+    contractCache?: ContractCache | null;
   },
 ): Promise<FileAnalysis> {
   const language = languageOf(repoPath)?.id ?? null;
@@ -68,7 +71,7 @@ export async function analyzeFile(
   const cache = options.cache ?? null;
   const hasher = await loadContentHasher();
   if (language === null) {
-    const contract = await contractFile(repoPath, afterBytes, options.readHead, (s) => hasher.xxh64(s));
+    const contract = await contractFile(repoPath, afterBytes, options.readHead, (s) => hasher.xxh64(s), options.contractCache ?? null);
     if (contract !== null) return contract;
   }
   let extractor = typeof options.extractor === "function" ? null : options.extractor;
@@ -149,7 +152,7 @@ async function routeChangesOf(repoPath: string, afterBytes: Buffer | null, readH
 }
 
 /** A service contract's analysis (`src/contracts/`), or null for a file that is not one. */
-async function contractFile(repoPath: string, afterBytes: Buffer | null, readHead: ReadHeadFile, hash: (s: string) => string): Promise<FileAnalysis | null> {
+async function contractFile(repoPath: string, afterBytes: Buffer | null, readHead: ReadHeadFile, hash: (s: string) => string, cache: ContractCache | null): Promise<FileAnalysis | null> {
   const { contractKindOf, mayBeContract } = await import("../contracts/contract-kind.js");
   if (!mayBeContract(repoPath)) return null;
   // A YAML or JSON file is one by what it holds: the working version says, else (deleted) HEAD's.
@@ -162,7 +165,7 @@ async function contractFile(repoPath: string, afterBytes: Buffer | null, readHea
   } catch (error) {
     diagnostics.push(diagnostic("head_unreadable", "warning", repoPath, `cannot read the file at HEAD: ${error instanceof Error ? error.message : String(error)}`));
   }
-  const c = analyzeContract(repoPath, before, afterBytes, hash);
+  const c = analyzeContract(repoPath, before, afterBytes, hash, { beforeCache: cache });
   if (c === null) return null;
   const shape = (symbols: readonly SymbolRecord[], name: string): string | null => {
     const s = symbols.find((x) => x.qualified_name === name);

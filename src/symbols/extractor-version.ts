@@ -6,15 +6,15 @@ import { fileURLToPath } from "node:url";
 
 /**
  * What symbol extraction is made of, relative to the package root: its code (the extraction, the comparison whose
- * results `analyze` keeps, the parsers and their queries), the native parser's C sources with tree-sitter's runtime,
+ * results `analyze` keeps, the parsers and their queries, the service contracts' readers and rules), the native parser's C sources with tree-sitter's runtime,
  * and the grammar packages it loads, by version. A change to any of them changes {@link EXTRACTOR_VERSION}, so that
  * no cache serves what an older extraction made; nobody has to remember to bump a number.
  */
 export const EXTRACTION_SOURCES = {
-  folders: ["src/symbols", "src/parse", "grammars", "native/tree-sitter"],
+  folders: ["src/symbols", "src/parse", "src/contracts", "grammars", "native/tree-sitter"],
   /** Files of `native/` itself (not its subfolders, which hold the hook client). */
   nativeFiles: /\.[ch]$/,
-  packages: ["tree-sitter-bash", "tree-sitter-javascript", "tree-sitter-python", "tree-sitter-typescript", "web-tree-sitter"],
+  packages: ["graphql", "js-yaml", "protobufjs", "tree-sitter-bash", "tree-sitter-javascript", "tree-sitter-python", "tree-sitter-typescript", "web-tree-sitter"],
 } as const;
 
 /** The file `npm run build` writes beside the built module: the fingerprint of the sources it was built from. */

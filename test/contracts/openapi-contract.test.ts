@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { analyzeContract, contractKindOf } from "../../src/contracts/contract-files.js";
 import { loadContentHasher } from "../../src/snapshot/content-hasher.js";
+import { expectCachedBeforeEqualsFresh } from "../helpers/contract-cache-check.js";
 
 let hash: (s: string) => string;
 beforeAll(async () => {
@@ -354,5 +355,12 @@ definitions:
 
   it("has a pair for at least 40 cases", () => {
     expect(ROWS.length + 3).toBeGreaterThanOrEqual(40);
+  });
+});
+
+describe("a version kept in the contract cache (HEAD's, read edit after edit)", () => {
+  it("gives every pair the verdicts, reasons and lines of a version read anew, without parsing it again", async () => {
+    const pairs = ROWS.map(([name, find, replace]) => [name, BASE, BASE.replace(find, replace)] as const);
+    await expectCachedBeforeEqualsFresh("openapi.yaml", pairs, hash, (p) => ({ object: p.yamlLib(), method: "parseEvents" }));
   });
 });

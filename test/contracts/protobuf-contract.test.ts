@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { analyzeContract } from "../../src/contracts/contract-files.js";
 import { loadContentHasher } from "../../src/snapshot/content-hasher.js";
+import { expectCachedBeforeEqualsFresh } from "../helpers/contract-cache-check.js";
 
 let hash: (s: string) => string;
 beforeAll(async () => {
@@ -205,5 +206,15 @@ describe(".proto verdicts: buf breaking's FILE rules, each on a pair", () => {
 
   it("has at least 40 pairs", () => {
     expect(ROWS.length).toBeGreaterThanOrEqual(40);
+  });
+});
+
+describe("a version kept in the contract cache (HEAD's, read edit after edit)", () => {
+  it("gives every pair the verdicts and reasons of a version read anew, without parsing it again", async () => {
+    const pairs = ROWS.map(([rule, base, find, replace]) => {
+      const before = base === "3" ? PROTO3 : PROTO2;
+      return [rule, before, before.replace(find, replace)] as const;
+    });
+    await expectCachedBeforeEqualsFresh("acme/orders/v1/orders.proto", pairs, hash, (p) => ({ object: p.protobufLib(), method: "parse" }));
   });
 });
