@@ -547,14 +547,18 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
   const contracts = scanned.some((s) => s?.changes.some((c) => c.change !== "mode_changed" && (languageOf(c.path) !== null || mayBeContract(c.path)))) ? await loadContracts() : null;
   const byRepo = new Map<number, FileChangeReport[]>();
   const analysed = new Map(pending.map((p) => [`${p.repo}\0${p.path}`, p]));
-  return scanned.map((s, i) => {
-    if (s === null) return null;
+  // (in order, one repo after the other: a contract's versions are read from git in turn)
+  const out: Array<Deep | null> = [];
+  for (const [i, s] of scanned.entries()) out.push(s === null ? null : await symbolsOfRepo(s, i));
+  return out;
+
+  async function symbolsOfRepo(s: Scanned, i: number): Promise<Deep> {
     const changes: FileChangeReport[] = [];
     const contractLinks = new Map<string, import("../contracts/contract-files.js").ContractLink>();
     for (const c of s.changes) {
       const language = languageOf(c.path)?.id ?? null;
       const p = analysed.get(`${i}\0${c.path}`);
-      const contract = p === undefined && contracts !== null && options.symbols !== false && c.change !== "mode_changed" ? contracts.analyze(repos[i] as Repo, s, c.path) : null;
+      const contract = p === undefined && contracts !== null && options.symbols !== false && c.change !== "mode_changed" ? await contracts.analyze(repos[i] as Repo, s, c.path) : null;
       if (contract !== null) {
         for (const d of contract.diagnostics) s.diagnostics.push({ ...d, path: path.join((repos[i] as Repo).root, c.path) });
         if (contract.changes.some((x) => x.compatibility === "breaking")) contractLinks.set(c.path, contract.link);
@@ -596,18 +600,31 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
     memos.get(i)?.save();
     byRepo.set(i, changes);
     return { ahead: s.ahead, behind: s.behind, worktreeHash: s.worktreeHash, packages: s.packages, packagesTruncated: s.packagesTruncated, changes, diagnostics: s.diagnostics, contractLinks };
-  });
+  }
+}
+
+function readOrNullFile(abs: string): Buffer | null {
+  try {
+    return fs.readFileSync(abs);
+  } catch {
+    return null;
+  }
 }
 
 /** Reads a changed file as a contract: its working version and its base blob; null for a file that is not one. */
 async function loadContracts(): Promise<{
-  analyze(repo: Repo, s: Scanned, repoPath: string): (import("../contracts/contract-files.js").ContractAnalysis & { parsed: boolean }) | null;
+  analyze(
+    repo: Repo,
+    s: Scanned,
+    repoPath: string,
+  ): Promise<(Pick<import("../contracts/contract-files.js").ContractAnalysis, "kind" | "changes" | "diagnostics" | "link"> & { parsed: boolean }) | null>;
   routes(repo: Repo, s: Scanned, repoPath: string): { changes: SymbolChange[]; link: import("../contracts/contract-files.js").ContractLink } | null;
 }> {
-  const [{ analyzeContract, mayBeContract }, routes, hasher] = await Promise.all([
+  const [{ mayBeContract, contractLink }, { mayBeFragment }, { analyzeContractFile, analyzeFragment }, routes] = await Promise.all([
     import("../contracts/contract-files.js"),
+    import("../contracts/ref-documents.js"),
+    import("../symbols/analyze-file.js"),
     import("../contracts/code-routes.js"),
-    import("../snapshot/content-hasher.js").then((m) => m.loadContentHasher()),
   ]);
   const readers = new Map<string, ReturnType<typeof createObjectReader>>();
   const versions = (repo: Repo, s: Scanned, repoPath: string): { before: Uint8Array | null; after: Buffer | null } => {
@@ -636,11 +653,25 @@ async function loadContracts(): Promise<{
     return { before, after };
   };
   return {
-    analyze(repo, s, repoPath) {
+    async analyze(repo, s, repoPath) {
       if (!mayBeContract(repoPath)) return null;
-      const { before, after } = versions(repo, s, repoPath);
-      const c = analyzeContract(repoPath, before, after, (t) => hasher.xxh64(t));
-      return c === null ? null : { ...c, parsed: !c.diagnostics.some((d) => d.code === "parse_error" || d.code === "file_too_large") };
+      // Each file as it was at the base: a changed one by its base blob (none for a new one), any other as it is.
+      const changed = new Set(s.changes.map((c) => c.path));
+      const readBase = async (p: string): Promise<Buffer | null> => {
+        if (!changed.has(p)) return readOrNullFile(path.join(repo.root, p));
+        const { before } = versions(repo, s, p);
+        return before === null ? null : Buffer.from(before.buffer, before.byteOffset, before.byteLength);
+      };
+      // A contract, else a schema or path file of the OpenAPI documents that reach it.
+      const a = (await analyzeContractFile(repo.root, repoPath, readBase)) ?? (mayBeFragment(repoPath) ? await analyzeFragment(repo.root, repoPath, { readHead: readBase }) : null);
+      if (a === null || a.language === null || (a.language !== "graphql" && a.language !== "openapi" && a.language !== "protobuf")) return null;
+      return {
+        kind: a.language,
+        changes: a.changes,
+        diagnostics: a.diagnostics,
+        link: a.contract ?? contractLink(a.language, null, null, []),
+        parsed: !a.diagnostics.some((d) => d.code === "parse_error" || d.code === "file_too_large"),
+      };
     },
     // A server's code: its routes' changes, under the HTTP API (as the hooks file them).
     routes(repo, s, repoPath) {

@@ -6,12 +6,14 @@ import type { ContractKind, HashText } from "./contract-symbol.js";
 import { operationCallNames } from "./contract-uses.js";
 export { contractKindOf, isContractFile, MAX_CONTRACT_BYTES, mayBeContract } from "./contract-kind.js";
 import { compareGraphql, graphqlRootPaths, graphqlSymbols } from "./graphql-contract.js";
-import { adoptOpenapiDocument, compareOpenapi, openapiBasePaths, openapiDocumentData, openapiSymbols } from "./openapi-contract.js";
+import { adoptOpenapiDocument, compareOpenapi, type OpenapiVersion, openapiBasePaths, openapiDocumentData, openapiHasExternalRefs, openapiSymbols, type RefFiles } from "./openapi-contract.js";
 import type { ContractCache } from "./contract-cache.js";
 import { adoptProtobufFacts, compareProtobuf, protobufFactsData, protobufSymbols } from "./protobuf-contract.js";
 
 /** A contract's symbols: every one public, hashed as code symbols are. */
-export function contractSymbolsOf(kind: ContractKind, repoPath: string, text: string, hash: HashText): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
+export function contractSymbolsOf(kind: ContractKind, repoPath: string, text: string, hash: HashText, files: RefFiles | null = null): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
+  // (what a document's symbols are with other files is not a function of its text alone: read each time)
+  if (kind === "openapi" && files !== null && files.size > 0) return openapiSymbols(repoPath, text, hash, files);
   // An edit's version before is the last edit's version after: in a process that stays (the daemon) it is read once.
   // (the hash function by what it makes of a probe: callers pass a new closure each time)
   const key = `${kind}\0${repoPath}\0${hash("comity")}\0${text}`;
@@ -37,8 +39,15 @@ function contractSymbolsOnce(kind: ContractKind, repoPath: string, text: string,
 }
 
 /** A version's symbols from the cache where it has them (an OpenAPI document's data adopted with them), else read and kept. */
-function cachedVersion(kind: ContractKind, repoPath: string, text: string, hash: HashText, cache: ContractCache | null): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
-  if (cache === null) return contractSymbolsOf(kind, repoPath, text, hash);
+function cachedVersion(
+  kind: ContractKind,
+  repoPath: string,
+  text: string,
+  hash: HashText,
+  cache: ContractCache | null,
+  files: RefFiles | null,
+): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
+  if (cache === null || (files !== null && files.size > 0)) return contractSymbolsOf(kind, repoPath, text, hash, files);
   const key = hash(text);
   const hit = cache.get(kind, key);
   if (hit !== null && (kind === "graphql" || hit.data !== undefined)) {
@@ -49,7 +58,8 @@ function cachedVersion(kind: ContractKind, repoPath: string, text: string, hash:
   const read = contractSymbolsOf(kind, repoPath, text, hash);
   // (a GraphQL schema is compared by graphql-js on its text: its symbols are what is kept)
   const data = kind === "openapi" ? openapiDocumentData(text) : kind === "protobuf" ? protobufFactsData(text) : undefined;
-  cache.set(kind, key, { ...read, ...(data === undefined ? {} : { data }) });
+  // A document whose `$ref`s name other files (none read here) means more than its text: not kept by its hash.
+  if (kind !== "openapi" || !openapiHasExternalRefs(text)) cache.set(kind, key, { ...read, ...(data === undefined ? {} : { data }) });
   return read;
 }
 
@@ -77,6 +87,9 @@ export function analyzeContract(
   options: {
     /** Where the version before (a blob of git's, read again edit after edit) is kept by its content hash. */
     readonly beforeCache?: ContractCache | null;
+    /** An OpenAPI document's other files its `$ref`s reach (`openapiRefFiles`), as they were and as they are. */
+    readonly beforeFiles?: RefFiles | null;
+    readonly afterFiles?: RefFiles | null;
   } = {},
 ): ContractAnalysis | null {
   const bytes = (b: Uint8Array | null): Buffer | null => (b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
@@ -92,8 +105,9 @@ export function analyzeContract(
     return { kind, symbols: [], before_symbols: [], changes: [], diagnostics: [d], link: none };
   }
   const [bText, aText] = [bytes(before)?.toString("utf8") ?? null, bytes(after)?.toString("utf8") ?? null];
-  const b = bText === null ? null : { text: bText, ...cachedVersion(kind, repoPath, bText, hash, options.beforeCache ?? null) };
-  const a = aText === null ? null : { text: aText, ...contractSymbolsOf(kind, repoPath, aText, hash) };
+  const [bFiles, aFiles] = [options.beforeFiles ?? null, options.afterFiles ?? null];
+  const b = bText === null ? null : { text: bText, path: repoPath, files: bFiles, ...cachedVersion(kind, repoPath, bText, hash, options.beforeCache ?? null, bFiles) };
+  const a = aText === null ? null : { text: aText, path: repoPath, files: aFiles, ...contractSymbolsOf(kind, repoPath, aText, hash, aFiles) };
   const failed = [b, a].filter((v) => v?.diagnostics.some((d) => d.code === "parse_error") === true);
   if (failed.length > 0) return { kind, symbols: [], before_symbols: [], changes: [], diagnostics: failed.flatMap((v) => v?.diagnostics ?? []), link: none };
   const changes = compareContract(kind, b, a);
@@ -151,12 +165,8 @@ function capped(names: Map<string, string[]>): Map<string, string[]> {
   return new Map([...names].map(([k, v]) => [k, v.slice(0, 64)]));
 }
 
-/** The changes between two versions of one contract, each with its symbols. */
-export function compareContract(
-  kind: ContractKind,
-  before: { text: string; symbols: readonly SymbolRecord[] } | null,
-  after: { text: string; symbols: readonly SymbolRecord[] } | null,
-): SymbolChange[] {
+/** The changes between two versions of one contract, each with its symbols (and an OpenAPI document's path and the files its `$ref`s reach). */
+export function compareContract(kind: ContractKind, before: OpenapiVersion | null, after: OpenapiVersion | null): SymbolChange[] {
   switch (kind) {
     case "graphql":
       return compareGraphql(before, after);

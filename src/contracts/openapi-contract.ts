@@ -219,7 +219,7 @@ function shapeOf(doc: Record<string, Json>, schema: Json | undefined, depth = 0,
   if (!isObject(schema)) return null;
   const ref = typeof schema["$ref"] === "string" ? schema["$ref"] : null;
   if (ref !== null) {
-    const name = ref.replace(/^.*\//, "");
+    const name = refName(ref);
     if (!follow) return { ...EMPTY, type: "(ref)", ref: name, pointer: ref };
     // A component is expanded once per depth it is met at (many operations name the same ones): kept per document.
     let memo = refShapes.get(doc);
@@ -372,6 +372,136 @@ function structure(shape: Shape | null, edges: Set<string>): string {
   return `[${JSON.stringify([shape.type, shape.format, shape.enum, shape.nullable, shape.required])},${props},${structure(shape.items, edges)},${variants}]`;
 }
 
+/**
+ * The other files of the repo a document's `$ref`s name (`./schemas/order.yaml#/Order`, `paths/orders.yaml`), by
+ * repo-relative path: their text, null where a file is not there. They are read with this, through the files they
+ * name in turn, at most MAX_REF_FILES; a reference that leaves the repo, a URL or an absolute path is not followed.
+ */
+export type RefFiles = ReadonlyMap<string, string | null>;
+
+/** Where a bundled document keeps the files its `$ref`s reach, each under its path (`#/x-comity-files/a~1b.yaml/X`). */
+const FILES_KEY = "x-comity-files";
+const MAX_REF_FILES = 64;
+
+/** Reads the files a document's `$ref`s reach, transitively (see {@link RefFiles}); an empty map for a document that names none. */
+export async function openapiRefFiles(docPath: string, text: string, read: (repoPath: string) => Promise<string | null>): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  const root = load(docPath, text);
+  if (!("doc" in root)) return out;
+  const queue: Array<[string, Json]> = [[docPath, root.doc]];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const [from, data] = next;
+    for (const ref of externalRefs(data)) {
+      const target = refTarget(from, ref.split("#")[0] ?? "");
+      if (target === null || target === docPath || out.has(target)) continue;
+      if (out.size >= MAX_REF_FILES) return out;
+      let t: string | null = null;
+      try {
+        t = await read(target);
+      } catch {
+        // (unreadable: as a file that is not there, its references left as names)
+      }
+      out.set(target, t);
+      const l = t === null ? null : load(target, t);
+      if (l !== null && "doc" in l) queue.push([target, l.doc]);
+    }
+  }
+  return out;
+}
+
+/** Whether a document names another file in a `$ref` (then what it means depends on more than its own text). */
+export function openapiHasExternalRefs(text: string): boolean {
+  const l = load("", text);
+  return "doc" in l && externalRefs(l.doc).length > 0;
+}
+
+/** The `$ref`s under a value that name another file, each once. */
+function externalRefs(value: Json): string[] {
+  const out = new Set<string>();
+  const seen = new Set<object>();
+  const stack: Json[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null || seen.has(v)) continue;
+    seen.add(v);
+    if (Array.isArray(v)) stack.push(...v);
+    else {
+      const ref = v["$ref"];
+      if (typeof ref === "string" && !ref.startsWith("#")) out.add(ref);
+      stack.push(...Object.values(v));
+    }
+  }
+  return [...out].sort();
+}
+
+/** The repo-relative POSIX path a `$ref`'s file part names from the file `from`; null where it leaves the repo or is a URL. */
+function refTarget(from: string, filePart: string): string | null {
+  if (filePart === "" || /^[a-z][a-z0-9+.-]*:/i.test(filePart) || filePart.startsWith("/") || filePart.includes("\\")) return null;
+  const parts = from.split("/").slice(0, -1);
+  for (const seg of filePart.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      if (parts.length === 0) return null;
+      parts.pop();
+    } else parts.push(seg);
+  }
+  return parts.length === 0 ? null : parts.join("/");
+}
+
+const pointerKey = (s: string): string => s.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/**
+ * The document with the files its `$ref`s reach inside it (under FILES_KEY) and every reference rewritten to point
+ * there, so that the rules follow a schema into another file as into its own components. The document as read
+ * where no file is given.
+ */
+function bundled(docPath: string, doc: Record<string, Json>, files: RefFiles | null): Record<string, Json> {
+  if (files === null || files.size === 0) return doc;
+  const copies = new Map<object, Json>();
+  const rewrite = (from: string, value: Json): Json => {
+    if (typeof value !== "object" || value === null) return value;
+    const known = copies.get(value);
+    if (known !== undefined) return known;
+    if (Array.isArray(value)) {
+      const out: Json[] = [];
+      copies.set(value, out);
+      for (const v of value) out.push(rewrite(from, v));
+      return out;
+    }
+    const out: Record<string, Json> = Object.create(null) as Record<string, Json>;
+    copies.set(value, out);
+    for (const [k, v] of Object.entries(value)) out[k] = k === "$ref" && typeof v === "string" ? rewriteRef(from, v) : rewrite(from, v);
+    return out;
+  };
+  const rewriteRef = (from: string, ref: string): string => {
+    const hash = ref.indexOf("#");
+    const filePart = hash < 0 ? ref : ref.slice(0, hash);
+    const pointer = hash < 0 ? "" : ref.slice(hash + 1);
+    const target = filePart === "" ? from : refTarget(from, filePart);
+    if (target === null || (target !== docPath && typeof files.get(target) !== "string")) return ref;
+    return target === docPath ? `#${pointer}` : `#/${FILES_KEY}/${pointerKey(target)}${pointer}`;
+  };
+  const root = rewrite(docPath, doc) as Record<string, Json>;
+  const kept: Record<string, Json> = Object.create(null) as Record<string, Json>;
+  for (const [p, t] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const l = t === null ? null : load(p, t);
+    if (l !== null && "doc" in l) kept[p] = rewrite(p, l.doc);
+  }
+  root[FILES_KEY] = kept;
+  return root;
+}
+
+/** What a `$ref` names its schema by: its last key; a whole file by its name without extension (`Order.yaml`: `Order`). */
+function refName(ref: string): string {
+  const last = ref.replace(/^.*\//, "");
+  if (!ref.startsWith(`#/${FILES_KEY}/`) || ref.split("/").length > 3) return last;
+  return last
+    .replace(/~1/g, "/")
+    .replace(/~0/g, "~")
+    .replace(/^.*\//, "")
+    .replace(/\.(ya?ml|json)$/i, "");
+}
+
 /** A `#/...` pointer within the document (`~1` and `~0` unescaped); undefined for another file's or a missing one. */
 function resolveRef(doc: Record<string, Json>, ref: string): Json | undefined {
   if (!ref.startsWith("#/")) return undefined;
@@ -458,10 +588,10 @@ export function openapiBasePaths(text: string): string[] {
  * request body and responses part of its signature, `$ref`s within the document followed), each schema component
  * (`Order`) and each of its properties (`Order.status`).
  */
-export function openapiSymbols(path: string, text: string, hash: HashText): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
+export function openapiSymbols(path: string, text: string, hash: HashText, files: RefFiles | null = null): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
   const loaded = load(path, text, { positions: true });
   if (!("doc" in loaded)) return { symbols: [], diagnostics: [loaded] };
-  const { doc } = loaded;
+  const doc = bundled(path, loaded.doc, files);
   const node = loaded.node ?? (() => null);
   const whole = rangeOf(1, 1, 1, 1);
   const entries: ContractEntry[] = [];
@@ -513,6 +643,14 @@ export function openapiSymbols(path: string, text: string, hash: HashText): { sy
   return { symbols: contractSymbols(entries, hash), diagnostics: [] };
 }
 
+/** One version of a document as compared: its text and symbols, and where it is with the files its `$ref`s reach. */
+export interface OpenapiVersion {
+  readonly text: string;
+  readonly symbols: readonly SymbolRecord[];
+  readonly path?: string;
+  readonly files?: RefFiles | null;
+}
+
 /**
  * What changed between two versions of an OpenAPI document, by the rules of `docs/compatibility.md`: breaking for
  * clients are an operation or a response code removed, a parameter or request property added as (or made) required,
@@ -520,11 +658,11 @@ export function openapiSymbols(path: string, text: string, hash: HashText): { sy
  * operation's verdict follows its schemas through their `$ref`s; a schema component's and its properties' take
  * the stricter reading of both directions (a component may be sent and received).
  */
-export function compareOpenapi(before: { text: string; symbols: readonly SymbolRecord[] } | null, after: { text: string; symbols: readonly SymbolRecord[] } | null): SymbolChange[] {
-  const docOf = (v: { text: string } | null): Record<string, Json> | null => {
+export function compareOpenapi(before: OpenapiVersion | null, after: OpenapiVersion | null): SymbolChange[] {
+  const docOf = (v: OpenapiVersion | null): Record<string, Json> | null => {
     if (v === null) return null;
     const l = load("", v.text);
-    return "doc" in l ? l.doc : null;
+    return "doc" in l ? bundled(v.path ?? "", l.doc, v.files ?? null) : null;
   };
   const [bDoc, aDoc] = [docOf(before), docOf(after)];
   const bOps = bDoc === null ? new Map() : operationsOf(bDoc);

@@ -360,8 +360,12 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
   const { isContractFile } = await import("../contracts/contract-kind.js");
   // Code in the languages Comity reads, and service contracts (GraphQL SDL, ...), compared by their own rules.
   const files = paths.filter((p) => languageOf(p) !== null || isContractFile(path.join(repo.root, p), p)).slice(0, 50);
+  // A YAML or JSON file that is not a contract may be one's schema or path file, its changes the documents'.
+  const { mayBeFragment } = await import("../contracts/ref-documents.js");
+  const fragments = new Set(paths.filter((p) => !files.includes(p) && mayBeFragment(p)).slice(0, 10));
+  files.push(...fragments);
   if (files.length === 0) return { analysis: [], truncated: false };
-  const { analyzeFile, headReader, stripLocal } = await import("../symbols/analyze-file.js");
+  const { analyzeFile, analyzeFragment, headReader, stripLocal } = await import("../symbols/analyze-file.js");
   const { createSymbolExtractor, didNotParse } = await import("../symbols/symbol-extractor.js");
   const { createSymbolCache } = await import("../symbols/symbol-cache.js");
   const { limitsUntil } = await import("../parse/parse-limits.js");
@@ -378,7 +382,12 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
   const out: FileEntry[] = [];
   for (const f of files) {
     if (Date.now() >= ctx.deadlineAt) return { analysis: out, truncated: true };
-    const a = await analyzeFile(repo.root, f, { extractor, readHead, cache, headHashes, contractCache });
+    let a: Awaited<ReturnType<typeof analyzeFile>>;
+    if (fragments.has(f)) {
+      const fragment = await analyzeFragment(repo.root, f, { readHead });
+      if (fragment === null) continue;
+      a = fragment;
+    } else a = await analyzeFile(repo.root, f, { extractor, readHead, cache, headHashes, contractCache });
     // Out of time in the middle of this file: it is not analysed, as the files after it.
     if (Date.now() >= ctx.deadlineAt && a.diagnostics.some((d) => d.code === "parse_timeout")) return { analysis: out, truncated: true };
     // A file that does not parse has no reliable symbols: none counts as removed or changed until it parses again.

@@ -12,6 +12,7 @@ import { loadContentHasher } from "../snapshot/content-hasher.js";
 import { extractAndStore } from "./extract-with-cache.js";
 import type { SymbolExtractor } from "./symbol-extractor.js";
 import type { ContractCache } from "../contracts/contract-cache.js";
+import type { ContractLink } from "../contracts/contract-files.js";
 import type { ContractKind, FileSymbols, LanguageId, ReferenceRecord, SymbolRecord } from "./types.js";
 
 /** The `analysis` of one edited file, as `post_edit` sends it (after `stripLocal`). */
@@ -30,7 +31,7 @@ export interface FileAnalysis {
    * A service contract's link to its consumers: the namespace its changes are filed under and, per breaking change,
    * the names a consumer's use gives it (`src/contracts/`). Absent for code.
    */
-  readonly contract?: { readonly package: { readonly name: string; readonly ecosystem: ContractKind }; readonly publicNames: ReadonlyMap<string, readonly string[]> };
+  readonly contract?: ContractLink;
   /** For each changed symbol, how it was and is called (`callShape`; null where it has no parameters or is not there). */
   readonly shapes: ReadonlyMap<string, { readonly before: string | null; readonly after: string | null }>;
   /**
@@ -71,7 +72,7 @@ export async function analyzeFile(
   const cache = options.cache ?? null;
   const hasher = await loadContentHasher();
   if (language === null) {
-    const contract = await contractFile(repoPath, afterBytes, options.readHead, (s) => hasher.xxh64(s), options.contractCache ?? null);
+    const contract = await contractFile(root, repoPath, afterBytes, options.readHead, (s) => hasher.xxh64(s), options.contractCache ?? null);
     if (contract !== null) return contract;
   }
   let extractor = typeof options.extractor === "function" ? null : options.extractor;
@@ -152,7 +153,16 @@ async function routeChangesOf(repoPath: string, afterBytes: Buffer | null, readH
 }
 
 /** A service contract's analysis (`src/contracts/`), or null for a file that is not one. */
-async function contractFile(repoPath: string, afterBytes: Buffer | null, readHead: ReadHeadFile, hash: (s: string) => string, cache: ContractCache | null): Promise<FileAnalysis | null> {
+async function contractFile(
+  root: string,
+  repoPath: string,
+  afterBytes: Buffer | null,
+  readHead: ReadHeadFile,
+  hash: (s: string) => string,
+  cache: ContractCache | null,
+  /** Only where the document's `$ref`s (as it was or is) reach this file: else null. */
+  reaching: string | null = null,
+): Promise<FileAnalysis | null> {
   const { contractKindOf, mayBeContract } = await import("../contracts/contract-kind.js");
   if (!mayBeContract(repoPath)) return null;
   // A YAML or JSON file is one by what it holds: the working version says, else (deleted) HEAD's.
@@ -165,7 +175,9 @@ async function contractFile(repoPath: string, afterBytes: Buffer | null, readHea
   } catch (error) {
     diagnostics.push(diagnostic("head_unreadable", "warning", repoPath, `cannot read the file at HEAD: ${error instanceof Error ? error.message : String(error)}`));
   }
-  const c = analyzeContract(repoPath, before, afterBytes, hash, { beforeCache: cache });
+  const { beforeFiles, afterFiles } = await refFilesOf(root, repoPath, before, afterBytes, readHead);
+  if (reaching !== null && beforeFiles?.has(reaching) !== true && afterFiles?.has(reaching) !== true) return null;
+  const c = analyzeContract(repoPath, before, afterBytes, hash, { beforeCache: cache, beforeFiles, afterFiles });
   if (c === null) return null;
   const shape = (symbols: readonly SymbolRecord[], name: string): string | null => {
     const s = symbols.find((x) => x.qualified_name === name);
@@ -173,6 +185,74 @@ async function contractFile(repoPath: string, afterBytes: Buffer | null, readHea
   };
   const shapes = new Map(c.changes.map((ch) => [ch.qualified_name, { before: shape(c.before_symbols, ch.qualified_name), after: shape(c.symbols, ch.qualified_name) }]));
   return { path: repoPath, language: c.kind, symbols: c.symbols, changes: c.changes, new_references: [], references: [], diagnostics: [...diagnostics, ...c.diagnostics], shapes, contract: c.link };
+}
+
+/**
+ * The other files an OpenAPI document's `$ref`s reach, as at HEAD (with the document as it was) and as in the working
+ * tree; null where its text names none (the parser is not loaded for a document that names none).
+ */
+async function refFilesOf(
+  root: string,
+  docPath: string,
+  before: Buffer | null,
+  after: Buffer | null,
+  readHead: ReadHeadFile,
+): Promise<{ beforeFiles: Map<string, string | null> | null; afterFiles: Map<string, string | null> | null }> {
+  if (!/\.(ya?ml|json)$/i.test(docPath)) return { beforeFiles: null, afterFiles: null };
+  const { EXTERNAL_REF } = await import("../contracts/ref-documents.js");
+  const [bText, aText] = [before?.toString("utf8") ?? null, after?.toString("utf8") ?? null];
+  if (!(bText !== null && EXTERNAL_REF.test(bText)) && !(aText !== null && EXTERNAL_REF.test(aText))) return { beforeFiles: null, afterFiles: null };
+  const { openapiRefFiles } = await import("../contracts/openapi-contract.js");
+  const atHead = async (p: string): Promise<string | null> => (await readHead(p))?.toString("utf8") ?? null;
+  const working = async (p: string): Promise<string | null> => readOrNull(path.join(root, p))?.toString("utf8") ?? null;
+  return {
+    beforeFiles: bText === null ? null : await openapiRefFiles(docPath, bText, atHead),
+    afterFiles: aText === null ? null : await openapiRefFiles(docPath, aText, working),
+  };
+}
+
+/** A contract file compared with its version at a base (`readBase`; HEAD's for the hooks), with the files its `$ref`s reach; null for a file that is not one. */
+export async function analyzeContractFile(root: string, repoPath: string, readBase: ReadHeadFile): Promise<FileAnalysis | null> {
+  const hasher = await loadContentHasher();
+  return contractFile(root, repoPath, readOrNull(path.join(root, repoPath)), readBase, (s) => hasher.xxh64(s), null);
+}
+
+/**
+ * A schema or path file of the repo's OpenAPI documents (one their `$ref`s reach, not a document itself): what its
+ * edit changed in each document that reaches it, filed under the file edited (no symbols of its own: the
+ * operations are the documents'); null where no document reaches it.
+ */
+export async function analyzeFragment(root: string, repoPath: string, options: { readHead: ReadHeadFile }): Promise<FileAnalysis | null> {
+  const { candidateDocuments } = await import("../contracts/ref-documents.js");
+  const docs = candidateDocuments(root, repoPath);
+  if (docs.length === 0) return null;
+  const hasher = await loadContentHasher();
+  const found: FileAnalysis[] = [];
+  for (const doc of docs) {
+    const a = await contractFile(root, doc, readOrNull(path.join(root, doc)), options.readHead, (s) => hasher.xxh64(s), null, repoPath);
+    if (a !== null) found.push(a);
+  }
+  const first = found[0];
+  if (first === undefined || first.contract === undefined) return null;
+  const changes = new Map<string, SymbolChange>();
+  const shapes = new Map<string, { before: string | null; after: string | null }>();
+  const publicNames = new Map<string, readonly string[]>();
+  for (const a of found) {
+    for (const ch of a.changes) if (!changes.has(ch.qualified_name)) changes.set(ch.qualified_name, ch);
+    for (const [k, v] of a.shapes) if (!shapes.has(k)) shapes.set(k, v);
+    for (const [k, v] of a.contract?.publicNames ?? []) if (!publicNames.has(k)) publicNames.set(k, v);
+  }
+  return {
+    path: repoPath,
+    language: first.language,
+    symbols: [],
+    changes: [...changes.values()].sort((x, y) => (x.qualified_name < y.qualified_name ? -1 : x.qualified_name > y.qualified_name ? 1 : 0)),
+    new_references: [],
+    references: [],
+    diagnostics: found.flatMap((a) => a.diagnostics.map((d) => ({ ...d, path: repoPath }))),
+    shapes,
+    contract: { package: first.contract.package, publicNames },
+  };
 }
 
 /**

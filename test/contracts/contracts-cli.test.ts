@@ -97,6 +97,28 @@ describe("contracts in the CLI", () => {
     expect(doc.briefing).toContain("- `User.email` of the GraphQL schema (api: `schema.graphql`, removed: FIELD_REMOVED) is used by web in `src/profile.ts`");
   });
 
+  it("analyze follows a document's $refs into its schema files: a property removed there breaks the operations that return it", () => {
+    const api = initRepo(sb, "api");
+    const openapi =
+      'openapi: 3.0.3\nservers: [{ url: "https://api.acme.test/v1" }]\npaths:\n  /orders/{id}:\n    get:\n      responses:\n        "200":\n          description: ok\n          content: { application/json: { schema: { $ref: "./schemas/order.yaml#/Order" } } }\n  /health:\n    get:\n      responses: { "200": { description: ok } }\n';
+    const order = "Order:\n  type: object\n  properties:\n    id: { type: string }\n    total: { type: number }\n";
+    commit(sb, api, "openapi.yaml", openapi);
+    commit(sb, api, "schemas/order.yaml", order);
+    commit(sb, api, "deploy/app.yaml", "replicas: 2\n");
+    const web = initRepo(sb, "web");
+    commit(sb, web, "src/orders.ts", "export const get = (id: string) => fetch(`/v1/orders/${id}`);\n");
+    commit(sb, web, "src/health.ts", 'export const h = () => fetch("/v1/health");\n');
+    fs.writeFileSync(path.join(api, "schemas/order.yaml"), order.replace("    total: { type: number }\n", ""));
+    fs.writeFileSync(path.join(api, "deploy/app.yaml"), "replicas: 3\n");
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { contract_users: Array<{ publisher: string; qualified_name: string; consumer: string; files: string[] }>; briefing: string };
+    expectAnalyzeSchema(doc);
+    expect(doc.contract_users.map((u) => [u.publisher, u.qualified_name, u.consumer, u.files])).toEqual([["api", "GET /orders/{id}", "web", ["src/orders.ts"]]]);
+    expect(doc.briefing).toContain("- `GET /orders/{id}` of the HTTP API (api: `schemas/order.yaml`");
+    expect(doc.briefing).toContain("RESPONSE_PROPERTY_REMOVED");
+  });
+
   it("analyze lists the routes a server's code removes, and who calls them", () => {
     const api = initRepo(sb, "api");
     const server =

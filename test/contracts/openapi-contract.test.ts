@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { analyzeContract, contractKindOf } from "../../src/contracts/contract-files.js";
+import { openapiRefFiles } from "../../src/contracts/openapi-contract.js";
 import { loadContentHasher } from "../../src/snapshot/content-hasher.js";
 import { expectCachedBeforeEqualsFresh } from "../helpers/contract-cache-check.js";
 
@@ -362,5 +363,91 @@ describe("a version kept in the contract cache (HEAD's, read edit after edit)", 
   it("gives every pair the verdicts, reasons and lines of a version read anew, without parsing it again", async () => {
     const pairs = ROWS.map(([name, find, replace]) => [name, BASE, BASE.replace(find, replace)] as const);
     await expectCachedBeforeEqualsFresh("openapi.yaml", pairs, hash, (p) => ({ object: p.yamlLib(), method: "parseEvents" }));
+  });
+});
+
+describe("$refs to other files of the repo", () => {
+  const DOC = `openapi: 3.0.3
+info: { title: Orders, version: "1" }
+paths:
+  /orders:
+    $ref: paths/orders.yaml
+  /orders/{id}:
+    get:
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string } }
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: { $ref: "./schemas/order.yaml#/Order" }
+`;
+  const PATHS = `get:
+  responses:
+    "200":
+      description: ok
+      content:
+        application/json:
+          schema: { type: array, items: { $ref: "../schemas/order.yaml#/Order" } }
+post:
+  requestBody:
+    required: true
+    content:
+      application/json:
+        schema: { $ref: "../schemas/new-order.yaml" }
+  responses:
+    "201": { description: created }
+`;
+  const ORDER = `Order:
+  type: object
+  required: [id]
+  properties:
+    id: { type: string }
+    total: { type: number }
+    parent: { $ref: "#/Order" }
+`;
+  const NEW_ORDER = `type: object
+properties:
+  sku: { type: string }
+`;
+  const files = (over: Record<string, string | null> = {}) =>
+    new Map(Object.entries({ "api/paths/orders.yaml": PATHS, "api/schemas/order.yaml": ORDER, "api/schemas/new-order.yaml": NEW_ORDER, ...over }));
+  const run = (before: Map<string, string | null>, after: Map<string, string | null>) => {
+    const r = analyzeContract("api/openapi.yaml", Buffer.from(DOC), Buffer.from(DOC), hash, { beforeFiles: before, afterFiles: after });
+    if (r === null) throw new Error("not read as a contract");
+    return r.changes.map((c) => [c.qualified_name, c.compatibility, [...new Set(c.reasons.map((x) => x.code))].sort()]);
+  };
+
+  it("finds the files a document's $refs reach, through the files they name, and nothing outside the repo", async () => {
+    const reads: string[] = [];
+    const all = files({ "api/schemas/order.yaml": `${ORDER}    owner: { $ref: "../../../../etc/passwd" }\n    user: { $ref: "https://example.com/u.yaml" }\n` });
+    const found = await openapiRefFiles("api/openapi.yaml", DOC, async (p) => {
+      reads.push(p);
+      return all.get(p) ?? null;
+    });
+    expect([...found.keys()].sort()).toEqual(["api/paths/orders.yaml", "api/schemas/new-order.yaml", "api/schemas/order.yaml"]);
+    expect(reads.every((p) => p.startsWith("api/"))).toBe(true);
+  });
+
+  it("a property removed from a response schema in another file breaks the operations that return it", () => {
+    expect(run(files(), files({ "api/schemas/order.yaml": ORDER.replace("    total: { type: number }\n", "") }))).toEqual([
+      ["GET /orders", "breaking", ["RESPONSE_PROPERTY_REMOVED"]],
+      ["GET /orders/{id}", "breaking", ["RESPONSE_PROPERTY_REMOVED"]],
+    ]);
+  });
+
+  it("a required property added to a request schema in another file breaks the operation that takes it; a whole file names its schema", () => {
+    const after = files({ "api/schemas/new-order.yaml": `${NEW_ORDER.replace("type: object\n", "type: object\nrequired: [qty]\n")}  qty: { type: integer }\n` });
+    expect(run(files(), after)).toEqual([["POST /orders", "breaking", ["REQUEST_PROPERTY_ADDED_REQUIRED"]]]);
+  });
+
+  it("an operation removed from a path file is removed; nothing changed in the files, nothing changed", () => {
+    expect(run(files(), files({ "api/paths/orders.yaml": PATHS.slice(0, PATHS.indexOf("post:")) }))).toEqual([["POST /orders", "breaking", ["OPERATION_REMOVED"]]]);
+    expect(run(files(), files())).toEqual([]);
+  });
+
+  it("a file that is not there leaves its schema a name, as before", () => {
+    expect(run(files({ "api/schemas/order.yaml": null }), files({ "api/schemas/order.yaml": null }))).toEqual([]);
   });
 });
