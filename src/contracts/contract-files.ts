@@ -129,7 +129,7 @@ export interface ContractLink {
  * The names under which a contract's changes reach their consumers: a GraphQL field by its coordinate and by each
  * path from a root type that selects it; an HTTP operation as a call names it (`GET /orders/{}`, with and without the
  * servers' base path); a protobuf symbol by its name in its package, and by the top-level message, enum or service
- * (and its `Client`) that generated code is imported under.
+ * (and its `Client`, and Python's `Stub`) that generated code is imported under.
  */
 export function contractLink(kind: ContractKind, before: string | null, after: string | null, changes: readonly SymbolChange[]): ContractLink {
   const names = new Map<string, string[]>(changes.map((c) => [c.qualified_name, [c.qualified_name]]));
@@ -153,7 +153,8 @@ export function contractLink(kind: ContractKind, before: string | null, after: s
   // Generated code imports a message, an enum or a service's client by name: a field or an RPC is reached through it.
   for (const c of changes) {
     const top = c.qualified_name.split(".")[0] ?? c.qualified_name;
-    const extra = c.kind === "operation" || c.kind === "interface" ? [top, `${top}Client`] : [top];
+    // (a service by its TypeScript client and its Python stub too: what a search for its users looks for)
+    const extra = c.kind === "operation" || c.kind === "interface" ? [top, `${top}Client`, `${top}Stub`] : [top];
     names.set(c.qualified_name, [...new Set([c.qualified_name, ...extra])]);
   }
   const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(after ?? before ?? "")?.[1] ?? "";

@@ -38,6 +38,7 @@ export function contractUses(repoPath: string, text: string, maxBytes: number = 
   for (const doc of graphqlDocuments(repoPath, text)) for (const n of graphqlSelections(doc)) add(GRAPHQL_KEY, n);
   if (CODE.test(repoPath) || PYTHON.test(repoPath)) for (const n of httpCalls(text)) add(HTTP_KEY, n);
   if (CODE.test(repoPath)) for (const u of protobufImports(text)) add(u.module, u.name);
+  if (PYTHON.test(repoPath)) for (const u of protobufPythonImports(text)) add(u.module, u.name);
   return [...out].sort().map((k) => {
     const [module, name] = k.split("\0") as [string, string];
     return { name, module };
@@ -112,6 +113,51 @@ export function protobufImports(text: string): ContractUse[] {
           )
           .filter((n) => n !== "");
     for (const p of packages) for (const n of names) out.push({ name: n, module: `protobuf:${p}` });
+  }
+  return out;
+}
+
+/**
+ * What Python code uses of protoc's generated modules (`orders_pb2`, `orders_pb2_grpc`), as {@link protobufImports}
+ * says for TypeScript: each name imported from one (`from acme.orders.v1.orders_pb2 import Order`), or each name read
+ * from one imported whole (`from acme.orders.v1 import orders_pb2` then `orders_pb2.Order`; `*` where none is read),
+ * under every package its dotted path may stand for. A gRPC stub or servicer (`OrderServiceStub`,
+ * `OrderServiceServicer`, `add_OrderServiceServicer_to_server`) stands for its service.
+ */
+export function protobufPythonImports(text: string): ContractUse[] {
+  const out: ContractUse[] = [];
+  const generated = /_pb2(?:_grpc)?$/;
+  const packagesOf = (parts: readonly string[]): string[] => {
+    const dirs = parts.filter((s) => /^[A-Za-z_]\w*$/.test(s));
+    return dirs.map((_, i) => dirs.slice(i).join(".")).filter((p) => p !== "");
+  };
+  const serviceOf = (name: string): string => /^add_(\w+)Servicer_to_server$/.exec(name)?.[1] ?? name.replace(/(?:Stub|Servicer)$/, "");
+  const readFrom = (alias: string): string[] => {
+    const names = new Set<string>();
+    for (const m of text.matchAll(new RegExp(`(?<![\\w.])${alias.replace(/\./g, "\\.")}\\.([A-Za-z_]\\w*)`, "g"))) names.add(serviceOf(m[1] ?? ""));
+    return names.size === 0 ? ["*"] : [...names];
+  };
+  const push = (packages: readonly string[], names: readonly string[]) => {
+    for (const p of packages) for (const n of names) if (n !== "") out.push({ name: n, module: `protobuf:${p}` });
+  };
+  for (const m of text.matchAll(/^[ \t]*from\s+(\.*[\w.]*)\s+import\s+(\([^)]*\)|[^\n#]+)/gm)) {
+    const module = (m[1] ?? "").replace(/^\.+/, "");
+    const imported = (m[2] ?? "")
+      .replace(/[()\\]/g, " ")
+      .split(",")
+      .map((x) => x.trim().split(/\s+as\s+/))
+      .filter((x) => /^[A-Za-z_]\w*$/.test(x[0] ?? ""));
+    const parts = module === "" ? [] : module.split(".");
+    if (generated.test(parts[parts.length - 1] ?? ""))
+      push(
+        packagesOf(parts.slice(0, -1)),
+        imported.map((x) => serviceOf(x[0] ?? "")),
+      );
+    else for (const x of imported) if (generated.test(x[0] ?? "")) push(packagesOf(parts), readFrom(x[1] ?? x[0] ?? ""));
+  }
+  for (const m of text.matchAll(/^[ \t]*import\s+([\w.]+_pb2(?:_grpc)?)(?:\s+as\s+(\w+))?\s*$/gm)) {
+    const parts = (m[1] ?? "").split(".");
+    push(packagesOf(parts.slice(0, -1)), readFrom(m[2] ?? m[1] ?? ""));
   }
   return out;
 }

@@ -71,6 +71,33 @@ describe("what a consumer's code uses of a contract", () => {
     expect(uses.some((u) => u.includes(" x"))).toBe(false);
   });
 
+  it("protobuf in Python: names imported from protoc's modules or read from one imported whole, a stub as its service", () => {
+    const code = [
+      "from acme.orders.v1.orders_pb2 import Order, Status as S",
+      "from acme.orders.v1 import orders_pb2_grpc as grpc_svc",
+      "import acme.billing.v1.invoice_pb2 as inv",
+      "from .gen.acme.users.v1 import users_pb2",
+      "from acme.orders.v1 import helpers",
+      "",
+      "stub = grpc_svc.OrderServiceStub(channel)",
+      "total = inv.Invoice(id=1)",
+      "print(users_pb2)",
+      "x = helpers.Order()",
+    ].join("\n");
+    const uses = contractUses("svc/client.py", code).map((u) => `${u.module} ${u.name}`);
+    for (const u of [
+      "protobuf:acme.orders.v1 Order",
+      "protobuf:orders.v1 Status",
+      "protobuf:acme.orders.v1 OrderService",
+      "protobuf:acme.billing.v1 Invoice",
+      "protobuf:v1 Invoice",
+      "protobuf:acme.users.v1 *",
+    ])
+      expect(uses).toContain(u);
+    expect(uses.filter((u) => u.startsWith("protobuf:")).every((u) => !u.includes("helpers") && !u.endsWith(" S"))).toBe(true);
+    expect(contractUses("svc/client.ts", code).filter((u) => u.module.startsWith("protobuf:"))).toEqual([]);
+  });
+
   it("normalises paths and templates alike", () => {
     expect(normalizeCallPath("https://h.test/v1/a/${x}/b/?q=1#f")).toBe("/v1/a/{}/b");
     expect(normalizeCallPath("not/a/path")).toBeNull();
@@ -93,7 +120,7 @@ describe("what a contract's breaking change is reached by", () => {
     const r = analyzeContract("orders.proto", Buffer.from(proto), Buffer.from(proto.replace("status = 2", "status = 3").replace("returns (Order)", "returns (stream Order)")), hash);
     expect(r?.link.package).toEqual({ name: "acme.v1", ecosystem: "protobuf" });
     expect(r?.link.publicNames.get("Order.status")).toEqual(["Order.status", "Order"]);
-    expect(r?.link.publicNames.get("Orders.Get")).toEqual(["Orders.Get", "Orders", "OrdersClient"]);
+    expect(r?.link.publicNames.get("Orders.Get")).toEqual(["Orders.Get", "Orders", "OrdersClient", "OrdersStub"]);
   });
 
   it("an HTTP operation as a call names it, under the servers' base path too", () => {

@@ -119,6 +119,25 @@ describe("contracts in the CLI", () => {
     expect(doc.briefing).toContain("RESPONSE_PROPERTY_REMOVED");
   });
 
+  it("analyze finds Python code that uses a .proto's generated module and stub", () => {
+    const schemas = initRepo(sb, "schemas");
+    const proto =
+      'syntax = "proto3";\npackage acme.orders.v1;\nmessage Order { string id = 1; string status = 2; }\nmessage GetOrderRequest { string id = 1; }\nservice OrderService { rpc GetOrder(GetOrderRequest) returns (Order); }\n';
+    commit(sb, schemas, "acme/orders/v1/orders.proto", proto);
+    const svc = initRepo(sb, "svc");
+    commit(sb, svc, "svc/client.py", "from acme.orders.v1 import orders_pb2_grpc\n\n\ndef stub(channel):\n    return orders_pb2_grpc.OrderServiceStub(channel)\n");
+    commit(sb, svc, "svc/view.py", "from acme.orders.v1.orders_pb2 import Order\n\n\ndef label(o: Order) -> str:\n    return o.status\n");
+    commit(sb, svc, "svc/other.py", "# OrderService and Order are only words here.\nORDER = 1\n");
+    fs.writeFileSync(path.join(schemas, "acme/orders/v1/orders.proto"), proto.replace("returns (Order)", "returns (stream Order)").replace("status = 2", "status = 3"));
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { contract_users: Array<{ publisher: string; qualified_name: string; consumer: string; files: string[] }> };
+    expect(doc.contract_users.map((u) => [u.qualified_name, u.consumer, u.files])).toEqual([
+      ["Order.status", "svc", ["svc/view.py"]],
+      ["OrderService.GetOrder", "svc", ["svc/client.py"]],
+    ]);
+  });
+
   it("analyze lists the routes a server's code removes, and who calls them", () => {
     const api = initRepo(sb, "api");
     const server =
