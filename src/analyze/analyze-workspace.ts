@@ -620,11 +620,12 @@ async function loadContracts(): Promise<{
   ): Promise<(Pick<import("../contracts/contract-files.js").ContractAnalysis, "kind" | "changes" | "diagnostics" | "link"> & { parsed: boolean }) | null>;
   routes(repo: Repo, s: Scanned, repoPath: string): { changes: SymbolChange[]; link: import("../contracts/contract-files.js").ContractLink } | null;
 }> {
-  const [{ mayBeContract, contractLink }, { mayBeFragment }, { analyzeContractFile, analyzeFragment }, routes] = await Promise.all([
+  const [{ mayBeContract, contractLink }, { mayBeFragment }, { analyzeContractFile, analyzeFragment }, routes, mounts] = await Promise.all([
     import("../contracts/contract-files.js"),
     import("../contracts/ref-documents.js"),
     import("../symbols/analyze-file.js"),
     import("../contracts/code-routes.js"),
+    import("../contracts/route-mounts.js"),
   ]);
   const readers = new Map<string, ReturnType<typeof createObjectReader>>();
   const versions = (repo: Repo, s: Scanned, repoPath: string): { before: Uint8Array | null; after: Buffer | null } => {
@@ -685,7 +686,8 @@ async function loadContracts(): Promise<{
       if (aText !== null && !routes.mayDeclareRoutes(repoPath, aText)) return null;
       const { before } = versions(repo, s, repoPath);
       const bText = before === null ? null : Buffer.from(before.buffer, before.byteOffset, before.byteLength).toString("utf8");
-      const changes = routes.compareRoutes(bText === null ? [] : routes.routesIn(repoPath, bText), aText === null ? [] : routes.routesIn(repoPath, aText));
+      const prefixes = /\.(tsx?|mts|cts|jsx?|mjs|cjs)$/.test(repoPath) ? mounts.externalMountPrefixes(repo.root, repoPath) : [];
+      const changes = routes.compareRoutes(bText === null ? [] : routes.routesIn(repoPath, bText, { prefixes }), aText === null ? [] : routes.routesIn(repoPath, aText, { prefixes }));
       if (changes.length === 0) return null;
       const publicNames = new Map(changes.filter((c) => c.compatibility === "breaking").map((c) => [c.qualified_name, [c.qualified_name, ...routes.routeCallNames(c.qualified_name)].slice(0, 64)]));
       return { changes, link: { package: { name: "http", ecosystem: "openapi" }, publicNames } };

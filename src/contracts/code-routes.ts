@@ -41,11 +41,28 @@ export function mayDeclareRoutes(repoPath: string, text: string): boolean {
  * (`app.get("/orders/:id", h)`, `router.route("/x").get(h).post(h)`, `fastify.route({ method, url })`), NestJS
  * controllers (`@Controller("orders")` with `@Get(":id")`), FastAPI and Flask decorators (with an `APIRouter` or
  * `Blueprint` prefix declared in the same file) and Django's `path()` patterns. A path built at run time is not read;
- * a router mounted under a prefix elsewhere (`app.use("/api", router)`) is read without it. Sorted by name.
+ * a router mounted under a prefix by another file (`app.use("/api", router)`) is read under the `prefixes` given. Sorted by name.
  */
-export function routesIn(repoPath: string, text: string): RouteDecl[] {
+export function routesIn(
+  repoPath: string,
+  text: string,
+  options: {
+    /** Where another file mounts this one's router (`externalMountPrefixes`): each route is served under each. */
+    readonly prefixes?: readonly string[];
+  } = {},
+): RouteDecl[] {
   if (!mayDeclareRoutes(repoPath, text)) return [];
-  const out = CODE.test(repoPath) ? jsRoutes(text) : pythonRoutes(repoPath, text);
+  const read = CODE.test(repoPath) ? jsRoutes(text) : pythonRoutes(repoPath, text);
+  const prefixes = options.prefixes ?? [];
+  const out =
+    prefixes.length === 0
+      ? read
+      : read.flatMap((r) =>
+          prefixes.flatMap((p) => {
+            const path = routeTemplate(joinPaths(p, r.path));
+            return path === null ? [] : [{ ...r, path }];
+          }),
+        );
   const seen = new Set<string>();
   return out
     .filter((r) => {
@@ -118,7 +135,7 @@ export function routeTemplate(raw: string): string | null {
   return p;
 }
 
-function joinPaths(prefix: string, path: string): string {
+export function joinPaths(prefix: string, path: string): string {
   const a = prefix.replace(/^\/+|\/+$/g, "");
   const b = path.replace(/^\/+/, "");
   return `/${[a, b].filter((s) => s !== "").join("/")}`;
@@ -150,15 +167,20 @@ function mountedPrefixes(mounts: ReadonlyArray<{ parent: string; prefix: string;
   return out;
 }
 
-function jsRoutes(text: string): RouteDecl[] {
-  const lineAt = lineIndex(text);
-  const out: RouteDecl[] = [];
+/** The prefix each router of a JavaScript or TypeScript file is mounted under in that file (`app.use("/v1", api)`). */
+export function mountedPrefixesIn(text: string): Map<string, string> {
   const mounts = [...text.matchAll(new RegExp(String.raw`([\w$]+)\s*\.\s*(?:use|route)\s*\(\s*${quoted(2)}\s*,\s*([\w$]+)\s*\)`, "g"))].map((m) => ({
     parent: m[1] ?? "",
     prefix: m[3] ?? "",
     child: m[4] ?? "",
   }));
-  const prefixes = mountedPrefixes(mounts);
+  return mountedPrefixes(mounts);
+}
+
+function jsRoutes(text: string): RouteDecl[] {
+  const lineAt = lineIndex(text);
+  const out: RouteDecl[] = [];
+  const prefixes = mountedPrefixesIn(text);
   const add = (method: string, receiver: string, raw: string, at: number, handler: string | null) => {
     const path = routeTemplate(joinPaths(prefixes.get(receiver) ?? "", raw));
     if (path !== null && out.length < MAX_ROUTES) out.push({ method: method === "ALL" ? "ANY" : method, path, line: lineAt(at)[0], handler });

@@ -118,7 +118,7 @@ export async function analyzeFile(
     return s === undefined ? null : callShape(s);
   };
   const shapes = new Map(changes.map((ch) => [ch.qualified_name, { before: shapeIn(before?.symbols, ch.renamed_from ?? ch.qualified_name), after: shapeIn(after?.symbols, ch.qualified_name) }]));
-  const routeChanges = await routeChangesOf(repoPath, afterBytes, options.readHead);
+  const routeChanges = await routeChangesOf(root, repoPath, afterBytes, options.readHead);
   return {
     path: repoPath,
     language,
@@ -138,7 +138,7 @@ export async function analyzeFile(
  * file, as it is now, imports a server framework (`mayDeclareRoutes`), or is deleted: an edit of any other file
  * costs a regular expression.
  */
-async function routeChangesOf(repoPath: string, afterBytes: Buffer | null, readHead: ReadHeadFile): Promise<SymbolChange[]> {
+async function routeChangesOf(root: string, repoPath: string, afterBytes: Buffer | null, readHead: ReadHeadFile): Promise<SymbolChange[]> {
   const { compareRoutes, mayDeclareRoutes, routesIn } = await import("../contracts/code-routes.js");
   const afterText = afterBytes?.toString("utf8") ?? null;
   if (afterText !== null && !mayDeclareRoutes(repoPath, afterText)) return [];
@@ -149,8 +149,13 @@ async function routeChangesOf(repoPath: string, afterBytes: Buffer | null, readH
     // (HEAD unreadable: the symbols' analysis says so)
     return [];
   }
-  return compareRoutes(beforeText === null ? [] : routesIn(repoPath, beforeText), afterText === null ? [] : routesIn(repoPath, afterText));
+  // A router another file mounts under a prefix (`app.use("/v1/orders", orders)`) is served there, as read now.
+  const { externalMountPrefixes } = await import("../contracts/route-mounts.js");
+  const prefixes = CODE_FILE.test(repoPath) ? externalMountPrefixes(root, repoPath) : [];
+  return compareRoutes(beforeText === null ? [] : routesIn(repoPath, beforeText, { prefixes }), afterText === null ? [] : routesIn(repoPath, afterText, { prefixes }));
 }
+
+const CODE_FILE = /\.(tsx?|mts|cts|jsx?|mjs|cjs)$/;
 
 /** A service contract's analysis (`src/contracts/`), or null for a file that is not one. */
 async function contractFile(

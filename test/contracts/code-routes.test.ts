@@ -1,6 +1,10 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareRoutes, routeCallNames, routeName, routesIn, routeTemplate } from "../../src/contracts/code-routes.js";
+import { externalMountPrefixes } from "../../src/contracts/route-mounts.js";
 
 const names = (path: string, text: string) => routesIn(path, text).map(routeName);
 
@@ -140,5 +144,44 @@ urlpatterns = [
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("a router mounted by another file of the repo", () => {
+  const tree = (files: Record<string, string>): string => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "comity-mounts-"));
+    for (const [p, t] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
+      fs.writeFileSync(path.join(root, p), t);
+    }
+    return root;
+  };
+  const ROUTER = 'import { Router } from "express";\nconst router = Router();\nrouter.get("/:id", (q, s) => s.end());\nexport default router;\n';
+
+  it("is served under the prefixes its mounts give it: imported, required, behind a middleware, through a router mounted in turn", () => {
+    const root = tree({
+      "src/routes/orders.ts": ROUTER,
+      "src/routes/index.ts": 'import { Router } from "express";\nimport orders from "./orders.js";\nexport const api = Router();\napi.use("/orders", auth, orders);\n',
+      "src/server.ts": 'import express from "express";\nimport { api } from "./routes/index.js";\nconst app = express();\nconst v1 = express.Router();\nv1.use("/", api);\napp.use("/v1", v1);\n',
+      "src/legacy.js": 'const express = require("express");\nconst app = express();\napp.use("/legacy/orders", require("./routes/orders"));\n',
+      "src/other.ts": 'import express from "express";\nimport orders from "./elsewhere/orders.js";\nconst app = express();\napp.use("/nope", orders);\n',
+    });
+    try {
+      const prefixes = externalMountPrefixes(root, "src/routes/orders.ts");
+      expect(prefixes).toEqual(["/legacy/orders", "/v1/orders"]);
+      expect(routesIn("src/routes/orders.ts", ROUTER, { prefixes }).map((r) => `${r.method} ${r.path}`)).toEqual(["GET /legacy/orders/{id}", "GET /v1/orders/{id}"]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("is read as written where no file mounts it", () => {
+    const root = tree({ "src/stock.ts": ROUTER, "src/app.ts": 'import express from "express";\nconst app = express();\napp.use("/v1/stock", express.static("x"));\n' });
+    try {
+      expect(externalMountPrefixes(root, "src/stock.ts")).toEqual([]);
+      expect(routesIn("src/stock.ts", ROUTER, { prefixes: [] }).map((r) => `${r.method} ${r.path}`)).toEqual(["GET /{id}"]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
