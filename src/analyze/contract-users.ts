@@ -104,8 +104,9 @@ export async function contractUsers(repos: readonly ContractRepo[], changed: Rea
   return out.sort((a, b) => compareStrings(a.publisher, b.publisher) || compareStrings(a.path, b.path) || compareStrings(a.qualified_name, b.qualified_name) || compareStrings(a.consumer, b.consumer));
 }
 
-/** The word of a name that a file using it must contain: a field's own name, an operation path's last literal segment. */
+/** The word of a name that a file using it must contain: a field's own name, an operation path's last literal segment, an operationId. */
 function wordOf(name: string): string {
+  if (name.startsWith("op:")) return name.slice(3);
   const op = /^[A-Z]+ (\/.*)$/.exec(name);
   if (op !== null) {
     const literal = (op[1] ?? "").split("/").filter((s) => s !== "" && !s.includes("{"));

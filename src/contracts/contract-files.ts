@@ -6,7 +6,17 @@ import type { ContractKind, HashText } from "./contract-symbol.js";
 import { operationCallNames } from "./contract-uses.js";
 export { contractKindOf, isContractFile, MAX_CONTRACT_BYTES, mayBeContract } from "./contract-kind.js";
 import { compareGraphql, graphqlRootPaths, graphqlSymbols } from "./graphql-contract.js";
-import { adoptOpenapiDocument, compareOpenapi, type OpenapiVersion, openapiBasePaths, openapiDocumentData, openapiHasExternalRefs, openapiSymbols, type RefFiles } from "./openapi-contract.js";
+import {
+  adoptOpenapiDocument,
+  compareOpenapi,
+  type OpenapiVersion,
+  openapiBasePaths,
+  openapiDocumentData,
+  openapiHasExternalRefs,
+  openapiOperationIds,
+  openapiSymbols,
+  type RefFiles,
+} from "./openapi-contract.js";
 import type { ContractCache } from "./contract-cache.js";
 import { adoptProtobufFacts, compareProtobuf, protobufFactsData, protobufSymbols } from "./protobuf-contract.js";
 
@@ -144,9 +154,14 @@ export function contractLink(kind: ContractKind, before: string | null, after: s
   }
   if (kind === "openapi") {
     const bases = [...new Set([...(after === null ? [] : openapiBasePaths(after)), ...(before === null ? [] : openapiBasePaths(before))])];
+    // A generated client calls an operation by its operationId (`op:getOrderById`; Python's `op:get_order_by_id`).
+    const ids = [before, after].map((t) => (t === null || !changes.some((c) => c.kind === "operation") ? new Map<string, string>() : openapiOperationIds(t)));
     for (const c of changes) {
       const m = /^([A-Z]+) (\/.*)$/.exec(c.qualified_name);
-      if (c.kind === "operation" && m !== null) names.set(c.qualified_name, [c.qualified_name, ...operationCallNames(m[1] as string, m[2] as string, bases)]);
+      if (c.kind !== "operation" || m === null) continue;
+      const id = ids[1]?.get(c.qualified_name) ?? ids[0]?.get(c.qualified_name);
+      const byId = id === undefined ? [] : [...new Set([`op:${id}`, `op:${snakeCase(id)}`])];
+      names.set(c.qualified_name, [c.qualified_name, ...operationCallNames(m[1] as string, m[2] as string, bases), ...byId]);
     }
     return { package: { name: "http", ecosystem: "openapi" }, publicNames: capped(names) };
   }
@@ -159,6 +174,15 @@ export function contractLink(kind: ContractKind, before: string | null, after: s
   }
   const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(after ?? before ?? "")?.[1] ?? "";
   return { package: { name: pkg, ecosystem: "protobuf" }, publicNames: capped(names) };
+}
+
+/** `getOrderById` as Python's generated clients name it: `get_order_by_id`. */
+function snakeCase(id: string): string {
+  return id
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .replace(/-/g, "_")
+    .toLowerCase();
 }
 
 /** Each change's names, at most 64 (what the wire carries), its own name first. */

@@ -39,6 +39,7 @@ export function contractUses(repoPath: string, text: string, maxBytes: number = 
   if (CODE.test(repoPath) || PYTHON.test(repoPath)) for (const n of httpCalls(text)) add(HTTP_KEY, n);
   if (CODE.test(repoPath)) for (const u of protobufImports(text)) add(u.module, u.name);
   if (PYTHON.test(repoPath)) for (const u of protobufPythonImports(text)) add(u.module, u.name);
+  if (CODE.test(repoPath)) for (const n of generatedClientCalls(text)) add(HTTP_KEY, n);
   return [...out].sort().map((k) => {
     const [module, name] = k.split("\0") as [string, string];
     return { name, module };
@@ -160,6 +161,59 @@ export function protobufPythonImports(text: string): ContractUse[] {
     push(packagesOf(parts.slice(0, -1)), readFrom(m[2] ?? m[1] ?? ""));
   }
   return out;
+}
+
+/**
+ * A module a generated OpenAPI client is imported from, by its specifier: a `generated`, `gen`, `codegen`, `openapi`,
+ * `sdk` or `client(s)` folder, a `*.gen` module, a `*-client` / `*-sdk` / `*-api` package. Not GraphQL's or RPC's own
+ * clients, whose names are no operation's.
+ */
+const GENERATED_CLIENT = /(?:^|\/)(?:generated|__generated__|gen|codegen|openapi|swagger|sdk|api-?client|clients?)(?:\/|$)|\.gen$|[-_](?:client|sdk|api)$/i;
+const NOT_OPENAPI_CLIENT = /^(?:@apollo\/|@urql\/|urql|@tanstack\/|@trpc\/|graphql|@connectrpc\/|@grpc\/|@bufbuild\/)/;
+
+/**
+ * The operations code calls through a generated OpenAPI client, as `op:<operationId>`: a function imported from one
+ * and called (`getOrderById(...)`, orval's and hey-api's; `useGetOrderById(...)` stands for `getOrderById`), a method
+ * called on a class or namespace imported from one (`OrdersService.getOrderById(...)`), on an instance made of it
+ * (`new OrdersApi(cfg)`, a parameter or field typed with it: openapi-generator's) or on `new OrdersApi(...)` itself.
+ */
+export function generatedClientCalls(text: string): string[] {
+  const out = new Set<string>();
+  const functions = new Map<string, string>();
+  const receivers = new Set<string>();
+  for (const m of text.matchAll(/\bimport\s+(?:type\s+)?([^'";]*?)\s+from\s+["']([^"']+)["']/g)) {
+    const spec = (m[2] ?? "").replace(/\.[cm]?[jt]sx?$/, "");
+    if (!GENERATED_CLIENT.test(spec) || NOT_OPENAPI_CLIENT.test(spec)) continue;
+    const clause = m[1] ?? "";
+    const def = /^\s*([\w$]+)\s*(?:,|$)/.exec(clause)?.[1];
+    if (def !== undefined) receivers.add(def);
+    const ns = /\*\s*as\s+([\w$]+)/.exec(clause)?.[1];
+    if (ns !== undefined) receivers.add(ns);
+    for (const n of (/\{([^}]*)\}/.exec(clause)?.[1] ?? "").split(",")) {
+      const [imported, local] = n
+        .trim()
+        .replace(/^type\s+/, "")
+        .split(/\s+as\s+/);
+      if (imported === undefined || !/^[\w$]+$/.test(imported)) continue;
+      const name = local?.trim() ?? imported;
+      if (/^[A-Z]/.test(imported)) receivers.add(name);
+      else functions.set(name, imported);
+    }
+  }
+  if (functions.size === 0 && receivers.size === 0) return [];
+  const word = (s: string): string => s.replace(/\$/g, "\\$");
+  for (const [local, imported] of functions) {
+    if (!new RegExp(`(?<![\\w$.])${word(local)}\\s*(?:<[^>()]*>)?\\s*\\(`).test(text)) continue;
+    const hook = /^use([A-Z]\w*)$/.exec(imported)?.[1];
+    out.add(`op:${hook === undefined ? imported : `${hook[0]?.toLowerCase() ?? ""}${hook.slice(1)}`}`);
+  }
+  for (const r of [...receivers]) {
+    for (const m of text.matchAll(new RegExp(`\\b(?:const|let|var)\\s+([\\w$]+)\\s*(?::[^=]+)?=\\s*new\\s+${word(r)}\\b`, "g"))) receivers.add(m[1] ?? "");
+    for (const m of text.matchAll(new RegExp(`([\\w$]+)\\??\\s*:\\s*${word(r)}\\b(?!\\.)`, "g"))) receivers.add(m[1] ?? "");
+    for (const m of text.matchAll(new RegExp(`\\bnew\\s+${word(r)}\\s*\\([^()]*\\)\\s*\\.\\s*([\\w$]+)\\s*\\(`, "g"))) out.add(`op:${m[1] ?? ""}`);
+  }
+  for (const m of text.matchAll(/(?<![\w$.])(?:this\s*\.\s*)?([\w$]+)\s*\.\s*([a-z_$][\w$]*)\s*(?:<[^>()]*>)?\s*\(/g)) if (receivers.has(m[1] ?? "")) out.add(`op:${m[2] ?? ""}`);
+  return [...out].sort();
 }
 
 const METHODS = "get|post|put|patch|delete|head|options";

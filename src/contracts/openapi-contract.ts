@@ -68,6 +68,22 @@ function keepLoaded(text: string, l: Loaded): void {
   if (loaded.size > 4) loaded.delete(loaded.keys().next().value as string);
 }
 
+/** Each operation's `operationId` (`GET /orders/{id}`: `getOrderById`), where it has one: what generated clients name it. */
+export function openapiOperationIds(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const l = load("", text);
+  if (!("doc" in l)) return out;
+  const paths = isObject(l.doc["paths"]) ? l.doc["paths"] : {};
+  for (const [p, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue;
+    for (const m of METHODS) {
+      const o = item[m];
+      if (isObject(o) && typeof o["operationId"] === "string" && /^[A-Za-z_$][\w$-]*$/.test(o["operationId"])) out.set(`${m.toUpperCase()} ${p}`, o["operationId"]);
+    }
+  }
+  return out;
+}
+
 /** The document's data as read (what a cache keeps of it beside its symbols); null where it does not parse. */
 export function openapiDocumentData(text: string): unknown {
   const l = load("", text);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { analyzeContract } from "../../src/contracts/contract-files.js";
-import { contractUses, graphqlSelections, httpCalls, normalizeCallPath, operationCallNames } from "../../src/contracts/contract-uses.js";
+import { contractUses, generatedClientCalls, graphqlSelections, httpCalls, normalizeCallPath, operationCallNames } from "../../src/contracts/contract-uses.js";
 import { loadContentHasher } from "../../src/snapshot/content-hasher.js";
 
 let hash: (s: string) => string;
@@ -98,6 +98,38 @@ describe("what a consumer's code uses of a contract", () => {
     expect(contractUses("svc/client.ts", code).filter((u) => u.module.startsWith("protobuf:"))).toEqual([]);
   });
 
+  it("HTTP through a generated client: its functions and hooks called, methods on its classes, their instances and typed fields", () => {
+    const code = [
+      'import { OrdersApi, Configuration } from "../generated/api";',
+      'import { getInvoice, useListPayments as usePayments } from "@acme/billing-client";',
+      'import * as Users from "./sdk/users.gen";',
+      'import { useQuery } from "@apollo/client";',
+      'import { helper } from "./utils";',
+      "const api = new OrdersApi(new Configuration({ basePath: '/v1' }));",
+      "export class View {",
+      "  constructor(private readonly orders: OrdersApi) {}",
+      "  async load(id: string) {",
+      "    await this.orders.getOrderById({ id });",
+      "    await api.cancelOrder({ id });",
+      "    await new OrdersApi().listOrders();",
+      "    await getInvoice(id);",
+      "    usePayments();",
+      "    Users.deleteUser(id);",
+      "    useQuery(Q);",
+      "    helper.doThing();",
+      "    [1].map((x) => x);",
+      "  }",
+      "}",
+    ].join("\n");
+    expect(
+      contractUses("src/view.ts", code)
+        .filter((u) => u.name.startsWith("op:"))
+        .map((u) => u.name),
+    ).toEqual(["op:cancelOrder", "op:deleteUser", "op:getInvoice", "op:getOrderById", "op:listOrders", "op:listPayments"]);
+    // Not from a generated client: nothing of the kind.
+    expect(generatedClientCalls('import { getOrderById } from "./orders";\ngetOrderById(1);\n')).toEqual([]);
+  });
+
   it("normalises paths and templates alike", () => {
     expect(normalizeCallPath("https://h.test/v1/a/${x}/b/?q=1#f")).toBe("/v1/a/{}/b");
     expect(normalizeCallPath("not/a/path")).toBeNull();
@@ -121,6 +153,14 @@ describe("what a contract's breaking change is reached by", () => {
     expect(r?.link.package).toEqual({ name: "acme.v1", ecosystem: "protobuf" });
     expect(r?.link.publicNames.get("Order.status")).toEqual(["Order.status", "Order"]);
     expect(r?.link.publicNames.get("Orders.Get")).toEqual(["Orders.Get", "Orders", "OrdersClient", "OrdersStub"]);
+  });
+
+  it("an HTTP operation by its operationId too, as generated clients call it", () => {
+    const doc =
+      'openapi: 3.0.0\npaths:\n  /orders/{id}:\n    get:\n      operationId: getOrderById\n      responses: { "200": { description: ok } }\n  /health:\n    get:\n      responses: { "200": { description: ok } }\n';
+    const after = doc.replace(/ {2}\/orders\/\{id\}:[\s\S]*?(?= {2}\/health)/, "");
+    const r = analyzeContract("openapi.yaml", Buffer.from(doc), Buffer.from(after), hash);
+    expect(r?.link.publicNames.get("GET /orders/{id}")).toEqual(["GET /orders/{id}", "GET /orders/{}", "op:getOrderById", "op:get_order_by_id"]);
   });
 
   it("an HTTP operation as a call names it, under the servers' base path too", () => {

@@ -138,6 +138,21 @@ describe("contracts in the CLI", () => {
     ]);
   });
 
+  it("analyze finds the callers of a removed operation through a generated client, by its operationId", () => {
+    const api = initRepo(sb, "api");
+    const openapi =
+      'openapi: 3.0.3\npaths:\n  /orders/{id}:\n    get:\n      operationId: getOrderById\n      responses: { "200": { description: ok } }\n  /health:\n    get:\n      operationId: health\n      responses: { "200": { description: ok } }\n';
+    commit(sb, api, "openapi.yaml", openapi);
+    const web = initRepo(sb, "web");
+    commit(sb, web, "src/page.ts", 'import { OrdersApi } from "./generated/api";\nexport const load = (id: string) => new OrdersApi().getOrderById({ id });\n');
+    commit(sb, web, "src/local.ts", 'export const getOrderById = (id: string) => id;\nexport const x = getOrderById("1");\n');
+    fs.writeFileSync(path.join(api, "openapi.yaml"), openapi.replace(/ {2}\/orders\/\{id\}:[\s\S]*?(?= {2}\/health)/, ""));
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { contract_users: Array<{ qualified_name: string; consumer: string; files: string[] }> };
+    expect(doc.contract_users.map((u) => [u.qualified_name, u.consumer, u.files])).toEqual([["GET /orders/{id}", "web", ["src/page.ts"]]]);
+  });
+
   it("analyze lists the routes a server's code removes, and who calls them", () => {
     const api = initRepo(sb, "api");
     const server =
