@@ -41,7 +41,10 @@ async function silentDaemon(config: string): Promise<{ pid: number; gone: Promis
   const child = spawn(process.execPath, ["-e", `require("net").createServer(() => {}).listen(process.argv[1]); setInterval(() => {}, 1000)`, socket, "/x/bin/comity.cjs", "daemon", "run"], {
     stdio: "ignore",
   });
-  for (let i = 0; i < 200 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 10));
+  // (polled until it listens, however long a loaded machine takes to start it: a hook run before that would find no
+  // daemon, start a real one and leave this one, stopped, never ended)
+  for (let i = 0; i < 3000 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!fs.existsSync(socket)) throw new Error("the silent daemon never listened");
   fs.writeFileSync(path.join(config, "daemon.sock.pid"), `${child.pid}\n`);
   return { pid: child.pid as number, gone: new Promise((r) => child.once("exit", r)) };
 }
