@@ -40,6 +40,7 @@ export function contractUses(repoPath: string, text: string, maxBytes: number = 
   if (CODE.test(repoPath)) for (const u of protobufImports(text)) add(u.module, u.name);
   if (PYTHON.test(repoPath)) for (const u of protobufPythonImports(text)) add(u.module, u.name);
   if (CODE.test(repoPath)) for (const n of generatedClientCalls(text)) add(HTTP_KEY, n);
+  if (PYTHON.test(repoPath)) for (const n of generatedPythonClientCalls(text)) add(HTTP_KEY, n);
   return [...out].sort().map((k) => {
     const [module, name] = k.split("\0") as [string, string];
     return { name, module };
@@ -213,6 +214,38 @@ export function generatedClientCalls(text: string): string[] {
     for (const m of text.matchAll(new RegExp(`\\bnew\\s+${word(r)}\\s*\\([^()]*\\)\\s*\\.\\s*([\\w$]+)\\s*\\(`, "g"))) out.add(`op:${m[1] ?? ""}`);
   }
   for (const m of text.matchAll(/(?<![\w$.])(?:this\s*\.\s*)?([\w$]+)\s*\.\s*([a-z_$][\w$]*)\s*(?:<[^>()]*>)?\s*\(/g)) if (receivers.has(m[1] ?? "")) out.add(`op:${m[2] ?? ""}`);
+  return [...out].sort();
+}
+
+/** A Python module a generated OpenAPI client is imported from: openapi-generator's `openapi_client`, a `*_client` or `*_sdk` package, a `generated`/`gen`/`sdk` one. */
+const GENERATED_PY_CLIENT = /(?:^|\.)(?:openapi_client|\w+_(?:client|sdk)|generated|gen|sdk|api_client)(?:\.|$)/;
+
+/**
+ * What Python code calls through a generated OpenAPI client, as {@link generatedClientCalls} says for TypeScript:
+ * `op:<method>` for a method called on an API class imported from one or an instance made of it
+ * (`OrdersApi(client).get_order_by_id(...)`, `api = OrdersApi(client)`), `op:<function>` for a function imported and
+ * called.
+ */
+export function generatedPythonClientCalls(text: string): string[] {
+  const out = new Set<string>();
+  const receivers = new Set<string>();
+  const functions = new Map<string, string>();
+  for (const m of text.matchAll(/^[ \t]*from\s+([\w.]+)\s+import\s+(\([^)]*\)|[^\n#]+)/gm)) {
+    if (!GENERATED_PY_CLIENT.test(m[1] ?? "")) continue;
+    for (const x of (m[2] ?? "").replace(/[()\\]/g, " ").split(",")) {
+      const [imported, local] = x.trim().split(/\s+as\s+/);
+      if (imported === undefined || !/^[A-Za-z_]\w*$/.test(imported)) continue;
+      if (/^[A-Z]/.test(imported)) receivers.add(local ?? imported);
+      else functions.set(local ?? imported, imported);
+    }
+  }
+  if (receivers.size === 0 && functions.size === 0) return [];
+  for (const [local, imported] of functions) if (new RegExp(`(?<![\\w.])${local}\\s*\\(`).test(text)) out.add(`op:${imported}`);
+  for (const r of [...receivers]) {
+    for (const m of text.matchAll(new RegExp(`(?:^|[\\s;(])(?:self\\.)?(\\w+)\\s*(?::[^=\\n]+)?=\\s*${r}\\s*\\(`, "gm"))) receivers.add(m[1] ?? "");
+    for (const m of text.matchAll(new RegExp(`(?<![\\w.])${r}\\s*\\([^()]*\\)\\s*\\.\\s*([a-z_]\\w*)\\s*\\(`, "g"))) out.add(`op:${m[1] ?? ""}`);
+  }
+  for (const m of text.matchAll(/(?<![\w.])(?:self\s*\.\s*)?(\w+)\s*\.\s*([a-z_]\w*)\s*\(/g)) if (receivers.has(m[1] ?? "")) out.add(`op:${m[2] ?? ""}`);
   return [...out].sort();
 }
 

@@ -130,6 +130,29 @@ describe("what a consumer's code uses of a contract", () => {
     expect(generatedClientCalls('import { getOrderById } from "./orders";\ngetOrderById(1);\n')).toEqual([]);
   });
 
+  it("HTTP through a generated Python client: methods on its API classes and their instances, its functions", () => {
+    const code = [
+      "from openapi_client.api.orders_api import OrdersApi",
+      "from acme_client import ApiClient, list_payments",
+      "from app.helpers import Helper",
+      "",
+      "class View:",
+      "    def __init__(self, client: ApiClient):",
+      "        self.orders = OrdersApi(client)",
+      "",
+      "    def load(self, order_id: str):",
+      "        self.orders.get_order_by_id(order_id)",
+      "        OrdersApi(None).cancel_order(order_id)",
+      "        list_payments()",
+      "        Helper().delete_user(order_id)",
+    ].join("\n");
+    expect(
+      contractUses("app/view.py", code)
+        .filter((u) => u.name.startsWith("op:"))
+        .map((u) => u.name),
+    ).toEqual(["op:cancel_order", "op:get_order_by_id", "op:list_payments"]);
+  });
+
   it("normalises paths and templates alike", () => {
     expect(normalizeCallPath("https://h.test/v1/a/${x}/b/?q=1#f")).toBe("/v1/a/{}/b");
     expect(normalizeCallPath("not/a/path")).toBeNull();
