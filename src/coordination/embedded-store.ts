@@ -7,6 +7,7 @@ import { pruneExpired } from "../store/prune.js";
 import { openSqliteDatabase } from "../store/sqlite-database.js";
 import { DEFAULT_LEASE_MS, evaluateInTransaction, type TeamRef } from "./evaluate-event.js";
 import { sendMessage, whoHolds } from "./channel.js";
+import { type InboxAnswer, type InboxRequest, readInbox } from "./inbox.js";
 import { type ReleaseAnswer, type ReleaseRequest, type ReserveAnswer, type ReserveRequest, release, reserve } from "./reservations.js";
 import { asPolicy, overLimits, type EvaluateAnswer, type EvaluateRequest, type MessageAnswer, type MessageRequest, type TeamPolicy, type WhoAnswer } from "./wire.js";
 
@@ -31,6 +32,8 @@ export interface EmbeddedStore {
   /** The MCP server's `reserve`: a session's explicit claim on files (`reservations.ts`). */
   reserve(request: ReserveRequest, now: number): Promise<ReserveAnswer>;
   release(request: ReleaseRequest, now: number): Promise<ReleaseAnswer>;
+  /** The MCP server's `inbox`: a session's messages, those not given yet given now (`inbox.ts`). */
+  inbox(request: InboxRequest, now: number): Promise<InboxAnswer>;
   setPolicy(policy: TeamPolicy): Promise<void>;
   close(): Promise<void>;
 }
@@ -96,6 +99,7 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
     who: (fingerprints, filePath, now) => guarded(() => database.read((sql) => whoHolds(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, fingerprints, filePath))),
     reserve: (request, now) => guarded(() => database.transaction(`reserve:${LOCAL_TEAM.id}`, (sql) => reserve(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, request))),
     release: (request, now) => guarded(() => database.transaction(`reserve:${LOCAL_TEAM.id}`, (sql) => release(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, request))),
+    inbox: (request, now) => guarded(() => database.transaction(`inbox:${LOCAL_TEAM.id}`, (sql) => readInbox(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, request))),
     policy: () => guarded(async () => asPolicy((await database.read((sql) => sql.all<{ policy: string }>("SELECT policy FROM teams WHERE id = ?", [LOCAL_TEAM.id])))[0]?.policy)),
     setPolicy: (policy) =>
       guarded(async () => {

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import type { HttpAnswer } from "../api/http-request.js";
 import type { CoordinationMode } from "../config/coordination-mode.js";
 import { ComityError } from "../errors/comity-error.js";
+import type { InboxAnswer, InboxRequest } from "./inbox.js";
 import type { ReleaseAnswer, ReleaseRequest, ReserveAnswer, ReserveRequest } from "./reservations.js";
 import type { MessageAnswer, MessageRequest, WhoAnswer } from "./wire.js";
 
@@ -60,6 +61,10 @@ export async function reserveFiles(options: { mode: CoordinationMode; request: R
 
 export async function releaseFiles(options: { mode: CoordinationMode; request: ReleaseRequest; now: number; post: ApiCall }): Promise<ReleaseAnswer> {
   return (await onStore(options.mode, "/v1/reservations/release", (store) => store.release(options.request, options.now), options.post, options.request)) as ReleaseAnswer;
+}
+
+export async function readInboxOf(options: { mode: CoordinationMode; request: InboxRequest; now: number; post: ApiCall }): Promise<InboxAnswer> {
+  return (await onStore(options.mode, "/v1/inbox", (store) => store.inbox(options.request, options.now), options.post, options.request)) as InboxAnswer;
 }
 
 async function onStore<T>(

@@ -151,7 +151,7 @@ export function patternsOverlap(a: string, b: string): boolean {
 type ReservationRow = SessionRow & { number: number; pattern: string; exclusive: number; reason: string | null; created_at: number; expires_at: number };
 
 /** The active session `externalId` of the repos these fingerprints name, or a ComityError saying there is none. */
-async function sessionOf(sql: Sql, scope: ChannelScope, fingerprints: readonly string[], externalId: string): Promise<SessionRow> {
+export async function sessionOf(sql: Sql, scope: ChannelScope, fingerprints: readonly string[], externalId: string): Promise<SessionRow> {
   const rows =
     fingerprints.length === 0
       ? []

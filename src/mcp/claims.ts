@@ -110,3 +110,20 @@ export async function releaseForCaller(
   });
   return { text: done.released.length === 0 ? "You held no reservation." : `Released ${done.released.join(", ")}.`, structured: { released: [...done.released] } };
 }
+
+/**
+ * The caller's inbox (`coordination/inbox.ts`): its latest messages, oldest first, and those its hooks had not given it
+ * yet given now, so that they are not given again at its next event. Null where no session of its folder is known.
+ */
+export async function inboxForCaller(ctx: CallerContext): Promise<{ readonly session: string; readonly messages: import("../coordination/inbox.js").InboxAnswer["messages"] } | null> {
+  const found = await locate(ctx);
+  if (found === null || found.session === null) return null;
+  const { readInboxOf } = await import("../coordination/reach-agents.js");
+  const got = await readInboxOf({
+    mode: found.mode,
+    request: { repo: { remote_fingerprints: found.fingerprints }, session: found.session.external_id },
+    now: (ctx.now ?? Date.now)(),
+    post,
+  });
+  return { session: found.session.external_id, messages: got.messages };
+}

@@ -12,7 +12,7 @@ import type { StatusReport } from "../coordination/read-status.js";
 import { ComityError } from "../errors/comity-error.js";
 import { CLI_VERSION } from "../version.js";
 import { findOwningRepo } from "../workspace/discover-repos.js";
-import { API_TIMEOUT_MS, callerSession, releaseForCaller, reserveForCaller } from "./claims.js";
+import { API_TIMEOUT_MS, callerSession, inboxForCaller, releaseForCaller, reserveForCaller } from "./claims.js";
 
 /** What `comity mcp` runs in: the host's environment and folder, and which host started it (`--host`). */
 export interface McpContext {
@@ -318,17 +318,19 @@ export function createComityMcpServer(ctx: McpContext): McpServer {
     "inbox",
     {
       title: "Messages for you",
-      description: "The latest messages other agents left for you (this session), newest last, and whether your hooks already showed each.",
+      description:
+        "The latest messages other agents left for you (this session), newest last, and whether your hooks had already shown each; the new ones count as given, so your hooks do not show them again.",
       inputSchema: {},
       outputSchema: { summary: z.string(), session: z.string().nullable(), messages: z.array(z.object({ from: z.string(), text: z.string(), at: z.string(), delivered: z.boolean() })) },
       _meta: ALWAYS_LOADED,
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
     },
     async () =>
       answer(async () => {
-        const me = await caller();
-        if (me === null) return { text: "No session of this folder is active yet: there is no inbox to read.", structured: { session: null, messages: [] } };
-        const messages = [...me.messages].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)).map((m) => ({ ...m }));
+        const mine = await inboxForCaller(ctx);
+        if (mine === null) return { text: "No session of this folder is active yet: there is no inbox to read.", structured: { session: null, messages: [] } };
+        const me = { external_id: mine.session };
+        const messages = mine.messages.map((m) => ({ ...m }));
         const text = messages.length === 0 ? "No messages." : messages.map((m) => `- from ${m.from} at ${m.at}${m.delivered ? "" : " (new)"}: ${m.text}`).join("\n");
         return { text, structured: { session: me.external_id, messages } };
       }),

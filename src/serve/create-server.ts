@@ -5,6 +5,7 @@ import { DEFAULT_LEASE_MS, evaluateInTransaction } from "../coordination/evaluat
 import { listConflicts, listSessions } from "../coordination/list-sessions.js";
 import { loadRequestValidator, MESSAGE_REQUEST_SCHEMA, overLimits, type MessageRequest } from "../coordination/wire.js";
 import { sendMessage, whoHolds } from "../coordination/channel.js";
+import { INBOX_REQUEST_SCHEMA, type InboxRequest, readInbox } from "../coordination/inbox.js";
 import { RELEASE_REQUEST_SCHEMA, type ReleaseRequest, release, RESERVE_REQUEST_SCHEMA, type ReserveRequest, reserve } from "../coordination/reservations.js";
 import { ComityError } from "../errors/comity-error.js";
 import { hashToken, setTeamPolicyById, teamForToken, tokenHashExists, touchToken, type Team } from "./teams.js";
@@ -20,7 +21,7 @@ export const FAILED_AUTH_LIMIT = 20;
 export const FAILED_AUTH_WINDOW_MS = 10_000;
 
 /** The API's routes: hooks evaluate events; `comity status`, `who` and `message` read and write beside them. */
-const ROUTES = ["GET /v1/health", "POST /v1/hooks/evaluate", "GET /v1/sessions", "GET /v1/who", "POST /v1/messages", "POST /v1/reservations", "POST /v1/reservations/release"];
+const ROUTES = ["GET /v1/health", "POST /v1/hooks/evaluate", "GET /v1/sessions", "GET /v1/who", "POST /v1/messages", "POST /v1/reservations", "POST /v1/reservations/release", "POST /v1/inbox"];
 
 /** Bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -60,6 +61,7 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
   const validateMessage = await loadRequestValidator<MessageRequest>(MESSAGE_REQUEST_SCHEMA);
   const validateReserve = await loadRequestValidator<ReserveRequest>(RESERVE_REQUEST_SCHEMA);
   const validateRelease = await loadRequestValidator<ReleaseRequest>(RELEASE_REQUEST_SCHEMA);
+  const validateInbox = await loadRequestValidator<InboxRequest>(INBOX_REQUEST_SCHEMA);
   const now = options.now ?? Date.now;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -123,7 +125,7 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       req.resume();
       return send(403, { error: "read_only_token", message: "this token is read-only (the dashboard's): hooks need a token from 'comity serve token create' without --read-only" }, true);
     }
-    // Both writing routes take one JSON body, bounded, each checked against its own schema.
+    // The writing routes take one JSON body, bounded, each checked against its own schema.
     const body = await readBody(req, maxBody);
     if (body === "too_large") return send(413, { error: "payload_too_large", message: `bodies are limited to ${maxBody} bytes` }, true);
     let json: unknown;
@@ -146,6 +148,18 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
         return send(200, answer);
       } catch (error) {
         // (no such session, a pattern outside the repo, a reservation already held: the caller is told why)
+        if (error instanceof ComityError && error.code === "INVALID_ARGUMENT") return send(409, { error: "refused", message: error.message });
+        throw error;
+      }
+    }
+    if (route === "POST /v1/inbox") {
+      const checked = validateInbox(json);
+      if (!checked.ok) return invalid(checked.problem);
+      try {
+        const answer = await db.transaction(`inbox:${team.id}`, (sql) => readInbox(sql, { teamId: team.id, now: now(), leaseMs }, checked.request));
+        dashboard.notify(team.id);
+        return send(200, answer);
+      } catch (error) {
         if (error instanceof ComityError && error.code === "INVALID_ARGUMENT") return send(409, { error: "refused", message: error.message });
         throw error;
       }

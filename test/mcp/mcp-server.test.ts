@@ -157,6 +157,14 @@ describe.each(["embedded", "served"] as const)("comity's MCP server, with the SD
       messages: [expect.objectContaining({ text: "I will keep calling parseConfig with one argument until you commit", delivered: false })],
     });
     expect(text(inbox)).toContain("(new)");
+    // Read by the agent, it is given: its hooks do not give it again, and the next read no longer calls it new.
+    expect(hook("ana", "s-ana-0001", app, "UserPromptSubmit", { prompt: "go on" })).not.toContain("until you commit");
+    const again = await call(ana, "inbox");
+    expect(again.structuredContent).toMatchObject({ messages: [expect.objectContaining({ text: "I will keep calling parseConfig with one argument until you commit", delivered: true })] });
+    expect(text(again)).not.toContain("(new)");
+    // One not read with inbox is given by the hooks, as before.
+    expect((await call(bo, "send_message", { to: "ana", text: "and I rename loadConfig tomorrow" })).isError).toBeFalsy();
+    expect(hook("ana", "s-ana-0001", app, "UserPromptSubmit", { prompt: "and now?" })).toContain("and I rename loadConfig tomorrow");
   });
 
   it("analyze gives the workspace's briefing", async () => {
