@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Sandbox } from "../helpers/git-fixture.js";
+import { commit, initRepo, type Sandbox } from "../helpers/git-fixture.js";
 import { readHookLog } from "../helpers/hook-fixture.js";
 import { CLAUDE_BIN, type HostRun, runClaude, twoSessions, twoWorktrees } from "../helpers/real-host.js";
 import { runBuiltCliAsync } from "../helpers/run-cli.js";
@@ -116,6 +116,35 @@ describe.skipIf(!fs.existsSync(CLAUDE_BIN))("the real Claude Code CLI with the h
     expect(denied?.text).toContain("parseConfig");
     expect(denied?.text).toContain("PARAMETER_ADDED_REQUIRED");
     expect(read(path.join(wt, "src/main.ts"))).toBe(MAIN);
+  }, 120_000);
+
+  it("across repos: a property removed from a schema file an OpenAPI document $refs denies the edit of a caller in another repo once, with the change", async () => {
+    const api = initRepo(sb, "api");
+    commit(
+      sb,
+      api,
+      "openapi.yaml",
+      'openapi: 3.0.3\ninfo: { title: Orders, version: "1" }\nservers: [{ url: "https://api.acme.test/v1" }]\npaths:\n  /orders/{id}:\n    get:\n      parameters:\n        - { name: id, in: path, required: true, schema: { type: string } }\n      responses:\n        "200":\n          description: ok\n          content: { application/json: { schema: { $ref: "./schemas/order.yaml#/Order" } } }\n',
+    );
+    commit(sb, api, "schemas/order.yaml", "Order:\n  type: object\n  properties:\n    id: { type: string }\n    total: { type: number }\n");
+    const web = initRepo(sb, "web");
+    const caller = "export async function total(id: string): Promise<number> {\n  const res = await fetch(`/v1/orders/${id}`);\n  return (await res.json()).total;\n}\n";
+    commit(sb, web, "src/orders.ts", caller);
+    await init(api);
+    await init(web);
+    const seen = await twoSessions(
+      [edit(path.join(api, "schemas/order.yaml"), "    total: { type: number }\n", "")],
+      [edit(path.join(web, "src/orders.ts"), "return (await res.json()).total;", "return Number((await res.json()).total);")],
+      model,
+      (who, m) => runClaude({ cwd: who === "alice" ? api : web, env: { ...env, COMITY_AGENT_NAME: who }, modelUrl: m.url }),
+    );
+    const [denied] = seen.b.results;
+    expect(denied?.isError).toBe(true);
+    expect(denied?.text).toMatch(/CF-\d+ cross_repo_breaking: `GET \/orders\/\{id\}` of the HTTP API \(`schemas\/order\.yaml` of the repo that publishes it\)/);
+    expect(denied?.text).toContain("RESPONSE_PROPERTY_REMOVED: response 200: property total removed");
+    expect(denied?.text).toContain('"alice"');
+    expect(read(path.join(web, "src/orders.ts"))).toBe(caller);
+    expect(readHookLog(configDir)).toEqual([]);
   }, 120_000);
 
   it("tells an edit far from the other agent's lines as context beside its result, and does not deny it", async () => {
