@@ -409,7 +409,8 @@ export async function openapiRefFiles(docPath: string, text: string, read: (repo
     const [from, data] = next;
     for (const ref of externalRefs(data)) {
       const target = refTarget(from, ref.split("#")[0] ?? "");
-      if (target === null || target === docPath || out.has(target)) continue;
+      // (a code sample or a Markdown description named by `$ref` is no part of the API's shape: not read)
+      if (target === null || target === docPath || out.has(target) || !/\.(?:ya?ml|json)$/i.test(target)) continue;
       if (out.size >= MAX_REF_FILES) return out;
       let t: string | null = null;
       try {
@@ -518,6 +519,18 @@ function refName(ref: string): string {
     .replace(/\.(ya?ml|json)$/i, "");
 }
 
+/**
+ * A path item, parameter, request body or response, through its `$ref` where it is a reference; keys written beside
+ * the `$ref` override the target's (`- $ref: ../parameters/Filter.yaml` with `required: true`), as the reference
+ * resolvers and bundlers people use read them (OpenAPI 3.1 itself lets only `summary` and `description` do so).
+ */
+function deref(doc: Record<string, Json>, raw: Json | undefined): Json | undefined {
+  if (!isObject(raw) || typeof raw["$ref"] !== "string") return raw;
+  const target = resolveRef(doc, raw["$ref"]);
+  const siblings = Object.entries(raw).filter(([k]) => k !== "$ref");
+  return siblings.length === 0 || !isObject(target) ? target : { ...target, ...Object.fromEntries(siblings) };
+}
+
 /** A `#/...` pointer within the document (`~1` and `~0` unescaped); undefined for another file's or a missing one. */
 function resolveRef(doc: Record<string, Json>, ref: string): Json | undefined {
   if (!ref.startsWith("#/")) return undefined;
@@ -538,7 +551,7 @@ function operationsOf(doc: Record<string, Json>, follow = true): Map<string, { o
   const paths = isObject(doc["paths"]) ? doc["paths"] : {};
   const swagger = typeof doc["swagger"] === "string";
   for (const [p, rawItem] of Object.entries(paths)) {
-    const item = isObject(rawItem) && typeof rawItem["$ref"] === "string" ? resolveRef(doc, rawItem["$ref"]) : rawItem;
+    const item = deref(doc, rawItem);
     if (!isObject(item)) continue;
     const shared = Array.isArray(item["parameters"]) ? item["parameters"] : [];
     for (const m of METHODS) {
@@ -554,7 +567,7 @@ function operationsOf(doc: Record<string, Json>, follow = true): Map<string, { o
 function operationOf(doc: Record<string, Json>, shared: readonly Json[], o: Record<string, Json>, swagger: boolean, follow: boolean): Operation {
   const byKey = new Map<string, Json>();
   for (const raw of [...shared, ...(Array.isArray(o["parameters"]) ? o["parameters"] : [])]) {
-    const prm = isObject(raw) && typeof raw["$ref"] === "string" ? resolveRef(doc, raw["$ref"]) : raw;
+    const prm = deref(doc, raw);
     if (isObject(prm)) byKey.set(`${String(prm["in"])}\0${String(prm["name"])}`, prm);
   }
   const params: Array<Operation["params"][number]> = [];
@@ -566,12 +579,12 @@ function operationOf(doc: Record<string, Json>, shared: readonly Json[], o: Reco
     if (where === "body") body = { required: prm["required"] === true, shape: shapeOf(doc, prm["schema"], 0, follow) };
     else params.push({ in: where, name: String(prm["name"]), required: prm["required"] === true || where === "path", shape: shapeOf(doc, prm["schema"] ?? (swagger ? prm : undefined), 0, follow) });
   }
-  const rb = isObject(o["requestBody"]) && typeof o["requestBody"]["$ref"] === "string" ? resolveRef(doc, o["requestBody"]["$ref"]) : o["requestBody"];
+  const rb = deref(doc, o["requestBody"]);
   if (isObject(rb)) body = { required: rb["required"] === true, shape: contentShape(doc, rb, follow) };
   const responses: Record<string, Shape | null> = {};
   if (isObject(o["responses"]))
     for (const [code, rawResp] of Object.entries(o["responses"])) {
-      const resp = isObject(rawResp) && typeof rawResp["$ref"] === "string" ? resolveRef(doc, rawResp["$ref"]) : rawResp;
+      const resp = deref(doc, rawResp);
       responses[code] = isObject(resp) ? (swagger ? shapeOf(doc, resp["schema"], 0, follow) : contentShape(doc, resp, follow)) : null;
     }
   params.sort((a, b) => (`${a.in}\0${a.name}` < `${b.in}\0${b.name}` ? -1 : 1));
