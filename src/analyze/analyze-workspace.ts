@@ -571,7 +571,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
       }
       let entry = p.memo;
       if (entry === null) {
-        const { compareSymbols, newReferences } = comparison as Comparison; // loaded above whenever an entry is not in the memo
+        const { compareSymbols, compatLanguageOf, newReferences } = comparison as Comparison; // loaded above whenever an entry is not in the memo
         const after = p.after === null ? null : (results[p.after] ?? null);
         const before = p.before === null ? null : (results[p.before] ?? null);
         // A version whose parse was stopped at its limits has no symbols to compare: the file is reported as not
@@ -585,7 +585,7 @@ async function analyzeSymbols(repos: readonly Repo[], scanned: ReadonlyArray<Sca
         entry = {
           base: p.key?.base ?? null,
           after: p.key?.after ?? null,
-          symbols: compareSymbols(before?.symbols ?? [], after?.symbols ?? [], language === "python" ? "python" : "typescript"),
+          symbols: compareSymbols(before?.symbols ?? [], after?.symbols ?? [], compatLanguageOf(language)),
           new_references: newReferences(before?.references ?? [], after?.references ?? []),
           diagnostics: after?.diagnostics ?? [],
         };
@@ -695,11 +695,11 @@ async function loadContracts(): Promise<{
   };
 }
 
-type Comparison = Pick<typeof import("../symbols/compare-symbols.js"), "compareSymbols"> & Pick<typeof import("../symbols/new-references.js"), "newReferences">;
+type Comparison = Pick<typeof import("../symbols/compare-symbols.js"), "compareSymbols" | "compatLanguageOf"> & Pick<typeof import("../symbols/new-references.js"), "newReferences">;
 
 async function loadComparison(): Promise<Comparison> {
-  const [{ compareSymbols }, { newReferences }] = await Promise.all([import("../symbols/compare-symbols.js"), import("../symbols/new-references.js")]);
-  return { compareSymbols, newReferences };
+  const [{ compareSymbols, compatLanguageOf }, { newReferences }] = await Promise.all([import("../symbols/compare-symbols.js"), import("../symbols/new-references.js")]);
+  return { compareSymbols, compatLanguageOf, newReferences };
 }
 
 /** The git status of the repo at `dir` itself, started in the background; null where analyze would not use it. */

@@ -5,7 +5,7 @@ import { compareStrings } from "../errors/diagnostic.js";
 import { gitProcessEnv } from "../git/git-process-env.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
-import { scanImports } from "../symbols/scan-imports.js";
+import { scanImports, scanLanguageOf } from "../symbols/scan-imports.js";
 
 /** One side of a collision: a clone or worktree that changed the file, and how. */
 export interface CollisionSide {
@@ -171,7 +171,7 @@ export function findCloneBreaks(roots: readonly string[], sides: ReadonlyArray<B
       if (c.change === "deleted" || !/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?)$/.test(c.path)) continue;
       const text = read(path.join(side.abs, c.path));
       if (text === null) continue;
-      for (const r of scanImports(text, /\.pyi?$/.test(c.path) ? "python" : "typescript")) list.push({ path: c.path, name: r.name, module: r.module ?? null });
+      for (const r of scanImports(text, scanLanguageOf(c.path))) list.push({ path: c.path, name: r.name, module: r.module ?? null });
     }
     list = expandImports(list);
     usesOf.set(side.root, list);

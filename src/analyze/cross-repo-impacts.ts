@@ -8,7 +8,7 @@ import { normalizePythonName, packageKey, packageOfImport } from "../packages/pa
 import { memoTextReader, packageExposure, packageOwning, subpathExposure } from "../packages/public-names.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import { languageOf } from "../symbols/languages.js";
-import { scanImports } from "../symbols/scan-imports.js";
+import { scanImports, scanLanguageOf } from "../symbols/scan-imports.js";
 import { packageUseReaches, topName } from "../coordination/uses-symbol.js";
 
 /** A breaking change in one repo's package that another repo under the folder imports. */
@@ -17,7 +17,7 @@ export interface CrossRepoImpact {
   readonly publisher: string;
   /** The package as its manifest names it (`@acme/lib`, `acme-lib`), and its ecosystem. */
   readonly package: string;
-  readonly ecosystem: "npm" | "python";
+  readonly ecosystem: "npm" | "python" | "go";
   /** The changed file, relative to the publisher's root. */
   readonly path: string;
   readonly qualified_name: string;
@@ -75,7 +75,7 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[], where: GitC
  * not counted.
  */
 export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfigEnv, options: { within: boolean } = { within: true }): Promise<PackageUsers> {
-  type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python"; pkgPath: string; path: string; change: SymbolChange; publicNames: string[] };
+  type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python" | "go"; pkgPath: string; path: string; change: SymbolChange; publicNames: string[] };
   const broken: Broken[] = [];
   // (the publishers' files, read once for the subpaths of their packages that consumers import whole, and what each
   // subpath exposes of a changed symbol, found once for all consumers)
@@ -131,7 +131,7 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
         } catch {
           continue;
         }
-        const refs = scanImports(text, /\.pyi?$/.test(f) ? "python" : "typescript");
+        const refs = scanImports(text, scanLanguageOf(f));
         files.set(
           f,
           refs.map((r) => ({ name: r.name, module: r.module ?? "", key: packageOfImport(f, r.module ?? "") })),

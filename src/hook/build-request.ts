@@ -164,7 +164,7 @@ export function worktreeFolder(root: string, home: string): string {
 }
 
 /** Files whose imports are read before an edit: the languages whose symbols Comity compares. */
-const SCANNED = /\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?)$/;
+const SCANNED = /\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?|go)$/;
 /** A file larger than this is not scanned before an edit (its imports are learnt after it, from the analysis). */
 const MAX_SCAN_BYTES = 1024 * 1024;
 const MAX_USES = 5000;
@@ -177,11 +177,11 @@ const MAX_USES = 5000;
 async function usesBefore(ctx: Ctx, repo: Repo, paths: readonly string[]): Promise<UseRecord[]> {
   const files = paths.filter((p) => SCANNED.test(p) || CONTRACT_DOCUMENTS.test(p));
   if (files.length === 0) return [];
-  const [{ scanImports }, { contractUses }] = await Promise.all([import("../symbols/scan-imports.js"), import("../contracts/contract-uses.js")]);
+  const [{ scanImports, scanLanguageOf }, { contractUses }] = await Promise.all([import("../symbols/scan-imports.js"), import("../contracts/contract-uses.js")]);
   const written = newTexts(ctx, repo);
   const out: UseRecord[] = [];
   for (const p of files) {
-    const language = /\.pyi?$/.test(p) ? "python" : "typescript";
+    const language = scanLanguageOf(p);
     const added = written.get(p) ?? "";
     let current: string | null = null;
     try {

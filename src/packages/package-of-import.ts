@@ -14,6 +14,8 @@ export function packageOfImport(fromPath: string, specifier: string): string | n
   if (spec === "" || spec === "*") return null;
   // A use of a service contract names its namespace as its module (`graphql:schema`, `openapi:http`): the key itself.
   if (CONTRACT_KEY.test(spec)) return spec;
+  // Go: an import path is its package; the standard library's (no domain in its first element) is nobody's here.
+  if (fromPath.endsWith(".go")) return /^[\w-]+(\.[\w-]+)+\//.test(spec) ? packageKey("go", spec) : null;
   if (/\.pyi?$/.test(fromPath)) {
     if (spec.startsWith(".")) return null;
     const top = spec.split(".")[0] ?? "";
@@ -25,11 +27,11 @@ export function packageOfImport(fromPath: string, specifier: string): string | n
   return /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/i.test(name) ? packageKey("npm", name) : null;
 }
 
-/** The key of a published package: `npm:<name>`, `python:<normalised name>`; null for ecosystems not compared yet. */
+/** The key of a published package: `npm:<name>`, `python:<normalised name>`, `go:<import path>`; null for ecosystems not compared yet. */
 export function packageKey(ecosystem: string, name: string): string | null {
   if (ecosystem === "npm") return `npm:${name}`;
   if (ecosystem === "python") return `python:${normalizePythonName(name)}`;
-  if (ecosystem === "graphql" || ecosystem === "openapi" || ecosystem === "protobuf") return `${ecosystem}:${name}`;
+  if (ecosystem === "graphql" || ecosystem === "openapi" || ecosystem === "protobuf" || ecosystem === "go") return `${ecosystem}:${name}`;
   return null;
 }
 

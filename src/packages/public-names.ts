@@ -5,7 +5,7 @@ import { normalizePythonName } from "./package-of-import.js";
 /** The package a file belongs to: the innermost manifest between it and the repo root. */
 export interface OwningPackage {
   readonly name: string;
-  readonly ecosystem: "npm" | "python";
+  readonly ecosystem: "npm" | "python" | "go";
   /** The package's folder, POSIX, relative to the repo root (`.` at the root). */
   readonly path: string;
 }
@@ -36,6 +36,7 @@ export const nodeTextReader: TextReader = {
  */
 export function packageExposure(repoRoot: string, filePath: string, tops: readonly string[], reader: TextReader = nodeTextReader): { package: OwningPackage | null; names: Map<string, string[]> } {
   const names = new Map<string, string[]>();
+  if (filePath.endsWith(".go")) return goExposure(repoRoot, filePath, tops, reader);
   const python = /\.pyi?$/.test(filePath);
   const owner = owningPackage(repoRoot, filePath, python, reader);
   if (owner === null) return { package: null, names };
@@ -263,4 +264,29 @@ function pythonAliases(pkgDir: string, distribution: string, file: string, reade
     }
   }
   return out;
+}
+
+/**
+ * A Go file's package, as other code imports it: the module path its nearest `go.mod` declares, and the folder below
+ * it (`example.com/app` + `store` is `example.com/app/store`); each exported top name is public under itself, an
+ * unexported one not at all. A `main` package is nobody else's to import, nor is a file
+ * under no `go.mod`: no package then.
+ */
+function goExposure(repoRoot: string, filePath: string, tops: readonly string[], reader: TextReader): { package: OwningPackage | null; names: Map<string, string[]> } {
+  const names = new Map<string, string[]>();
+  const dir = path.posix.dirname(filePath);
+  for (let at = dir; ; at = path.posix.dirname(at)) {
+    const rel = at === "." || at === "" ? "." : at;
+    const mod = reader.read(path.join(repoRoot, rel, "go.mod"));
+    const module = mod === null ? undefined : /^module\s+("?)([^\s"]+)\1\s*$/m.exec(mod)?.[2];
+    if (module !== undefined) {
+      const below = rel === "." ? dir : path.posix.relative(rel, dir);
+      const importPath = below === "" || below === "." ? module : `${module}/${below}`;
+      const source = reader.read(path.join(repoRoot, filePath)) ?? "";
+      if (/^package\s+main\b/m.test(source)) return { package: null, names };
+      for (const top of tops) names.set(top, /^\p{Lu}/u.test(top) ? [top] : []);
+      return { package: { name: importPath, ecosystem: "go", path: rel }, names };
+    }
+    if (rel === ".") return { package: null, names };
+  }
 }

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { createObjectReader, readFileAtCommit } from "../git/read-git-object.js";
 import { callShape } from "./call-shape.js";
-import { compareSymbols, type SymbolChange } from "./compare-symbols.js";
+import { compareSymbols, compatLanguageOf, type SymbolChange } from "./compare-symbols.js";
 import { languageOf } from "./languages.js";
 import { newReferences } from "./new-references.js";
 import type { HeadHashes } from "./head-hashes.js";
@@ -111,7 +111,7 @@ export async function analyzeFile(
   if ((before !== null && !keepable(before)) || (after !== null && !keepable(after))) {
     return { path: repoPath, language, symbols: [], changes: [], new_references: [], references: after?.references ?? [], diagnostics, shapes: new Map() };
   }
-  const compatLanguage = language === "python" ? "python" : "typescript";
+  const compatLanguage = compatLanguageOf(language);
   const changes = compareSymbols(before?.symbols ?? [], after?.symbols ?? [], compatLanguage);
   const shapeIn = (symbols: readonly SymbolRecord[] | undefined, name: string): string | null => {
     const s = symbols?.find((x) => x.qualified_name === name);

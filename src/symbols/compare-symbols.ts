@@ -1,5 +1,6 @@
 import { compareStrings } from "../errors/diagnostic.js";
 import { reason, type ChangeReason } from "./change-reason.js";
+import { goAddedReasons, goReasons } from "./go/go-compatibility.js";
 import { pythonReasons } from "./python/python-compatibility.js";
 import { canonicalSignature } from "./signature.js";
 import type { SymbolKind, SymbolRecord } from "./types.js";
@@ -19,7 +20,12 @@ export interface SymbolChange {
   readonly reasons: readonly ChangeReason[];
 }
 
-export type CompatLanguage = "typescript" | "python";
+export type CompatLanguage = "typescript" | "python" | "go";
+
+/** Which rules a file's language is compared by: JavaScript's and TSX's are TypeScript's. */
+export function compatLanguageOf(language: string | null): CompatLanguage {
+  return language === "python" || language === "go" ? language : "typescript";
+}
 
 /**
  * Compares a file's symbols before and after an edit: `added`, `removed`,
@@ -115,7 +121,7 @@ export function compareSymbols(before: readonly SymbolRecord[], after: readonly 
         if (!a.exported) reasons.push(reason(language === "python" ? "OBJECT_REMOVED" : "EXPORT_REMOVED", "breaking", `${b.qualified_name} is no longer public`));
         if (b.signature_hash !== a.signature_hash) {
           const parentKind = afterKinds.get(parentOf(a.qualified_name));
-          const found = language === "python" ? pythonReasons(b.detail, a.detail) : typescriptReasons(b.detail, a.detail, parentKind);
+          const found = language === "python" ? pythonReasons(b.detail, a.detail) : language === "go" ? goReasons(b.detail, a.detail, parentKind) : typescriptReasons(b.detail, a.detail, parentKind);
           reasons.push(...(found.length > 0 ? found : [reason("SIGNATURE_CHANGED", "breaking", "the signature changed in a way syntax cannot classify", true)]));
         }
       }
@@ -150,6 +156,7 @@ function memberCode(parentKind: SymbolKind | undefined, kind: SymbolKind, what: 
 /** What adding a public symbol means for callers: compatible, except where implementers must now provide it. */
 function addedReasons(a: SymbolRecord, parentKind: SymbolKind | undefined, language: CompatLanguage): ChangeReason[] {
   if (language === "python") return [reason("OBJECT_ADDED", "compatible", `new public ${a.kind} ${a.qualified_name}`)];
+  if (language === "go") return goAddedReasons(a.name, a.kind, parentKind, a.qualified_name);
   const optional = a.detail.modifiers.includes("optional");
   if (parentKind === "interface" && a.kind === "property") {
     return optional

@@ -91,6 +91,10 @@ class Found {
       case "reference.import.module":
         this.add("import", "*", c.node.text);
         return;
+      // Go: `import "net/http"` (a package, used through its name).
+      case "reference.import.path":
+        this.add("import", "*", unquote(c.node.text));
+        return;
       case "reference.import.name": {
         const source = m.captures.find((x) => x.name === "reference.import.source");
         this.add("import", c.node.text, source === undefined ? null : source.node.text);
@@ -113,7 +117,13 @@ function memberName(node: SyntaxNode): string {
     const left = object === null ? "" : /^(identifier|this|super|member_expression|attribute)$/.test(object.type) ? memberName(object) : "";
     return `${left}.${property?.text ?? ""}`;
   }
-  if (type === "nested_type_identifier") return node.text.replace(/\s+/g, "");
+  // Go: `pkg.F`, `v.M` (a selector), `pkg.T` (a qualified type).
+  if (type === "selector_expression") {
+    const operand = node.childForFieldName("operand");
+    const left = operand === null ? "" : /^(identifier|selector_expression)$/.test(operand.type) ? memberName(operand) : "";
+    return `${left}.${node.childForFieldName("field")?.text ?? ""}`;
+  }
+  if (type === "nested_type_identifier" || type === "qualified_type") return node.text.replace(/\s+/g, "");
   if (type === "generic_type") return memberName(node.namedChildren[0] ?? node);
   return node.text;
 }

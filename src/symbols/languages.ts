@@ -16,10 +16,12 @@ export interface LanguageSpec extends GrammarSpec {
    * its JSX patterns.
    */
   readonly queries: readonly string[];
-  readonly extractor: "typescript" | "python";
+  readonly extractor: "typescript" | "python" | "go";
 }
 
 const TS_SAMPLE = 'export function f(a: number): string { return "x" /* c */ }\nclass A { m() {} }\nconst o = { k: 1, ...p }\nlet t = <T,>(x: T) => x\nif (a { b(\n';
+const GO_SAMPLE =
+  'package p\n\nimport "fmt"\n\ntype S struct {\n\tA int `json:"a"`\n\t*B\n}\n\nfunc (s *S) M(a, b int, c ...string) (int, error) { return fmt.Println(a) }\nfunc F[T any](x T) T { return x }\nfunc g( {\n';
 const PY_SAMPLE = 'def f(a, *b, **c):\n    return "x"  # c\n\n@d\nclass A(B):\n    def m(self) -> int:\n        pass\nx = [i for i in y if i]\ndef g(:\n';
 
 export const LANGUAGES: readonly LanguageSpec[] = [
@@ -58,6 +60,15 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     wasm: "tree-sitter-python/tree-sitter-python.wasm",
     extractor: "python",
     sample: PY_SAMPLE,
+  },
+  {
+    id: "go",
+    extensions: [".go"],
+    queries: ["go"],
+    grammar: () => loadNativeGrammar("tree-sitter-go"),
+    wasm: "tree-sitter-go/tree-sitter-go.wasm",
+    extractor: "go",
+    sample: GO_SAMPLE,
   },
 ];
 

@@ -1,8 +1,15 @@
 import { CODE, codeMask, STRING } from "./code-mask.js";
 import type { ReferenceRecord } from "./types.js";
 
+export type ScanLanguage = "typescript" | "python" | "go";
+
+/** How a file's imports are scanned, by its name: Python's, Go's, else TypeScript's and JavaScript's. */
+export function scanLanguageOf(path: string): ScanLanguage {
+  return /\.pyi?$/.test(path) ? "python" : path.endsWith(".go") ? "go" : "typescript";
+}
+
 /**
- * The imports of a TypeScript, JavaScript or Python text, found by a lexical
+ * The imports of a TypeScript, JavaScript, Python or Go text, found by a lexical
  * scan instead of a parse: what `pre_edit` sends about a file before it
  * changes (names and modules only), at a fraction of a millisecond and
  * without loading tree-sitter. The records have the shape the extractor gives
@@ -14,7 +21,8 @@ import type { ReferenceRecord } from "./types.js";
  * that looks like one inside a comment, a string, a template literal or a
  * Python docstring is never sent (`codeMask`). Sorted, de-duplicated. Pure.
  */
-export function scanImports(text: string, language: "typescript" | "python"): ReferenceRecord[] {
+export function scanImports(text: string, language: ScanLanguage): ReferenceRecord[] {
+  if (language === "go") return goImportUses(text);
   const out = new Map<string, ReferenceRecord>();
   const add = (name: string, module: string): void => {
     if (name === "" || module === "") return;
@@ -103,4 +111,55 @@ export function scanImports(text: string, language: "typescript" | "python"): Re
     }
   }
   return [...out.values()].sort((a, b) => (`${a.name}\0${a.module ?? ""}` < `${b.name}\0${b.module ?? ""}` ? -1 : 1));
+}
+
+/**
+ * What a Go file uses of the packages it imports: `{kind: "import", name: "Open", module: "example.com/app/store"}`
+ * for each `store.Open` read through an import's name (its alias, else the package name its path ends with: `v2`
+ * and `.vN` suffixes and a `go-` prefix left out), `*` for a dot import or a package none of whose names is read
+ * here. A blank import (`_`) binds nothing. Text in comments and strings is not read. Sorted, de-duplicated. Pure.
+ */
+export function goImportUses(text: string): ReferenceRecord[] {
+  const out = new Map<string, ReferenceRecord>();
+  const add = (name: string, module: string): void => {
+    out.set(`${name}\0${module}`, { kind: "import", name, module });
+  };
+  const mask = codeMask(text, "typescript");
+  const specs: Array<{ alias: string; path: string }> = [];
+  for (const m of text.matchAll(/^[ \t]*import[ \t]*(?:\(([^)]*)\)|([^\n]*))/gm)) {
+    if (mask[m.index + (m[0].length - m[0].trimStart().length)] !== CODE) continue;
+    for (const line of (m[1] ?? m[2] ?? "").split(/\n|;/)) {
+      const spec = /^\s*(?:([\w.]+)\s+)?["`]([^"`]+)["`]/.exec(line);
+      if (spec === null) continue;
+      const path = spec[2] ?? "";
+      specs.push({ alias: spec[1] ?? packageNameOf(path), path });
+    }
+  }
+  for (const { alias, path } of specs) {
+    if (alias === "_") continue;
+    if (alias === ".") {
+      add("*", path);
+      continue;
+    }
+    let used = false;
+    for (const m of text.matchAll(new RegExp(`(?<![\\w.])${alias}\\.([A-Za-z_]\\w*)`, "g"))) {
+      if (mask[m.index] !== CODE) continue;
+      add(m[1] ?? "", path);
+      used = true;
+    }
+    if (!used) add("*", path);
+  }
+  return [...out.values()].sort((a, b) => (a.module === b.module ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : (a.module ?? "") < (b.module ?? "") ? -1 : 1));
+}
+
+/** The name a Go package is imported under by default, from its path (`github.com/acme/go-store/v2`: `store`). */
+function packageNameOf(path: string): string {
+  const parts = path.split("/");
+  let last = parts.at(-1) ?? "";
+  if (/^v\d+$/.test(last) && parts.length > 1) last = parts.at(-2) ?? last;
+  return last
+    .replace(/\.v\d+$/, "")
+    .replace(/^go-/, "")
+    .replace(/[-.]go$/, "")
+    .replace(/[^\w]/g, "_");
 }

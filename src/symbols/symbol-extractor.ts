@@ -11,8 +11,10 @@ import { lexicalTypes, splitMatches, symbolQuery } from "./combined-query.js";
 import { extractReferences } from "./extract-references.js";
 import type { LanguageSpec } from "./languages.js";
 import { indexLexicalRanges } from "./normalize.js";
+import { extractGo } from "./go/extract-go.js";
 import { extractPython } from "./python/extract-python.js";
 import { finalizeSymbols, type RawSymbol } from "./raw-symbol.js";
+import { goImportUses } from "./scan-imports.js";
 import { DECLARATION_FILE, DEFAULT_MAX_FILE_BYTES, parseTimeoutDiagnostic, screen, TIMED_OUT } from "./tree-parser.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 import { defaultExportName, extractTypeScript } from "./typescript/extract-typescript.js";
@@ -80,9 +82,16 @@ export async function createSymbolExtractor(options: SymbolExtractorOptions = {}
         if (tree.rootNode.hasError) diagnostics.push(parseErrorDiagnostic(path, tree.rootNode));
         const { definitions, references } = splitMatches(matches);
         const raw: RawSymbol[] =
-          spec.extractor === "python" ? extractPython(tree, definitions) : extractTypeScript(tree, definitions, { isDeclarationFile: DECLARATION_FILE.test(path), commonJs: spec.id === "javascript" });
+          spec.extractor === "python"
+            ? extractPython(tree, definitions)
+            : spec.extractor === "go"
+              ? extractGo(tree, definitions)
+              : extractTypeScript(tree, definitions, { isDeclarationFile: DECLARATION_FILE.test(path), commonJs: spec.id === "javascript" });
         const symbols = finalizeSymbols(raw, hash);
-        const base = { path, language: spec.id, symbols, references: extractReferences(references), diagnostics };
+        // (Go: what a file uses of a package is each name read through it, `store.Open`, not the import alone)
+        const found = extractReferences(references);
+        const refs = spec.extractor === "go" ? [...found.filter((r) => r.kind !== "import"), ...goImportUses(text)] : found;
+        const base = { path, language: spec.id, symbols, references: refs, diagnostics };
         // The module's default export, when it is one of its named symbols (what `import f from "./m"` names).
         const named = spec.extractor === "typescript" ? defaultExportName(tree.rootNode) : null;
         return named !== null && symbols.some((x) => x.qualified_name === named) ? { ...base, default_export: named } : base;

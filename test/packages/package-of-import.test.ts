@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { normalizePythonName, packageKey, packageOfImport } from "../../src/packages/package-of-import.js";
 import { packageExposure, type TextReader } from "../../src/packages/public-names.js";
 import { declaredDependencies } from "../../src/packages/declared-dependencies.js";
+import { scanImports } from "../../src/symbols/scan-imports.js";
 
 describe("packageOfImport: the package a module specifier names", () => {
   it("maps bare specifiers, scoped names and subpaths to the package", () => {
@@ -95,6 +96,54 @@ describe("packageExposure: a changed symbol's public names in its package", () =
       pkg: { name: "Acme_Lib", ecosystem: "python", path: "." },
       names: { parse_config: ["parse", "parse_config"], _helper: [] },
     });
+  });
+});
+
+describe("Go packages", () => {
+  it("a Go import path is its package, the standard library's nobody's; a file's package is its go.mod's module and folder", () => {
+    expect(packageOfImport("cmd/api/main.go", "github.com/acme/store/client")).toBe("go:github.com/acme/store/client");
+    expect(packageOfImport("main.go", "gopkg.in/yaml.v3")).toBe("go:gopkg.in/yaml.v3");
+    for (const std of ["fmt", "net/http", "encoding/json", "./local"]) expect(packageOfImport("main.go", std), std).toBeNull();
+    const files = {
+      "/repo/svc/go.mod": "module github.com/acme/svc\n\ngo 1.21\n",
+      "/repo/svc/store/client/client.go": "package client\n",
+      "/repo/svc/store.go": "package svc\n",
+      "/repo/svc/cmd/api/main.go": "package main\n",
+    };
+    const reader: TextReader = { read: (f) => files[f as keyof typeof files] ?? null };
+    const of = (file: string) => {
+      const r = packageExposure("/repo", file, ["Open", "open"], reader);
+      return { pkg: r.package, names: Object.fromEntries(r.names) };
+    };
+    expect(of("svc/store/client/client.go")).toEqual({ pkg: { name: "github.com/acme/svc/store/client", ecosystem: "go", path: "svc" }, names: { Open: ["Open"], open: [] } });
+    expect(of("svc/store.go").pkg).toEqual({ name: "github.com/acme/svc", ecosystem: "go", path: "svc" });
+    expect(of("svc/cmd/api/main.go").pkg).toBeNull();
+    expect(packageExposure("/repo", "other/x.go", ["Open"], reader).package).toBeNull();
+  });
+
+  it("what Go code reads of its imports: each name through its alias or package name, not in comments or strings; a blank import none", () => {
+    const text = [
+      "package main",
+      "",
+      "import (",
+      '\t"fmt"',
+      '\tst "github.com/acme/store"',
+      '\t"github.com/acme/go-cache/v2"',
+      '\t_ "github.com/lib/pq"',
+      '\t. "github.com/acme/dsl"',
+      '\t"github.com/acme/unused"',
+      ")",
+      "",
+      "// st.Close is not called here",
+      'func main() { db := st.Open("x"); cache.New(); fmt.Println("st.Drop", db) }',
+    ].join("\n");
+    expect(scanImports(text, "go").map((r) => `${r.module} ${r.name}`)).toEqual([
+      "fmt Println",
+      "github.com/acme/dsl *",
+      "github.com/acme/go-cache/v2 New",
+      "github.com/acme/store Open",
+      "github.com/acme/unused *",
+    ]);
   });
 });
 

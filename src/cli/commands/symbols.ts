@@ -77,8 +77,8 @@ export async function symbolsCommand(args: readonly string[], io: CliIo): Promis
     // Both sides are read as the AFTER file's language.
     const [before, after] = (await extractWithCache([read(b, a.given), read(a)], { cache })) as [FileSymbols, FileSymbols];
     // The comparison code loads only for --diff.
-    const [{ compareSymbols }, { newReferences }] = await Promise.all([import("../../symbols/compare-symbols.js"), import("../../symbols/new-references.js")]);
-    const changes = compareSymbols(before.symbols, after.symbols, after.language === "python" ? "python" : "typescript");
+    const [{ compareSymbols, compatLanguageOf }, { newReferences }] = await Promise.all([import("../../symbols/compare-symbols.js"), import("../../symbols/new-references.js")]);
+    const changes = compareSymbols(before.symbols, after.symbols, compatLanguageOf(after.language));
     const refs = newReferences(before.references, after.references);
     if (values.json) {
       io.stdout.write(
