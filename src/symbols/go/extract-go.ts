@@ -18,6 +18,8 @@ export function extractGo(tree: Tree, matches: readonly QueryMatch[]): RawSymbol
   void tree;
   const out: RawSymbol[] = [];
   const seen = new Set<string>();
+  // (each declaration's spec count once: a `const (...)` block of a thousand specs is not counted a thousand times)
+  const specs = new Map<number, number>();
   for (const m of matches) {
     let def: QueryCapture | undefined;
     let name: QueryCapture | undefined;
@@ -43,7 +45,7 @@ export function extractGo(tree: Tree, matches: readonly QueryMatch[]): RawSymbol
       qualifiedName,
       kind,
       exported: isExported(symbolName) && owner.every(isExported),
-      node: outerNode(node),
+      node: outerNode(node, specs),
       signature: signatureOf(node, symbolName, kind, name.node),
       // (a function's body without its name: a function renamed and nothing else is a rename)
       body: normalizedText(node.childForFieldName("body") ?? node),
@@ -69,13 +71,18 @@ function insideFunction(node: SyntaxNode): boolean {
 }
 
 /** The node a symbol's lines are: a type's whole `type` declaration where it is its only spec, a spec otherwise. */
-function outerNode(node: SyntaxNode): SyntaxNode {
+function outerNode(node: SyntaxNode, specs: Map<number, number>): SyntaxNode {
+  const type = node.type;
+  if (type !== "type_spec" && type !== "type_alias" && type !== "const_spec" && type !== "var_spec") return node;
   const parent = parentOf(node);
-  if ((node.type === "type_spec" || node.type === "type_alias") && parent?.type === "type_declaration" && parent.namedChildren.filter((c) => c.type !== "comment").length === 1) return parent;
-  if ((node.type === "const_spec" || node.type === "var_spec") && parent !== null && (parent.type === "const_declaration" || parent.type === "var_declaration")) {
-    if (parent.namedChildren.filter((c) => c.type !== "comment").length === 1) return parent;
+  if (parent === null || (parent.type !== "type_declaration" && parent.type !== "const_declaration" && parent.type !== "var_declaration")) return node;
+  let n = specs.get(parent.id);
+  if (n === undefined) {
+    n = 0;
+    for (const c of parent.namedChildren) if (c.type !== "comment") n++;
+    specs.set(parent.id, n);
   }
-  return node;
+  return n === 1 ? parent : node;
 }
 
 /** What a type declares: a struct, an interface, or another type. */
