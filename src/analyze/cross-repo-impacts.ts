@@ -115,16 +115,16 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
       deps = new Set(declaredDependencies(consumer.abs, consumer.packages));
       depsOf.set(consumer.root, deps);
     }
-    const relevant = [...wanted.filter((b) => deps?.has(b.key) === true), ...mine];
+    const relevant = [...wanted.filter((b) => deps !== undefined && declares(deps, b.key)), ...mine];
     if (relevant.length === 0) continue;
     // The consumer's files that name one of these packages, then what each imports from them.
     // Python code imports a distribution by its normalised name with `_` (`acme-lib` → `acme_lib`).
-    const needles = [...new Set(relevant.map((b) => (b.ecosystem === "npm" ? b.name : normalizePythonName(b.name).replace(/-/g, "_"))))];
+    const needles = [...new Set(relevant.map((b) => (b.ecosystem === "python" ? normalizePythonName(b.name).replace(/-/g, "_") : b.name)))];
     let files = importsOf.get(consumer.root);
     if (files === undefined) {
       files = new Map();
       for (const f of await filesContaining(consumer, needles, where)) {
-        if (!/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?)$/.test(f)) continue;
+        if (!/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?|go)$/.test(f)) continue;
         let text: string;
         try {
           text = fs.readFileSync(path.join(consumer.abs, f), "utf8");
@@ -244,4 +244,12 @@ export function describeInRepoUsers(impacts: readonly CrossRepoImpact[], max = 1
   });
   if (impacts.length > max) lines.push(`- and ${impacts.length - max} more`);
   return `Breaking changes in a package that other packages of the same repo import:\n${lines.join("\n")}`;
+}
+
+/** Whether a repo declares a package: by its key, or (Go) by the module that holds it (`go:m` for `go:m/sub`). */
+function declares(deps: ReadonlySet<string>, key: string): boolean {
+  if (deps.has(key)) return true;
+  if (!key.startsWith("go:")) return false;
+  for (let at = key.lastIndexOf("/"); at > 3; at = key.lastIndexOf("/", at - 1)) if (deps.has(key.slice(0, at))) return true;
+  return false;
 }

@@ -22,7 +22,8 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
     if (key !== null && name.trim() !== "") out.add(key);
   };
   const dirs = new Map<string, Set<string>>();
-  for (const p of [{ path: ".", ecosystem: "npm" }, { path: ".", ecosystem: "python" }, ...packages]) dirs.set(p.path, new Set([...(dirs.get(p.path) ?? []), p.ecosystem]));
+  for (const p of [{ path: ".", ecosystem: "npm" }, { path: ".", ecosystem: "python" }, { path: ".", ecosystem: "go" }, ...packages])
+    dirs.set(p.path, new Set([...(dirs.get(p.path) ?? []), p.ecosystem]));
   for (const [dir, ecosystems] of dirs) {
     if (ecosystems.has("npm")) {
       const text = reader.read(path.join(repoRoot, dir, "package.json"));
@@ -61,6 +62,14 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
         } catch {
           // not TOML: nothing declared that can be read
         }
+      }
+    }
+    if (ecosystems.has("go")) {
+      // go.mod: `require m v1.2.3` and each line of a `require (...)` block; a module stands for its packages.
+      const text = reader.read(path.join(repoRoot, dir, "go.mod"));
+      if (text !== null) {
+        for (const m of text.matchAll(/^require\s+([^\s()]+)\s+v\S+/gm)) add("go", m[1] ?? "");
+        for (const block of text.matchAll(/^require\s*\(([^)]*)\)/gm)) for (const m of (block[1] ?? "").matchAll(/^\s*([^\s/]+\/[^\s]+)\s+v\S+/gm)) add("go", m[1] ?? "");
       }
     }
   }

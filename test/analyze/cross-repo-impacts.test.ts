@@ -103,6 +103,31 @@ describe("comity analyze: breaking changes across repos", () => {
     );
   });
 
+  it("Go: a module's breaking change reaches the repos that require it and read the changed name, by package", () => {
+    const store = repo("store", {
+      "go.mod": "module github.com/acme/store\n\ngo 1.21\n",
+      "store.go": "package store\n\nfunc Open(path string) error { return nil }\n\nfunc Close() {}\n",
+      "client/client.go": "package client\n\nfunc Dial(addr string) error { return nil }\n",
+    });
+    repo("api", {
+      "go.mod": "module github.com/acme/api\n\ngo 1.21\n\nrequire (\n\tgithub.com/acme/store v1.2.0\n)\n",
+      "main.go": 'package main\n\nimport "github.com/acme/store"\n\nfunc main() { _ = store.Open("x") }\n',
+      "close.go": 'package main\n\nimport st "github.com/acme/store"\n\nfunc done() { st.Close() }\n',
+      "dial.go": 'package main\n\nimport "github.com/acme/store/client"\n\nfunc dial() { _ = client.Dial("x") }\n',
+    });
+    repo("other", { "go.mod": "module github.com/acme/other\n\ngo 1.21\n", "main.go": "package main\n\n// store.Open is only named here\nfunc main() {}\n" });
+    fs.writeFileSync(path.join(store, "store.go"), "package store\n\nfunc Open(path string, readOnly bool) error { return nil }\n\nfunc Close() {}\n");
+    fs.writeFileSync(path.join(store, "client/client.go"), "package client\n\nfunc Dial(addr string, timeout int) error { return nil }\n");
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { cross_repo: Array<{ package: string; ecosystem: string; qualified_name: string; reasons: string[]; consumer: string; files: string[] }> };
+    expectAnalyzeSchema(doc);
+    expect(doc.cross_repo.map((c) => [c.package, c.ecosystem, c.qualified_name, c.reasons, c.consumer, c.files])).toEqual([
+      ["github.com/acme/store/client", "go", "Dial", ["PARAMETER_ADDED"], "api", ["dial.go"]],
+      ["github.com/acme/store", "go", "Open", ["PARAMETER_ADDED"], "api", ["main.go"]],
+    ]);
+  });
+
   it("a clone, a worktree or a fork of the publisher is no consumer; only files that import the changed name (or its module) are listed", () => {
     const manifest = JSON.stringify({ name: "@acme/lib", workspaces: ["playground"], exports: { ".": "./src/index.ts", "./types/*": "./types/*.d.ts" } });
     const index = 'export { parseConfig } from "./config.js";\n';
