@@ -127,8 +127,17 @@ async function fuzzParser(seconds) {
     require("tree-sitter-typescript").tsx.language,
     require("tree-sitter-javascript").language,
     require("tree-sitter-bash").language,
+    require("tree-sitter-go").language,
+    require("tree-sitter-rust").language,
   ];
-  const seeds = ["src/hook/run-hook.ts", "src/cli/main.ts", "scripts/native-sanitizers.mjs", "benchmarks/lib.mjs"].map((f) => fs.readFileSync(path.join(root, f), "utf8"));
+  const seeds = [
+    "src/hook/run-hook.ts",
+    "src/cli/main.ts",
+    "scripts/native-sanitizers.mjs",
+    "benchmarks/lib.mjs",
+    "test/fixtures/go/mux/route.go",
+    "test/fixtures/rust/log/src/kv/key.rs",
+  ].map((f) => fs.readFileSync(path.join(root, f), "utf8"));
   const watch = addon.watchOpen?.(100);
   let runs = 0;
   const end = Date.now() + seconds * 1000;
@@ -164,7 +173,7 @@ async function fuzzParser(seconds) {
     runs++;
   }
   addon.watchClose?.(watch);
-  console.log(`parser fuzz: ${runs} parses over 5 grammars in ${seconds} s, no report`);
+  console.log(`parser fuzz: ${runs} parses over ${grammars.length} grammars in ${seconds} s, no report`);
 }
 
 /** The native client against a fake daemon that answers random bytes: it must exit 0, print only what a good answer held, and raise no report. */

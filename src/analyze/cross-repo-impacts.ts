@@ -17,7 +17,7 @@ export interface CrossRepoImpact {
   readonly publisher: string;
   /** The package as its manifest names it (`@acme/lib`, `acme-lib`), and its ecosystem. */
   readonly package: string;
-  readonly ecosystem: "npm" | "python" | "go";
+  readonly ecosystem: "npm" | "python" | "go" | "cargo";
   /** The changed file, relative to the publisher's root. */
   readonly path: string;
   readonly qualified_name: string;
@@ -75,7 +75,7 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[], where: GitC
  * not counted.
  */
 export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfigEnv, options: { within: boolean } = { within: true }): Promise<PackageUsers> {
-  type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python" | "go"; pkgPath: string; path: string; change: SymbolChange; publicNames: string[] };
+  type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python" | "go" | "cargo"; pkgPath: string; path: string; change: SymbolChange; publicNames: string[] };
   const broken: Broken[] = [];
   // (the publishers' files, read once for the subpaths of their packages that consumers import whole, and what each
   // subpath exposes of a changed symbol, found once for all consumers)
@@ -119,12 +119,12 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
     if (relevant.length === 0) continue;
     // The consumer's files that name one of these packages, then what each imports from them.
     // Python code imports a distribution by its normalised name with `_` (`acme-lib` → `acme_lib`).
-    const needles = [...new Set(relevant.map((b) => (b.ecosystem === "python" ? normalizePythonName(b.name).replace(/-/g, "_") : b.name)))];
+    const needles = [...new Set(relevant.map((b) => (b.ecosystem === "python" ? normalizePythonName(b.name).replace(/-/g, "_") : b.ecosystem === "cargo" ? b.name.replace(/-/g, "_") : b.name)))];
     let files = importsOf.get(consumer.root);
     if (files === undefined) {
       files = new Map();
       for (const f of await filesContaining(consumer, needles, where)) {
-        if (!/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?|go)$/.test(f)) continue;
+        if (!/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?|go|rs)$/.test(f)) continue;
         let text: string;
         try {
           text = fs.readFileSync(path.join(consumer.abs, f), "utf8");

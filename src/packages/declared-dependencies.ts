@@ -22,7 +22,7 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
     if (key !== null && name.trim() !== "") out.add(key);
   };
   const dirs = new Map<string, Set<string>>();
-  for (const p of [{ path: ".", ecosystem: "npm" }, { path: ".", ecosystem: "python" }, { path: ".", ecosystem: "go" }, ...packages])
+  for (const p of [{ path: ".", ecosystem: "npm" }, { path: ".", ecosystem: "python" }, { path: ".", ecosystem: "go" }, { path: ".", ecosystem: "cargo" }, ...packages])
     dirs.set(p.path, new Set([...(dirs.get(p.path) ?? []), p.ecosystem]));
   for (const [dir, ecosystems] of dirs) {
     if (ecosystems.has("npm")) {
@@ -59,6 +59,21 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
           }
           for (const n of Object.keys(table(table(table(doc["tool"])["uv"])["sources"]))) add("python", n);
           for (const n of Object.keys(table(table(table(doc["tool"])["poetry"])["dependencies"]))) if (n.toLowerCase() !== "python") add("python", n);
+        } catch {
+          // not TOML: nothing declared that can be read
+        }
+      }
+    }
+    if (ecosystems.has("cargo")) {
+      const text = reader.read(path.join(repoRoot, dir, "Cargo.toml"));
+      if (text !== null) {
+        try {
+          const doc = (require("smol-toml") as typeof import("smol-toml")).parse(text) as Record<string, unknown>;
+          const table = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+          for (const field of ["dependencies", "dev-dependencies", "build-dependencies"]) {
+            for (const [n, spec] of Object.entries(table(doc[field]))) add("cargo", typeof table(spec)["package"] === "string" ? (table(spec)["package"] as string) : n);
+          }
+          for (const n of Object.keys(table(table(doc["workspace"])["dependencies"]))) add("cargo", n);
         } catch {
           // not TOML: nothing declared that can be read
         }

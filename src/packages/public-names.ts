@@ -5,7 +5,7 @@ import { normalizePythonName } from "./package-of-import.js";
 /** The package a file belongs to: the innermost manifest between it and the repo root. */
 export interface OwningPackage {
   readonly name: string;
-  readonly ecosystem: "npm" | "python" | "go";
+  readonly ecosystem: "npm" | "python" | "go" | "cargo";
   /** The package's folder, POSIX, relative to the repo root (`.` at the root). */
   readonly path: string;
 }
@@ -37,6 +37,7 @@ export const nodeTextReader: TextReader = {
 export function packageExposure(repoRoot: string, filePath: string, tops: readonly string[], reader: TextReader = nodeTextReader): { package: OwningPackage | null; names: Map<string, string[]> } {
   const names = new Map<string, string[]>();
   if (filePath.endsWith(".go")) return goExposure(repoRoot, filePath, tops, reader);
+  if (filePath.endsWith(".rs")) return rustExposure(repoRoot, filePath, tops, reader);
   const python = /\.pyi?$/.test(filePath);
   const owner = owningPackage(repoRoot, filePath, python, reader);
   if (owner === null) return { package: null, names };
@@ -286,6 +287,26 @@ function goExposure(repoRoot: string, filePath: string, tops: readonly string[],
       if (/^package\s+main\b/m.test(source)) return { package: null, names };
       for (const top of tops) names.set(top, /^\p{Lu}/u.test(top) ? [top] : []);
       return { package: { name: importPath, ecosystem: "go", path: rel }, names };
+    }
+    if (rel === ".") return { package: null, names };
+  }
+}
+
+/**
+ * A Rust file's crate: the nearest `Cargo.toml` above it with a `[package]` name (a workspace's root manifest has
+ * none); each top name is public under itself (what is not `pub` is never a public change). A binary-only crate
+ * (`src/main.rs` without a `src/lib.rs`) is nobody else's to use.
+ */
+function rustExposure(repoRoot: string, filePath: string, tops: readonly string[], reader: TextReader): { package: OwningPackage | null; names: Map<string, string[]> } {
+  const names = new Map<string, string[]>();
+  for (let at = path.posix.dirname(filePath); ; at = path.posix.dirname(at)) {
+    const rel = at === "." || at === "" ? "." : at;
+    const manifest = reader.read(path.join(repoRoot, rel, "Cargo.toml"));
+    const name = manifest === null ? undefined : /^\[package\][^[]*?^name\s*=\s*["']([^"']+)["']/ms.exec(manifest)?.[1];
+    if (name !== undefined) {
+      if (reader.read(path.join(repoRoot, rel, "src", "lib.rs")) === null && /^\[lib\]/m.test(manifest ?? "") === false) return { package: null, names };
+      for (const top of tops) names.set(top, [top]);
+      return { package: { name, ecosystem: "cargo", path: rel }, names };
     }
     if (rel === ".") return { package: null, names };
   }

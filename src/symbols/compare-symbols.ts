@@ -1,6 +1,7 @@
 import { compareStrings } from "../errors/diagnostic.js";
 import { reason, type ChangeReason } from "./change-reason.js";
 import { goAddedReasons, goReasons } from "./go/go-compatibility.js";
+import { rustAddedReasons, rustReasons } from "./rust/rust-compatibility.js";
 import { pythonReasons } from "./python/python-compatibility.js";
 import { canonicalSignature } from "./signature.js";
 import type { SymbolKind, SymbolRecord } from "./types.js";
@@ -20,11 +21,11 @@ export interface SymbolChange {
   readonly reasons: readonly ChangeReason[];
 }
 
-export type CompatLanguage = "typescript" | "python" | "go";
+export type CompatLanguage = "typescript" | "python" | "go" | "rust";
 
 /** Which rules a file's language is compared by: JavaScript's and TSX's are TypeScript's. */
 export function compatLanguageOf(language: string | null): CompatLanguage {
-  return language === "python" || language === "go" ? language : "typescript";
+  return language === "python" || language === "go" || language === "rust" ? language : "typescript";
 }
 
 /**
@@ -75,6 +76,7 @@ export function compareSymbols(before: readonly SymbolRecord[], after: readonly 
   const changes: SymbolChange[] = [];
   const afterKinds = new Map(after.map((s) => [s.qualified_name, s.kind]));
   const beforeKinds = new Map(before.map((s) => [s.qualified_name, s.kind]));
+  const afterDetails = new Map(after.map((s) => [s.qualified_name, s.detail]));
 
   // Renames: same kind, same signature but for the name, same body.
   const shape = (s: SymbolRecord): string => `${s.kind}\0${canonicalSignature(s.detail, false)}\0${s.body_hash}`;
@@ -107,7 +109,9 @@ export function compareSymbols(before: readonly SymbolRecord[], after: readonly 
       ? []
       : clash
         ? [reason("EXPORT_NAME_CLASH", "breaking", `a new ${a.kind} shares the name ${a.qualified_name} with an existing export`)]
-        : addedReasons(a, afterKinds.get(parentOf(a.qualified_name)), language);
+        : language === "rust"
+          ? rustAddedReasons(a.name, a.kind, afterKinds.get(parentOf(a.qualified_name)), afterDetails.get(parentOf(a.qualified_name)), a.detail, a.qualified_name)
+          : addedReasons(a, afterKinds.get(parentOf(a.qualified_name)), language);
     changes.push(verdictOf(a.qualified_name, a.kind, "added", a.exported, reasons));
   }
   for (const [b, a] of pairs) {
@@ -121,7 +125,14 @@ export function compareSymbols(before: readonly SymbolRecord[], after: readonly 
         if (!a.exported) reasons.push(reason(language === "python" ? "OBJECT_REMOVED" : "EXPORT_REMOVED", "breaking", `${b.qualified_name} is no longer public`));
         if (b.signature_hash !== a.signature_hash) {
           const parentKind = afterKinds.get(parentOf(a.qualified_name));
-          const found = language === "python" ? pythonReasons(b.detail, a.detail) : language === "go" ? goReasons(b.detail, a.detail, parentKind) : typescriptReasons(b.detail, a.detail, parentKind);
+          const found =
+            language === "python"
+              ? pythonReasons(b.detail, a.detail)
+              : language === "go"
+                ? goReasons(b.detail, a.detail, parentKind)
+                : language === "rust"
+                  ? rustReasons(b.detail, a.detail)
+                  : typescriptReasons(b.detail, a.detail, parentKind);
           reasons.push(...(found.length > 0 ? found : [reason("SIGNATURE_CHANGED", "breaking", "the signature changed in a way syntax cannot classify", true)]));
         }
       }

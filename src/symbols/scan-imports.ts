@@ -1,11 +1,11 @@
 import { CODE, codeMask, STRING } from "./code-mask.js";
 import type { ReferenceRecord } from "./types.js";
 
-export type ScanLanguage = "typescript" | "python" | "go";
+export type ScanLanguage = "typescript" | "python" | "go" | "rust";
 
 /** How a file's imports are scanned, by its name: Python's, Go's, else TypeScript's and JavaScript's. */
 export function scanLanguageOf(path: string): ScanLanguage {
-  return /\.pyi?$/.test(path) ? "python" : path.endsWith(".go") ? "go" : "typescript";
+  return /\.pyi?$/.test(path) ? "python" : path.endsWith(".go") ? "go" : path.endsWith(".rs") ? "rust" : "typescript";
 }
 
 /**
@@ -23,6 +23,7 @@ export function scanLanguageOf(path: string): ScanLanguage {
  */
 export function scanImports(text: string, language: ScanLanguage): ReferenceRecord[] {
   if (language === "go") return goImportUses(text);
+  if (language === "rust") return rustUses(text);
   const out = new Map<string, ReferenceRecord>();
   const add = (name: string, module: string): void => {
     if (name === "" || module === "") return;
@@ -162,4 +163,64 @@ function packageNameOf(path: string): string {
     .replace(/^go-/, "")
     .replace(/[-.]go$/, "")
     .replace(/[^\w]/g, "_");
+}
+
+/** Rust's own crates and path roots: nothing of the workspace. */
+const RUST_ROOTS = new Set(["crate", "self", "super", "Self", "std", "core", "alloc", "proc_macro", "test"]);
+
+/**
+ * What Rust code uses of other crates: `{kind: "import", name, module: crate}` for each item a `use` names
+ * (`use acme_store::client::{Client, connect as c}`: `Client` and `connect` of `acme_store`; a glob or `self` is `*`),
+ * and for each path written in code (`acme_store::open(..)`: `open`; `acme_store::client::Client::new(..)`: `Client`,
+ * the first type on the path). Paths of the crate itself, of `std`, `core` and `alloc` are none. Comments and
+ * strings are not read. Sorted, de-duplicated. Pure.
+ */
+export function rustUses(text: string): ReferenceRecord[] {
+  const out = new Map<string, ReferenceRecord>();
+  const add = (name: string, module: string): void => {
+    if (name === "" || module === "" || RUST_ROOTS.has(module)) return;
+    out.set(`${name}\0${module}`, { kind: "import", name, module });
+  };
+  // Comments, strings and character literals blanked (a lifetime, `'a`, has no closing quote and stays).
+  const code = text.replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|r(#*)"[\s\S]*?"\1|b?"(?:\\.|[^"\\])*"|b?'(?:\\.|[^'\\\n])'/g, (m) => m.replace(/[^\n]/g, " "));
+  // (`a as b` kept as `a~b` once spaces are gone: what is used is `a`)
+  for (const m of code.matchAll(/\buse\s+(?:::)?([^;]+);/g))
+    for (const p of expandUseTree((m[1] ?? "").replace(/\s+as\s+/g, "~").replace(/\s+/g, ""))) {
+      const parts = p.split("::");
+      const crate = parts[0] ?? "";
+      if (parts.length < 2) continue;
+      const last = (parts.at(-1) ?? "").split("~")[0] ?? "";
+      add(last === "*" || last === "self" ? "*" : last, crate);
+    }
+  for (const m of code.matchAll(/(?<![\w:])([a-z_][a-z0-9_]*)((?:::[A-Za-z_][A-Za-z0-9_]*)+)/g)) {
+    const crate = m[1] ?? "";
+    if (RUST_ROOTS.has(crate)) continue;
+    const rest = (m[2] ?? "").split("::").filter((s) => s !== "");
+    const type = rest.find((s) => /^[A-Z]/.test(s));
+    add(type ?? rest.at(-1) ?? "", crate);
+  }
+  return [...out.values()].sort((a, b) => (a.module === b.module ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : (a.module ?? "") < (b.module ?? "") ? -1 : 1));
+}
+
+/** A `use` tree's paths (`a::{b::{c, d}, e~f}`: `a::b::c`, `a::b::d`, `a::e~f`), spaces already removed. */
+function expandUseTree(tree: string, depth = 0): string[] {
+  if (depth > 8) return [];
+  const open = tree.indexOf("{");
+  if (open < 0) return [tree];
+  const prefix = tree.slice(0, open);
+  const inner = tree.slice(open + 1, tree.lastIndexOf("}"));
+  const parts: string[] = [];
+  let level = 0;
+  let from = 0;
+  for (let i = 0; i < inner.length; i++) {
+    const ch = inner[i];
+    if (ch === "{") level++;
+    else if (ch === "}") level--;
+    else if (ch === "," && level === 0) {
+      parts.push(inner.slice(from, i));
+      from = i + 1;
+    }
+  }
+  parts.push(inner.slice(from));
+  return parts.filter((p) => p !== "").flatMap((p) => expandUseTree(`${prefix}${p}`, depth + 1));
 }

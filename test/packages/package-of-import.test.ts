@@ -25,7 +25,7 @@ describe("packageOfImport: the package a module specifier names", () => {
     expect(packageOfImport("app/main.py", "..pkg.x")).toBeNull();
     expect(packageKey("python", "Acme_Lib")).toBe(packageKey("python", "acme-lib"));
     expect(packageKey("python", "acme.lib")).toBe("python:acme-lib");
-    expect(packageKey("cargo", "serde")).toBeNull();
+    expect(packageKey("maven", "org.acme:lib")).toBeNull();
   });
   it("normalises Python names idempotently, and never maps a relative specifier, whatever the text", () => {
     fc.assert(fc.property(fc.string(), (s) => normalizePythonName(normalizePythonName(s)) === normalizePythonName(s)));
@@ -144,6 +144,40 @@ describe("Go packages", () => {
       "github.com/acme/store Open",
       "github.com/acme/unused *",
     ]);
+  });
+});
+
+describe("Rust crates", () => {
+  it("a path's first segment is its crate (named with _); a lib crate's items are public under their names; Cargo.toml declares dependencies", () => {
+    expect(packageOfImport("src/main.rs", "acme_store")).toBe("cargo:acme_store");
+    expect(packageKey("cargo", "acme-store")).toBe("cargo:acme_store");
+    for (const own of ["crate", "self", "super", "std", "core", "alloc"]) expect(packageOfImport("src/main.rs", own), own).toBeNull();
+    const files: Record<string, string> = {
+      "/repo/store/Cargo.toml": '[package]\nname = "acme-store"\nversion = "1.0.0"\n',
+      "/repo/store/src/lib.rs": "pub mod client;\n",
+      "/repo/store/src/client.rs": "pub fn connect() {}\n",
+      "/repo/cli/Cargo.toml": '[package]\nname = "cli"\n\n[dependencies]\nacme-store = { path = "../store" }\nserde = "1"\nrenamed = { package = "other-crate", version = "2" }\n',
+      "/repo/cli/src/main.rs": "fn main() {}\n",
+    };
+    const reader: TextReader = { read: (f) => files[f] ?? null };
+    const r = packageExposure("/repo", "store/src/client.rs", ["connect"], reader);
+    expect([r.package, Object.fromEntries(r.names)]).toEqual([{ name: "acme-store", ecosystem: "cargo", path: "store" }, { connect: ["connect"] }]);
+    expect(packageExposure("/repo", "cli/src/main.rs", ["main"], reader).package).toBeNull();
+    expect(declaredDependencies("/repo/cli", [], { read: (f) => files[f.replace("/repo/cli/./", "/repo/cli/").replace("/repo/cli/Cargo.toml", "/repo/cli/Cargo.toml")] ?? null })).toEqual(
+      expect.arrayContaining(["cargo:acme_store", "cargo:serde", "cargo:other_crate"]),
+    );
+  });
+
+  it("what Rust code uses of other crates: each item a use names, each path written in code; not its own crate's, std's or what comments and strings say", () => {
+    const text = [
+      "use acme_store::{client::{Client, connect as dial}, Error};",
+      "use std::collections::HashMap;",
+      "use crate::util::helper;",
+      "use serde::*;",
+      "// acme_store::drop_all() is not called",
+      "fn f<'a>(s: &'a str) { let _ = acme_store::open(\"acme_store::nothing\"); let c = tokio::net::TcpStream::connect(s); }",
+    ].join("\n");
+    expect(scanImports(text, "rust").map((r) => `${r.module} ${r.name}`)).toEqual(["acme_store Client", "acme_store Error", "acme_store connect", "acme_store open", "serde *", "tokio TcpStream"]);
   });
 });
 
