@@ -10,7 +10,7 @@
 // process, Node's or the tool's start-up included; Comity's is `comity symbols --json --no-cache --jobs N` over the
 // corpus's files. The run checks that both parsers (the native one, and web-tree-sitter, the fallback where it is not
 // built) print the same bytes.
-// Usage: node benchmarks/symbols-real.mjs [--runs 3] [--corpus ts|py|go]
+// Usage: node benchmarks/symbols-real.mjs [--runs 3] [--corpus ts|py|go|rs]
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -85,6 +85,32 @@ function goCorpus() {
   return { dir, files: realCorpusFiles("go") };
 }
 
+/**
+ * The Rust corpus: this machine's Rust standard library (Debian's rust-src: library/ without tests and benches),
+ * copied once so that every tool reads exactly the same files.
+ */
+function rsCorpus() {
+  const dir = path.join(base, "rs");
+  if (!fs.existsSync(path.join(dir, ".done"))) {
+    ensureTool("rustc", "rust-src");
+    const src = fs
+      .readdirSync("/usr/src")
+      .filter((d) => d.startsWith("rustc-"))
+      .sort()
+      .pop();
+    if (src === undefined) throw new Error("the Rust standard library's sources are missing: apt-get install rust-src");
+    const library = path.join("/usr/src", src, "library");
+    fs.rmSync(dir, { recursive: true, force: true });
+    for (const f of listFiles(library, /\.rs$/, /(^|\/)(tests|benches)\//)) {
+      const to = path.join(dir, path.relative(library, f));
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.copyFileSync(f, to);
+    }
+    fs.writeFileSync(path.join(dir, ".done"), library);
+  }
+  return { dir, files: realCorpusFiles("rs") };
+}
+
 const time = (cmd, args, opts = {}) => {
   const t = process.hrtime.bigint();
   const r = spawnSync(cmd, args, { stdio: ["ignore", "ignore", "pipe"], maxBuffer: 1 << 30, ...opts });
@@ -104,6 +130,7 @@ const corpora = [
   ["TypeScript", tsCorpus, "function $F($$$A) { $$$B }", "ts"],
   ["Python", pyCorpus, "def $F($$$A): $$$B", "py"],
   ["Go", goCorpus, "func $F($$$A) { $$$B }", "go"],
+  ["Rust", rsCorpus, "fn $F($$$A) { $$$B }", "rs"],
 ].filter(([, , , id]) => values.corpus === "all" || values.corpus === id);
 /** The first `n` files of a corpus, in a folder of their own. */
 function firstFiles(corpus, n, id) {
@@ -181,7 +208,7 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   rows.push([`${label}; node -e 0 (anchor of the warm run)`, ms("node").toFixed(0), "", ""]);
   // Targets: two threads against ast-grep's two (TypeScript 0.4, Python 0.7: the parse alone is about 0.9), and a
   // warm re-run within 100 ms of Node's own start.
-  const target = sgLang === "ts" ? 0.4 : sgLang === "go" ? 0.5 : 0.7;
+  const target = sgLang === "ts" ? 0.4 : sgLang === "go" || sgLang === "rs" ? 0.5 : 0.7;
   const r2 = ratio("sg2", "ours2");
   verdicts.push([`${lang}, 2 threads: comity ÷ ast-grep throughput ≥ ${target}`, r2.toFixed(2), r2 >= target ? "met" : "NOT met"]);
   const over = median(rounds.map((r) => r.warm - r.node));
