@@ -129,6 +129,7 @@ async function fuzzParser(seconds) {
     require("tree-sitter-bash").language,
     require("tree-sitter-go").language,
     require("tree-sitter-rust").language,
+    require("tree-sitter-java").language,
   ];
   const seeds = [
     "src/hook/run-hook.ts",
@@ -137,6 +138,7 @@ async function fuzzParser(seconds) {
     "benchmarks/lib.mjs",
     "test/fixtures/go/mux/route.go",
     "test/fixtures/rust/log/src/kv/key.rs",
+    "test/fixtures/java/javapoet/java/com/squareup/javapoet/FieldSpec.java",
   ].map((f) => fs.readFileSync(path.join(root, f), "utf8"));
   const watch = addon.watchOpen?.(100);
   let runs = 0;

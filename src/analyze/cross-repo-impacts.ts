@@ -17,7 +17,7 @@ export interface CrossRepoImpact {
   readonly publisher: string;
   /** The package as its manifest names it (`@acme/lib`, `acme-lib`), and its ecosystem. */
   readonly package: string;
-  readonly ecosystem: "npm" | "python" | "go" | "cargo";
+  readonly ecosystem: "npm" | "python" | "go" | "cargo" | "java";
   /** The changed file, relative to the publisher's root. */
   readonly path: string;
   readonly qualified_name: string;
@@ -75,7 +75,7 @@ export async function crossRepoImpacts(repos: readonly ImpactRepo[], where: GitC
  * not counted.
  */
 export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfigEnv, options: { within: boolean } = { within: true }): Promise<PackageUsers> {
-  type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python" | "go" | "cargo"; pkgPath: string; path: string; change: SymbolChange; publicNames: string[] };
+  type Broken = { publisher: ImpactRepo; key: string; name: string; ecosystem: "npm" | "python" | "go" | "cargo" | "java"; pkgPath: string; path: string; change: SymbolChange; publicNames: string[] };
   const broken: Broken[] = [];
   // (the publishers' files, read once for the subpaths of their packages that consumers import whole, and what each
   // subpath exposes of a changed symbol, found once for all consumers)
@@ -124,7 +124,7 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
     if (files === undefined) {
       files = new Map();
       for (const f of await filesContaining(consumer, needles, where)) {
-        if (!/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?|go|rs)$/.test(f)) continue;
+        if (!/\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?|go|rs|java)$/.test(f)) continue;
         let text: string;
         try {
           text = fs.readFileSync(path.join(consumer.abs, f), "utf8");
@@ -249,6 +249,9 @@ export function describeInRepoUsers(impacts: readonly CrossRepoImpact[], max = 1
 /** Whether a repo declares a package: by its key, or (Go) by the module that holds it (`go:m` for `go:m/sub`). */
 function declares(deps: ReadonlySet<string>, key: string): boolean {
   if (deps.has(key)) return true;
+  // (a Java package is named for its owner's domain: Maven's coordinates do not say which packages an artifact holds,
+  // so a repo whose code imports the package counts, as the files' imports then say)
+  if (key.startsWith("java:")) return true;
   if (!key.startsWith("go:")) return false;
   for (let at = key.lastIndexOf("/"); at > 3; at = key.lastIndexOf("/", at - 1)) if (deps.has(key.slice(0, at))) return true;
   return false;

@@ -16,6 +16,8 @@ export function packageOfImport(fromPath: string, specifier: string): string | n
   if (CONTRACT_KEY.test(spec)) return spec;
   // Go: an import path is its package; the standard library's (no domain in its first element) is nobody's here.
   if (fromPath.endsWith(".go")) return /^[\w-]+(\.[\w-]+)+\//.test(spec) ? packageKey("go", spec) : null;
+  // Java: an import names its package (the JDK's are nobody's here).
+  if (fromPath.endsWith(".java")) return /^[a-z_][\w]*(\.[a-z_][\w]*)*$/.test(spec) && !/^(java|javax|jdk|sun)(\.|$)/.test(spec) ? packageKey("java", spec) : null;
   // Rust: a path's first segment is its crate; the crate itself, std, core and alloc are nobody's here.
   if (fromPath.endsWith(".rs")) return /^[A-Za-z_][\w-]*$/.test(spec) && !/^(crate|self|super|Self|std|core|alloc|proc_macro|test)$/.test(spec) ? packageKey("cargo", spec) : null;
   if (/\.pyi?$/.test(fromPath)) {
@@ -33,7 +35,7 @@ export function packageOfImport(fromPath: string, specifier: string): string | n
 export function packageKey(ecosystem: string, name: string): string | null {
   if (ecosystem === "npm") return `npm:${name}`;
   if (ecosystem === "python") return `python:${normalizePythonName(name)}`;
-  if (ecosystem === "graphql" || ecosystem === "openapi" || ecosystem === "protobuf" || ecosystem === "go") return `${ecosystem}:${name}`;
+  if (ecosystem === "graphql" || ecosystem === "openapi" || ecosystem === "protobuf" || ecosystem === "go" || ecosystem === "java") return `${ecosystem}:${name}`;
   // (a crate is named with `-` in Cargo.toml and `_` in code)
   if (ecosystem === "cargo") return `cargo:${name.replace(/-/g, "_")}`;
   return null;

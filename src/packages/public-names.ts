@@ -5,7 +5,7 @@ import { normalizePythonName } from "./package-of-import.js";
 /** The package a file belongs to: the innermost manifest between it and the repo root. */
 export interface OwningPackage {
   readonly name: string;
-  readonly ecosystem: "npm" | "python" | "go" | "cargo";
+  readonly ecosystem: "npm" | "python" | "go" | "cargo" | "java";
   /** The package's folder, POSIX, relative to the repo root (`.` at the root). */
   readonly path: string;
 }
@@ -38,6 +38,7 @@ export function packageExposure(repoRoot: string, filePath: string, tops: readon
   const names = new Map<string, string[]>();
   if (filePath.endsWith(".go")) return goExposure(repoRoot, filePath, tops, reader);
   if (filePath.endsWith(".rs")) return rustExposure(repoRoot, filePath, tops, reader);
+  if (filePath.endsWith(".java")) return javaExposure(repoRoot, filePath, tops, reader);
   const python = /\.pyi?$/.test(filePath);
   const owner = owningPackage(repoRoot, filePath, python, reader);
   if (owner === null) return { package: null, names };
@@ -310,4 +311,25 @@ function rustExposure(repoRoot: string, filePath: string, tops: readonly string[
     }
     if (rel === ".") return { package: null, names };
   }
+}
+
+/**
+ * A Java file's package, as other code imports it: the one its `package` declaration names (none: the unnamed
+ * package, nobody else's to import), found under the nearest Maven or Gradle module (`pom.xml`, `build.gradle(.kts)`),
+ * else the repo; each top-level type is public under its name.
+ */
+function javaExposure(repoRoot: string, filePath: string, tops: readonly string[], reader: TextReader): { package: OwningPackage | null; names: Map<string, string[]> } {
+  const names = new Map<string, string[]>();
+  const source = reader.read(path.join(repoRoot, filePath)) ?? "";
+  const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(source.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, ""))?.[1];
+  if (pkg === undefined) return { package: null, names };
+  let module = ".";
+  for (let at = path.posix.dirname(filePath); at !== "." && at !== ""; at = path.posix.dirname(at)) {
+    if (["pom.xml", "build.gradle", "build.gradle.kts"].some((m) => reader.read(path.join(repoRoot, at, m)) !== null)) {
+      module = at;
+      break;
+    }
+  }
+  for (const top of tops) names.set(top, [top]);
+  return { package: { name: pkg, ecosystem: "java", path: module }, names };
 }

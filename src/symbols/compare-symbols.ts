@@ -1,6 +1,7 @@
 import { compareStrings } from "../errors/diagnostic.js";
 import { reason, type ChangeReason } from "./change-reason.js";
 import { goAddedReasons, goReasons } from "./go/go-compatibility.js";
+import { javaAddedReasons, javaReasons } from "./java/java-compatibility.js";
 import { rustAddedReasons, rustReasons } from "./rust/rust-compatibility.js";
 import { pythonReasons } from "./python/python-compatibility.js";
 import { canonicalSignature } from "./signature.js";
@@ -21,11 +22,11 @@ export interface SymbolChange {
   readonly reasons: readonly ChangeReason[];
 }
 
-export type CompatLanguage = "typescript" | "python" | "go" | "rust";
+export type CompatLanguage = "typescript" | "python" | "go" | "rust" | "java";
 
 /** Which rules a file's language is compared by: JavaScript's and TSX's are TypeScript's. */
 export function compatLanguageOf(language: string | null): CompatLanguage {
-  return language === "python" || language === "go" || language === "rust" ? language : "typescript";
+  return language === "python" || language === "go" || language === "rust" || language === "java" ? language : "typescript";
 }
 
 /**
@@ -111,7 +112,9 @@ export function compareSymbols(before: readonly SymbolRecord[], after: readonly 
         ? [reason("EXPORT_NAME_CLASH", "breaking", `a new ${a.kind} shares the name ${a.qualified_name} with an existing export`)]
         : language === "rust"
           ? rustAddedReasons(a.name, a.kind, afterKinds.get(parentOf(a.qualified_name)), afterDetails.get(parentOf(a.qualified_name)), a.detail, a.qualified_name)
-          : addedReasons(a, afterKinds.get(parentOf(a.qualified_name)), language);
+          : language === "java"
+            ? javaAddedReasons(a.name, a.kind, afterKinds.get(parentOf(a.qualified_name)), a.detail, a.qualified_name)
+            : addedReasons(a, afterKinds.get(parentOf(a.qualified_name)), language);
     changes.push(verdictOf(a.qualified_name, a.kind, "added", a.exported, reasons));
   }
   for (const [b, a] of pairs) {
@@ -132,7 +135,9 @@ export function compareSymbols(before: readonly SymbolRecord[], after: readonly 
                 ? goReasons(b.detail, a.detail, parentKind)
                 : language === "rust"
                   ? rustReasons(b.detail, a.detail)
-                  : typescriptReasons(b.detail, a.detail, parentKind);
+                  : language === "java"
+                    ? javaReasons(b.detail, a.detail)
+                    : typescriptReasons(b.detail, a.detail, parentKind);
           reasons.push(...(found.length > 0 ? found : [reason("SIGNATURE_CHANGED", "breaking", "the signature changed in a way syntax cannot classify", true)]));
         }
       }

@@ -14,7 +14,19 @@ export const EXTRACTION_SOURCES = {
   folders: ["src/symbols", "src/parse", "src/contracts", "grammars", "native/tree-sitter"],
   /** Files of `native/` itself (not its subfolders, which hold the hook client). */
   nativeFiles: /\.[ch]$/,
-  packages: ["graphql", "js-yaml", "protobufjs", "tree-sitter-bash", "tree-sitter-go", "tree-sitter-javascript", "tree-sitter-python", "tree-sitter-rust", "tree-sitter-typescript", "web-tree-sitter"],
+  packages: [
+    "graphql",
+    "js-yaml",
+    "protobufjs",
+    "tree-sitter-bash",
+    "tree-sitter-go",
+    "tree-sitter-java",
+    "tree-sitter-javascript",
+    "tree-sitter-python",
+    "tree-sitter-rust",
+    "tree-sitter-typescript",
+    "web-tree-sitter",
+  ],
 } as const;
 
 /** The file `npm run build` writes beside the built module: the fingerprint of the sources it was built from. */

@@ -1,11 +1,11 @@
 import { CODE, codeMask, STRING } from "./code-mask.js";
 import type { ReferenceRecord } from "./types.js";
 
-export type ScanLanguage = "typescript" | "python" | "go" | "rust";
+export type ScanLanguage = "typescript" | "python" | "go" | "rust" | "java";
 
 /** How a file's imports are scanned, by its name: Python's, Go's, else TypeScript's and JavaScript's. */
 export function scanLanguageOf(path: string): ScanLanguage {
-  return /\.pyi?$/.test(path) ? "python" : path.endsWith(".go") ? "go" : path.endsWith(".rs") ? "rust" : "typescript";
+  return /\.pyi?$/.test(path) ? "python" : path.endsWith(".go") ? "go" : path.endsWith(".rs") ? "rust" : path.endsWith(".java") ? "java" : "typescript";
 }
 
 /**
@@ -24,6 +24,7 @@ export function scanLanguageOf(path: string): ScanLanguage {
 export function scanImports(text: string, language: ScanLanguage): ReferenceRecord[] {
   if (language === "go") return goImportUses(text);
   if (language === "rust") return rustUses(text);
+  if (language === "java") return javaUses(text);
   const out = new Map<string, ReferenceRecord>();
   const add = (name: string, module: string): void => {
     if (name === "" || module === "") return;
@@ -223,4 +224,26 @@ function expandUseTree(tree: string, depth = 0): string[] {
   }
   parts.push(inner.slice(from));
   return parts.filter((p) => p !== "").flatMap((p) => expandUseTree(`${prefix}${p}`, depth + 1));
+}
+
+/**
+ * What Java code imports: `{kind: "import", name: "Store", module: "com.acme.store"}` for `import
+ * com.acme.store.Store;` (a nested type, `com.acme.store.Store.Entry`, by its top-level type; a static import by its
+ * type), `*` for `import com.acme.store.*;`. The JDK's packages (`java.`, `javax.`, `jdk.`, `sun.`) are nobody's here.
+ * Comments and strings are not read. Sorted, de-duplicated. Pure.
+ */
+export function javaUses(text: string): ReferenceRecord[] {
+  const out = new Map<string, ReferenceRecord>();
+  const code = text.replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])'/g, (m) => m.replace(/[^\n]/g, " "));
+  for (const m of code.matchAll(/^[ \t]*import\s+(static\s+)?([\w.]+?)(\.\*)?\s*;/gm)) {
+    const parts = (m[2] ?? "").split(".");
+    if (/^(java|javax|jdk|sun)$/.test(parts[0] ?? "")) continue;
+    const type = parts.findIndex((p) => /^[A-Z]/.test(p));
+    const record = (name: string, module: string): void => {
+      if (module !== "") out.set(`${name}\0${module}`, { kind: "import", name, module });
+    };
+    if (type < 0) record("*", parts.join("."));
+    else record(parts[type] ?? "", parts.slice(0, type).join("."));
+  }
+  return [...out.values()].sort((a, b) => (a.module === b.module ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : (a.module ?? "") < (b.module ?? "") ? -1 : 1));
 }

@@ -14,8 +14,9 @@ import { indexLexicalRanges } from "./normalize.js";
 import { extractGo } from "./go/extract-go.js";
 import { extractPython } from "./python/extract-python.js";
 import { finalizeSymbols, type RawSymbol } from "./raw-symbol.js";
+import { extractJava } from "./java/extract-java.js";
 import { extractRust } from "./rust/extract-rust.js";
-import { goImportUses, rustUses } from "./scan-imports.js";
+import { goImportUses, javaUses, rustUses } from "./scan-imports.js";
 import { DECLARATION_FILE, DEFAULT_MAX_FILE_BYTES, parseTimeoutDiagnostic, screen, TIMED_OUT } from "./tree-parser.js";
 import type { FileSymbols, LanguageId } from "./types.js";
 import { defaultExportName, extractTypeScript } from "./typescript/extract-typescript.js";
@@ -89,7 +90,9 @@ export async function createSymbolExtractor(options: SymbolExtractorOptions = {}
               ? extractGo(tree, definitions)
               : spec.extractor === "rust"
                 ? extractRust(tree, definitions)
-                : extractTypeScript(tree, definitions, { isDeclarationFile: DECLARATION_FILE.test(path), commonJs: spec.id === "javascript" });
+                : spec.extractor === "java"
+                  ? extractJava(tree, definitions)
+                  : extractTypeScript(tree, definitions, { isDeclarationFile: DECLARATION_FILE.test(path), commonJs: spec.id === "javascript" });
         const symbols = finalizeSymbols(raw, hash);
         // (Go: what a file uses of a package is each name read through it, `store.Open`, not the import alone)
         const found = extractReferences(references);
@@ -98,7 +101,9 @@ export async function createSymbolExtractor(options: SymbolExtractorOptions = {}
             ? [...found.filter((r) => r.kind !== "import"), ...goImportUses(text)]
             : spec.extractor === "rust"
               ? [...found.filter((r) => r.kind !== "import"), ...rustUses(text)]
-              : found;
+              : spec.extractor === "java"
+                ? [...found.filter((r) => r.kind !== "import"), ...javaUses(text)]
+                : found;
         const base = { path, language: spec.id, symbols, references: refs, diagnostics };
         // The module's default export, when it is one of its named symbols (what `import f from "./m"` names).
         const named = spec.extractor === "typescript" ? defaultExportName(tree.rootNode) : null;

@@ -91,7 +91,7 @@ export interface ReferenceRecord {
   readonly module: string | null;
 }
 
-export type LanguageId = "typescript" | "tsx" | "javascript" | "python" | "go" | "rust";
+export type LanguageId = "typescript" | "tsx" | "javascript" | "python" | "go" | "rust" | "java";
 
 /** The service contracts read as symbols (`src/contracts/`): GraphQL SDL, OpenAPI (and Swagger 2), Protocol Buffers. */
 export type ContractKind = "graphql" | "openapi" | "protobuf";

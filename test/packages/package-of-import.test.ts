@@ -181,6 +181,33 @@ describe("Rust crates", () => {
   });
 });
 
+describe("Java packages", () => {
+  it("an import names its package (the JDK's are nobody's); a file's package is its package declaration's; what Java code imports", () => {
+    expect(packageOfImport("src/Page.java", "com.acme.store")).toBe("java:com.acme.store");
+    for (const jdk of ["java.util", "javax.annotation", "jdk.internal"]) expect(packageOfImport("src/Page.java", jdk), jdk).toBeNull();
+    const files: Record<string, string> = {
+      "/repo/store/pom.xml": "<project/>",
+      "/repo/store/src/main/java/com/acme/store/Store.java": "/* c */\npackage com.acme.store;\npublic class Store {}\n",
+      "/repo/Loose.java": "public class Loose {}\n",
+    };
+    const reader: TextReader = { read: (f) => files[f] ?? null };
+    const r = packageExposure("/repo", "store/src/main/java/com/acme/store/Store.java", ["Store"], reader);
+    expect([r.package, Object.fromEntries(r.names)]).toEqual([{ name: "com.acme.store", ecosystem: "java", path: "store" }, { Store: ["Store"] }]);
+    expect(packageExposure("/repo", "Loose.java", ["Loose"], reader).package).toBeNull();
+    const text = [
+      "package com.acme.web;",
+      "import com.acme.store.Store;",
+      "import com.acme.store.Store.Entry;",
+      "import static com.acme.util.Strings.trim;",
+      "import com.acme.events.*;",
+      "import java.util.List;",
+      "// import com.acme.hidden.Nope;",
+      'class Page { String s = "import com.acme.fake.X;"; }',
+    ].join("\n");
+    expect(scanImports(text, "java").map((r) => `${r.module} ${r.name}`)).toEqual(["com.acme.events *", "com.acme.store Store", "com.acme.util Strings"]);
+  });
+});
+
 describe("declaredDependencies: what a repo's manifests depend on", () => {
   it("reads package.json dependency fields and pyproject dependencies, uv sources and Poetry, names only", () => {
     const files = tree({
