@@ -107,7 +107,15 @@ export function listFiles(root, keep, skip) {
 /** A real corpus's files (`ts`: its TypeScript sources without declaration files; `py`: its Python files), sorted. */
 export function realCorpusFiles(id) {
   const dir = path.join(REAL_CORPORA, id);
-  return id === "ts" ? listFiles(dir, /\.tsx?$/, /\.d\.ts$/) : id === "go" ? listFiles(dir, /\.go$/, /^$/) : id === "rs" ? listFiles(dir, /\.rs$/, /^$/) : listFiles(dir, /\.py$/, /^$/);
+  return id === "ts"
+    ? listFiles(dir, /\.tsx?$/, /\.d\.ts$/)
+    : id === "go"
+      ? listFiles(dir, /\.go$/, /^$/)
+      : id === "rs"
+        ? listFiles(dir, /\.rs$/, /^$/)
+        : id === "java"
+          ? listFiles(dir, /\.java$/, /^$/)
+          : listFiles(dir, /\.py$/, /^$/);
 }
 
 /** An environment for git in generated repos: no system or user config, a fixed author. */

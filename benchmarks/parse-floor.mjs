@@ -25,7 +25,7 @@ async function parseAll(parser, lang, files, next) {
 async function layerParse(kind, lang) {
   const { loadFlatParsers } = await import(path.join(dist, "parse", "flat-parsers.js"));
   const { LANGUAGES } = await import(path.join(dist, "symbols", "languages.js"));
-  const id = lang === "py" ? "python" : lang === "go" ? "go" : lang === "rs" ? "rust" : "typescript";
+  const id = lang === "py" ? "python" : lang === "go" ? "go" : lang === "rs" ? "rust" : lang === "java" ? "java" : "typescript";
   const parser = (
     await loadFlatParsers(
       LANGUAGES.filter((l) => l.id === id),

@@ -10,7 +10,7 @@
 // process, Node's or the tool's start-up included; Comity's is `comity symbols --json --no-cache --jobs N` over the
 // corpus's files. The run checks that both parsers (the native one, and web-tree-sitter, the fallback where it is not
 // built) print the same bytes.
-// Usage: node benchmarks/symbols-real.mjs [--runs 3] [--corpus ts|py|go|rs]
+// Usage: node benchmarks/symbols-real.mjs [--runs 3] [--corpus ts|py|go|rs|java]
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -111,6 +111,23 @@ function rsCorpus() {
   return { dir, files: realCorpusFiles("rs") };
 }
 
+/**
+ * The Java corpus: this machine's JDK 17 sources of java.base's `java.*` packages (Debian's openjdk-17-source),
+ * unpacked once so that every tool reads exactly the same files.
+ */
+function javaCorpus() {
+  const dir = path.join(base, "java");
+  if (!fs.existsSync(path.join(dir, ".done"))) {
+    const zip = "/usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip";
+    if (!fs.existsSync(zip)) throw new Error("the JDK's sources are missing: apt-get install openjdk-17-source");
+    fs.rmSync(dir, { recursive: true, force: true });
+    const unpack = "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nfor n in z.namelist():\n    if n.startswith('java.base/java/') and n.endswith('.java'): z.extract(n, sys.argv[2])\n";
+    execFileSync("python3", ["-c", unpack, zip, dir]);
+    fs.writeFileSync(path.join(dir, ".done"), zip);
+  }
+  return { dir, files: realCorpusFiles("java") };
+}
+
 const time = (cmd, args, opts = {}) => {
   const t = process.hrtime.bigint();
   const r = spawnSync(cmd, args, { stdio: ["ignore", "ignore", "pipe"], maxBuffer: 1 << 30, ...opts });
@@ -131,6 +148,7 @@ const corpora = [
   ["Python", pyCorpus, "def $F($$$A): $$$B", "py"],
   ["Go", goCorpus, "func $F($$$A) { $$$B }", "go"],
   ["Rust", rsCorpus, "fn $F($$$A) { $$$B }", "rs"],
+  ["Java", javaCorpus, "class $C { $$$B }", "java"],
 ].filter(([, , , id]) => values.corpus === "all" || values.corpus === id);
 /** The first `n` files of a corpus, in a folder of their own. */
 function firstFiles(corpus, n, id) {
@@ -208,7 +226,7 @@ for (const [lang, load, pattern, sgLang] of corpora) {
   rows.push([`${label}; node -e 0 (anchor of the warm run)`, ms("node").toFixed(0), "", ""]);
   // Targets: two threads against ast-grep's two (TypeScript 0.4, Python 0.7: the parse alone is about 0.9), and a
   // warm re-run within 100 ms of Node's own start.
-  const target = sgLang === "ts" ? 0.4 : sgLang === "go" || sgLang === "rs" ? 0.5 : 0.7;
+  const target = sgLang === "ts" ? 0.4 : sgLang === "go" || sgLang === "rs" || sgLang === "java" ? 0.5 : 0.7;
   const r2 = ratio("sg2", "ours2");
   verdicts.push([`${lang}, 2 threads: comity ÷ ast-grep throughput ≥ ${target}`, r2.toFixed(2), r2 >= target ? "met" : "NOT met"]);
   const over = median(rounds.map((r) => r.warm - r.node));

@@ -230,12 +230,13 @@ function expandUseTree(tree: string, depth = 0): string[] {
  * What Java code imports: `{kind: "import", name: "Store", module: "com.acme.store"}` for `import
  * com.acme.store.Store;` (a nested type, `com.acme.store.Store.Entry`, by its top-level type; a static import by its
  * type), `*` for `import com.acme.store.*;`. The JDK's packages (`java.`, `javax.`, `jdk.`, `sun.`) are nobody's here.
- * Comments and strings are not read. Sorted, de-duplicated. Pure.
+ * An import is read where a line starts with it: a commented-out one (`// import ..`) or one in a string is not.
+ * Sorted, de-duplicated. Pure.
  */
 export function javaUses(text: string): ReferenceRecord[] {
   const out = new Map<string, ReferenceRecord>();
-  const code = text.replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])'/g, (m) => m.replace(/[^\n]/g, " "));
-  for (const m of code.matchAll(/^[ \t]*import\s+(static\s+)?([\w.]+?)(\.\*)?\s*;/gm)) {
+  // (no blanking of comments and strings first: Java files are mostly Javadoc, and imports only start lines)
+  for (const m of text.matchAll(/^[ \t]*import\s+(static\s+)?([\w.]+?)(\.\*)?\s*;/gm)) {
     const parts = (m[2] ?? "").split(".");
     if (/^(java|javax|jdk|sun)$/.test(parts[0] ?? "")) continue;
     const type = parts.findIndex((p) => /^[A-Z]/.test(p));

@@ -5,6 +5,8 @@ import type { RawSymbol } from "../raw-symbol.js";
 import { emptySignature } from "../signature.js";
 import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../types.js";
 
+const TYPE_DECLARATIONS = new Set(["class_declaration", "record_declaration", "interface_declaration", "annotation_type_declaration", "enum_declaration"]);
+
 /** The modifiers that are part of a declaration's API (visibility, and what changes how it is called or extended). */
 const API_MODIFIERS = new Set(["public", "protected", "private", "static", "abstract", "final", "default", "sealed", "non-sealed"]);
 
@@ -48,8 +50,9 @@ export function extractJava(tree: Tree, matches: readonly QueryMatch[]): RawSymb
       exported: scope.exported && visible,
       node,
       signature: signatureOf(node, symbolName, kind, mods, scope),
-      // (a method's body without its name: a method renamed and nothing else is a rename)
-      body: normalizedText(node.childForFieldName("body") ?? node),
+      // (a method's body without its name: a method renamed and nothing else is a rename; a type's members are symbols
+      // of their own, so its body is not read again whole, which also made every file's text be normalised twice)
+      body: TYPE_DECLARATIONS.has(node.type) ? "" : normalizedText(node.childForFieldName("body") ?? node),
       overloadSignature: false,
     });
   }
