@@ -55,10 +55,11 @@ export function candidateDocuments(root: string, repoPath: string): string[] {
   return out.sort();
 }
 
-function readSmall(abs: string): string | null {
+/** A file's text, or null for one that is not there, not a file, or over `maxBytes` (not read, then). */
+export function readSmall(abs: string, maxBytes: number = MAX_CONTRACT_BYTES): string | null {
   try {
     const st = fs.statSync(abs);
-    if (!st.isFile() || st.size > MAX_CONTRACT_BYTES) return null;
+    if (!st.isFile() || st.size > maxBytes) return null;
     return fs.readFileSync(abs, "utf8");
   } catch {
     return null;

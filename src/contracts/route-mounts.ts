@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { joinPaths, mountedPrefixesIn } from "./code-routes.js";
+import { readSmall } from "./ref-documents.js";
 
 /** How far up from a router's file its mounting file is looked for, and how many files are read to find it. */
 const MAX_LEVELS_UP = 3;
@@ -42,7 +43,7 @@ function prefixesOf(root: string, repoPath: string, budget: { files: number }, d
       const file = folder === "" ? name : `${folder}/${name}`;
       if (file === repoPath || budget.files <= 0) continue;
       budget.files--;
-      const text = readSmall(path.join(root, file));
+      const text = readSmall(path.join(root, file), MAX_BYTES);
       if (text === null || !text.includes(stem) || !/\.\s*(?:use|route)\s*\(/.test(text)) continue;
       const bindings = bindingsOf(text, file, repoPath);
       if (bindings.size === 0) continue;
@@ -120,14 +121,4 @@ function resolvesTo(file: string, spec: string, target: string): boolean {
   const bare = joined.replace(/\.(?:[cm]?js|jsx|tsx?|mts|cts)$/, "");
   const targetBare = target.replace(/\.(?:[cm]?js|jsx|tsx?|mts|cts)$/, "");
   return bare === targetBare || `${bare}/index` === targetBare;
-}
-
-function readSmall(abs: string): string | null {
-  try {
-    const st = fs.statSync(abs);
-    if (!st.isFile() || st.size > MAX_BYTES) return null;
-    return fs.readFileSync(abs, "utf8");
-  } catch {
-    return null;
-  }
 }

@@ -1,47 +1,23 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { compareSymbols, compatLanguageOf, type SymbolChange } from "../../src/symbols/compare-symbols.js";
+import { compareSymbols } from "../../src/symbols/compare-symbols.js";
 import { createSymbolExtractor, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
+import { type CompatRow, checkCompatRow } from "../helpers/compat-rows.js";
 
 let extractor: SymbolExtractor;
 beforeAll(async () => {
   extractor = await createSymbolExtractor({ languages: ["go"] });
 });
 
-interface Row {
-  readonly row: string;
-  readonly before: string;
-  readonly after: string;
-  readonly name: string;
-  readonly change: SymbolChange["change"];
-  readonly compatibility: SymbolChange["compatibility"];
-  readonly code?: string;
-}
-
 const P = "package store\n\n";
 
-function check(r: Row): void {
-  const b = extractor.extract("store/store.go", P + r.before);
-  const a = extractor.extract("store/store.go", P + r.after);
-  expect(b.diagnostics, r.row).toEqual([]);
-  expect(a.diagnostics, r.row).toEqual([]);
-  const changes = compareSymbols(b.symbols, a.symbols, compatLanguageOf("go"));
-  const c = changes.find((x) => x.qualified_name === r.name);
-  expect(c, `${r.row}: no change for ${r.name} in ${JSON.stringify(changes.map((x) => [x.qualified_name, x.change]))}`).toBeDefined();
-  expect(c?.change, r.row).toBe(r.change);
-  expect(c?.compatibility, `${r.row}: ${JSON.stringify(c?.reasons)}`).toBe(r.compatibility);
-  if (r.code !== undefined)
-    expect(
-      c?.reasons.map((x) => x.code),
-      r.row,
-    ).toContain(r.code);
-}
+const check = (r: CompatRow): void => checkCompatRow(extractor, "go", "store/store.go", P, r);
 
 const FN = "func Open(path string) (*DB, error) { return nil, nil }\n";
 const IFACE = "type Store interface {\n\tGet(key string) ([]byte, error)\n}\n";
 const STRUCT = "type Config struct {\n\tAddr string\n\tPort int\n}\n";
 
 /** Held pairs, each rule of docs/compatibility.md's Go section at least once. */
-const ROWS: readonly Row[] = [
+const ROWS: readonly CompatRow[] = [
   { row: "exported function removed", before: FN, after: "", name: "Open", change: "removed", compatibility: "breaking", code: "EXPORT_REMOVED" },
   { row: "exported function added", before: "", after: FN, name: "Open", change: "added", compatibility: "compatible", code: "EXPORT_ADDED" },
   { row: "unexported function removed", before: "func open() {}\n", after: "", name: "open", change: "removed", compatibility: "internal" },

@@ -1,47 +1,23 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { compareSymbols, type SymbolChange } from "../../src/symbols/compare-symbols.js";
+import { compareSymbols } from "../../src/symbols/compare-symbols.js";
 import { createSymbolExtractor, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
+import { type CompatRow, checkCompatRow } from "../helpers/compat-rows.js";
 
 let extractor: SymbolExtractor;
 beforeAll(async () => {
   extractor = await createSymbolExtractor({ languages: ["java"] });
 });
 
-interface Row {
-  readonly row: string;
-  readonly before: string;
-  readonly after: string;
-  readonly name: string;
-  readonly change: SymbolChange["change"];
-  readonly compatibility: SymbolChange["compatibility"];
-  readonly code?: string;
-}
-
 const P = "package com.acme.store;\n\n";
 
-function check(r: Row): void {
-  const b = extractor.extract("Store.java", P + r.before);
-  const a = extractor.extract("Store.java", P + r.after);
-  expect(b.diagnostics, r.row).toEqual([]);
-  expect(a.diagnostics, r.row).toEqual([]);
-  const changes = compareSymbols(b.symbols, a.symbols, "java");
-  const c = changes.find((x) => x.qualified_name === r.name);
-  expect(c, `${r.row}: no change for ${r.name} in ${JSON.stringify(changes.map((x) => [x.qualified_name, x.change]))}`).toBeDefined();
-  expect(c?.change, r.row).toBe(r.change);
-  expect(c?.compatibility, `${r.row}: ${JSON.stringify(c?.reasons)}`).toBe(r.compatibility);
-  if (r.code !== undefined)
-    expect(
-      c?.reasons.map((x) => x.code),
-      r.row,
-    ).toContain(r.code);
-}
+const check = (r: CompatRow): void => checkCompatRow(extractor, "java", "Store.java", P, r);
 
 const cls = (body: string, head = "public class Store") => `${head} {\n${body}}\n`;
 const GET = "  public byte[] get(String key) { return null; }\n";
 const IFACE = "public interface Cache {\n  byte[] get(String key);\n}\n";
 
 /** Held pairs, each rule of docs/compatibility.md's Java section at least once. */
-const ROWS: readonly Row[] = [
+const ROWS: readonly CompatRow[] = [
   { row: "public method removed", before: cls(GET), after: cls(""), name: "Store.get", change: "removed", compatibility: "breaking", code: "METHOD_REMOVED" },
   { row: "public method added", before: cls(""), after: cls(GET), name: "Store.get", change: "added", compatibility: "compatible", code: "METHOD_ADDED" },
   {

@@ -1,38 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { compareSymbols, type SymbolChange } from "../../src/symbols/compare-symbols.js";
+import { compareSymbols } from "../../src/symbols/compare-symbols.js";
 import { createSymbolExtractor, type SymbolExtractor } from "../../src/symbols/symbol-extractor.js";
+import { type CompatRow, checkCompatRow } from "../helpers/compat-rows.js";
 
 let extractor: SymbolExtractor;
 beforeAll(async () => {
   extractor = await createSymbolExtractor({ languages: ["rust"] });
 });
 
-interface Row {
-  readonly row: string;
-  readonly before: string;
-  readonly after: string;
-  readonly name: string;
-  readonly change: SymbolChange["change"];
-  readonly compatibility: SymbolChange["compatibility"];
-  readonly code?: string;
-}
-
-function check(r: Row): void {
-  const b = extractor.extract("src/lib.rs", r.before);
-  const a = extractor.extract("src/lib.rs", r.after);
-  expect(b.diagnostics, r.row).toEqual([]);
-  expect(a.diagnostics, r.row).toEqual([]);
-  const changes = compareSymbols(b.symbols, a.symbols, "rust");
-  const c = changes.find((x) => x.qualified_name === r.name);
-  expect(c, `${r.row}: no change for ${r.name} in ${JSON.stringify(changes.map((x) => [x.qualified_name, x.change]))}`).toBeDefined();
-  expect(c?.change, r.row).toBe(r.change);
-  expect(c?.compatibility, `${r.row}: ${JSON.stringify(c?.reasons)}`).toBe(r.compatibility);
-  if (r.code !== undefined)
-    expect(
-      c?.reasons.map((x) => x.code),
-      r.row,
-    ).toContain(r.code);
-}
+const check = (r: CompatRow): void => checkCompatRow(extractor, "rust", "src/lib.rs", "", r);
 
 const FN = "pub fn open(path: &str) -> Result<Db, Error> { todo!() }\n";
 const TRAIT = "pub trait Store {\n    fn get(&self, key: &str) -> Option<Vec<u8>>;\n}\n";
@@ -41,7 +17,7 @@ const STRUCT = "pub struct Config {\n    pub addr: String,\n    port: u16,\n}\n"
 const IMPL = `${STRUCT}impl Config {\n    pub fn port(&self) -> u16 { self.port }\n}\n`;
 
 /** Held pairs, each rule of docs/compatibility.md's Rust section at least once. */
-const ROWS: readonly Row[] = [
+const ROWS: readonly CompatRow[] = [
   { row: "pub function removed", before: FN, after: "", name: "open", change: "removed", compatibility: "breaking", code: "EXPORT_REMOVED" },
   { row: "pub function added", before: "", after: FN, name: "open", change: "added", compatibility: "compatible", code: "EXPORT_ADDED" },
   { row: "pub function made private", before: FN, after: FN.replace("pub fn", "fn"), name: "open", change: "signature_changed", compatibility: "breaking", code: "EXPORT_REMOVED" },

@@ -1,4 +1,5 @@
-import type { QueryCapture, QueryMatch, SyntaxNode, Tree } from "../../parse/syntax.js";
+import type { QueryMatch, SyntaxNode, Tree } from "../../parse/syntax.js";
+import { definitionCaptures } from "../definition-captures.js";
 import { parentOf } from "../node-memo.js";
 import { normalizedText } from "../normalize.js";
 import type { RawSymbol } from "../raw-symbol.js";
@@ -17,25 +18,13 @@ import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../typ
 export function extractGo(tree: Tree, matches: readonly QueryMatch[]): RawSymbol[] {
   void tree;
   const out: RawSymbol[] = [];
-  const seen = new Set<string>();
   // (each declaration's spec count once: a `const (...)` block of a thousand specs is not counted a thousand times)
   const specs = new Map<number, number>();
-  for (const m of matches) {
-    let def: QueryCapture | undefined;
-    let name: QueryCapture | undefined;
-    for (let k = 0; k < m.captures.length; k++) {
-      const c = m.captures[k] as QueryCapture;
-      if (def === undefined && c.name.startsWith("definition.")) def = c;
-      if (name === undefined && c.name === "name") name = c;
-    }
-    if (def === undefined || name === undefined) continue;
-    const key = `${def.node.id}:${name.node.id}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const node = def.node;
+  for (const d of definitionCaptures(matches)) {
+    const { node, nameNode } = d;
     if (insideFunction(node)) continue;
-    const symbolName = name.node.text;
-    const queryKind = def.name.slice("definition.".length) as SymbolKind;
+    const symbolName = nameNode.text;
+    const queryKind = d.kind;
     const owner = queryKind === "property" || (queryKind === "method" && node.type === "method_elem") ? ownerOf(node) : node.type === "method_declaration" ? receiverType(node) : [];
     if (owner === null) continue;
     const kind = queryKind === "type" ? typeKind(node) : queryKind;
@@ -46,7 +35,7 @@ export function extractGo(tree: Tree, matches: readonly QueryMatch[]): RawSymbol
       kind,
       exported: isExported(symbolName) && owner.every(isExported),
       node: outerNode(node, specs),
-      signature: signatureOf(node, symbolName, kind, name.node),
+      signature: signatureOf(node, symbolName, kind, nameNode),
       // (a function's body without its name: a function renamed and nothing else is a rename)
       body: normalizedText(node.childForFieldName("body") ?? node),
       overloadSignature: false,

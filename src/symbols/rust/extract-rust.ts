@@ -1,4 +1,5 @@
-import type { QueryCapture, QueryMatch, SyntaxNode, Tree } from "../../parse/syntax.js";
+import type { QueryMatch, SyntaxNode, Tree } from "../../parse/syntax.js";
+import { definitionCaptures } from "../definition-captures.js";
 import { parentOf } from "../node-memo.js";
 import { normalizedText } from "../normalize.js";
 import type { RawSymbol } from "../raw-symbol.js";
@@ -20,24 +21,12 @@ import type { ParamInfo, SignatureInfo, SymbolKind, TypeParamInfo } from "../typ
 export function extractRust(tree: Tree, matches: readonly QueryMatch[]): RawSymbol[] {
   void tree;
   const out: RawSymbol[] = [];
-  const seen = new Set<string>();
-  for (const m of matches) {
-    let def: QueryCapture | undefined;
-    let name: QueryCapture | undefined;
-    for (let k = 0; k < m.captures.length; k++) {
-      const c = m.captures[k] as QueryCapture;
-      if (def === undefined && c.name.startsWith("definition.")) def = c;
-      if (name === undefined && c.name === "name") name = c;
-    }
-    if (def === undefined || name === undefined) continue;
-    const key = `${def.node.id}:${name.node.id}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const node = def.node;
+  for (const d of definitionCaptures(matches)) {
+    const { node, nameNode } = d;
     const scope = scopeOf(node);
     if (scope === null) continue;
-    const symbolName = name.node.text;
-    const queryKind = def.name.slice("definition.".length) as SymbolKind;
+    const symbolName = nameNode.text;
+    const queryKind = d.kind;
     // A function in an impl or a trait is a method.
     const kind: SymbolKind = queryKind === "function" && scope.inType ? "method" : queryKind;
     out.push({
