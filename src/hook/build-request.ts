@@ -164,7 +164,7 @@ export function worktreeFolder(root: string, home: string): string {
 }
 
 /** Files whose imports are read before an edit: the languages whose symbols Comity compares. */
-const SCANNED = /\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?|go)$/;
+const SCANNED = /\.(tsx?|mts|cts|jsx?|mjs|cjs|pyi?|go|rs|java)$/;
 /** A file larger than this is not scanned before an edit (its imports are learnt after it, from the analysis). */
 const MAX_SCAN_BYTES = 1024 * 1024;
 const MAX_USES = 5000;
