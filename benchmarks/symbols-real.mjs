@@ -49,67 +49,56 @@ function tsCorpus() {
   return { dir, files: realCorpusFiles("ts") };
 }
 
-/** The Python corpus: this machine's standard library (its .py files, without site-packages), copied once so that every tool reads exactly the same files. */
-function pyCorpus() {
-  const dir = path.join(base, "py");
+/** A corpus copied once from the folder `source()` finds (the files `keep` names, none that `skip` does), so that every tool reads exactly the same files. */
+function copiedCorpus(id, source, keep, skip) {
+  const dir = path.join(base, id);
   if (!fs.existsSync(path.join(dir, ".done"))) {
-    const stdlib = execFileSync("python3", ["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: "utf8" }).trim();
+    const src = source();
     fs.rmSync(dir, { recursive: true, force: true });
-    for (const f of listFiles(stdlib, /\.py$/, /(^|\/)site-packages\//)) {
-      const to = path.join(dir, path.relative(stdlib, f));
-      fs.mkdirSync(path.dirname(to), { recursive: true });
-      fs.copyFileSync(f, to);
-    }
-    fs.writeFileSync(path.join(dir, ".done"), stdlib);
-  }
-  return { dir, files: realCorpusFiles("py") };
-}
-
-/**
- * The Go corpus: this machine's Go standard library (Debian's golang-go: GOROOT/src without tests, testdata and
- * vendored code), copied once so that every tool reads exactly the same files.
- */
-function goCorpus() {
-  const dir = path.join(base, "go");
-  if (!fs.existsSync(path.join(dir, ".done"))) {
-    if (!ensureTool("go", "golang-go")) throw new Error("go is missing: apt-get install golang-go");
-    const src = path.join(execFileSync("go", ["env", "GOROOT"], { encoding: "utf8" }).trim(), "src");
-    fs.rmSync(dir, { recursive: true, force: true });
-    for (const f of listFiles(src, /\.go$/, /(^|\/)(testdata|vendor)\/|_test\.go$/)) {
+    for (const f of listFiles(src, keep, skip)) {
       const to = path.join(dir, path.relative(src, f));
       fs.mkdirSync(path.dirname(to), { recursive: true });
       fs.copyFileSync(f, to);
     }
     fs.writeFileSync(path.join(dir, ".done"), src);
   }
-  return { dir, files: realCorpusFiles("go") };
+  return { dir, files: realCorpusFiles(id) };
 }
 
-/**
- * The Rust corpus: this machine's Rust standard library (Debian's rust-src: library/ without tests and benches),
- * copied once so that every tool reads exactly the same files.
- */
-function rsCorpus() {
-  const dir = path.join(base, "rs");
-  if (!fs.existsSync(path.join(dir, ".done"))) {
-    ensureTool("rustc", "rust-src");
-    const src = fs
-      .readdirSync("/usr/src")
-      .filter((d) => d.startsWith("rustc-"))
-      .sort()
-      .pop();
-    if (src === undefined) throw new Error("the Rust standard library's sources are missing: apt-get install rust-src");
-    const library = path.join("/usr/src", src, "library");
-    fs.rmSync(dir, { recursive: true, force: true });
-    for (const f of listFiles(library, /\.rs$/, /(^|\/)(tests|benches)\//)) {
-      const to = path.join(dir, path.relative(library, f));
-      fs.mkdirSync(path.dirname(to), { recursive: true });
-      fs.copyFileSync(f, to);
-    }
-    fs.writeFileSync(path.join(dir, ".done"), library);
-  }
-  return { dir, files: realCorpusFiles("rs") };
-}
+/** The Python corpus: this machine's standard library (its .py files, without site-packages). */
+const pyCorpus = () =>
+  copiedCorpus("py", () => execFileSync("python3", ["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: "utf8" }).trim(), /\.py$/, /(^|\/)site-packages\//);
+
+/** The Go corpus: this machine's Go standard library (Debian's golang-go: GOROOT/src without tests, testdata and vendored code). */
+const goCorpus = () =>
+  copiedCorpus(
+    "go",
+    () => {
+      if (!ensureTool("go", "golang-go")) throw new Error("go is missing: apt-get install golang-go");
+      return path.join(execFileSync("go", ["env", "GOROOT"], { encoding: "utf8" }).trim(), "src");
+    },
+    /\.go$/,
+    /(^|\/)(testdata|vendor)\/|_test\.go$/,
+  );
+
+/** The Rust corpus: this machine's Rust standard library (Debian's rust-src: library/ without tests and benches). */
+const rsCorpus = () =>
+  copiedCorpus(
+    "rs",
+    () => {
+      const src = fs.existsSync("/usr/src")
+        ? fs
+            .readdirSync("/usr/src")
+            .filter((d) => d.startsWith("rustc-"))
+            .sort()
+            .pop()
+        : undefined;
+      if (src === undefined) throw new Error("the Rust standard library's sources are missing: apt-get install rust-src");
+      return path.join("/usr/src", src, "library");
+    },
+    /\.rs$/,
+    /(^|\/)(tests|benches)\//,
+  );
 
 /**
  * The Java corpus: this machine's JDK 17 sources of java.base's `java.*` packages (Debian's openjdk-17-source),

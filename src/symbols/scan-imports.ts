@@ -151,7 +151,7 @@ export function goImportUses(text: string): ReferenceRecord[] {
     }
     if (!used) add("*", path);
   }
-  return [...out.values()].sort((a, b) => (a.module === b.module ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : (a.module ?? "") < (b.module ?? "") ? -1 : 1));
+  return byModuleThenName(out);
 }
 
 /** The name a Go package is imported under by default, from its path (`github.com/acme/go-store/v2`: `store`). */
@@ -200,7 +200,7 @@ export function rustUses(text: string): ReferenceRecord[] {
     const type = rest.find((s) => /^[A-Z]/.test(s));
     add(type ?? rest.at(-1) ?? "", crate);
   }
-  return [...out.values()].sort((a, b) => (a.module === b.module ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : (a.module ?? "") < (b.module ?? "") ? -1 : 1));
+  return byModuleThenName(out);
 }
 
 /** A `use` tree's paths (`a::{b::{c, d}, e~f}`: `a::b::c`, `a::b::d`, `a::e~f`), spaces already removed. */
@@ -246,5 +246,10 @@ export function javaUses(text: string): ReferenceRecord[] {
     if (type < 0) record("*", parts.join("."));
     else record(parts[type] ?? "", parts.slice(0, type).join("."));
   }
-  return [...out.values()].sort((a, b) => (a.module === b.module ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : (a.module ?? "") < (b.module ?? "") ? -1 : 1));
+  return byModuleThenName(out);
+}
+
+/** Import records sorted by module, then name (Go's, Rust's and Java's scans). */
+function byModuleThenName(records: Map<string, ReferenceRecord>): ReferenceRecord[] {
+  return [...records.values()].sort((a, b) => (a.module === b.module ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : (a.module ?? "") < (b.module ?? "") ? -1 : 1));
 }

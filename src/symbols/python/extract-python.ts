@@ -1,5 +1,6 @@
 import { nodeMemo, parentOf } from "../node-memo.js";
-import type { QueryCapture, QueryMatch, SyntaxNode, Tree } from "../../parse/syntax.js";
+import { definitionCaptures } from "../definition-captures.js";
+import type { QueryMatch, SyntaxNode, Tree } from "../../parse/syntax.js";
 import { normalizedText, sourceOf, typeText } from "../normalize.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import { emptySignature } from "../signature.js";
@@ -21,27 +22,14 @@ export function extractPython(tree: Tree, matches: readonly QueryMatch[]): RawSy
   const all = dunderAll(root);
   const memberRanges: Array<[number, number]> = [];
   const found: Found[] = [];
-  const seen = new Set<string>();
-  for (const m of matches) {
-    // (index loops, not `find` with a closure, here and below: the arrays this function iterates come in several
-    // kinds, and each new one threw its optimised code away)
-    let def: QueryCapture | undefined;
-    let name: QueryCapture | undefined;
-    for (let k = 0; k < m.captures.length; k++) {
-      const c = m.captures[k] as QueryCapture;
-      if (def === undefined && c.name.startsWith("definition.")) def = c;
-      if (name === undefined && c.name === "name") name = c;
-    }
-    if (def === undefined || name === undefined) continue;
-    const key = `${def.node.id}:${name.node.id}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const kind = def.name.slice("definition.".length) as SymbolKind;
+  // (index loops, not `find` with a closure, here and below: the arrays this function iterates come in several
+  // kinds, and each new one threw its optimised code away)
+  for (const { node, nameNode, kind } of definitionCaptures(matches)) {
     // Every `def` and `class` is a definition (function_definition, class_definition): the scopes.
-    const scope = kind === "class" || kind === "function" ? { kind, node: def.node, nameNode: name.node, end: def.node.endIndex } : null;
-    found.push({ node: def.node, nameNode: name.node, kind, start: def.node.startIndex, scope, enclosing: [] });
-    const statement = def.node.type === "assignment" ? parentOf(def.node) : null;
-    const outer = statement?.type === "expression_statement" ? statement : outerNode(def.node);
+    const scope = kind === "class" || kind === "function" ? { kind, node, nameNode, end: node.endIndex } : null;
+    found.push({ node, nameNode, kind, start: node.startIndex, scope, enclosing: [] });
+    const statement = node.type === "assignment" ? parentOf(node) : null;
+    const outer = statement?.type === "expression_statement" ? statement : outerNode(node);
     memberRanges.push([outer.startIndex, outer.endIndex]);
   }
   openScopes(found);
