@@ -1,4 +1,5 @@
 import type { DocumentNode, SelectionSetNode } from "graphql";
+import { esFromStatements, pythonFromImports } from "../symbols/statement-scan.js";
 import { graphqlLib as graphql } from "./parsers.js";
 
 /**
@@ -95,9 +96,11 @@ export function graphqlSelections(text: string): string[] {
  */
 export function protobufImports(text: string): ContractUse[] {
   const out: ContractUse[] = [];
-  for (const m of text.matchAll(/\bimport\s+(?:type\s+)?([^'";]*?)\s+from\s+["']([^"']+?_(?:pb|grpc_pb|connect))(?:\.[cm]?js)?["']/g)) {
-    const clause = m[1] ?? "";
-    const dirs = (m[2] ?? "")
+  for (const st of esFromStatements(text)) {
+    const generated = st.keyword === "import" ? /^([^"']+?_(?:pb|grpc_pb|connect))(?:\.[cm]?js)?$/.exec(st.specifier) : null;
+    if (generated === null) continue;
+    const clause = st.clause;
+    const dirs = (generated[1] ?? "")
       .split("/")
       .slice(0, -1)
       .filter((s) => s !== "." && s !== ".." && s !== "" && /^[A-Za-z_][\w-]*$/.test(s));
@@ -120,6 +123,24 @@ export function protobufImports(text: string): ContractUse[] {
 }
 
 /**
+ * The names read through each dotted name of a Python text (`a.b_pb2.Order` and `x.y` give `a` → `b_pb2`,
+ * `a.b_pb2` → `Order`, `x` → `y`), chains read up to 16 names deep, in one pass.
+ */
+function dottedReads(text: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const m of text.matchAll(/(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+/g)) {
+    const parts = m[0].split(".", 16);
+    for (let i = 1; i < parts.length; i++) {
+      const alias = parts.slice(0, i).join(".");
+      const names = out.get(alias) ?? new Set<string>();
+      names.add(parts[i] as string);
+      out.set(alias, names);
+    }
+  }
+  return out;
+}
+
+/**
  * What Python code uses of protoc's generated modules (`orders_pb2`, `orders_pb2_grpc`), as {@link protobufImports}
  * says for TypeScript: each name imported from one (`from acme.orders.v1.orders_pb2 import Order`), or each name read
  * from one imported whole (`from acme.orders.v1 import orders_pb2` then `orders_pb2.Order`; `*` where none is read),
@@ -134,17 +155,19 @@ export function protobufPythonImports(text: string): ContractUse[] {
     return dirs.map((_, i) => dirs.slice(i).join(".")).filter((p) => p !== "");
   };
   const serviceOf = (name: string): string => /^add_(\w+)Servicer_to_server$/.exec(name)?.[1] ?? name.replace(/(?:Stub|Servicer)$/, "");
+  // What is read through each dotted name, in one pass over the text, asked for only where an import needs it.
+  let reads: Map<string, Set<string>> | null = null;
   const readFrom = (alias: string): string[] => {
-    const names = new Set<string>();
-    for (const m of text.matchAll(new RegExp(`(?<![\\w.])${alias.replace(/\./g, "\\.")}\\.([A-Za-z_]\\w*)`, "g"))) names.add(serviceOf(m[1] ?? ""));
-    return names.size === 0 ? ["*"] : [...names];
+    reads ??= dottedReads(text);
+    const names = [...(reads.get(alias) ?? [])].map(serviceOf);
+    return names.length === 0 ? ["*"] : [...new Set(names)];
   };
   const push = (packages: readonly string[], names: readonly string[]) => {
     for (const p of packages) for (const n of names) if (n !== "") out.push({ name: n, module: `protobuf:${p}` });
   };
-  for (const m of text.matchAll(/^[ \t]*from\s+(\.*[\w.]*)\s+import\s+(\([^)]*\)|[^\n#]+)/gm)) {
-    const module = (m[1] ?? "").replace(/^\.+/, "");
-    const imported = (m[2] ?? "")
+  for (const f of pythonFromImports(text)) {
+    const module = f.module.replace(/^\.+/, "");
+    const imported = f.names
       .replace(/[()\\]/g, " ")
       .split(",")
       .map((x) => x.trim().split(/\s+as\s+/))
@@ -182,10 +205,10 @@ export function generatedClientCalls(text: string): string[] {
   const out = new Set<string>();
   const functions = new Map<string, string>();
   const receivers = new Set<string>();
-  for (const m of text.matchAll(/\bimport\s+(?:type\s+)?([^'";]*?)\s+from\s+["']([^"']+)["']/g)) {
-    const spec = (m[2] ?? "").replace(/\.[cm]?[jt]sx?$/, "");
-    if (!GENERATED_CLIENT.test(spec) || NOT_OPENAPI_CLIENT.test(spec)) continue;
-    const clause = m[1] ?? "";
+  for (const st of esFromStatements(text)) {
+    const spec = st.specifier.replace(/\.[cm]?[jt]sx?$/, "");
+    if (st.keyword !== "import" || spec === "" || !GENERATED_CLIENT.test(spec) || NOT_OPENAPI_CLIENT.test(spec)) continue;
+    const clause = st.clause;
     const def = /^\s*([\w$]+)\s*(?:,|$)/.exec(clause)?.[1];
     if (def !== undefined) receivers.add(def);
     const ns = /\*\s*as\s+([\w$]+)/.exec(clause)?.[1];
@@ -202,16 +225,19 @@ export function generatedClientCalls(text: string): string[] {
     }
   }
   if (functions.size === 0 && receivers.size === 0) return [];
-  const word = (s: string): string => s.replace(/\$/g, "\\$");
+  // Each pattern below is one pass over the text for all the names it looks for, not one a name.
+  const called = new Set<string>();
+  if (functions.size > 0) for (const m of text.matchAll(/(?<![\w$.])([\w$]+)\s*(?:<[^<>()]{0,400}>)?\s*\(/g)) called.add(m[1] ?? "");
   for (const [local, imported] of functions) {
-    if (!new RegExp(`(?<![\\w$.])${word(local)}\\s*(?:<[^>()]*>)?\\s*\\(`).test(text)) continue;
+    if (!called.has(local)) continue;
     const hook = /^use([A-Z]\w*)$/.exec(imported)?.[1];
     out.add(`op:${hook === undefined ? imported : `${hook[0]?.toLowerCase() ?? ""}${hook.slice(1)}`}`);
   }
-  for (const r of [...receivers]) {
-    for (const m of text.matchAll(new RegExp(`\\b(?:const|let|var)\\s+([\\w$]+)\\s*(?::[^=]+)?=\\s*new\\s+${word(r)}\\b`, "g"))) receivers.add(m[1] ?? "");
-    for (const m of text.matchAll(new RegExp(`([\\w$]+)\\??\\s*:\\s*${word(r)}\\b(?!\\.)`, "g"))) receivers.add(m[1] ?? "");
-    for (const m of text.matchAll(new RegExp(`\\bnew\\s+${word(r)}\\s*\\([^()]*\\)\\s*\\.\\s*([\\w$]+)\\s*\\(`, "g"))) out.add(`op:${m[1] ?? ""}`);
+  const imported = new Set(receivers);
+  if (imported.size > 0) {
+    for (const m of text.matchAll(/\b(?:const|let|var)\s+([\w$]+)\s*(?::[^=;\n]{0,400})?=\s*new\s+([\w$]+)(?![\w$])/g)) if (imported.has(m[2] ?? "")) receivers.add(m[1] ?? "");
+    for (const m of text.matchAll(/([\w$]+)\??\s*:\s*([\w$]+)(?![\w$.])/g)) if (imported.has(m[2] ?? "")) receivers.add(m[1] ?? "");
+    for (const m of text.matchAll(/\bnew\s+([\w$]+)\s*\([^()]*\)\s*\.\s*([\w$]+)\s*\(/g)) if (imported.has(m[1] ?? "")) out.add(`op:${m[2] ?? ""}`);
   }
   for (const m of text.matchAll(/(?<![\w$.])(?:this\s*\.\s*)?([\w$]+)\s*\.\s*([a-z_$][\w$]*)\s*(?:<[^>()]*>)?\s*\(/g)) if (receivers.has(m[1] ?? "")) out.add(`op:${m[2] ?? ""}`);
   return [...out].sort();
@@ -230,9 +256,9 @@ export function generatedPythonClientCalls(text: string): string[] {
   const out = new Set<string>();
   const receivers = new Set<string>();
   const functions = new Map<string, string>();
-  for (const m of text.matchAll(/^[ \t]*from\s+([\w.]+)\s+import\s+(\([^)]*\)|[^\n#]+)/gm)) {
-    if (!GENERATED_PY_CLIENT.test(m[1] ?? "")) continue;
-    for (const x of (m[2] ?? "").replace(/[()\\]/g, " ").split(",")) {
+  for (const f of pythonFromImports(text)) {
+    if (!GENERATED_PY_CLIENT.test(f.module)) continue;
+    for (const x of f.names.replace(/[()\\]/g, " ").split(",")) {
       const [imported, local] = x.trim().split(/\s+as\s+/);
       if (imported === undefined || !/^[A-Za-z_]\w*$/.test(imported)) continue;
       if (/^[A-Z]/.test(imported)) receivers.add(local ?? imported);
@@ -240,10 +266,16 @@ export function generatedPythonClientCalls(text: string): string[] {
     }
   }
   if (receivers.size === 0 && functions.size === 0) return [];
-  for (const [local, imported] of functions) if (new RegExp(`(?<![\\w.])${local}\\s*\\(`).test(text)) out.add(`op:${imported}`);
-  for (const r of [...receivers]) {
-    for (const m of text.matchAll(new RegExp(`(?:^|[\\s;(])(?:self\\.)?(\\w+)\\s*(?::[^=\\n]+)?=\\s*${r}\\s*\\(`, "gm"))) receivers.add(m[1] ?? "");
-    for (const m of text.matchAll(new RegExp(`(?<![\\w.])${r}\\s*\\([^()]*\\)\\s*\\.\\s*([a-z_]\\w*)\\s*\\(`, "g"))) out.add(`op:${m[1] ?? ""}`);
+  // One pass over the text a pattern, for all the names it looks for.
+  if (functions.size > 0) {
+    const called = new Set<string>();
+    for (const m of text.matchAll(/(?<![\w.])(\w+)\s*\(/g)) called.add(m[1] ?? "");
+    for (const [local, imported] of functions) if (called.has(local)) out.add(`op:${imported}`);
+  }
+  const imported = new Set(receivers);
+  if (imported.size > 0) {
+    for (const m of text.matchAll(/(?:^|[\s;(])(?:self\.)?(\w+)\s*(?::[^=\n]+)?=\s*(\w+)\s*\(/gm)) if (imported.has(m[2] ?? "")) receivers.add(m[1] ?? "");
+    for (const m of text.matchAll(/(?<![\w.])(\w+)\s*\([^()]*\)\s*\.\s*([a-z_]\w*)\s*\(/g)) if (imported.has(m[1] ?? "")) out.add(`op:${m[2] ?? ""}`);
   }
   for (const m of text.matchAll(/(?<![\w.])(?:self\s*\.\s*)?(\w+)\s*\.\s*([a-z_]\w*)\s*\(/g)) if (receivers.has(m[1] ?? "")) out.add(`op:${m[2] ?? ""}`);
   return [...out].sort();
@@ -273,9 +305,13 @@ export function httpCalls(text: string): string[] {
   for (const m of text.matchAll(new RegExp(String.raw`\burl\s*:\s*${url}`, "g"))) {
     // The method of the same object literal: between the brace that opens it and the one that closes it.
     const at = m.index ?? 0;
-    const open = text.lastIndexOf("{", at);
-    const close = text.indexOf("}", at + m[0].length);
-    const around = open < 0 || close < 0 || at - open > 300 || close - at > 300 ? "" : text.slice(open, close);
+    // (searched within 300 characters either side: an unbounded search from every `url:` costs the text's square)
+    const from = Math.max(0, at - 300);
+    const before = text.slice(from, at).lastIndexOf("{");
+    const after = text.slice(at + m[0].length, at + m[0].length + 300).indexOf("}");
+    const open = before < 0 ? -1 : from + before;
+    const close = after < 0 ? -1 : at + m[0].length + after;
+    const around = open < 0 || close < 0 ? "" : text.slice(open, close);
     const method = /\bmethod\s*:\s*["'](\w+)["']/.exec(around)?.[1];
     if (method !== undefined) addCall(out, method, m.groups?.["u"] ?? "");
   }

@@ -1,4 +1,5 @@
 import { CODE, codeMask, STRING } from "./code-mask.js";
+import { esFromStatements, firstAtOrAfter, positionsOf, pythonFromImports } from "./statement-scan.js";
 import type { ReferenceRecord } from "./types.js";
 
 export type ScanLanguage = "typescript" | "python" | "go" | "rust" | "java";
@@ -48,16 +49,16 @@ export function scanImports(text: string, language: ScanLanguage): ReferenceReco
     return quote < 0 || mask[quote] === STRING;
   };
   if (language === "python") {
-    for (const m of text.matchAll(/^[ \t]*from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)/gm)) {
-      if (!real(m.index + (m[0].length - m[0].trimStart().length))) continue;
-      const names = (m[2] ?? "").replace(/[()\\]/g, " ");
+    for (const f of pythonFromImports(text)) {
+      if (!real(f.index)) continue;
+      const names = f.names.replace(/[()\\]/g, " ");
       for (const part of names.split(",")) {
         const name =
           part
             .trim()
             .split(/\s+as\s+/)[0]
             ?.trim() ?? "";
-        if (/^[A-Za-z_*][\w]*$/.test(name)) add(name, m[1] ?? "");
+        if (/^[A-Za-z_*][\w]*$/.test(name)) add(name, f.module);
       }
     }
     for (const m of text.matchAll(/^[ \t]*import[ \t]+([^\n#;]+)/gm)) {
@@ -73,10 +74,10 @@ export function scanImports(text: string, language: ScanLanguage): ReferenceReco
     }
   } else {
     // import X, { a, b as c } from "m"; import * as ns from "m"; import type { T } from "m"; export { a } from "m"
-    for (const m of text.matchAll(/\b(import|export)\s+(type\s+)?([\w$*{}\s,]*?)\s*from\s*["']([^"'\n]+)["']/g)) {
-      if (!real(m.index, m.index + m[0].length - (m[4] ?? "").length - 2)) continue;
-      const clause = m[3] ?? "";
-      const module = m[4] ?? "";
+    for (const st of esFromStatements(text, /[\w$*{}\s,]/)) {
+      if (st.specifier.includes("\n") || st.specifier === "" || !real(st.index, st.quote)) continue;
+      const clause = st.clause;
+      const module = st.specifier;
       const braces = /\{([^}]*)\}/.exec(clause);
       for (const part of (braces?.[1] ?? "").split(",")) {
         const name =
@@ -88,9 +89,8 @@ export function scanImports(text: string, language: ScanLanguage): ReferenceReco
         if (/^[\w$]+$/.test(name)) add(name, module);
       }
       const rest = clause.replace(/\{[^}]*\}/, "").trim();
-      if (m[1] === "export" && rest.startsWith("*")) add("*", module);
-      else if (rest.startsWith("*")) add("*", module);
-      else if (m[1] === "import" && /^[\w$]+/.test(rest)) add("default", module);
+      if (rest.startsWith("*")) add("*", module);
+      else if (st.keyword === "import" && /^[\w$]+/.test(rest)) add("default", module);
     }
     // const { a, b: c } = require("m"): the names it takes, as an import of them would (a rest element, or a pattern
     // nested deeper than this reads, takes the whole module below).
@@ -128,29 +128,58 @@ export function goImportUses(text: string): ReferenceRecord[] {
   };
   const mask = codeMask(text, "typescript");
   const specs: Array<{ alias: string; path: string }> = [];
-  for (const m of text.matchAll(/^[ \t]*import[ \t]*(?:\(([^)]*)\)|([^\n]*))/gm)) {
+  // `import (` runs to its `)`, found among the `)`s' positions: a regular expression would read on to the end of the
+  // text at each `import (` that is never closed.
+  let closers: Int32Array | null = null;
+  const head = /^[ \t]*import[ \t]*/gm;
+  for (let m = head.exec(text); m !== null; m = head.exec(text)) {
     if (mask[m.index + (m[0].length - m[0].trimStart().length)] !== CODE) continue;
-    for (const line of (m[1] ?? m[2] ?? "").split(/\n|;/)) {
+    const at = m.index + m[0].length;
+    let block: string | null = null;
+    if (text[at] === "(") {
+      closers ??= positionsOf(text, ")");
+      const close = firstAtOrAfter(closers, at);
+      if (close >= 0) {
+        block = text.slice(at + 1, close);
+        head.lastIndex = close + 1;
+      }
+    }
+    if (block === null) {
+      const eol = text.indexOf("\n", at);
+      block = text.slice(at, eol < 0 ? text.length : eol);
+      head.lastIndex = at + block.length;
+    }
+    for (const line of block.split(/\n|;/)) {
       const spec = /^\s*(?:([\w.]+)\s+)?["`]([^"`]+)["`]/.exec(line);
       if (spec === null) continue;
       const path = spec[2] ?? "";
       specs.push({ alias: spec[1] ?? packageNameOf(path), path });
     }
   }
+  // What is read through each name, in one pass over the text (a pass per import costs the text's length times
+  // the imports').
+  const byAlias = new Map<string, string[]>();
   for (const { alias, path } of specs) {
     if (alias === "_") continue;
     if (alias === ".") {
       add("*", path);
       continue;
     }
-    let used = false;
-    for (const m of text.matchAll(new RegExp(`(?<![\\w.])${alias}\\.([A-Za-z_]\\w*)`, "g"))) {
-      if (mask[m.index] !== CODE) continue;
-      add(m[1] ?? "", path);
-      used = true;
-    }
-    if (!used) add("*", path);
+    const paths = byAlias.get(alias) ?? [];
+    if (!paths.includes(path)) paths.push(path);
+    byAlias.set(alias, paths);
   }
+  const used = new Set<string>();
+  if (byAlias.size > 0)
+    for (const m of text.matchAll(/(?<![\w.])([A-Za-z_]\w*)\.([A-Za-z_]\w*)/g)) {
+      const paths = byAlias.get(m[1] ?? "");
+      if (paths === undefined || mask[m.index] !== CODE) continue;
+      for (const path of paths) {
+        add(m[2] ?? "", path);
+        used.add(path);
+      }
+    }
+  for (const paths of byAlias.values()) for (const path of paths) if (!used.has(path)) add("*", path);
   return byModuleThenName(out);
 }
 
@@ -182,17 +211,30 @@ export function rustUses(text: string): ReferenceRecord[] {
     if (name === "" || module === "" || RUST_ROOTS.has(module)) return;
     out.set(`${name}\0${module}`, { kind: "import", name, module });
   };
-  // Comments, strings and character literals blanked (a lifetime, `'a`, has no closing quote and stays).
-  const code = text.replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|r(#*)"[\s\S]*?"\1|b?"(?:\\.|[^"\\])*"|b?'(?:\\.|[^'\\\n])'/g, (m) => m.replace(/[^\n]/g, " "));
-  // (`a as b` kept as `a~b` once spaces are gone: what is used is `a`)
-  for (const m of code.matchAll(/\buse\s+(?:::)?([^;]+);/g))
-    for (const p of expandUseTree((m[1] ?? "").replace(/\s+as\s+/g, "~").replace(/\s+/g, ""))) {
+  const code = blankRustLiterals(text);
+  // (`a as b` kept as `a~b` once spaces are gone: what is used is `a`.) A `use` runs to its `;`, found among the
+  // `;`s' positions: one never closed is no `use`, and costs no more than its keyword.
+  const semis = positionsOf(code, ";");
+  const head = /\buse\s+(?:::)?/g;
+  for (let m = head.exec(code); m !== null; m = head.exec(code)) {
+    const at = m.index + m[0].length;
+    const semi = firstAtOrAfter(semis, at);
+    if (semi < 0) break;
+    head.lastIndex = semi + 1;
+    if (semi === at) continue;
+    for (const p of expandUseTree(
+      code
+        .slice(at, semi)
+        .replace(/\s+as\s+/g, "~")
+        .replace(/\s+/g, ""),
+    )) {
       const parts = p.split("::");
       const crate = parts[0] ?? "";
       if (parts.length < 2) continue;
       const last = (parts.at(-1) ?? "").split("~")[0] ?? "";
       add(last === "*" || last === "self" ? "*" : last, crate);
     }
+  }
   for (const m of code.matchAll(/(?<![\w:])([a-z_][a-z0-9_]*)((?:::[A-Za-z_][A-Za-z0-9_]*)+)/g)) {
     const crate = m[1] ?? "";
     if (RUST_ROOTS.has(crate)) continue;
@@ -201,6 +243,74 @@ export function rustUses(text: string): ReferenceRecord[] {
     add(type ?? rest.at(-1) ?? "", crate);
   }
   return byModuleThenName(out);
+}
+
+/**
+ * Rust text with its comments (nested block comments too), string literals (raw ones with their `#`s, byte strings)
+ * and character literals blanked to spaces, lines kept; a lifetime (`'a`, no closing quote) stays. One pass: a literal
+ * or comment never closed runs to the end.
+ */
+export function blankRustLiterals(text: string): string {
+  const out: string[] = [];
+  const n = text.length;
+  let kept = 0;
+  const blank = (from: number, to: number): void => {
+    out.push(text.slice(kept, from), text.slice(from, to).replace(/[^\n]/g, " "));
+    kept = to;
+  };
+  const wordAt = (k: number): boolean => k >= 0 && /[\w]/.test(text[k] as string);
+  let i = 0;
+  while (i < n) {
+    const c = text[i];
+    if (c === "/" && text[i + 1] === "/") {
+      const eol = text.indexOf("\n", i);
+      const to = eol < 0 ? n : eol;
+      blank(i, to);
+      i = to;
+    } else if (c === "/" && text[i + 1] === "*") {
+      let depth = 1;
+      let j = i + 2;
+      while (j < n && depth > 0) {
+        if (text[j] === "/" && text[j + 1] === "*") {
+          depth++;
+          j += 2;
+        } else if (text[j] === "*" && text[j + 1] === "/") {
+          depth--;
+          j += 2;
+        } else j++;
+      }
+      blank(i, j);
+      i = j;
+    } else if (c === "r" && (text[i + 1] === '"' || text[i + 1] === "#") && (!wordAt(i - 1) || (text[i - 1] === "b" && !wordAt(i - 2)))) {
+      let j = i + 1;
+      while (text[j] === "#") j++;
+      if (text[j] !== '"') {
+        i++;
+        continue;
+      }
+      const close = `"${"#".repeat(j - i - 1)}`;
+      const end = text.indexOf(close, j + 1);
+      const to = end < 0 ? n : end + close.length;
+      blank(i, to);
+      i = to;
+    } else if (c === '"') {
+      let j = i + 1;
+      while (j < n && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      const to = Math.min(n, j + 1);
+      blank(i, to);
+      i = to;
+    } else if (c === "'") {
+      // A character literal: one character or one escape, then `'`; else a lifetime or a label.
+      const m = /'(?:\\.|[^'\\\n])'/y;
+      m.lastIndex = i;
+      if (m.exec(text) !== null) {
+        blank(i, m.lastIndex);
+        i = m.lastIndex;
+      } else i++;
+    } else i++;
+  }
+  out.push(text.slice(kept));
+  return out.join("");
 }
 
 /** A `use` tree's paths (`a::{b::{c, d}, e~f}`: `a::b::c`, `a::b::d`, `a::e~f`), spaces already removed. */
