@@ -86,6 +86,7 @@ const suites = [
   ],
   ["mcp", "mcp.mjs", quick ? ["--runs", "10"] : ["--runs", "40"]],
   ["serve", "serve-load.mjs", quick ? ["--runs", "2"] : ["--runs", "5"]],
+  ["serve, three replicas", "serve-replicas.mjs", quick ? ["--agents", "100", "--events", "12", "--think-ms", "1500"] : []],
   ["serve, one noisy team", "serve-noisy.mjs", quick ? ["--runs", "1", "--rows", "10000"] : ["--runs", "3"]],
   ["denials, two agents on one file set", "denials.mjs", quick ? ["--no-before"] : []],
 ];

@@ -2,6 +2,7 @@
 # A throwaway PostgreSQL for the storage contract and serve tests.
 #   eval "$(scripts/test-postgres.sh start)"   # prints: export COMITY_TEST_PG_URL=... COMITY_TEST_PG_DIR=...
 #   scripts/test-postgres.sh stop "$COMITY_TEST_PG_DIR"
+#   scripts/test-postgres.sh halt|resume DIR   # the server stopped and started again, its data kept
 # Installs Debian's postgresql package when no server binaries are present. The cluster lives in a temporary folder,
 # listens on 127.0.0.1 only, on a free port, with trust authentication: it is for tests, never for data.
 set -euo pipefail
@@ -34,7 +35,19 @@ case "${1:-}" in
     as_db_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
       -o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >/dev/null
     as_db_user "$bin/createdb" -h 127.0.0.1 -p "$port" -U comity comity_test
+    echo "$port" > "$dir/port"
     echo "export COMITY_TEST_PG_URL=postgres://comity@127.0.0.1:$port/comity_test COMITY_TEST_PG_DIR=$dir"
+    ;;
+  halt)
+    # Stops the cluster and keeps its data, for a test of the database going away (resume starts it again).
+    dir=${2:?usage: test-postgres.sh halt DIR}
+    as_db_user "$(find_bin)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+    ;;
+  resume)
+    dir=${2:?usage: test-postgres.sh resume DIR}
+    port=$(cat "$dir/port")
+    as_db_user "$(find_bin)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+      -o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >/dev/null
     ;;
   stop)
     dir=${2:?usage: test-postgres.sh stop DIR}
@@ -43,7 +56,7 @@ case "${1:-}" in
     rm -rf "$dir"
     ;;
   *)
-    echo "usage: test-postgres.sh start | stop DIR" >&2
+    echo "usage: test-postgres.sh start | stop DIR | halt DIR | resume DIR" >&2
     exit 2
     ;;
 esac

@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { openFlatParser } from "../src/parse/native-parser.js";
+import { HAPROXY } from "../benchmarks/replica-cluster.mjs";
 import { hookClientProblem } from "./helpers/run-cli.js";
 
 /**
@@ -48,6 +49,7 @@ export default function setup(): void {
     if (process.env["COMITY_TEST_REQUIRE_NATIVE"] === "1") throw new Error(`COMITY_TEST_REQUIRE_NATIVE=1, but ${client}`);
     process.stderr.write(`\n*** Native hook client tests SKIPPED: ${client}.\n\n`);
   }
+  if (HAPROXY === undefined) process.stderr.write("\n*** Replicas test SKIPPED: no haproxy (apt-get install haproxy, as .ci/run does).\n\n");
   if (process.env["COMITY_TEST_PG_URL"] === undefined || process.env["COMITY_TEST_PG_URL"] === "") {
     process.stderr.write(
       "\n*** PostgreSQL storage tests SKIPPED: COMITY_TEST_PG_URL is not set. They run against SQLite only.\n" +

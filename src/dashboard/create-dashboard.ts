@@ -6,7 +6,7 @@ import { shortSessionId } from "../coordination/coordination-text.js";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
 import { readOverview, readRepoPage, readSessionPage } from "./dashboard-data.js";
 import { createEventStreams, type StreamLimits } from "./event-streams.js";
-import { createSignIns, SIGN_IN_LIMITS, type SignIn, type SignInLimits } from "./sign-ins.js";
+import { createSignIns, SIGN_IN_LIMITS, type SignIn, type SignInLimits, type SignIns, signInHash } from "./sign-ins.js";
 import { esc, renderOverview, renderPage, renderRepo, renderLinkOnly, renderSession, renderSignIn, type ViewContext } from "./render-dashboard.js";
 
 export interface DashboardTeam {
@@ -41,6 +41,12 @@ export interface DashboardOptions {
   readonly changeStamp?: () => Promise<string>;
   readonly streamLimits?: Partial<StreamLimits>;
   readonly signInLimits?: SignInLimits;
+  /** Where sign-ins are kept (default: this process's memory); a server's replicas share its database's. */
+  readonly signIns?: SignIns;
+  /** A sign-in ended here (its hash): the server tells its other replicas, whose streams of it end too. */
+  readonly onSignOut?: (hash: string) => void;
+  /** The dashboard changed something of a team (its policy): the server tells its other replicas. */
+  readonly onChange?: (teamId: string) => void;
 }
 
 export interface Dashboard {
@@ -48,6 +54,12 @@ export interface Dashboard {
   handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<boolean>;
   /** Something changed for this team: its open pages update. */
   notify(teamId: string): void;
+  /** Every open page updates (what changed meanwhile was not heard). */
+  notifyAll(): void;
+  /** A sign-in (by its hash) ended elsewhere: its streams here end. */
+  endSignIn(hash: string): void;
+  /** A token (by its hash) was revoked elsewhere: the streams of its sign-ins here end. */
+  endKey(key: string): void;
   /** Ends every open event stream (before the server closes). */
   close(): void;
 }
@@ -72,7 +84,7 @@ export const SIGNIN_WINDOW_MS = 10_000;
 export function createDashboard(options: DashboardOptions): Dashboard {
   const now = options.now ?? Date.now;
   const base = options.base ?? "";
-  const signIns = createSignIns(now, options.signInLimits);
+  const signIns = options.signIns ?? createSignIns(now, options.signInLimits);
   const streams = createEventStreams({ now, ...(options.streamLimits === undefined ? {} : { limits: options.streamLimits }), ...(options.validKey === undefined ? {} : { valid: options.validKey }) });
   const failures = new Map<string, number[]>();
   let oneTimeUsed = false;
@@ -100,18 +112,19 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   /** The request's sign-in, if it has one that is live and whose token is still valid (a revoked token's end now). */
   const signedIn = async (req: http.IncomingMessage): Promise<{ id: string; me: SignIn } | null> => {
     const id = cookieOf(req, COOKIE);
-    const me = id === undefined ? null : signIns.get(id);
+    const me = id === undefined ? null : await signIns.get(id);
     if (me === null || id === undefined) return null;
     if (me.key !== null && options.validKey !== undefined && !(await options.validKey(me.key))) {
-      signIns.endKey(me.key);
+      await signIns.endKey(me.key);
+      streams.endKey(me.key);
       return null;
     }
     return { id, me };
   };
   const cookie = (name: string, value: string, maxAgeS: number, scope = `${base}/`): string =>
     `${name}=${value}; Path=${scope}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${options.secureCookies === true ? "; Secure" : ""}`;
-  const startSession = (res: http.ServerResponse, team: DashboardTeam, key: string | null): void => {
-    const id = signIns.start(team, key);
+  const startSession = async (res: http.ServerResponse, team: DashboardTeam, key: string | null): Promise<void> => {
+    const id = await signIns.start(team, key);
     res.setHeader("set-cookie", cookie(COOKIE, id, Math.floor(SIGN_IN_LIMITS.ttlMs / 1000)));
   };
   const signInPage = (req: http.IncomingMessage, res: http.ServerResponse, status: number, error: string | null): true => {
@@ -148,7 +161,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         const once = url.searchParams.get("once");
         if (once !== null && options.oneTime !== undefined && !oneTimeUsed && sameSecret(once, options.oneTime.secret)) {
           oneTimeUsed = true;
-          startSession(res, options.oneTime.team, null);
+          await startSession(res, options.oneTime.team, null);
           return redirect(res, `${base}/`);
         }
         // The link opened again by the browser it signed in (from the terminal's history): it is still signed in.
@@ -178,7 +191,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
           if (failures.size > 10_000) failures.clear();
           return signInPage(req, res, 401, "That token is not one of this server's.");
         }
-        startSession(res, team, team.key);
+        await startSession(res, team, team.key);
         return redirect(res, `${base}/`);
       }
     }
@@ -201,8 +214,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         return true;
       }
       if (p === "/signout") {
-        signIns.end(who.id);
-        streams.endSignIn(who.id);
+        await signIns.end(who.id);
+        const hash = signInHash(who.id);
+        streams.endSignIn(hash);
+        options.onSignOut?.(hash);
         res.setHeader("set-cookie", cookie(COOKIE, "", 0));
         return redirect(res, `${base}/signin`);
       }
@@ -214,6 +229,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         }
         await options.setPolicy(me.teamId, policy as TeamPolicy);
         streams.notify(me.teamId);
+        options.onChange?.(me.teamId);
         return redirect(res, `${base}/`);
       }
       send(res, 404, "not found\n", "text/plain");
@@ -221,7 +237,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     }
     req.resume();
     if (p === "/events") {
-      streams.open(req, res, { signIn: who.id, teamId: me.teamId, key: me.key });
+      streams.open(req, res, { signIn: signInHash(who.id), teamId: me.teamId, key: me.key });
       return true;
     }
     const ctx: ViewContext = { now: now(), team: me.team, csrf: me.csrf, readOnly: me.readOnly, base };
@@ -251,6 +267,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   return {
     handle,
     notify: (teamId) => streams.notify(teamId),
+    notifyAll: () => {
+      for (const team of streams.teams()) streams.notify(team);
+    },
+    endSignIn: (hash) => streams.endSignIn(hash),
+    endKey: (key) => streams.endKey(key),
     close() {
       if (poll !== null) clearInterval(poll);
       streams.close();

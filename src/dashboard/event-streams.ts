@@ -37,8 +37,10 @@ export interface EventStreams {
   open(req: http.IncomingMessage, res: http.ServerResponse, who: { readonly signIn: string; readonly teamId: string; readonly key: string | null }): void;
   /** Something changed for this team: its open streams say so (at most a few times a second). */
   notify(teamId: string): void;
-  /** Ends the streams of a sign-in. */
+  /** Ends the streams of a sign-in (by its hash). */
   endSignIn(signIn: string): void;
+  /** Ends the streams of the sign-ins made with a token (by its hash). */
+  endKey(key: string): void;
   /** The teams with open streams. */
   teams(): string[];
   close(): void;
@@ -113,6 +115,9 @@ export function createEventStreams(options: { readonly now: () => number; readon
     },
     endSignIn(signIn) {
       for (const s of [...open]) if (s.signIn === signIn) end(s);
+    },
+    endKey(key) {
+      for (const s of [...open]) if (s.key === key) end(s);
     },
     teams() {
       return [...new Set([...open].map((s) => s.teamId))];

@@ -1,4 +1,5 @@
 import * as http from "node:http";
+import * as os from "node:os";
 import { CLI_VERSION } from "../version.js";
 import type { Database } from "../store/database.js";
 import { DEFAULT_LEASE_MS, evaluateInTransaction } from "../coordination/evaluate-event.js";
@@ -8,8 +9,10 @@ import { sendMessage, whoHolds } from "../coordination/channel.js";
 import { INBOX_REQUEST_SCHEMA, type InboxRequest, readInbox } from "../coordination/inbox.js";
 import { RELEASE_REQUEST_SCHEMA, type ReleaseRequest, release, RESERVE_REQUEST_SCHEMA, type ReserveRequest, reserve } from "../coordination/reservations.js";
 import { ComityError } from "../errors/comity-error.js";
-import { hashToken, setTeamPolicyById, teamForToken, tokenHashExists, touchToken, type Team } from "./teams.js";
+import { hashToken, REVOKED_CHANNEL, setTeamPolicyById, teamForToken, tokenHashExists, touchToken, type Team } from "./teams.js";
 import { createDashboard } from "../dashboard/create-dashboard.js";
+import { createStoredSignIns } from "../dashboard/sign-ins.js";
+import { type Replica, type ReplicaIdentity, startReplica } from "./replicas.js";
 import type { StreamLimits } from "../dashboard/event-streams.js";
 
 /**
@@ -49,7 +52,16 @@ export interface ServerOptions {
   readonly secureCookies?: boolean;
   /** Overrides of the dashboard's `STREAM_LIMITS` (tests). */
   readonly streamLimits?: Partial<StreamLimits>;
+  /**
+   * This replica's name among those on the same database, and where its peers reach it (default: the host's name and
+   * the port it listens on). Written to `replicas` once it listens; `/v1/health` lists the live ones.
+   */
+  readonly replica?: ReplicaIdentity;
 }
+
+/** The channels on which the replicas of one database tell each other what their dashboards must hear. */
+const CHANGES_CHANNEL = "comity_changes";
+const SIGN_OUTS_CHANNEL = "comity_sign_outs";
 
 /**
  * The coordination API as a `node:http` server (not yet listening):
@@ -66,8 +78,25 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const db = options.database;
-  // The dashboard (every path but /v1/): pages for people, signed in with a team token.
+  const messages = db.messages;
+  // A change's word to the other replicas, at most one a team every 100 ms (their pages refresh at most every
+  // 200 ms anyway): one NOTIFY a burst of events, not one an event.
+  const pendingWord = new Map<string, NodeJS.Timeout>();
+  const changed = (teamId: string): void => {
+    dashboard.notify(teamId);
+    if (messages === undefined || pendingWord.has(teamId)) return;
+    const timer = setTimeout(() => {
+      pendingWord.delete(teamId);
+      void messages.send(CHANGES_CHANNEL, teamId).catch(() => undefined);
+    }, 100);
+    timer.unref();
+    pendingWord.set(teamId, timer);
+  };
+  // The dashboard (every path but /v1/): pages for people, signed in with a team token; its sign-ins in the database,
+  // so that every replica knows them.
   const dashboard = createDashboard({
+    signIns: createStoredSignIns(db, now),
+    ...(messages === undefined ? {} : { onSignOut: (hash: string) => void messages.send(SIGN_OUTS_CHANNEL, hash).catch(() => undefined), onChange: changed }),
     read: (fn) => db.read(fn),
     teamForToken: async (token) => {
       const t = await db.read((sql) => teamForToken(sql, token));
@@ -93,7 +122,14 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     }
     if (!url.pathname.startsWith("/v1/") && (await dashboard.handle(req, res, url))) return;
     const route = `${req.method ?? "GET"} ${url.pathname.replace(/\/+$/, "")}`;
-    if (route === "GET /v1/health") return send(200, { status: "ok", storage: db.dialect, version: CLI_VERSION });
+    if (route === "GET /v1/health") {
+      // A replica stopping says so, for a balancer to send nothing more its way while it drains.
+      if (draining) return send(503, { status: "draining", storage: db.dialect, version: CLI_VERSION, ...(replica === null ? {} : { replica: replica.id }) });
+      if (starting !== null) await starting;
+      if (replica === null) return send(200, { status: "ok", storage: db.dialect, version: CLI_VERSION });
+      const peers = await replica.peers().catch(() => null);
+      return send(200, { status: "ok", storage: db.dialect, version: CLI_VERSION, replica: replica.id, peers });
+    }
     if (!ROUTES.includes(route)) {
       const known = ROUTES.map((r) => r.slice(r.indexOf(" ") + 1)).includes(url.pathname.replace(/\/+$/, ""));
       req.resume();
@@ -144,7 +180,7 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
         const answer = await db.transaction<object>(`reserve:${team.id}`, (sql) =>
           reserving ? reserve(sql, scope, checked.request as ReserveRequest) : release(sql, scope, checked.request as ReleaseRequest),
         );
-        dashboard.notify(team.id);
+        changed(team.id);
         return send(200, answer);
       } catch (error) {
         // (no such session, a pattern outside the repo, a reservation already held: the caller is told why)
@@ -157,7 +193,7 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       if (!checked.ok) return invalid(checked.problem);
       try {
         const answer = await db.transaction(`inbox:${team.id}`, (sql) => readInbox(sql, { teamId: team.id, now: now(), leaseMs }, checked.request));
-        dashboard.notify(team.id);
+        changed(team.id);
         return send(200, answer);
       } catch (error) {
         if (error instanceof ComityError && error.code === "INVALID_ARGUMENT") return send(409, { error: "refused", message: error.message });
@@ -169,7 +205,7 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       if (!checked.ok) return invalid(checked.problem);
       try {
         const answer = await db.transaction(`message:${team.id}`, (sql) => sendMessage(sql, { teamId: team.id, now: now(), leaseMs }, checked.request));
-        dashboard.notify(team.id);
+        changed(team.id);
         return send(200, answer);
       } catch (error) {
         if (error instanceof ComityError && error.code === "INVALID_ARGUMENT") return send(404, { error: "no_such_session", message: error.message });
@@ -184,7 +220,7 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
       return send(400, { error: "invalid_request", message: `dry_run is for pre_edit and pre_shell, not ${checked.request.event}` });
     const answer = await oneAtATime(team.id, () => evaluateInTransaction(db, team, checked.request, { now: now(), leaseMs }));
     // (a dry run changed nothing a dashboard shows)
-    if (checked.request.dry_run !== true) dashboard.notify(team.id);
+    if (checked.request.dry_run !== true) changed(team.id);
     return send(200, answer);
   };
 
@@ -246,11 +282,42 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
   // header and request timeouts are given to createServer above, with how often they are checked.
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
-  // Open event streams end when the server closes, so that close() does not wait on them.
+  let replica: Replica | null = null;
+  let starting: Promise<void> | null = null;
+  server.once("listening", () => {
+    const at = server.address();
+    const port = typeof at === "object" && at !== null ? at.port : 0;
+    const me = options.replica ?? { id: `${os.hostname()}:${port}`, address: typeof at === "object" && at !== null ? `${at.address}:${port}` : String(at) };
+    starting = startReplica(db, me, CLI_VERSION, now, (error) => options.log?.(`comity serve: replica ${me.id}: ${error instanceof Error ? error.message : String(error)}`)).then((r) => {
+      replica = r;
+    });
+  });
+  if (messages !== undefined) {
+    // What another replica did, for this one's pages; after the listening connection was lost and came back, every
+    // open page refreshes (what was said meanwhile was not heard).
+    const listening = [
+      messages.listen(
+        CHANGES_CHANNEL,
+        (teamId) => dashboard.notify(teamId),
+        () => dashboard.notifyAll(),
+      ),
+      messages.listen(SIGN_OUTS_CHANNEL, (hash) => dashboard.endSignIn(hash)),
+      messages.listen(REVOKED_CHANNEL, (key) => dashboard.endKey(key)),
+    ];
+    await Promise.all(listening);
+  }
+  // A graceful stop: the health check says draining at once, open event streams end (close() would wait on them),
+  // requests under way finish, the replica's row goes; then close()'s callback.
+  let draining = false;
   const close = server.close.bind(server);
   server.close = ((callback?: (error?: Error) => void) => {
+    draining = true;
     dashboard.close();
-    return close(callback);
+    for (const t of pendingWord.values()) clearTimeout(t);
+    const stopped = (starting ?? Promise.resolve()).then(() => (replica as Replica | null)?.stop());
+    return close((error) => {
+      void stopped.then(() => callback?.(error));
+    });
   }) as typeof server.close;
   return server;
 }

@@ -99,15 +99,25 @@ export async function listTokens(db: Database, teamName: string): Promise<TokenI
   return rows.map((r) => ({ id: r.id, name: r.name, created_at: Number(r.created_at), last_used_at: r.last_used_at === null ? null : Number(r.last_used_at) }));
 }
 
-/** Deletes a token by its id: the next request with it gets 401. Returns the team it belonged to. */
+/**
+ * Deletes a token by its id: the next request with it gets 401, the dashboard's sign-ins made with it are gone, and
+ * every replica listening on the database ends their live streams now. Returns the team it belonged to.
+ */
 export async function revokeToken(db: Database, id: string): Promise<{ team: string; name: string | null }> {
-  return db.transaction(`token-id:${id}`, async (sql) => {
-    const row = await first<{ team: string; name: string | null }>(sql, "SELECT t.name AS team, k.name FROM tokens k JOIN teams t ON t.id = k.team_id WHERE k.id = ?", [id]);
+  const out = await db.transaction(`token-id:${id}`, async (sql) => {
+    const row = await first<{ team: string; name: string | null; hash: string }>(sql, "SELECT t.name AS team, k.name, k.hash FROM tokens k JOIN teams t ON t.id = k.team_id WHERE k.id = ?", [id]);
     if (row === undefined) throw new ComityError("INVALID_ARGUMENT", `no token with id '${id}' (see: comity serve token list --team NAME)`);
     await sql.run("DELETE FROM tokens WHERE id = ?", [id]);
+    await sql.run("DELETE FROM dashboard_sign_ins WHERE token_hash = ?", [row.hash]);
     return row;
   });
+  // (after the commit: a replica told before it would still find the token)
+  await db.messages?.send(REVOKED_CHANNEL, out.hash).catch(() => undefined);
+  return { team: out.team, name: out.name };
 }
+
+/** The channel on which a revoked token's hash is told to every replica. */
+export const REVOKED_CHANNEL = "comity_revoked";
 
 async function teamByName(sql: Sql, name: string): Promise<Team | undefined> {
   const row = await first<{ id: string; name: string; policy: string }>(sql, "SELECT id, name, policy FROM teams WHERE name = ?", [name]);

@@ -28,7 +28,22 @@ export interface Database {
   transaction<T>(lockKeys: string | readonly string[], fn: (sql: Sql) => Promise<T>): Promise<T>;
   /** Runs reads outside any transaction lock (a token lookup must not wait behind another team's events). */
   read<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Messages to every process on the same database (PostgreSQL's `LISTEN`/`NOTIFY`): what lets the replicas of one
+   * server wake each other's dashboards. Absent on SQLite, which one process serves.
+   */
+  readonly messages?: DatabaseMessages;
   close(): Promise<void>;
+}
+
+export interface DatabaseMessages {
+  /** Sends a message to every listener of the channel, this process's included (best effort: none is stored). */
+  send(channel: string, payload: string): Promise<void>;
+  /**
+   * Hears a channel's messages from now on, over one connection of its own that comes back by itself when it is lost
+   * (the database restarted); `resumed` is called then, since what was sent meanwhile is not heard.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, resumed?: () => void): Promise<void>;
 }
 
 /** First row or undefined. */

@@ -255,16 +255,43 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX reservations_by_session ON reservations (session_id);
   ALTER TABLE teams ADD COLUMN next_reservation BIGINT NOT NULL DEFAULT 1
   `,
+  // 7: replicas of one server on one database. The dashboard's sign-ins are rows (by their id's hash), so that a
+  // cookie of one replica is good on the others; each replica says it is alive, for /v1/health's list of peers.
+  // Like every migration since the first, it only adds: a replica of the release before still runs beside it.
+  `
+  CREATE TABLE dashboard_sign_ins (
+    id_hash TEXT PRIMARY KEY,
+    team_id TEXT NOT NULL REFERENCES teams(id),
+    read_only BIGINT NOT NULL,
+    csrf TEXT NOT NULL,
+    token_hash TEXT,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL
+  );
+  CREATE INDEX dashboard_sign_ins_by_token ON dashboard_sign_ins (token_hash);
+  CREATE INDEX dashboard_sign_ins_by_expiry ON dashboard_sign_ins (expires_at);
+  CREATE TABLE replicas (
+    id TEXT PRIMARY KEY,
+    address TEXT,
+    version TEXT NOT NULL,
+    started_at BIGINT NOT NULL,
+    seen_at BIGINT NOT NULL
+  )
+  `,
 ];
 
-/** Applies the migrations not yet applied, each in its own transaction; returns the schema version. */
-export async function migrate(db: Database, now: () => number = Date.now): Promise<number> {
+/**
+ * Applies the migrations not yet applied, each in its own transaction; returns the schema version. A database already
+ * at a later version than `migrations` knows (a newer replica migrated it during a rolling upgrade) is left as it is:
+ * every migration only adds, so this release's statements still hold on it.
+ */
+export async function migrate(db: Database, now: () => number = Date.now, migrations: readonly string[] = MIGRATIONS): Promise<number> {
   return db.transaction("comity:migrations", async (sql) => {
     await sql.run("CREATE TABLE IF NOT EXISTS comity_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)");
     const rows = await sql.all<{ v: number | null }>("SELECT MAX(version) AS v FROM comity_migrations");
     let version = Number(rows[0]?.v ?? 0);
-    for (; version < MIGRATIONS.length; version++) {
-      for (const statement of splitStatements(MIGRATIONS[version] ?? "")) await sql.run(statement);
+    for (; version < migrations.length; version++) {
+      for (const statement of splitStatements(migrations[version] ?? "")) await sql.run(statement);
       await sql.run("INSERT INTO comity_migrations (version, applied_at) VALUES (?, ?)", [version + 1, now()]);
     }
     return version;

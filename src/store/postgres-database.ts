@@ -1,4 +1,4 @@
-import { redactUrl, type Database, type Row, type Sql } from "./database.js";
+import { redactUrl, type Database, type DatabaseMessages, type Row, type Sql } from "./database.js";
 
 /**
  * PostgreSQL through a `pg` pool. `?` placeholders become `$1…`; BIGINT
@@ -19,9 +19,11 @@ export async function openPostgresDatabase(url: string, options: { max?: number 
   const client0 = await pool.connect();
   client0.release();
   const poolSql = sqlOver(pool);
+  const messages = listener(pg, url, (channel, payload) => pool.query("SELECT pg_notify($1, $2)", [channel, payload]).then(() => undefined));
   return {
     dialect: "postgres",
     location: redactUrl(url),
+    messages,
     async transaction<T>(lockKeys: string | readonly string[], fn: (sql: Sql) => Promise<T>): Promise<T> {
       // Sorted, so two transactions wanting overlapping keys take them in the same order and cannot deadlock.
       const keys = [...new Set(typeof lockKeys === "string" ? [lockKeys] : lockKeys)].sort();
@@ -44,7 +46,95 @@ export async function openPostgresDatabase(url: string, options: { max?: number 
       return fn(poolSql);
     },
     async close(): Promise<void> {
+      await messages.close();
       await pool.end();
+    },
+  };
+}
+
+/** Backoff between attempts to get the listening connection back: from a quarter second to 5 s. */
+const LISTEN_RETRY_MS = [250, 500, 1000, 2000, 5000];
+
+/**
+ * `LISTEN` on a connection of its own (a pooled one would be handed to others), opened at the first `listen`, and
+ * opened again after it is lost, every channel listened to again, each `resumed` told.
+ */
+function listener(pg: typeof import("pg").default, url: string, send: (channel: string, payload: string) => Promise<void>): DatabaseMessages & { close(): Promise<void> } {
+  const channels = new Map<string, { onMessage: (payload: string) => void; resumed: (() => void) | undefined }>();
+  let client: import("pg").Client | null = null;
+  let connecting: Promise<void> | null = null;
+  let closed = false;
+  let failures = 0;
+  let retry: NodeJS.Timeout | null = null;
+  const quoted = (channel: string): string => `"${channel.replace(/"/g, '""')}"`;
+  const connect = (): Promise<void> => {
+    connecting ??= (async () => {
+      const c = new pg.Client({ connectionString: url });
+      c.on("notification", (n) => {
+        const to = channels.get(n.channel);
+        if (to !== undefined) to.onMessage(n.payload ?? "");
+      });
+      const lost = (): void => {
+        if (client !== c) return;
+        client = null;
+        c.removeAllListeners("end");
+        void c.end().catch(() => undefined);
+        later();
+      };
+      c.on("error", lost);
+      c.on("end", lost);
+      try {
+        await c.connect();
+        for (const channel of channels.keys()) await c.query(`LISTEN ${quoted(channel)}`);
+      } catch (error) {
+        void c.end().catch(() => undefined);
+        throw error;
+      }
+      if (closed) {
+        await c.end().catch(() => undefined);
+        return;
+      }
+      client = c;
+      if (failures > 0) for (const ch of channels.values()) ch.resumed?.();
+      failures = 0;
+    })().finally(() => {
+      connecting = null;
+    });
+    return connecting;
+  };
+  const later = (): void => {
+    if (closed || retry !== null) return;
+    failures++;
+    retry = setTimeout(
+      () => {
+        retry = null;
+        connect().catch(() => later());
+      },
+      LISTEN_RETRY_MS[Math.min(failures, LISTEN_RETRY_MS.length) - 1],
+    );
+    retry.unref();
+  };
+  return {
+    send,
+    async listen(channel, onMessage, resumed) {
+      channels.set(channel, { onMessage, resumed });
+      if (client !== null) await client.query(`LISTEN ${quoted(channel)}`);
+      else
+        await connect().catch(() => {
+          later();
+        });
+    },
+    async close() {
+      closed = true;
+      if (retry !== null) clearTimeout(retry);
+      const c = client;
+      client = null;
+      if (c !== null) {
+        c.removeAllListeners("end");
+        c.removeAllListeners("error");
+        c.on("error", () => undefined);
+        await c.end().catch(() => undefined);
+      }
     },
   };
 }

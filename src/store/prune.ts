@@ -27,6 +27,9 @@ export async function pruneExpired(db: Database, now: number): Promise<number> {
   return db.transaction("comity:prune", async (sql) => {
     let n = 0;
     n += await sql.run("DELETE FROM dedupe WHERE created_at < ?", [now - RETENTION.dedupeMs]);
+    n += await sql.run("DELETE FROM dashboard_sign_ins WHERE expires_at < ?", [now]);
+    // (a replica killed without stopping: listed as a peer for 15 s, its row kept a day for whoever looks)
+    n += await sql.run("DELETE FROM replicas WHERE seen_at < ?", [now - 24 * 60 * 60 * 1000]);
     n += await sql.run("DELETE FROM notices WHERE delivered_at IS NOT NULL AND delivered_at < ?", [now - RETENTION.deliveredMs]);
     // An intent is over when released, or when its session fell silent (its lease slides with the session).
     const over = `(i.released_at < ? OR (i.released_at IS NULL AND (SELECT s.last_seen_at FROM sessions s WHERE s.id = i.session_id) < ?))`;

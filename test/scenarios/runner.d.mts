@@ -33,6 +33,10 @@ export function runScenario(
   options?: {
     mode?: "served" | "embedded";
     db?: string;
+    /** Servers already running on `db` (replicas behind a balancer): no server is started. */
+    serveUrl?: string;
+    /** Appended to each of the scenario's team names (scenarios sharing one database). */
+    teamSuffix?: string;
     keep?: boolean;
     bin?: string;
     inProcess?: boolean;

@@ -538,17 +538,20 @@ export async function runScenario(scenario, options = {}) {
       clones[folder] = target;
     }
     // The server, and a token per team; in embedded mode, the machine's own store and its policy.
+    // `options.serveUrl`: servers already running on `options.db` (replicas behind a balancer), shared by scenarios
+    // played one after another; each scenario's teams get `options.teamSuffix`, so that none sees another's rows.
     const db = options.db ?? path.join(dir, "serve.sqlite");
+    const suffix = options.teamSuffix ?? "";
     const setPolicy = async (team, policy) => {
-      const p = embedded ? await cli(["policy", policy], { cwd: dir, env: baseEnv }) : await cli(["serve", "policy", "--team", team, policy, "--db", db], { cwd: dir, env: baseEnv });
+      const p = embedded ? await cli(["policy", policy], { cwd: dir, env: baseEnv }) : await cli(["serve", "policy", "--team", `${team}${suffix}`, policy, "--db", db], { cwd: dir, env: baseEnv });
       if (p.status !== 0) throw new Error(`policy: ${p.stderr}`);
     };
-    if (!embedded) serve = await startServe(db, baseEnv);
+    if (!embedded) serve = options.serveUrl === undefined ? await startServe(db, baseEnv) : { url: options.serveUrl, stop: async () => undefined };
     const tokens = {};
     const teams = [...new Set(Object.values(scenario.sessions).map((s) => s.team ?? "acme"))];
     if (embedded && scenario.policy !== undefined) await setPolicy("local", scenario.policy);
     for (const team of embedded ? [] : teams) {
-      const r = await cli(["serve", "token", "create", "--team", team, "--db", db], { cwd: dir, env: baseEnv });
+      const r = await cli(["serve", "token", "create", "--team", `${team}${suffix}`, "--db", db], { cwd: dir, env: baseEnv });
       if (r.status !== 0) throw new Error(`token create: ${r.stderr}`);
       tokens[team] = r.stdout.trim();
       if (scenario.policy !== undefined) await setPolicy(team, scenario.policy);

@@ -49,7 +49,17 @@ describe.each(STORAGES)("comity serve end to end ($name)", (storage) => {
     // A person who starts a server learns where its dashboard is.
     expect(serve.banner).toContain(`the team's dashboard is at ${serve.url}/`);
     expect((await fetch(`${serve.url}/`)).status).toBeLessThan(500);
-    expect(await api(serve.url, "GET", "/v1/health")).toEqual({ status: 200, json: { status: "ok", storage: storage.name, version: expect.any(String) } });
+    const port = new URL(serve.url).port;
+    expect(await api(serve.url, "GET", "/v1/health")).toEqual({
+      status: 200,
+      json: {
+        status: "ok",
+        storage: storage.name,
+        version: expect.any(String),
+        replica: expect.stringMatching(new RegExp(`:${port}$`)),
+        peers: [{ id: expect.stringMatching(new RegExp(`:${port}$`)), address: `127.0.0.1:${port}`, version: expect.any(String), started_at: expect.any(Number), seen_ms_ago: expect.any(Number) }],
+      },
+    });
     expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { body: body("a", "prompt") })).status).toBe(401);
     expect((await api(serve.url, "POST", "/v1/hooks/evaluate", { token: `${token}x`, body: body("a", "prompt") })).status).toBe(401);
     expect((await api(serve.url, "GET", "/v1/sessions", { token: "cmt_nope" })).status).toBe(401);

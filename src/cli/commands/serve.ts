@@ -5,7 +5,7 @@ import { asPolicy, POLICIES } from "../../coordination/wire.js";
 import { ComityError } from "../../errors/comity-error.js";
 import type { CliIo } from "../io.js";
 
-export const SERVE_USAGE = `usage: comity serve [--port N] [--host ADDR] [--db URL] [--lease-seconds S]
+export const SERVE_USAGE = `usage: comity serve [--port N] [--host ADDR] [--db URL] [--lease-seconds S] [--replica NAME]
        comity serve token create --team NAME [--name LABEL] [--read-only] [--db URL]
        comity serve token list --team NAME [--db URL]
        comity serve token revoke ID [--db URL]
@@ -22,6 +22,10 @@ and cannot be used by hooks).
                      otherwise (default: serve.sqlite in the config folder)
   --lease-seconds S  a session silent this long releases its files (default 600)
   --secure-cookies   mark the dashboard's sign-in cookie Secure (behind TLS)
+  --replica NAME     this replica's name among the servers sharing one
+                     PostgreSQL (default HOST:PORT); /v1/health lists the live
+                     ones. SIGTERM drains it: health says 503 draining, requests
+                     under way are answered, then it exits.
 
 token create  prints a new token for the team (created if new) once; it is
               stored hashed. Hooks send it as COMITY_TOKEN. --name says whose
@@ -50,6 +54,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
       "read-only": { type: "boolean", default: false },
       "secure-cookies": { type: "boolean", default: false },
       "lease-seconds": { type: "string", default: "600" },
+      replica: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -117,7 +122,14 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   if (!(lease > 0)) return usageError(io, `--lease-seconds: '${values["lease-seconds"]}' is not a positive number`);
   const db = await open();
   const { createCoordinationServer } = await import("../../serve/create-server.js");
-  const server = await createCoordinationServer({ database: db, leaseMs: Math.round(lease * 1000), log: (line) => io.stderr.write(`${line}\n`), secureCookies: values["secure-cookies"] });
+  if (values.replica !== undefined && !/^[\w.:@-]{1,100}$/.test(values.replica)) return usageError(io, `--replica: '${values.replica}' is not a name (letters, digits, . : @ - _)`);
+  const server = await createCoordinationServer({
+    database: db,
+    leaseMs: Math.round(lease * 1000),
+    log: (line) => io.stderr.write(`${line}\n`),
+    secureCookies: values["secure-cookies"],
+    ...(values.replica === undefined ? {} : { replica: { id: values.replica, address: `${values.host}:${port}` } }),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, values.host, () => resolve());
@@ -133,7 +145,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   const address = server.address();
   const where = typeof address === "object" && address !== null ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : String(address);
   io.stdout.write(
-    `comity serve: listening on ${where} (${db.dialect} ${db.location})\ncomity serve: the team's dashboard is at ${where}/ (sign in with a team token; comity serve token create --team T --read-only makes one that can only look)\n`,
+    `comity serve: listening on ${where} (${db.dialect} ${db.location}${values.replica === undefined ? "" : `, replica ${values.replica}`})\ncomity serve: the team's dashboard is at ${where}/ (sign in with a team token; comity serve token create --team T --read-only makes one that can only look)\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {
