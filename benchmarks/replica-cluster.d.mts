@@ -16,6 +16,8 @@ export interface Cluster {
   readonly url: string;
   /** SIGKILL a replica, no goodbye. */
   kill(i: number): Promise<void>;
+  /** SIGTERM a replica (a graceful stop); its exit code. */
+  drain(i: number): Promise<number | null>;
   /** Starts a replica again on its port. */
   restart(i: number): Promise<void>;
   stop(): Promise<void>;

@@ -144,6 +144,11 @@ export async function startCluster(n, env) {
         await replicas[i].serve?.kill();
         replicas[i].serve = null;
       },
+      async drain(i) {
+        const code = await replicas[i].serve?.stop();
+        replicas[i].serve = null;
+        return code ?? null;
+      },
       async restart(i) {
         await start(replicas[i]);
       },

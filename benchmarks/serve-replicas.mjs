@@ -7,7 +7,8 @@
 // database exactly once; a replica killed (SIGKILL) mid-load and started again, with the built hook run through the
 // balancer meanwhile; how soon a dashboard stream on replica 2 hears an event sent to replica 1; PostgreSQL stopped
 // and started again under the hooks.
-//   node benchmarks/serve-replicas.mjs [--agents 1000] [--repos 50] [--events 24] [--think-ms 4000]
+//   node benchmarks/serve-replicas.mjs [--agents 1000] [--repos 50] [--events 20] [--think-ms 10000]
+// (an agent's tool calls come seconds apart: its model thinks between them; 1,000 agents 10 s apart are 100 events/s)
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -26,8 +27,8 @@ const { values } = parseArgs({
   options: {
     agents: { type: "string", default: "1000" },
     repos: { type: "string", default: "50" },
-    events: { type: "string", default: "24" },
-    "think-ms": { type: "string", default: "4000" },
+    events: { type: "string", default: "20" },
+    "think-ms": { type: "string", default: "10000" },
   },
 });
 const agents = Number(values.agents);
@@ -57,7 +58,8 @@ try {
   let restartedAt = null;
   let lastErrorAfterKill = null;
   const started = Date.now();
-  // The hook as `comity init` wires it, run through the balancer every 250 ms while the load lasts.
+  // The hook as `comity init` wires it, run through the balancer every 500 ms from 2 s before the kill until 5 s after
+  // the restart (a Node process a run: on two cores, running them all along would be a load of its own).
   const hookDir = path.join(dir, "hook-repo");
   fs.mkdirSync(hookDir);
   spawnSync("git", ["init", "-q"], { cwd: hookDir });
@@ -67,6 +69,11 @@ try {
   const hooks = (async () => {
     let i = 0;
     while (!loadDone) {
+      const near = answers.size >= total * 0.37 && (restartedAt === null || Date.now() < restartedAt + 5_000);
+      if (!near) {
+        await pause(50);
+        continue;
+      }
       const payload = JSON.stringify({
         session_id: `hook-${i++}`,
         hook_event_name: "PreToolUse",
@@ -84,7 +91,7 @@ try {
         child.stdin.end(payload);
       });
       hookRuns.push({ at: t, ms: Date.now() - t, status: r.status, stdout: r.stdout });
-      await pause(250);
+      await pause(500);
     }
   })();
   const anchorLoop = (async () => {
@@ -253,6 +260,18 @@ try {
       ],
     ),
   );
+  // What the failed requests were, most frequent first.
+  const kinds = new Map();
+  for (const [, what] of errors) kinds.set(what.replace(/\d+/g, "N").slice(0, 60), (kinds.get(what.replace(/\d+/g, "N").slice(0, 60)) ?? 0) + 1);
+  if (kinds.size > 0)
+    out.push(
+      "",
+      `failed requests by kind: ${[...kinds]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 4)
+        .map(([k, v]) => `${v} x "${k}"`)
+        .join(", ")}`,
+    );
   out.push("", machine());
   console.log(out.join("\n"));
 } finally {

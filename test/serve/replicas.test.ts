@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as http from "node:http";
 import * as path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -162,6 +163,48 @@ describe.runIf(HAPROXY !== undefined && CAN_START_POSTGRES)("comity serve: three
     expect(results.reduce((sum, r) => sum + r.expected, 0)).toBeGreaterThanOrEqual(30);
   }, 600_000);
 
+  it("a replica stopped with SIGTERM answers the request under way, ends its streams, leaves the peers at once and exits 0", async () => {
+    const r3 = cluster.replicas[2] as ClusterReplica;
+    const changes = await streamChanges(r3.url);
+    // A request under way: its headers and half its body sent, the rest after the signal.
+    const body = JSON.stringify({
+      event: "session_start",
+      dedupe_key: `drain-${Date.now()}`,
+      session: { external_id: "drain", tool: "codex" },
+      repo: { remote_fingerprints: [FP("acme/drain")], branch: "main" },
+    });
+    const exits: Array<number | null> = [];
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(
+        `${r3.url}/v1/hooks/evaluate`,
+        { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+        (res) => {
+          let text = "";
+          res.on("data", (c: Buffer) => (text += c.toString("utf8")));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on("error", reject);
+      req.write(body.slice(0, 20));
+      req.on("socket", (socket) =>
+        socket.on("connect", () => {
+          // (once the server has had the connection a while: then the signal, then the rest of the body)
+          setTimeout(() => {
+            void cluster.drain(2).then((code) => exits.push(code));
+            setTimeout(() => req.end(body.slice(20)), 300);
+          }, 200);
+        }),
+      );
+    });
+    expect((await answered).status).toBe(200);
+    await waitFor(() => exits.length === 1, 10_000, "replica 3 to exit");
+    expect(exits).toEqual([0]);
+    await waitFor(() => changes.ended(), 5_000, "its stream to end");
+    expect((await api(cluster.url, "GET", "/v1/health")).json.peers.map((p: { id: string }) => p.id)).toEqual(["r1", "r2"]);
+    await cluster.restart(2);
+    await waitFor(async () => (await api(cluster.url, "GET", "/v1/health")).json.peers.length === 3, 10_000, "replica 3 to be a peer again");
+  }, 60_000);
+
   it("under load, a replica killed and started again: nothing acknowledged lost or applied twice, hooks fail open, service comes back", async () => {
     const loadToken = cli("serve", "token", "create", "--team", "load", "--db", cluster.pg.url).stdout.trim();
     const plan = planLoad({ sessions: 60, events: 12, run: "kill", repos: 10 });
@@ -264,7 +307,7 @@ describe.runIf(HAPROXY !== undefined && CAN_START_POSTGRES)("comity serve: three
   }
 
   /** A dashboard stream on a replica, signed in there: how many change events it has had. */
-  async function streamChanges(base: string): Promise<{ count(): number; close(): void }> {
+  async function streamChanges(base: string): Promise<{ count(): number; ended(): boolean; close(): void }> {
     const form = await fetch(`${base}/signin`);
     const formCookie = /comity_signin=([^;]+)/.exec(form.headers.get("set-cookie") ?? "")?.[1] as string;
     const formToken = /name="form" value="([^"]+)"/.exec(await form.text())?.[1] as string;
@@ -278,11 +321,15 @@ describe.runIf(HAPROXY !== undefined && CAN_START_POSTGRES)("comity serve: three
     const controller = new AbortController();
     const res = await fetch(`${base}/events`, { headers: { cookie }, signal: controller.signal });
     let changes = 0;
+    let ended = false;
     void (async () => {
       const reader = res.body?.getReader();
       for (;;) {
         const chunk = await reader?.read().catch(() => null);
-        if (chunk === null || chunk === undefined || chunk.done) return;
+        if (chunk === null || chunk === undefined || chunk.done) {
+          ended = true;
+          return;
+        }
         changes += (
           Buffer.from(chunk.value)
             .toString("utf8")
@@ -290,7 +337,7 @@ describe.runIf(HAPROXY !== undefined && CAN_START_POSTGRES)("comity serve: three
         ).length;
       }
     })();
-    return { count: () => changes, close: () => controller.abort() };
+    return { count: () => changes, ended: () => ended, close: () => controller.abort() };
   }
 });
 
