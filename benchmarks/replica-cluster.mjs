@@ -86,7 +86,10 @@ export function haproxyConfig(listenPort, replicas) {
     "  balance roundrobin",
     "  option httpchk GET /v1/health",
     "  http-check expect status 200",
-    "  default-server inter 300ms fall 2 rise 2",
+    // (a health check waits up to 2 s: a replica busy under load is slow, not down; one that refuses the connection
+    // is down at once, and its requests are sent to another meanwhile)
+    "  timeout check 2s",
+    "  default-server inter 500ms fall 2 rise 2",
     ...replicas.map((r) => `  server ${r.name} 127.0.0.1:${r.port} check`),
     "",
   ].join("\n");

@@ -121,10 +121,12 @@ describe.runIf(HAPROXY !== undefined && CAN_START_POSTGRES)("comity serve: three
         await page.goto(`${r2.url}/`, { waitUntil: "domcontentloaded" });
         await page.waitForFunction(() => document.getElementById("live")?.dataset["state"] === "live", { timeout: 10_000 });
         await page.evaluate(() => ((window as unknown as { marker: number }).marker = 7));
-        const active = () => page.evaluate(() => Number(/(\d+) active sessions?/.exec(document.body.innerText)?.[1] ?? 0));
-        const before = await active();
-        await event(r1.url, "live-alice", "session_start");
-        await page.waitForFunction((n) => Number(/(\d+) active sessions?/.exec(document.body.innerText)?.[1] ?? 0) === n + 1, { timeout: 10_000 }, before);
+        // A repo no event has named yet: its row ("repo 6c697665", the fingerprint's first bytes) appears on the page.
+        await api(r1.url, "POST", "/v1/hooks/evaluate", {
+          token,
+          body: { event: "session_start", dedupe_key: "live-r1", session: { external_id: "live-alice", tool: "claude_code" }, repo: { remote_fingerprints: [FP("live/r1")], branch: "main" } },
+        });
+        await page.waitForFunction(() => document.body.innerText.includes("repo 6c697665"), { timeout: 10_000 });
         expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(7);
         // Its token revoked (a command run anywhere): the stream on replica 2 ends, and no replica lets it back in.
         const streams = await page.evaluate(() => {
