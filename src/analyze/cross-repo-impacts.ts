@@ -115,7 +115,7 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
       deps = new Set(declaredDependencies(consumer.abs, consumer.packages));
       depsOf.set(consumer.root, deps);
     }
-    const relevant = [...wanted.filter((b) => deps !== undefined && declares(deps, b.key)), ...mine];
+    const relevant = [...wanted.filter((b) => deps !== undefined && declares(deps, b.key, javaModuleOf(b))), ...mine];
     if (relevant.length === 0) continue;
     // The consumer's files that name one of these packages, then what each imports from them.
     // Python code imports a distribution by its normalised name with `_` (`acme-lib` → `acme_lib`).
@@ -246,12 +246,23 @@ export function describeInRepoUsers(impacts: readonly CrossRepoImpact[], max = 1
   return `Breaking changes in a package that other packages of the same repo import:\n${lines.join("\n")}`;
 }
 
-/** Whether a repo declares a package: by its key, or (Go) by the module that holds it (`go:m` for `go:m/sub`). */
-function declares(deps: ReadonlySet<string>, key: string): boolean {
+/** The Maven or Gradle module (`maven:group:artifact`) that holds a broken Java package, when the publisher has one. */
+function javaModuleOf(b: { readonly key: string; readonly publisher: ImpactRepo; readonly pkgPath: string }): string | null {
+  if (!b.key.startsWith("java:")) return null;
+  const module = b.publisher.packages.find((p) => p.ecosystem === "maven" && p.path === b.pkgPath);
+  return module === undefined ? null : packageKey("maven", module.name);
+}
+
+/**
+ * Whether a repo declares a package: by its key, or (Go) by the module that holds it (`go:m` for `go:m/sub`), or (Java)
+ * by the Maven or Gradle module that holds it.
+ */
+function declares(deps: ReadonlySet<string>, key: string, javaModule: string | null = null): boolean {
   if (deps.has(key)) return true;
-  // (a Java package is named for its owner's domain: Maven's coordinates do not say which packages an artifact holds,
-  // so a repo whose code imports the package counts, as the files' imports then say)
-  if (key.startsWith("java:")) return true;
+  // A Java package is named for its owner's domain, not for the artifact that holds it: a consumer whose build
+  // declares Maven or Gradle dependencies counts when one of them is the publisher's module; one whose build declares
+  // none (or whose publisher has no module) counts by what its files import.
+  if (key.startsWith("java:")) return javaModule === null || ![...deps].some((d) => d.startsWith("maven:")) || deps.has(javaModule);
   if (!key.startsWith("go:")) return false;
   for (let at = key.lastIndexOf("/"); at > 3; at = key.lastIndexOf("/", at - 1)) if (deps.has(key.slice(0, at))) return true;
   return false;

@@ -2,6 +2,7 @@ import * as path from "node:path";
 import { createRequire } from "node:module";
 import { compareStrings } from "../errors/diagnostic.js";
 import { packageKey } from "./package-of-import.js";
+import { readGradleBuild, readPom } from "./jvm-builds.js";
 import { nodeTextReader, type TextReader } from "./public-names.js";
 
 /** At most this many dependencies are sent for a repo. */
@@ -15,14 +16,23 @@ const require = createRequire(import.meta.url);
  * `[project] dependencies`, optional dependencies, `[tool.uv.sources]` and Poetry's dependencies. Names only, never
  * versions or paths. A manifest that does not parse is skipped. Sorted, at most {@link MAX_DEPENDENCIES}.
  */
-export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{ path: string; ecosystem: string }>, reader: TextReader = nodeTextReader): string[] {
+export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{ path: string; ecosystem: string; name?: string }>, reader: TextReader = nodeTextReader): string[] {
   const out = new Set<string>();
   const add = (ecosystem: string, name: string): void => {
     const key = packageKey(ecosystem, name.trim());
     if (key !== null && name.trim() !== "") out.add(key);
   };
+  // (a Gradle project's own dependency `project(":core")` names a folder: the module discovered there)
+  const moduleAt = new Map(packages.filter((p) => p.ecosystem === "maven").map((p) => [p.path, p.name ?? ""]));
   const dirs = new Map<string, Set<string>>();
-  for (const p of [{ path: ".", ecosystem: "npm" }, { path: ".", ecosystem: "python" }, { path: ".", ecosystem: "go" }, { path: ".", ecosystem: "cargo" }, ...packages])
+  for (const p of [
+    { path: ".", ecosystem: "npm" },
+    { path: ".", ecosystem: "python" },
+    { path: ".", ecosystem: "go" },
+    { path: ".", ecosystem: "cargo" },
+    { path: ".", ecosystem: "maven" },
+    ...packages,
+  ])
     dirs.set(p.path, new Set([...(dirs.get(p.path) ?? []), p.ecosystem]));
   for (const [dir, ecosystems] of dirs) {
     if (ecosystems.has("npm")) {
@@ -76,6 +86,20 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
           for (const n of Object.keys(table(table(doc["workspace"])["dependencies"]))) add("cargo", n);
         } catch {
           // not TOML: nothing declared that can be read
+        }
+      }
+    }
+    if (ecosystems.has("maven")) {
+      // pom.xml `<dependencies>`; build.gradle(.kts) artifacts of any configuration and the build's own projects.
+      const pom = reader.read(path.join(repoRoot, dir, "pom.xml"));
+      if (pom !== null) for (const d of readPom(pom)?.dependencies ?? []) add("maven", d);
+      const gradle = reader.read(path.join(repoRoot, dir, "build.gradle.kts")) ?? reader.read(path.join(repoRoot, dir, "build.gradle"));
+      if (gradle !== null) {
+        const build = readGradleBuild(gradle);
+        for (const d of build.dependencies) add("maven", d);
+        for (const project of build.projects) {
+          const module = moduleAt.get(project);
+          if (module !== undefined) add("maven", module);
         }
       }
     }

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { ParseError } from "jsonc-parser";
+import { readGradleBuild, readGradleSettings, readPom } from "./jvm-builds.js";
 import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 
 // The manifest parsers and the glob library are loaded on first use (through `require`: all four ship CommonJS): a
@@ -21,7 +22,7 @@ const parseToml = (text: string): unknown => toml().parse(text);
 const parseYaml = (text: string): unknown => yaml().load(text, { maxAliases: 100, maxDepth: 64 });
 
 /** The ecosystem a package belongs to. npm covers npm, Yarn, Bun, pnpm, Lerna, Nx and Rush packages. */
-export type Ecosystem = "npm" | "cargo" | "go" | "python";
+export type Ecosystem = "npm" | "cargo" | "go" | "python" | "maven";
 
 /** One package of a workspace. `path` is POSIX and relative to the repo root (`.` for the root). */
 export interface PackageInfo {
@@ -201,6 +202,10 @@ function workspaceAt(ctx: Ctx, dir: string, depth: number): void {
     goModule(ctx, dir);
   }
 
+  // Maven: pom.xml `<modules>`; Gradle: settings.gradle(.kts) `include`s. Each module as `group:artifact`.
+  mavenModule(ctx, dir, 0);
+  gradleBuild(ctx, dir);
+
   // Python: uv [tool.uv.workspace] members / exclude, else a lone pyproject.toml, else setuptools' setup.cfg or
   // setup.py (many established projects still name themselves only there).
   const py = record(read(ctx, rel("pyproject.toml"), (t) => parseToml(t) as unknown));
@@ -289,6 +294,44 @@ export function setupPyMetadata(text: string): SetupMetadata {
   const name = literal("name");
   const version = literal("version");
   return { ...(name === undefined ? {} : { name }), ...(version === undefined ? {} : { version }) };
+}
+
+/** A Maven module (`group:artifact`, the group inherited from its parent when it has none) and its `<modules>`. */
+function mavenModule(ctx: Ctx, dir: string, depth: number): void {
+  if (depth > 8) return;
+  const pom = read(ctx, posix(path.join(dir, "pom.xml")), (t) => t);
+  if (pom === null) return;
+  const m = readPom(pom);
+  if (m === null) {
+    ctx.diagnostics.push(diagnostic("bad_manifest", "warning", posix(path.join(dir, "pom.xml")), "not a Maven project (no artifactId)"));
+    return;
+  }
+  add(ctx, { name: `${m.group ?? m.artifact}:${m.artifact}`, path: dir, ecosystem: "maven", version: m.version });
+  for (const module of m.modules) mavenModule(ctx, posix(path.join(dir, module)), depth + 1);
+}
+
+/**
+ * A Gradle build: the projects its settings include, each `group:artifact` (the project's own `group`, else the root
+ * build's, which `allprojects` or `subprojects` usually sets; the artifact is the project's folder name, the root's
+ * `rootProject.name`).
+ */
+function gradleBuild(ctx: Ctx, dir: string): void {
+  const script = (f: string) => read(ctx, posix(path.join(dir, f)), (t) => t);
+  const settings = script("settings.gradle.kts") ?? script("settings.gradle");
+  const rootScript = script("build.gradle.kts") ?? script("build.gradle");
+  if (settings === null && rootScript === null) return;
+  const { rootName, projects } = readGradleSettings(settings ?? "");
+  const root = readGradleBuild(rootScript ?? "");
+  const here = dir === "." ? path.basename(ctx.root) : path.posix.basename(dir);
+  const rootArtifact = rootName ?? here;
+  if (rootScript !== null) add(ctx, { name: `${root.group ?? rootArtifact}:${rootArtifact}`, path: dir, ecosystem: "maven", version: root.version });
+  for (const project of projects) {
+    const at = posix(path.join(dir, project));
+    const own = read(ctx, posix(path.join(at, "build.gradle.kts")), (t) => t) ?? read(ctx, posix(path.join(at, "build.gradle")), (t) => t);
+    const b = readGradleBuild(own ?? "");
+    const artifact = path.posix.basename(project);
+    add(ctx, { name: `${b.group ?? root.group ?? rootArtifact}:${artifact}`, path: at, ecosystem: "maven", version: b.version ?? root.version });
+  }
 }
 
 function goModule(ctx: Ctx, dir: string): void {

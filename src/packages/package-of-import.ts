@@ -31,11 +31,11 @@ export function packageOfImport(fromPath: string, specifier: string): string | n
   return /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/i.test(name) ? packageKey("npm", name) : null;
 }
 
-/** The key of a published package: `npm:<name>`, `python:<normalised name>`, `go:<import path>`, `cargo:<crate>`; null for ecosystems not compared yet. */
+/** The key of a published package: `npm:<name>`, `python:<normalised name>`, `go:<import path>`, `cargo:<crate>`, `maven:<group>:<artifact>`; null for ecosystems not compared yet. */
 export function packageKey(ecosystem: string, name: string): string | null {
   if (ecosystem === "npm") return `npm:${name}`;
   if (ecosystem === "python") return `python:${normalizePythonName(name)}`;
-  if (ecosystem === "graphql" || ecosystem === "openapi" || ecosystem === "protobuf" || ecosystem === "go" || ecosystem === "java") return `${ecosystem}:${name}`;
+  if (ecosystem === "graphql" || ecosystem === "openapi" || ecosystem === "protobuf" || ecosystem === "go" || ecosystem === "java" || ecosystem === "maven") return `${ecosystem}:${name}`;
   // (a crate is named with `-` in Cargo.toml and `_` in code)
   if (ecosystem === "cargo") return `cargo:${name.replace(/-/g, "_")}`;
   return null;

@@ -128,6 +128,36 @@ describe("comity analyze: breaking changes across repos", () => {
     ]);
   });
 
+  it("Java: a module's breaking change reaches the builds that depend on its Maven or Gradle coordinates and import the type", () => {
+    const POM = (artifact: string, deps: string) =>
+      `<?xml version="1.0"?>\n<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>${artifact}</artifactId><version>1.0</version><dependencies>${deps}</dependencies></project>\n`;
+    const dep = (g: string, a: string) => `<dependency><groupId>${g}</groupId><artifactId>${a}</artifactId><version>1.0</version></dependency>`;
+    const STORE = "package com.acme.store;\n\npublic class Store {\n  public Store open(String path) { return this; }\n}\n";
+    const store = repo("store", { "pom.xml": POM("store", ""), "src/main/java/com/acme/store/Store.java": STORE });
+    const use = 'package com.acme.app;\n\nimport com.acme.store.Store;\n\nclass Main { Store s = new Store().open("x"); }\n';
+    // Maven, declaring the store: a user. Gradle (Kotlin DSL), declaring it: a user. Maven declaring something else
+    // (its own copy of the package, say): none. No build file at all: a user by its imports.
+    repo("app", { "pom.xml": POM("app", dep("com.acme", "store") + dep("org.slf4j", "slf4j-api")), "src/main/java/com/acme/app/Main.java": use });
+    repo("gapp", {
+      "settings.gradle.kts": 'rootProject.name = "gapp"\ninclude(":web")\n',
+      "build.gradle.kts": 'allprojects { group = "com.acme" }\n',
+      "web/build.gradle.kts": 'dependencies {\n  implementation("com.acme:store:1.0") // the store\n  testImplementation("org.junit.jupiter:junit-jupiter:5.10.0")\n}\n',
+      "web/src/main/java/com/acme/app/Main.java": use,
+    });
+    repo("other", { "pom.xml": POM("other", dep("com.example", "store")), "src/main/java/com/acme/app/Main.java": use });
+    repo("loose", { "Main.java": use });
+    fs.writeFileSync(path.join(store, "src/main/java/com/acme/store/Store.java"), STORE.replace("open(String path)", "open(String path, boolean readOnly)"));
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { cross_repo: Array<{ package: string; ecosystem: string; qualified_name: string; consumer: string; files: string[] }> };
+    expectAnalyzeSchema(doc);
+    expect(doc.cross_repo.map((c) => [c.package, c.ecosystem, c.qualified_name, c.consumer, c.files])).toEqual([
+      ["com.acme.store", "java", "Store.open", "app", ["src/main/java/com/acme/app/Main.java"]],
+      ["com.acme.store", "java", "Store.open", "gapp", ["web/src/main/java/com/acme/app/Main.java"]],
+      ["com.acme.store", "java", "Store.open", "loose", ["Main.java"]],
+    ]);
+  });
+
   it("a clone, a worktree or a fork of the publisher is no consumer; only files that import the changed name (or its module) are listed", () => {
     const manifest = JSON.stringify({ name: "@acme/lib", workspaces: ["playground"], exports: { ".": "./src/index.ts", "./types/*": "./types/*.d.ts" } });
     const index = 'export { parseConfig } from "./config.js";\n';

@@ -25,7 +25,8 @@ describe("packageOfImport: the package a module specifier names", () => {
     expect(packageOfImport("app/main.py", "..pkg.x")).toBeNull();
     expect(packageKey("python", "Acme_Lib")).toBe(packageKey("python", "acme-lib"));
     expect(packageKey("python", "acme.lib")).toBe("python:acme-lib");
-    expect(packageKey("maven", "org.acme:lib")).toBeNull();
+    expect(packageKey("maven", "org.acme:lib")).toBe("maven:org.acme:lib");
+    expect(packageKey("nuget", "Acme.Lib")).toBeNull();
   });
   it("normalises Python names idempotently, and never maps a relative specifier, whatever the text", () => {
     fc.assert(fc.property(fc.string(), (s) => normalizePythonName(normalizePythonName(s)) === normalizePythonName(s)));

@@ -1,0 +1,113 @@
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+
+/** What a Maven `pom.xml` says of its module: its coordinates, its submodules and the artifacts it depends on. */
+export interface MavenPom {
+  /** Its own `groupId`, else its parent's (a module inherits it). */
+  readonly group: string | null;
+  readonly artifact: string;
+  readonly version: string | null;
+  /** `<modules>`: folders relative to the pom's. */
+  readonly modules: readonly string[];
+  /** `group:artifact` of each `<dependency>` (of `<dependencies>`, not of `<dependencyManagement>`). */
+  readonly dependencies: readonly string[];
+}
+
+type Node = Record<string, unknown>;
+const asNode = (v: unknown): Node => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Node) : {});
+const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]);
+const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : null);
+
+/**
+ * A `pom.xml`, read with fast-xml-parser (no entities expanded, no DTD read: a pom is untrusted text); null when it is
+ * not XML or names no `artifactId`. `${...}` properties are left as written.
+ */
+export function readPom(xml: string): MavenPom | null {
+  const { XMLParser } = require("fast-xml-parser") as typeof import("fast-xml-parser");
+  let doc: Node;
+  try {
+    doc = asNode(new XMLParser({ ignoreAttributes: true, processEntities: false, parseTagValue: false, ignoreDeclaration: true }).parse(xml));
+  } catch {
+    return null;
+  }
+  const project = asNode(doc["project"]);
+  const artifact = text(project["artifactId"]);
+  if (artifact === null) return null;
+  const parent = asNode(project["parent"]);
+  const dependencies: string[] = [];
+  for (const d of asList(asNode(project["dependencies"])["dependency"])) {
+    const g = text(asNode(d)["groupId"]);
+    const a = text(asNode(d)["artifactId"]);
+    if (g !== null && a !== null) dependencies.push(`${g}:${a}`);
+  }
+  return {
+    group: text(project["groupId"]) ?? text(parent["groupId"]),
+    artifact,
+    version: text(project["version"]) ?? text(parent["version"]),
+    modules: asList(asNode(project["modules"])["module"])
+      .map(text)
+      .filter((m): m is string => m !== null),
+    dependencies: [...new Set(dependencies)].sort(),
+  };
+}
+
+/** A Gradle script with its comments blanked (strings kept: the coordinates are in them), in one pass. */
+function gradleCode(script: string): string {
+  const out: string[] = [];
+  let kept = 0;
+  let i = 0;
+  // (the next line end, found again only once passed: a search from every quote would cost the text's square)
+  let eol = -2;
+  while (i < script.length) {
+    const c = script[i];
+    if (eol !== -1 && eol < i) eol = script.indexOf("\n", i);
+    if (c === '"' || c === "'") {
+      const close = script.indexOf(c, i + 1);
+      i = close < 0 || (eol >= 0 && eol < close) ? (eol < 0 ? script.length : eol) : close + 1;
+    } else if (c === "/" && (script[i + 1] === "/" || script[i + 1] === "*")) {
+      const line = script[i + 1] === "/";
+      const end = line ? script.indexOf("\n", i) : script.indexOf("*/", i + 2);
+      const to = end < 0 ? script.length : line ? end : end + 2;
+      out.push(script.slice(kept, i), script.slice(i, to).replace(/[^\n]/g, " "));
+      kept = to;
+      i = to;
+    } else i++;
+  }
+  out.push(script.slice(kept));
+  return out.join("");
+}
+
+/**
+ * A `settings.gradle(.kts)`: the root project's name and the projects it includes, as folders (`include(":app",
+ * "libs:core")` and `include 'app'`: `app`, `libs/core`). A project moved elsewhere (`project(":x").projectDir =`) is
+ * read at its default folder.
+ */
+export function readGradleSettings(script: string): { readonly rootName: string | null; readonly projects: readonly string[] } {
+  const code = gradleCode(script);
+  const projects = new Set<string>();
+  for (const m of code.matchAll(/\binclude\s*\(?([^\n)]*)/g))
+    for (const s of (m[1] ?? "").matchAll(/["']([^"']+)["']/g)) {
+      const folder = (s[1] ?? "").replace(/^:/, "").replace(/:/g, "/");
+      if (/^[\w.-]+(\/[\w.-]+)*$/.test(folder)) projects.add(folder);
+    }
+  const rootName = /\brootProject\.name\s*=\s*["']([^"']+)["']/.exec(code)?.[1] ?? null;
+  return { rootName, projects: [...projects].sort() };
+}
+
+/**
+ * A `build.gradle(.kts)`: its `group` and `version` (its own, or set for every project in `allprojects`/`subprojects`),
+ * the artifacts it depends on (`implementation("g:a:v")`, `api 'g:a:v'`, `testImplementation group: 'g', name: 'a'`,
+ * any configuration) and the projects of the same build it depends on (`project(":core")`: `core`).
+ */
+export function readGradleBuild(script: string): { readonly group: string | null; readonly version: string | null; readonly dependencies: readonly string[]; readonly projects: readonly string[] } {
+  const code = gradleCode(script);
+  const dependencies = new Set<string>();
+  for (const m of code.matchAll(/\b[a-z][A-Za-z]*\s*\(?\s*["']([\w.-]+):([\w.-]+)(?::[^"'\n]*)?["']/g)) dependencies.add(`${m[1]}:${m[2]}`);
+  for (const m of code.matchAll(/\bgroup\s*[:=]\s*["']([\w.-]+)["']\s*,\s*name\s*[:=]\s*["']([\w.-]+)["']/g)) dependencies.add(`${m[1]}:${m[2]}`);
+  const projects = new Set<string>();
+  for (const m of code.matchAll(/\bproject\s*\(\s*(?:path\s*[:=]\s*)?["']:?([\w.:-]+)["']\s*\)/g)) projects.add((m[1] ?? "").replace(/:/g, "/"));
+  const group = /(?:^|[\s{;])group\s*=\s*["']([\w.-]+)["']/m.exec(code)?.[1] ?? null;
+  const version = /(?:^|[\s{;])version\s*=\s*["']([^"']+)["']/m.exec(code)?.[1] ?? null;
+  return { group, version, dependencies: [...dependencies].sort(), projects: [...projects].sort() };
+}
