@@ -345,8 +345,11 @@ function expandUseTree(tree: string, depth = 0): string[] {
  */
 export function javaUses(text: string): ReferenceRecord[] {
   const out = new Map<string, ReferenceRecord>();
-  // (no blanking of comments and strings first: Java files are mostly Javadoc, and imports only start lines)
-  for (const m of text.matchAll(/^[ \t]*import\s+(static\s+)?([\w.]+?)(\.\*)?\s*;/gm)) {
+  // (no blanking of comments and strings first: Java files are mostly Javadoc, and imports only start lines.) Imports
+  // come before the file's first type: read up to the first line that declares one.
+  const firstType = /^[ \t]*(?:(?:public|protected|private|abstract|final|sealed|non-sealed|static|strictfp)\s+)*(?:class|interface|enum|record|@interface)\s/m.exec(text);
+  const head = firstType === null ? text : text.slice(0, firstType.index);
+  for (const m of head.matchAll(/^[ \t]*import\s+(static\s+)?([\w.]+?)(\.\*)?\s*;/gm)) {
     const parts = (m[2] ?? "").split(".");
     if (/^(java|javax|jdk|sun)$/.test(parts[0] ?? "")) continue;
     const type = parts.findIndex((p) => /^[A-Z]/.test(p));

@@ -1,6 +1,6 @@
 import type { QueryMatch, SyntaxNode, Tree } from "../../parse/syntax.js";
 import { definitionCaptures } from "../definition-captures.js";
-import { parentOf } from "../node-memo.js";
+import { nodeMemo, parentOf } from "../node-memo.js";
 import { normalizedText } from "../normalize.js";
 import type { RawSymbol } from "../raw-symbol.js";
 import { emptySignature } from "../signature.js";
@@ -56,11 +56,26 @@ interface Scope {
   readonly inInterface: boolean;
 }
 
+/**
+ * The scope of what is declared directly in a type declaration, by the declaration: a file's members share a few
+ * enclosing types, each read once instead of once a member (their names and modifiers, up to the file's root).
+ */
+const scopeInside = nodeMemo((type: SyntaxNode): Scope | null => walkScope(type, type));
+
 function scopeOf(node: SyntaxNode): Scope | null {
+  // The nearest type around it, where what lies between is only a type's body: its scope is the type's.
+  for (let p = parentOf(node); p !== null; p = parentOf(p)) {
+    if (TYPE_DECLARATIONS.has(p.type)) return scopeInside(p);
+    if (p.type === "block" || p.type === "constructor_body" || p.type === "object_creation_expression" || p.type === "lambda_expression") return null;
+  }
+  return walkScope(node, null);
+}
+
+function walkScope(node: SyntaxNode, from: SyntaxNode | null): Scope | null {
   const names: string[] = [];
   let exported = true;
   let inInterface: boolean | null = null;
-  for (let p = parentOf(node); p !== null; p = parentOf(p)) {
+  for (let p = from ?? parentOf(node); p !== null; p = parentOf(p)) {
     switch (p.type) {
       case "block":
       case "constructor_body":
