@@ -125,7 +125,8 @@ export async function createCoordinationServer(options: ServerOptions): Promise<
     if (route === "GET /v1/health") {
       // A replica stopping says so, for a balancer to send nothing more its way while it drains.
       if (draining) return send(503, { status: "draining", storage: db.dialect, version: CLI_VERSION, ...(replica === null ? {} : { replica: replica.id }) });
-      if (starting !== null) await starting;
+      // (its row written as it started listening: waited for, a second at most, so the first check lists it)
+      if (starting !== null && replica === null) await Promise.race([starting, new Promise((r) => setTimeout(r, 1000).unref())]);
       if (replica === null) return send(200, { status: "ok", storage: db.dialect, version: CLI_VERSION });
       const peers = await replica.peers().catch(() => null);
       return send(200, { status: "ok", storage: db.dialect, version: CLI_VERSION, replica: replica.id, peers });
