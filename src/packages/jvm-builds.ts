@@ -24,7 +24,7 @@ const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !
  * not XML or names no `artifactId`. `${...}` properties are left as written.
  */
 export function readPom(xml: string): MavenPom | null {
-  const { XMLParser } = require("fast-xml-parser") as typeof import("fast-xml-parser");
+  const XMLParser = (require("fast-xml-parser") as typeof import("fast-xml-parser")).XMLParser;
   let doc: Node;
   try {
     doc = asNode(new XMLParser({ ignoreAttributes: true, processEntities: false, parseTagValue: false, ignoreDeclaration: true }).parse(xml));
