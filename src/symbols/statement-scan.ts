@@ -14,8 +14,8 @@ export function positionsOf(text: string, chars: string): Int32Array {
   return chars.length > 1 ? positions.sort() : positions;
 }
 
-/** The first of `positions` at or after `from`, or -1. */
-export function firstAtOrAfter(positions: Int32Array, from: number): number {
+/** How many of the sorted `positions` are before `from` (the index of the first at or after it). */
+function countBefore(positions: Int32Array, from: number): number {
   let lo = 0;
   let hi = positions.length;
   while (lo < hi) {
@@ -23,7 +23,13 @@ export function firstAtOrAfter(positions: Int32Array, from: number): number {
     if ((positions[mid] as number) < from) lo = mid + 1;
     else hi = mid;
   }
-  return lo < positions.length ? (positions[lo] as number) : -1;
+  return lo;
+}
+
+/** The first of `positions` at or after `from`, or -1. */
+export function firstAtOrAfter(positions: Int32Array, from: number): number {
+  const i = countBefore(positions, from);
+  return i < positions.length ? (positions[i] as number) : -1;
 }
 
 /** A Python `from m import a, b as c` or `from m import (a,\n b)`. */
@@ -95,14 +101,8 @@ export function esFromStatements(text: string, clauseChars: RegExp = /[^'";]/): 
   const stops = positionsOf(text, `'";`);
   // Where the clauses that end at a stop may start: after the stop before it.
   const stopBefore = (stop: number): number => {
-    let lo = 0;
-    let hi = stops.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((stops[mid] as number) < stop) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo > 0 ? (stops[lo - 1] as number) + 1 : 0;
+    const i = countBefore(stops, stop);
+    return i > 0 ? (stops[i - 1] as number) + 1 : 0;
   };
   // Per quote that may end a clause: where its `from` starts (-1: none), and the last character before that `from`
   // (back to the previous stop) a clause may not hold.
