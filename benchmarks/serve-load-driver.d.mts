@@ -15,4 +15,6 @@ export function runLoad(options: { url: string; token: string; plan: LoadBody[][
   mismatches: string[];
   failures: string[];
 }>;
+/** Signs in to a server's dashboard as its form does; the `comity_dashboard=...` cookie. */
+export function dashboardSignIn(base: string, token: string): Promise<string>;
 export function quantile(values: readonly number[], q: number): number;

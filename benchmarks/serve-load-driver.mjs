@@ -124,6 +124,25 @@ export async function runLoad({ url, token, plan, replayEvery = 5, onAnswer = ()
   return { answers, latencies, serverLatencies, mismatches, failures };
 }
 
+/**
+ * Signs in to a server's dashboard with a team token as its own form does (the form's token, in its cookie and in the
+ * form, then the post): the `comity_dashboard=...` cookie.
+ */
+export async function dashboardSignIn(base, token) {
+  const form = await fetch(new URL("/signin", base));
+  const formCookie = /comity_signin=([^;]+)/.exec(form.headers.get("set-cookie") ?? "")?.[1];
+  const formToken = /name="form" value="([^"]+)"/.exec(await form.text())?.[1];
+  const r = await fetch(new URL("/signin", base), {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: `comity_signin=${formCookie}` },
+    body: `form=${encodeURIComponent(formToken ?? "")}&token=${encodeURIComponent(token)}`,
+  });
+  const cookie = /comity_dashboard=[^;]+/.exec(r.headers.get("set-cookie") ?? "")?.[0];
+  if (r.status !== 303 || cookie === undefined) throw new Error(`sign-in: HTTP ${r.status}`);
+  return cookie;
+}
+
 /** The q-quantile (0..1) of a list of numbers, nearest rank. */
 export function quantile(values, q) {
   if (values.length === 0) return NaN;

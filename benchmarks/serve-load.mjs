@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { machine, median, table } from "./lib.mjs";
-import { planLoad, quantile, runLoad, startServe } from "./serve-load-driver.mjs";
+import { dashboardSignIn, planLoad, quantile, runLoad, startServe } from "./serve-load-driver.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.cjs");
@@ -41,20 +41,7 @@ const { url, token, server } = await startServe(bin, db, env);
 const dashboards = Number(values.dashboards);
 const streams = [];
 for (let i = 0; i < dashboards; i++) {
-  const cookie = await new Promise((resolve, reject) => {
-    const body = `token=${encodeURIComponent(token)}`;
-    const req = http.request(
-      new URL("/signin", url),
-      { method: "POST", agent: false, headers: { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body) } },
-      (res) => {
-        res.resume();
-        const c = String(res.headers["set-cookie"] ?? "").split(";")[0];
-        res.statusCode === 303 && c.startsWith("comity_dashboard=") ? resolve(c) : reject(new Error(`sign-in: HTTP ${res.statusCode}`));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
+  const cookie = await dashboardSignIn(url, token);
   const stream = { changes: 0, req: null };
   await new Promise((resolve, reject) => {
     stream.req = http.get(new URL("/events", url), { agent: false, headers: { cookie } }, (res) => {

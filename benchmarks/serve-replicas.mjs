@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { machine, table } from "./lib.mjs";
 import { startCluster } from "./replica-cluster.mjs";
-import { planLoad, post, quantile } from "./serve-load-driver.mjs";
+import { dashboardSignIn, planLoad, post, quantile } from "./serve-load-driver.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "comity.cjs");
@@ -180,7 +180,7 @@ try {
 
   // --- A stream on replica 2, signed in on replica 1: how soon it hears an event sent to replica 1. ----------------
   const [r1, r2] = cluster.replicas;
-  const cookie = await signIn(r1.url, token);
+  const cookie = await dashboardSignIn(r1.url, token);
   const heard = [];
   const stream = await openStream(r2.url, cookie, (stamp) => heard.push(stamp));
   const lags = [];
@@ -277,20 +277,6 @@ try {
 } finally {
   await cluster.stop();
   fs.rmSync(dir, { recursive: true, force: true });
-}
-
-/** Signs in to a replica's dashboard with a team token, as its form does; the cookie. */
-async function signIn(base, t) {
-  const form = await fetch(`${base}/signin`);
-  const formCookie = /comity_signin=([^;]+)/.exec(form.headers.get("set-cookie") ?? "")?.[1];
-  const formToken = /name="form" value="([^"]+)"/.exec(await form.text())?.[1];
-  const r = await fetch(`${base}/signin`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: `comity_signin=${formCookie}` },
-    body: `form=${encodeURIComponent(formToken)}&token=${encodeURIComponent(t)}`,
-  });
-  return /comity_dashboard=[^;]+/.exec(r.headers.get("set-cookie") ?? "")?.[0];
 }
 
 /** A dashboard stream: each change event's arrival to `onChange`. */

@@ -172,7 +172,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         const body = await readForm(req);
         // A sign-in posted from another site's page (login CSRF): its browser says where it came from, and it cannot
         // have the form's own token.
-        if (!sameSite(req) || body === null || !sameSecret(body.get("form") ?? "", cookieOf(req, FORM_COOKIE) ?? "")) {
+        const formToken = body?.get("form") ?? "";
+        if (!sameSite(req) || body === null || formToken === "" || !sameSecret(formToken, cookieOf(req, FORM_COOKIE) ?? "")) {
           send(res, 403, "sign in from this server's own page\n", "text/plain");
           return true;
         }

@@ -131,6 +131,8 @@ describe("signing in", () => {
     expect((await signIn(acme.token, { "sec-fetch-site": "cross-site" }, form)).status).toBe(403);
     expect((await signIn(acme.token, {}, { cookie: "", form: form.form })).status).toBe(403);
     expect((await signIn(acme.token, {}, { cookie: form.cookie, form: "forged-forged-forged-x" })).status).toBe(403);
+    // Neither the form's token nor its cookie: an empty token equals an empty cookie, and that is no form of ours.
+    expect((await signIn(acme.token, {}, { cookie: "", form: "" })).status).toBe(403);
     // The same form from this server's own page signs in.
     const ok = await signIn(acme.token, { origin: url, "sec-fetch-site": "same-origin" }, form);
     expect(ok.status).toBe(303);

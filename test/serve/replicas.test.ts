@@ -5,7 +5,7 @@ import * as http from "node:http";
 import * as path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { planLoad, post } from "../../benchmarks/serve-load-driver.mjs";
+import { dashboardSignIn, planLoad, post } from "../../benchmarks/serve-load-driver.mjs";
 import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { CAN_START_POSTGRES, type Cluster, type ClusterReplica, HAPROXY, startCluster, waitFor } from "../../benchmarks/replica-cluster.mjs";
 import { BIN, runBuiltCli } from "../helpers/run-cli.js";
@@ -310,16 +310,7 @@ describe.runIf(HAPROXY !== undefined && CAN_START_POSTGRES)("comity serve: three
 
   /** A dashboard stream on a replica, signed in there: how many change events it has had. */
   async function streamChanges(base: string): Promise<{ count(): number; ended(): boolean; close(): void }> {
-    const form = await fetch(`${base}/signin`);
-    const formCookie = /comity_signin=([^;]+)/.exec(form.headers.get("set-cookie") ?? "")?.[1] as string;
-    const formToken = /name="form" value="([^"]+)"/.exec(await form.text())?.[1] as string;
-    const signedIn = await fetch(`${base}/signin`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: `comity_signin=${formCookie}` },
-      body: `form=${encodeURIComponent(formToken)}&token=${encodeURIComponent(token)}`,
-    });
-    const cookie = /comity_dashboard=[^;]+/.exec(signedIn.headers.get("set-cookie") ?? "")?.[0] as string;
+    const cookie = await dashboardSignIn(base, token);
     const controller = new AbortController();
     const res = await fetch(`${base}/events`, { headers: { cookie }, signal: controller.signal });
     let changes = 0;
