@@ -8,6 +8,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawnServe } from "./serve-load-driver.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const PG_SCRIPT = path.join(root, "scripts", "test-postgres.sh");
@@ -36,33 +37,6 @@ export function freePort() {
       const { port } = s.address();
       s.close(() => resolve(port));
     });
-  });
-}
-
-/** The built `comity serve` on a port, once it says it listens: `{ kill(), stop() }`. */
-function serve(args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "serve", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    const exited = new Promise((r) => child.on("exit", (code) => r(code)));
-    child.stderr.on("data", (c) => (err += c));
-    child.stdout.on("data", (c) => {
-      out += c;
-      if (/listening on http:\/\/\S+/.test(out) && out.includes("dashboard"))
-        resolve({
-          child,
-          stop: async () => {
-            child.kill("SIGTERM");
-            return exited;
-          },
-          kill: async () => {
-            child.kill("SIGKILL");
-            await exited;
-          },
-        });
-    });
-    child.on("exit", (code) => reject(new Error(`comity serve exited (${code}) before listening: ${err}`)));
   });
 }
 
@@ -119,7 +93,7 @@ export async function startCluster(n, env) {
   let haproxy = null;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "comity-cluster-"));
   const start = async (r) => {
-    r.serve = await serve(["--db", url, "--port", String(r.port), "--replica", r.name], env);
+    r.serve = await spawnServe(BIN, ["--db", url, "--port", String(r.port), "--replica", r.name], env);
   };
   const teardown = async () => {
     haproxy?.kill("SIGKILL");

@@ -17,4 +17,16 @@ export function runLoad(options: { url: string; token: string; plan: LoadBody[][
 }>;
 /** Signs in to a server's dashboard as its form does; the `comity_dashboard=...` cookie. */
 export function dashboardSignIn(base: string, token: string): Promise<string>;
+export interface SpawnedServe {
+  readonly url: string;
+  /** What it printed as it started. */
+  readonly banner: string;
+  readonly child: import("node:child_process").ChildProcess;
+  /** SIGTERM and wait for the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL, no goodbye. */
+  kill(): Promise<void>;
+}
+/** The built `comity serve` with these arguments, once it says where it listens (rejected if it exits before). */
+export function spawnServe(bin: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<SpawnedServe>;
 export function quantile(values: readonly number[], q: number): number;

@@ -151,6 +151,40 @@ export function quantile(values, q) {
 }
 
 /**
+ * The built `comity serve` (`bin`) with these arguments, once it says where it listens and where its dashboard is:
+ * `{ url, banner, child, stop() (SIGTERM, then its exit code), kill() (SIGKILL) }`; rejected, with what it said on
+ * stderr, when it exits before. The tests' fixtures and the benchmarks start servers through here.
+ */
+export function spawnServe(bin, args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, "serve", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    const exited = new Promise((r) => child.on("exit", (code) => r(code)));
+    child.stderr.on("data", (c) => (err += c));
+    child.stdout.on("data", (c) => {
+      out += c;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m !== null && out.includes("dashboard"))
+        resolve({
+          url: m[1],
+          banner: out,
+          child,
+          stop: async () => {
+            child.kill("SIGTERM");
+            return exited;
+          },
+          kill: async () => {
+            child.kill("SIGKILL");
+            await exited;
+          },
+        });
+    });
+    child.on("exit", (code) => reject(new Error(`comity serve exited (${code}) before listening: ${err}`)));
+  });
+}
+
+/**
  * A team's token (`comity serve token create`), then the built `comity serve --port 0` on that database, once it
  * says where it listens: `{ url, token, server }`.
  */

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -6,6 +6,7 @@ import * as path from "node:path";
 import pg from "pg";
 import { openDatabase } from "../../src/store/open-database.js";
 import type { Database } from "../../src/store/database.js";
+import { spawnServe } from "../../benchmarks/serve-load-driver.mjs";
 import { BIN } from "./run-cli.js";
 
 /** The PostgreSQL the contract and end-to-end tests also run against (`.ci/run` starts one and sets it). */
@@ -89,33 +90,7 @@ export interface RunningServe {
 
 /** Starts the built `comity serve --port 0` and waits for its "listening on" line. */
 export function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Promise<RunningServe> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString("utf8");
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m !== null && out.includes("dashboard")) {
-        resolve({
-          url: m[1] as string,
-          banner: out,
-          child,
-          stop: async () => {
-            child.kill("SIGTERM");
-            return exited;
-          },
-          kill: async () => {
-            child.kill("SIGKILL");
-            await exited;
-          },
-        });
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`comity serve exited (${code}) before listening: ${err}`)));
-  });
+  return spawnServe(BIN, ["--port", "0", ...args], env);
 }
 
 /** One JSON request to the API; the parsed answer (null when not JSON) and the status. */

@@ -24,8 +24,8 @@ and cannot be used by hooks).
   --secure-cookies   mark the dashboard's sign-in cookie Secure (behind TLS)
   --replica NAME     this replica's name among the servers sharing one
                      PostgreSQL (default HOST:PORT); /v1/health lists the live
-                     ones. SIGTERM drains it: health says 503 draining, requests
-                     under way are answered, then it exits.
+                     ones. SIGTERM drains it: no new connections, requests
+                     under way answered, streams ended, then it exits.
 
 token create  prints a new token for the team (created if new) once; it is
               stored hashed. Hooks send it as COMITY_TOKEN. --name says whose

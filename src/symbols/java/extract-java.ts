@@ -167,8 +167,6 @@ function signatureOf(node: SyntaxNode, name: string, kind: SymbolKind, mods: rea
       const value = all.includes("static") && all.includes("final") && declarator?.childForFieldName("value") != null ? normalizedText(declarator.childForFieldName("value")) : null;
       return { ...base, modifiers: all.sort(), type: normalizedText(node.childForFieldName("type")), value };
     }
-    case "enum_constant":
-      return base;
     default:
       return base;
   }
