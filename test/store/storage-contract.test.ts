@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "../../src/store/database.js";
-import { evaluateEvent, evaluateLockKeys } from "../../src/coordination/evaluate-event.js";
+import { evaluateEvent, evaluateInTransaction, evaluateLockKeys } from "../../src/coordination/evaluate-event.js";
 import { listSessions } from "../../src/coordination/list-sessions.js";
 import { migrate, MIGRATIONS } from "../../src/store/migrations.js";
 import type { EvaluateAnswer, EvaluateRequest } from "../../src/coordination/wire.js";
@@ -285,5 +285,15 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     expect(answers.map((a) => a.intent?.number).sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
     expect(new Set(answers.map((a) => a.index_version)).size).toBe(24);
     expect((await sessions(acme)).reduce((n, s) => n + s.event_count, 0)).toBe(24);
+  });
+
+  it("numbers what is recorded only: a dry run, rolled back, uses up no number", async () => {
+    const dry = await evaluateInTransaction(db, acme, req("A", "pre_edit", { paths: ["src/a.ts"], dry_run: true }), { now: clock, leaseMs: LEASE });
+    expect(dry.intent).toMatchObject({ ref: "INT-1" });
+    expect(await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }))).toMatchObject({ intent: { ref: "INT-1" } });
+    const dryConflict = await evaluateInTransaction(db, acme, req("B", "pre_edit", { paths: ["src/a.ts"], dry_run: true }), { now: clock, leaseMs: LEASE });
+    expect(dryConflict.conflicts).toMatchObject([{ ref: "CF-1" }]);
+    expect(await ev(acme, req("B", "pre_edit", { paths: ["src/a.ts"] }))).toMatchObject({ decision: "block", conflicts: [{ ref: "CF-1" }] });
+    expect(await ev(acme, req("B", "pre_edit", { paths: ["src/a.ts"] }))).toMatchObject({ decision: "allow", intent: { ref: "INT-2" } });
   });
 });

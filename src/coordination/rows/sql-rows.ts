@@ -1,6 +1,6 @@
 import type { Coordination } from "../coordination.js";
 import { compareStrings } from "../../errors/diagnostic.js";
-import { first, marks, type Sql } from "../../store/database.js";
+import { first, marks, type Sql, type TeamCounter } from "../../store/database.js";
 
 /** Rows per INSERT: well inside SQLite's 32,766 parameters and PostgreSQL's 65,535 for our widest table. */
 export const ROWS_PER_INSERT = 500;
@@ -29,7 +29,12 @@ export function uniqueSorted(values: readonly string[]): string[] {
   return [...new Set(values)].sort(compareStrings);
 }
 
-export async function nextNumber(c: Coordination, counter: "next_intent" | "next_conflict", count = 1): Promise<number> {
+/**
+ * The first of `count` new numbers of the team's counter. Taken outside the event's transaction where the storage
+ * can; a dry run, which is rolled back, takes them inside it, so that it uses up no number.
+ */
+export async function nextNumber(c: Coordination, counter: TeamCounter, count = 1): Promise<number> {
+  if (c.sql.nextNumbers !== undefined && c.request.dry_run !== true) return c.sql.nextNumbers(counter, c.teamId, count);
   const row = await first<{ n: number }>(c.sql, `UPDATE teams SET ${counter} = ${counter} + ? WHERE id = ? RETURNING ${counter} - ? AS n`, [count, c.teamId, count]);
   return Number(row?.n);
 }
