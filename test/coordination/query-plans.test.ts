@@ -131,18 +131,21 @@ describe("the coordination core's queries (EXPLAIN QUERY PLAN)", () => {
     const scans: string[] = [];
     for (const [text, params] of seen) {
       if (/^\s*(INSERT INTO \w+ \([^)]*\) VALUES)/i.test(text) && !/SELECT/i.test(text)) continue; // plain inserts read nothing
-      const plan = raw.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...(params as unknown[])) as Array<{ detail: string }>;
+      const plan = raw.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...(params as unknown[])) as Array<{ parent: number; detail: string }>;
       // Plans name a table by its alias in the query (`sessions s` scans as `SCAN s`).
       const aliases = new Map<string, string>();
       for (const m of text.matchAll(/\b(?:FROM|JOIN|UPDATE|INTO)\s+(\w+)(?:\s+(?!ON\b|WHERE\b|SET\b|JOIN\b|USING\b|CROSS\b)(\w+))?/gi)) aliases.set((m[2] ?? m[1]) as string, m[1] as string);
-      let loop = 0;
+      // The tables of one loop nest are siblings in the plan; each part of a compound query (UNION ALL) is a nest of
+      // its own.
+      const loops = new Map<number, number>();
       for (const step of plan) {
         // A full scan, or a search bounded only by the team or the repo: both read a share of history that grows.
         // Inside a loop (any table after the first), a time range bounds nothing either: it is read once per row
         // of the outer table.
         const m = /^(SCAN|SEARCH) (\w+)(?: USING (?:COVERING |PRIMARY )?(?:INDEX|KEY)(?: \w+)? \(([^)]*)\))?/.exec(step.detail);
         if (m === null) continue;
-        const nested = loop++ > 0;
+        const nested = (loops.get(step.parent) ?? 0) > 0;
+        loops.set(step.parent, (loops.get(step.parent) ?? 0) + 1);
         const table = aliases.get(m[2] as string) ?? (m[2] as string);
         if (!GROWING.includes(table)) continue;
         const bounds = (m[3] ?? "")

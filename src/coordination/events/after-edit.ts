@@ -76,6 +76,7 @@ export async function afterEdit(c: Coordination, request: EvaluateRequest): Prom
   const holderReps = await familyReps(
     c,
     unforeseen.map((h) => h.family),
+    unforeseen,
   );
   const told = new Set(existing.map((e) => `${e.other_session_id}\u0000${e.kind === "symbol_overlap" ? e.subject.slice(0, e.subject.indexOf("#")) : e.subject}`));
   const untoldHolders = unforeseen.filter((h) => !told.has(`${holderReps.get(h.family) ?? h.id}\u0000${h.path}`));

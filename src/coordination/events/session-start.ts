@@ -5,6 +5,7 @@ import { deliverQueued } from "./deliver-queued.js";
 import { CHANGE_COLS, type ChangeRow, packageChanges } from "../rows/change-rows.js";
 import { uniqueSorted } from "../rows/sql-rows.js";
 import { compareStrings } from "../../errors/diagnostic.js";
+import { marks } from "../../store/database.js";
 import { isContractKey, packageLabel } from "../../packages/package-of-import.js";
 
 /** `session_start`: who else is active in this repo and on what, the recent breaking changes, and queued notices. */
@@ -19,17 +20,28 @@ export async function atSessionStart(c: Coordination): Promise<Outcome> {
 export async function briefing(c: Coordination, dependencies: readonly string[]): Promise<string | null> {
   const others = await c.sql.all<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions s WHERE ${ACTIVE_OTHER} ORDER BY s.started_at, s.external_id, s.id LIMIT 10`, activeOtherParams(c));
   const lines: string[] = [];
+  // Their files and symbols for all of them at once (two statements, not two a session).
+  const ids = others.map((o) => o.id);
+  const filesOf = new Map<string, string[]>();
+  const symbolsOf = new Map<string, { q: string; compatibility: string }[]>();
+  if (ids.length > 0) {
+    const fileRows = await c.sql.all<{ session_id: string; path: string }>(
+      `SELECT session_id, path FROM session_files WHERE session_id IN (${marks(ids)})
+       UNION SELECT i.session_id, ip.path FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number JOIN sessions s ON s.id = i.session_id
+       WHERE i.session_id IN (${marks(ids)}) AND i.released_at IS NULL AND i.created_at >= s.started_at ORDER BY session_id, path`,
+      [...ids, ...ids],
+    );
+    for (const r of fileRows) filesOf.set(r.session_id, [...(filesOf.get(r.session_id) ?? []), r.path]);
+    const symbolRows = await c.sql.all<{ session_id: string; q: string; compatibility: string }>(
+      `SELECT session_id, qualified_name AS q, MIN(compatibility) AS compatibility FROM symbol_changes WHERE session_id IN (${marks(ids)})
+       GROUP BY session_id, qualified_name ORDER BY session_id, qualified_name`,
+      ids,
+    );
+    for (const r of symbolRows) symbolsOf.set(r.session_id, [...(symbolsOf.get(r.session_id) ?? []), { q: r.q, compatibility: r.compatibility }]);
+  }
   for (const o of others) {
-    const files = await c.sql.all<{ path: string }>(
-      `SELECT path FROM session_files WHERE session_id = ?
-       UNION SELECT ip.path FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number
-       WHERE i.session_id = ? AND i.released_at IS NULL AND i.created_at >= ? ORDER BY path`,
-      [o.id, o.id, o.started_at],
-    );
-    const symbols = await c.sql.all<{ q: string; compatibility: string }>(
-      "SELECT qualified_name AS q, MIN(compatibility) AS compatibility FROM symbol_changes WHERE session_id = ? GROUP BY qualified_name ORDER BY qualified_name",
-      [o.id],
-    );
+    const files = (filesOf.get(o.id) ?? []).map((path) => ({ path }));
+    const symbols = symbolsOf.get(o.id) ?? [];
     const parts = [`- ${describeSession(o)}, since ${ago(Number(o.started_at), c.now)}`];
     if (files.length > 0)
       parts.push(

@@ -32,6 +32,7 @@ export async function recordConflicts(c: Coordination, wanted: readonly Wanted[]
   const reps = await familyReps(
     c,
     wanted.flatMap((w) => [w.session.family, w.other.family]),
+    wanted.flatMap((w) => [w.session, w.other]),
   );
   // A family is one per repo: a session of another repo (across packages) stands for itself.
   const repOf = (x: SessionRow): string => (x.repo_id === c.repoId ? (reps.get(x.family) ?? x.id) : x.id);

@@ -22,8 +22,9 @@ export interface HolderRow extends SessionRow {
  */
 export async function holdersOf(c: Coordination, paths: readonly string[] | null): Promise<HolderRow[]> {
   if (paths !== null && paths.length === 0) return [];
-  // For given paths the path index leads; for all of them, the repo's active sessions do.
-  const held = await c.sql.all<HolderRow>(
+  // For given paths the path index leads; for all of them, the repo's active sessions do. What they hold and what
+  // they changed are read in one statement (each statement is a round trip to PostgreSQL).
+  const heldSql =
     paths === null
       ? `SELECT ip.path, MIN(i.created_at) AS since, 1 AS held, ${SESSION_COLS}
          FROM sessions s CROSS JOIN intents i CROSS JOIN intent_paths ip
@@ -32,17 +33,19 @@ export async function holdersOf(c: Coordination, paths: readonly string[] | null
       : `SELECT ip.path, MIN(i.created_at) AS since, 1 AS held, ${SESSION_COLS}
          FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number JOIN sessions s ON s.id = i.session_id
          WHERE ip.team_id = ? AND ip.repo_id = ? AND ip.path IN (${marks(paths)}) AND i.released_at IS NULL AND i.created_at >= s.started_at AND ${ACTIVE_OTHER}
-         GROUP BY ip.path, ${SESSION_GROUP}`,
-    paths === null ? activeOtherParams(c) : [c.teamId, c.repoId, ...paths, ...activeOtherParams(c)],
-  );
-  const changed = await c.sql.all<HolderRow>(
-    `SELECT sf.path, sf.updated_at AS since, 0 AS held, ${SESSION_COLS}
+         GROUP BY ip.path, ${SESSION_GROUP}`;
+  const changedSql = `SELECT sf.path, sf.updated_at AS since, 0 AS held, ${SESSION_COLS}
      FROM session_files sf JOIN sessions s ON s.id = sf.session_id
-     WHERE ${paths === null ? "" : `sf.path IN (${marks(paths)}) AND `}sf.updated_at >= s.started_at AND ${ACTIVE_OTHER}${paths === null ? " LIMIT 5000" : ""}`,
-    [...(paths ?? []), ...activeOtherParams(c)],
-  );
+     WHERE ${paths === null ? "" : `sf.path IN (${marks(paths)}) AND `}sf.updated_at >= s.started_at AND ${ACTIVE_OTHER}${paths === null ? " LIMIT 5000" : ""}`;
+  const heldParams = paths === null ? activeOtherParams(c) : [c.teamId, c.repoId, ...paths, ...activeOtherParams(c)];
+  const changedParams = [...(paths ?? []), ...activeOtherParams(c)];
+  // (every path, for a plan: two statements, each led by the active sessions, which a compound one would not be)
+  const both =
+    paths === null
+      ? [...(await c.sql.all<HolderRow>(heldSql, heldParams)), ...(await c.sql.all<HolderRow>(changedSql, changedParams))]
+      : await c.sql.all<HolderRow>(`SELECT * FROM (${heldSql}) AS held_rows UNION ALL SELECT * FROM (${changedSql}) AS changed_rows`, [...heldParams, ...changedParams]);
   const byKey = new Map<string, HolderRow>();
-  for (const r of [...held, ...changed]) {
+  for (const r of both) {
     const key = `${r.path}\u0000${r.id}`;
     const had = byKey.get(key);
     byKey.set(key, had === undefined ? r : { ...had, held: Math.max(Number(had.held), Number(r.held)), since: Math.min(Number(had.since), Number(r.since)) });
@@ -57,14 +60,12 @@ async function withRanges(c: Coordination, rows: HolderRow[]): Promise<HolderRow
   const paths = uniqueSorted(rows.map((r) => r.path));
   const sessions = uniqueSorted(rows.map((r) => r.id));
   type Part = { path: string; session_id: string; base: string | null; ranges: string | null };
-  const parts = [
-    ...(await c.sql.all<Part>(
-      `SELECT ip.path, i.session_id, ip.base, ip.ranges FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number
-       WHERE ip.team_id = ? AND ip.repo_id = ? AND ip.path IN (${marks(paths)}) AND i.released_at IS NULL AND i.session_id IN (${marks(sessions)})`,
-      [c.teamId, c.repoId, ...paths, ...sessions],
-    )),
-    ...(await c.sql.all<Part>(`SELECT path, session_id, base, ranges FROM session_files WHERE session_id IN (${marks(sessions)}) AND path IN (${marks(paths)})`, [...sessions, ...paths])),
-  ];
+  const parts = await c.sql.all<Part>(
+    `SELECT ip.path, i.session_id, ip.base, ip.ranges FROM intent_paths ip JOIN intents i ON i.team_id = ip.team_id AND i.number = ip.intent_number
+     WHERE ip.team_id = ? AND ip.repo_id = ? AND ip.path IN (${marks(paths)}) AND i.released_at IS NULL AND i.session_id IN (${marks(sessions)})
+     UNION ALL SELECT path, session_id, base, ranges FROM session_files WHERE session_id IN (${marks(sessions)}) AND path IN (${marks(paths)})`,
+    [c.teamId, c.repoId, ...paths, ...sessions, ...sessions, ...paths],
+  );
   const byKey = new Map<string, Part[]>();
   for (const p of parts) byKey.set(`${p.path}\u0000${p.session_id}`, [...(byKey.get(`${p.path}\u0000${p.session_id}`) ?? []), p]);
   return rows.map((r) => {

@@ -6,17 +6,26 @@ import { first, marks, type Sql } from "../../store/database.js";
 
 /**
  * The session that stands for each agent of this repo in conflicts: the one whose external id is the family's
- * (the parent), so that a conflict between two agents is one, whichever of their subagents meets it.
+ * (the parent), so that a conflict between two agents is one, whichever of their subagents meets it. Sessions
+ * already read (`known`) answer for their own external id without a query: a repo has one session of an external
+ * id, so an agent that is its own family (no parent) is its own representative.
  */
-export async function familyReps(c: { sql: Sql; teamId: string; repoId: string }, families: readonly string[]): Promise<Map<string, string>> {
-  const list = uniqueSorted(families);
-  if (list.length === 0) return new Map();
+export async function familyReps(
+  c: { sql: Sql; teamId: string; repoId: string },
+  families: readonly string[],
+  known: readonly Pick<SessionRow, "id" | "external_id" | "repo_id">[] = [],
+): Promise<Map<string, string>> {
+  const reps = new Map<string, string>();
+  for (const s of known) if (s.repo_id === c.repoId) reps.set(s.external_id, s.id);
+  const list = uniqueSorted(families).filter((f) => !reps.has(f));
+  if (list.length === 0) return reps;
   const rows = await c.sql.all<{ id: string; external_id: string }>(`SELECT id, external_id FROM sessions WHERE team_id = ? AND repo_id = ? AND external_id IN (${marks(list)})`, [
     c.teamId,
     c.repoId,
     ...list,
   ]);
-  return new Map(rows.map((r) => [r.external_id, r.id]));
+  for (const r of rows) reps.set(r.external_id, r.id);
+  return reps;
 }
 
 /** The team's repo one of these fingerprints already names (the oldest if several do), else a new one; every fingerprint then points at it. */
