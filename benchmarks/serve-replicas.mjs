@@ -152,6 +152,9 @@ try {
   const calm = latencies.filter(outsideKill).map(([, x]) => x);
   const p50 = quantile(calm, 0.5);
   const p99 = quantile(calm, 0.99);
+  // The same without the first 10 s, while the replicas start cold (their code not yet compiled, their database
+  // connections opened and their statements prepared as the first events arrive).
+  const warm = latencies.filter((x) => outsideKill(x) && x[0] >= started + 10_000).map(([, x]) => x);
   const steady = errors.filter(outsideKill);
   out.push(
     `${agents} agents x ${events} events across ${values.repos} repos, ${thinkMs} ms apart (${(total / seconds).toFixed(0)} events/s over ${seconds.toFixed(0)} s), through HAProxy to 3 replicas on one PostgreSQL; replica 2 killed at 40% and started again 10 s later.`,
@@ -160,6 +163,7 @@ try {
       ["measure", "value", "target", "verdict"],
       [
         ["evaluate p50 / p99 (ms, through the balancer), outside the kill window", `${ms(p50)} / ${ms(p99)}`, "p99 < 50", p99 < 50 ? "met" : "NOT met"],
+        ["evaluate p50 / p99 (ms), outside the kill window and the first 10 s", `${ms(quantile(warm, 0.5))} / ${ms(quantile(warm, 0.99))}`, "", ""],
         ["evaluate p50 / p99 (ms), the whole run", `${ms(quantile(all, 0.5))} / ${ms(quantile(all, 0.99))}`, "", ""],
         ["anchor: GET /v1/health p50 / p99 (ms)", `${ms(quantile(anchor, 0.5))} / ${ms(quantile(anchor, 0.99))}`, "", ""],
         ["events acknowledged / planned", `${answers.size} / ${total}`, "all", answers.size === total ? "met" : "NOT met"],

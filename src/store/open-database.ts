@@ -6,14 +6,14 @@ import { migrate } from "./migrations.js";
 /**
  * Opens the storage a `--db` value names and brings its schema up to date:
  * `postgres://…` / `postgresql://…` for PostgreSQL; `sqlite:PATH`, a plain
- * path, or nothing (then `<config dir>/serve.sqlite`) for SQLite.
+ * path, or nothing (then `<config dir>/serve.sqlite`) for SQLite. A `server` opens all its connections at once.
  */
-export async function openDatabase(db: string | undefined, options: { configDir: string; cwd: string }): Promise<Database> {
+export async function openDatabase(db: string | undefined, options: { configDir: string; cwd: string; server?: boolean }): Promise<Database> {
   const spec = db ?? "";
   let database: Database;
   if (/^postgres(ql)?:\/\//i.test(spec)) {
     const { openPostgresDatabase } = await import("./postgres-database.js");
-    database = await openPostgresDatabase(spec).catch((error: Error) => {
+    database = await openPostgresDatabase(spec, { openAll: options.server === true }).catch((error: Error) => {
       throw new ComityError("INVALID_ARGUMENT", `cannot connect to PostgreSQL at ${redactUrl(spec)}: ${error.message}`, { cause: error });
     });
   } else {

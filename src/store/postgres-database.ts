@@ -8,7 +8,7 @@ import { redactUrl, type Database, type DatabaseMessages, type Row, type Sql, ty
  * its keys, so the events of one repo of a team are applied one after the
  * other while other repos and teams run in parallel.
  */
-export async function openPostgresDatabase(url: string, options: { max?: number } = {}): Promise<Database> {
+export async function openPostgresDatabase(url: string, options: { max?: number; openAll?: boolean } = {}): Promise<Database> {
   const pg = (await import("pg")).default;
   const INT8 = 20;
   const types = {
@@ -20,8 +20,15 @@ export async function openPostgresDatabase(url: string, options: { max?: number 
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, idleTimeoutMillis: 0, allowExitOnIdle: true });
   // An idle client losing its connection must not crash the server.
   pool.on("error", () => undefined);
-  const client0 = await pool.connect();
-  client0.release();
+  // A server opens its whole pool before it takes requests (`openAll`): opened under the first burst instead,
+  // each connection is a new PostgreSQL process that the burst waits for. Anything else opens one, to fail early.
+  const opened = await Promise.allSettled(Array.from({ length: options.openAll === true ? (options.max ?? 10) : 1 }, () => pool.connect()));
+  for (const o of opened) if (o.status === "fulfilled") o.value.release();
+  const failed = opened.find((o): o is PromiseRejectedResult => o.status === "rejected");
+  if (failed !== undefined) {
+    await pool.end().catch(() => undefined);
+    throw failed.reason;
+  }
   const poolSql = sqlOver(pool);
   const messages = listener(pg, url, (channel, payload) => pool.query("SELECT pg_notify($1, $2)", [channel, payload]).then(() => undefined));
   const counters = counterConnection(pg, url, types);

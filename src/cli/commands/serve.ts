@@ -63,9 +63,9 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     return 0;
   }
   const home = io.env["HOME"] ?? os.homedir();
-  const open = async () => {
+  const open = async (server = false) => {
     const { openDatabase } = await import("../../store/open-database.js");
-    return openDatabase(values.db ?? io.env["COMITY_SERVE_DB"], { configDir: configDir(io.env, home), cwd: io.cwd });
+    return openDatabase(values.db ?? io.env["COMITY_SERVE_DB"], { configDir: configDir(io.env, home), cwd: io.cwd, server });
   };
   const [sub, action, ...extra] = positionals;
 
@@ -120,7 +120,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   const lease = Number(values["lease-seconds"]);
   if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(io, `--port: '${values.port}' is not a port`);
   if (!(lease > 0)) return usageError(io, `--lease-seconds: '${values["lease-seconds"]}' is not a positive number`);
-  const db = await open();
+  const db = await open(true);
   const { createCoordinationServer } = await import("../../serve/create-server.js");
   if (values.replica !== undefined && !/^[\w.:@-]{1,100}$/.test(values.replica)) return usageError(io, `--replica: '${values.replica}' is not a name (letters, digits, . : @ - _)`);
   const server = await createCoordinationServer({
