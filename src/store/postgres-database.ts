@@ -32,6 +32,8 @@ export async function openPostgresDatabase(url: string, options: { max?: number;
   const poolSql = sqlOver(pool);
   const messages = listener(pg, url, (channel, payload) => pool.query("SELECT pg_notify($1, $2)", [channel, payload]).then(() => undefined));
   const counters = counterConnection(pg, url, types);
+  // (a server's first numbered event must not wait for this connection to open either)
+  if (options.openAll === true) await counters.open().catch(() => undefined);
   return {
     dialect: "postgres",
     location: redactUrl(url),
@@ -75,7 +77,7 @@ function counterConnection(
   pg: typeof import("pg").default,
   url: string,
   types: { getTypeParser: typeof import("pg").types.getTypeParser },
-): { next(counter: TeamCounter, teamId: string, count: number): Promise<number>; close(): Promise<void> } {
+): { open(): Promise<unknown>; next(counter: TeamCounter, teamId: string, count: number): Promise<number>; close(): Promise<void> } {
   let client: Promise<import("pg").Client> | null = null;
   let closed = false;
   const drop = (c: Promise<import("pg").Client>): void => {
@@ -85,7 +87,8 @@ function counterConnection(
   };
   const open = (): Promise<import("pg").Client> => {
     if (client !== null) return client;
-    const c = new pg.Client({ connectionString: url, types });
+    // (named, so that an operator reading pg_stat_activity knows it)
+    const c = new pg.Client({ connectionString: url, types, application_name: "comity counters" });
     const opened = c.connect().then(() => c);
     client = opened;
     c.on("error", () => drop(opened));
@@ -94,6 +97,7 @@ function counterConnection(
     return opened;
   };
   return {
+    open,
     async next(counter, teamId, count) {
       if (closed) throw new Error("the database is closed");
       const opened = open();

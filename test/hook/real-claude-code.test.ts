@@ -46,7 +46,17 @@ afterEach(async () => {
       // already gone
     }
   }
-  sb.cleanup();
+  // What the killed daemon and the host were still writing under the sandbox can outlast rm's own retries: polled
+  // until the folder goes, for 10 s at most.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      sb.cleanup();
+      break;
+    } catch (error) {
+      if (attempt >= 40) throw error;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 });
 
 /** How many MCP requests the running daemon answered (0 where it does not say). */

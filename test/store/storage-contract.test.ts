@@ -287,6 +287,16 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     expect((await sessions(acme)).reduce((n, s) => n + s.event_count, 0)).toBe(24);
   });
 
+  it.runIf(storage.name === "postgres")("numbers on when the counters' own connection is lost, and takes it back", async () => {
+    expect(await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }))).toMatchObject({ intent: { ref: "INT-1" } });
+    const ended = await db.read((sql) => sql.all("SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'comity counters'"));
+    expect(ended).toHaveLength(1);
+    expect(await ev(acme, req("A", "pre_edit", { paths: ["src/b.ts"] }))).toMatchObject({ intent: { ref: "INT-2" } });
+    expect(await ev(acme, req("A", "pre_edit", { paths: ["src/c.ts"] }))).toMatchObject({ intent: { ref: "INT-3" } });
+    const back = await db.read((sql) => sql.all("SELECT pid FROM pg_stat_activity WHERE application_name = 'comity counters'"));
+    expect(back).toHaveLength(1);
+  });
+
   it("numbers what is recorded only: a dry run, rolled back, uses up no number", async () => {
     const dry = await evaluateInTransaction(db, acme, req("A", "pre_edit", { paths: ["src/a.ts"], dry_run: true }), { now: clock, leaseMs: LEASE });
     expect(dry.intent).toMatchObject({ ref: "INT-1" });

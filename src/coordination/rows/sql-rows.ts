@@ -31,10 +31,14 @@ export function uniqueSorted(values: readonly string[]): string[] {
 
 /**
  * The first of `count` new numbers of the team's counter. Taken outside the event's transaction where the storage
- * can; a dry run, which is rolled back, takes them inside it, so that it uses up no number.
+ * can; a dry run, which is rolled back, takes them inside it, so that it uses up no number; so does an event whose
+ * storage could not take them outside (its counters' connection lost): slower under load, never wrong.
  */
 export async function nextNumber(c: Coordination, counter: TeamCounter, count = 1): Promise<number> {
-  if (c.sql.nextNumbers !== undefined && c.request.dry_run !== true) return c.sql.nextNumbers(counter, c.teamId, count);
+  if (c.sql.nextNumbers !== undefined && c.request.dry_run !== true) {
+    const n = await c.sql.nextNumbers(counter, c.teamId, count).catch(() => null);
+    if (n !== null) return n;
+  }
   const row = await first<{ n: number }>(c.sql, `UPDATE teams SET ${counter} = ${counter} + ? WHERE id = ? RETURNING ${counter} - ? AS n`, [count, c.teamId, count]);
   return Number(row?.n);
 }
