@@ -71,7 +71,7 @@ export async function openPostgresDatabase(url: string, options: { max?: number;
  * Team counters taken on a connection of their own, each update committed at once, so that no event's transaction
  * holds a team's counter row (and with it every other event of the team) until it ends. Its own connection, not a
  * pooled one: a transaction waiting for a pooled connection while holding one could wait for ever once all of them
- * do the same. Opened at the first number, and again after it is lost.
+ * do the same. Opened with a server's pool (else at the first number), and again after it is lost.
  */
 function counterConnection(
   pg: typeof import("pg").default,
