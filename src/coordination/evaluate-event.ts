@@ -78,7 +78,7 @@ export async function evaluateEvent(sql: Sql, team: TeamRef, request: EvaluateRe
   if (start?.response != null) return JSON.parse(start.response) as EvaluateAnswer;
 
   const { now, leaseMs } = options;
-  const policy = asPolicy(start?.policy ?? undefined);
+  const policy = asPolicy(start?.policy);
   const where = { sql, teamId: team.id, now, leaseMs, repoId: await resolveRepo(sql, team.id, request.repo.remote_fingerprints, now) };
   const session = await touchSession(where, request);
   const family = request.session.parent_external_id ?? request.session.external_id;

@@ -11,17 +11,12 @@ export interface Sql {
   /** The number of rows changed. */
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   /**
-   * The first of `count` numbers taken from one of a team's counters, outside the transaction, where the storage can
-   * (PostgreSQL): a counter row updated inside an event's transaction stays locked until it ends, and every event
-   * of the team that numbers something would wait for it, whatever its repo. A number taken by a transaction that
-   * then fails is not given again (a gap, as with any database sequence). Absent (SQLite, whose one writer runs one
-   * transaction at a time anyway): the caller updates the counter in its transaction.
+   * One statement run outside this transaction and committed at once, where the storage can (PostgreSQL, on a
+   * connection of its own): what a row updated inside the transaction would otherwise keep locked until it ends.
+   * Absent (SQLite, whose one writer runs one transaction at a time anyway): the caller runs it in the transaction.
    */
-  nextNumbers?(counter: TeamCounter, teamId: string, count: number): Promise<number>;
+  committedAtOnce?<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
 }
-
-/** A team's numbering: intents (`INT-n`) and conflicts (`CF-n`). */
-export type TeamCounter = "next_intent" | "next_conflict";
 
 export type Dialect = "sqlite" | "postgres";
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { redactUrl, type Database, type DatabaseMessages, type Row, type Sql, type TeamCounter } from "./database.js";
+import { redactUrl, type Database, type DatabaseMessages, type Row, type Sql } from "./database.js";
 
 /**
  * PostgreSQL through a `pg` pool. `?` placeholders become `$1…`; BIGINT
@@ -42,7 +42,7 @@ export async function openPostgresDatabase(url: string, options: { max?: number;
       // Sorted, so two transactions wanting overlapping keys take them in the same order and cannot deadlock.
       const keys = [...new Set(typeof lockKeys === "string" ? [lockKeys] : lockKeys)].sort();
       const client = await pool.connect();
-      const sql: Sql = { ...sqlOver(client), nextNumbers: counters.next };
+      const sql: Sql = { ...sqlOver(client), committedAtOnce: counters.run };
       try {
         // One round trip for all (the simple protocol takes several statements; keys are escaped, not bound).
         await client.query(["BEGIN", ...keys.map((k) => `SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(k)}))`)].join("; "));
@@ -68,16 +68,16 @@ export async function openPostgresDatabase(url: string, options: { max?: number;
 }
 
 /**
- * Team counters taken on a connection of their own, each update committed at once, so that no event's transaction
- * holds a team's counter row (and with it every other event of the team) until it ends. Its own connection, not a
- * pooled one: a transaction waiting for a pooled connection while holding one could wait for ever once all of them
- * do the same. Opened with a server's pool (else at the first number), and again after it is lost.
+ * Statements committed at once on a connection of their own (the teams' counters), so that no event's transaction
+ * holds such a row (and with it every other event of the team) until it ends. Its own connection, not a pooled one:
+ * a transaction waiting for a pooled connection while holding one could wait for ever once all of them do the same.
+ * Opened with a server's pool (else at the first statement), and again after it is lost.
  */
 function counterConnection(
   pg: typeof import("pg").default,
   url: string,
   types: { getTypeParser: typeof import("pg").types.getTypeParser },
-): { open(): Promise<unknown>; next(counter: TeamCounter, teamId: string, count: number): Promise<number>; close(): Promise<void> } {
+): { open(): Promise<unknown>; run<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>; close(): Promise<void> } {
   let client: Promise<import("pg").Client> | null = null;
   let closed = false;
   const drop = (c: Promise<import("pg").Client>): void => {
@@ -98,20 +98,15 @@ function counterConnection(
   };
   return {
     open,
-    async next(counter, teamId, count) {
+    async run<T = Row>(text: string, params: readonly unknown[] = []): Promise<T[]> {
       if (closed) throw new Error("the database is closed");
       const opened = open();
-      let rows: { n: number }[];
       try {
-        // (the counter is one of two column names, never input)
-        rows = (await (await opened).query<{ n: number }>(prepared(`UPDATE teams SET ${counter} = ${counter} + ? WHERE id = ? RETURNING ${counter} - ? AS n`), [count, teamId, count])).rows;
+        return await sqlOver(await opened).all<T>(text, params);
       } catch (error) {
         drop(opened);
         throw error;
       }
-      const n = rows[0]?.n;
-      if (n === undefined) throw new Error(`no team ${teamId}`);
-      return Number(n);
     },
     async close() {
       closed = true;

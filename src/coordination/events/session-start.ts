@@ -31,25 +31,19 @@ export async function briefing(c: Coordination, dependencies: readonly string[])
        WHERE i.session_id IN (${marks(ids)}) AND i.released_at IS NULL AND i.created_at >= s.started_at ORDER BY session_id, path`,
       [...ids, ...ids],
     );
-    for (const r of fileRows) filesOf.set(r.session_id, [...(filesOf.get(r.session_id) ?? []), r.path]);
+    for (const r of fileRows) appendTo(filesOf, r.session_id, r.path);
     const symbolRows = await c.sql.all<{ session_id: string; q: string; compatibility: string }>(
       `SELECT session_id, qualified_name AS q, MIN(compatibility) AS compatibility FROM symbol_changes WHERE session_id IN (${marks(ids)})
        GROUP BY session_id, qualified_name ORDER BY session_id, qualified_name`,
       ids,
     );
-    for (const r of symbolRows) symbolsOf.set(r.session_id, [...(symbolsOf.get(r.session_id) ?? []), { q: r.q, compatibility: r.compatibility }]);
+    for (const r of symbolRows) appendTo(symbolsOf, r.session_id, { q: r.q, compatibility: r.compatibility });
   }
   for (const o of others) {
-    const files = (filesOf.get(o.id) ?? []).map((path) => ({ path }));
+    const files = filesOf.get(o.id) ?? [];
     const symbols = symbolsOf.get(o.id) ?? [];
     const parts = [`- ${describeSession(o)}, since ${ago(Number(o.started_at), c.now)}`];
-    if (files.length > 0)
-      parts.push(
-        `files ${listSome(
-          files.map((f) => f.path),
-          8,
-        )}`,
-      );
+    if (files.length > 0) parts.push(`files ${listSome(files, 8)}`);
     // Breaking first ("breaking" < "compatible" < "internal" is also their alphabetical order).
     const ordered = [...symbols].sort((a, b) => compareStrings(a.compatibility, b.compatibility) || compareStrings(a.q, b.q));
     if (ordered.length > 0)
@@ -90,4 +84,11 @@ export async function briefing(c: Coordination, dependencies: readonly string[])
     }
   }
   return out.join("\n");
+}
+
+/** Adds `value` to the list at `key` (in place: a list per session may be thousands of files long). */
+function appendTo<T>(lists: Map<string, T[]>, key: string, value: T): void {
+  const list = lists.get(key);
+  if (list === undefined) lists.set(key, [value]);
+  else list.push(value);
 }

@@ -1,6 +1,6 @@
 import type { Coordination } from "../coordination.js";
 import { compareStrings } from "../../errors/diagnostic.js";
-import { first, marks, type Sql, type TeamCounter } from "../../store/database.js";
+import { first, marks, type Sql } from "../../store/database.js";
 
 /** Rows per INSERT: well inside SQLite's 32,766 parameters and PostgreSQL's 65,535 for our widest table. */
 export const ROWS_PER_INSERT = 500;
@@ -30,15 +30,21 @@ export function uniqueSorted(values: readonly string[]): string[] {
 }
 
 /**
- * The first of `count` new numbers of the team's counter. Taken outside the event's transaction where the storage
- * can; a dry run, which is rolled back, takes them inside it, so that it uses up no number; so does an event whose
- * storage could not take them outside (its counters' connection lost): slower under load, never wrong.
+ * The first of `count` new numbers of the team's counter: intents (`INT-n`), conflicts (`CF-n`). Committed at once
+ * where the storage can, so that no event's transaction holds the team's counter row, and every other event of the
+ * team that numbers something, until it ends (a number taken by a transaction that then fails is not given again: a
+ * gap, as with any database sequence). A dry run, which is rolled back, takes them inside its transaction, so that it
+ * uses up no number; so does an event whose storage could not commit them apart (its connection for that lost):
+ * slower under load, never wrong.
  */
-export async function nextNumber(c: Coordination, counter: TeamCounter, count = 1): Promise<number> {
-  if (c.sql.nextNumbers !== undefined && c.request.dry_run !== true) {
-    const n = await c.sql.nextNumbers(counter, c.teamId, count).catch(() => null);
-    if (n !== null) return n;
+export async function nextNumber(c: Coordination, counter: "next_intent" | "next_conflict", count = 1): Promise<number> {
+  // (the counter is one of two column names, never input)
+  const text = `UPDATE teams SET ${counter} = ${counter} + ? WHERE id = ? RETURNING ${counter} - ? AS n`;
+  const params = [count, c.teamId, count];
+  if (c.sql.committedAtOnce !== undefined && c.request.dry_run !== true) {
+    const row = (await c.sql.committedAtOnce<{ n: number }>(text, params).catch(() => []))[0];
+    if (row !== undefined) return Number(row.n);
   }
-  const row = await first<{ n: number }>(c.sql, `UPDATE teams SET ${counter} = ${counter} + ? WHERE id = ? RETURNING ${counter} - ? AS n`, [count, c.teamId, count]);
+  const row = await first<{ n: number }>(c.sql, text, params);
   return Number(row?.n);
 }
