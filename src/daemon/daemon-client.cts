@@ -53,11 +53,21 @@ const DAEMON_ANSWER_MS = 3500;
  */
 const DAEMON_STOPPED_CHECK_MS = 300;
 
+/** The last package.json read per package folder, by its size and time: a daemon asks at every http hook. */
+const versions = new Map<string, { readonly stamp: string; readonly version: string }>();
+
 /** The version in a package's package.json (`CLI_VERSION`, which a test keeps equal to it, is an ES module). */
 function packageVersion(root: string): string {
+  const file = path.join(root, "package.json");
   try {
-    const version: unknown = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version;
-    return typeof version === "string" ? version : "?";
+    const st = fs.statSync(file);
+    const stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    const known = versions.get(root);
+    if (known?.stamp === stamp) return known.version;
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, "utf8")).version;
+    const version = typeof parsed === "string" ? parsed : "?";
+    if (versions.has(root) || versions.size < 64) versions.set(root, { stamp, version });
+    return version;
   } catch {
     return "?";
   }

@@ -8,12 +8,21 @@ import * as path from "node:path";
  * new file's permissions (default: the process's, as `writeFileSync`).
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array | readonly Uint8Array[], options: { mode?: number } = {}): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   // Unique enough between processes (the pid) and between threads of one (each its own generator); no need to load
   // node:crypto for it (6-7 ms of a process that otherwise does not use it).
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
-  if (typeof data === "string" || !Array.isArray(data)) fs.writeFileSync(tmp, data as string | Uint8Array, options.mode === undefined ? {} : { mode: options.mode });
-  else writePieces(tmp, data, options.mode);
+  const write = (): void => {
+    if (typeof data === "string" || !Array.isArray(data)) fs.writeFileSync(tmp, data as string | Uint8Array, options.mode === undefined ? {} : { mode: options.mode });
+    else writePieces(tmp, data, options.mode);
+  };
+  // The folder is made only where it is missing: most writes go to one that is there (a daemon's, at every event).
+  try {
+    write();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    write();
+  }
   fs.renameSync(tmp, file);
 }
 

@@ -66,7 +66,6 @@ function parseSessionState(text: string | null): SessionState {
  */
 export function updateSessionState(configDir: string, sessionId: string, update: (current: SessionState) => SessionState): SessionState {
   const file = fileOf(configDir, sessionId);
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const release = acquireLock(`${file}.lock`);
   try {
     const before = readTextOrNull(nodeSyncFs, file);
@@ -98,19 +97,26 @@ function capQueue(state: SessionState): SessionState {
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
-/** An exclusive lock file; returns its release. */
+/** An exclusive lock file (its folder made where missing); returns its release. */
 function acquireLock(lock: string): () => void {
   const deadline = Date.now() + LOCK_WAIT_MS;
+  let made = false;
   for (;;) {
     try {
       fs.closeSync(fs.openSync(lock, "wx", 0o600));
-      return () => fs.rmSync(lock, { force: true });
+      return () => unlinkIfThere(lock);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") return () => undefined; // cannot lock here: go on
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" && !made) {
+        made = true;
+        fs.mkdirSync(path.dirname(lock), { recursive: true, mode: 0o700 });
+        continue;
+      }
+      if (code !== "EEXIST") return () => undefined; // cannot lock here: go on
     }
     try {
       if (Date.now() - fs.statSync(lock).mtimeMs > STALE_LOCK_MS) {
-        fs.rmSync(lock, { force: true });
+        unlinkIfThere(lock);
         continue;
       }
     } catch {
@@ -118,5 +124,14 @@ function acquireLock(lock: string): () => void {
     }
     if (Date.now() > deadline) return () => undefined;
     Atomics.wait(sleeper, 0, 0, 2);
+  }
+}
+
+/** Removes a file that may be gone already (one unlink, where `rmSync` looks at it first). */
+function unlinkIfThere(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
 }

@@ -54,11 +54,22 @@ export interface ContentHasher {
   gitBlobFile(fs: WorktreeFs, file: string, size: number): string;
 }
 
+/** The hasher, once loaded: a daemon asks for it at every edit, and each load compiled the module anew. */
+let loaded: Promise<ContentHasher> | null = null;
+
 /**
- * Loads the xxhash WASM module (about a millisecond) and returns a hasher.
- * Call once per process and pass the hasher down.
+ * The xxhash WASM module's hasher, loaded on first call (about a millisecond, several on a busy machine) and the
+ * same one after: it keeps nothing between calls but a scratch buffer for large files, and every call is synchronous.
  */
-export async function loadContentHasher(): Promise<ContentHasher> {
+export function loadContentHasher(): Promise<ContentHasher> {
+  loaded ??= newContentHasher().catch((error: unknown) => {
+    loaded = null;
+    throw error;
+  });
+  return loaded;
+}
+
+async function newContentHasher(): Promise<ContentHasher> {
   const x = await xxhash();
   const hex = (n: bigint): string => n.toString(16).padStart(16, "0");
   let chunk: Buffer | null = null;

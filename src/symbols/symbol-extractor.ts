@@ -126,7 +126,41 @@ interface Loaded {
   run(text: string, given: FlatTreeData | null, limits: ParseLimits): { tree: Tree; matches: readonly QueryMatch[] };
 }
 
+/**
+ * Each language as loaded by each kind of parser, once a thread: a daemon makes an extractor for every edit its cache
+ * cannot answer, and loading a language (its grammar's tables, its query parsed) cost it more than the extraction.
+ * What is kept holds no state between runs: each run parses, reads and matches its own tree, synchronously.
+ */
+const loadedLanguages = new Map<string, Promise<Loaded | null>>();
+
 async function loadLanguages(specs: readonly LanguageSpec[], kind: FlatParserKind): Promise<Map<LanguageId, Loaded>> {
+  const missing = specs.filter((spec) => !loadedLanguages.has(`${kind}\0${spec.id}`));
+  if (missing.length > 0) {
+    const batch = loadLanguagesNow(missing, kind);
+    for (const spec of missing) {
+      const key = `${kind}\0${spec.id}`;
+      loadedLanguages.set(
+        key,
+        batch.then(
+          (m) => m.get(spec.id) ?? null,
+          (error: unknown) => {
+            // (a load that failed is tried again by the next extractor, not remembered)
+            loadedLanguages.delete(key);
+            throw error;
+          },
+        ),
+      );
+    }
+  }
+  const out = new Map<LanguageId, Loaded>();
+  for (const spec of specs) {
+    const lang = await loadedLanguages.get(`${kind}\0${spec.id}`);
+    if (lang !== null && lang !== undefined) out.set(spec.id, lang);
+  }
+  return out;
+}
+
+async function loadLanguagesNow(specs: readonly LanguageSpec[], kind: FlatParserKind): Promise<Map<LanguageId, Loaded>> {
   const [{ FlatAccess, FlatTree, flatLanguage }, parsers] = await Promise.all([import("../parse/flat-tree.js"), loadFlatParsers(specs, kind)]);
   const out = new Map<LanguageId, Loaded>();
   for (const spec of specs) {
