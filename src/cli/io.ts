@@ -16,4 +16,6 @@ export interface CliIo {
    * current): the answer printed, its exit code, and the real paths it read (the folder, its repos' git folders).
    */
   readonly analyzeCache?: { store(stdout: string, code: number, roots: readonly string[]): Promise<void> };
+  /** When this process's watchdog ends the hook it runs (epoch ms; `bin/comity.cjs`): absent where there is none. */
+  readonly hookEndsAt?: number;
 }

@@ -20,8 +20,11 @@ export const EMBEDDED_BUSY_TIMEOUT_MS = 3000;
 export interface EmbeddedStore {
   readonly file: string;
   readonly database: Database;
-  /** Applies one event as `comity serve` would, in one transaction, and returns the core's answer. */
-  evaluate(request: EvaluateRequest, now: number): Promise<EvaluateAnswer>;
+  /**
+   * Applies one event as `comity serve` would, in one transaction, and returns the core's answer. `waitUntil`: until
+   * when it may wait for another process's transaction (by default {@link EMBEDDED_BUSY_TIMEOUT_MS} from its start).
+   */
+  evaluate(request: EvaluateRequest, now: number, waitUntil?: number): Promise<EvaluateAnswer>;
   /** Deletes what has outlived its use, as the server does every minute. */
   prune(now: number): Promise<number>;
   policy(): Promise<TeamPolicy>;
@@ -89,10 +92,10 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
   return {
     file,
     database,
-    evaluate(request, now) {
+    evaluate(request, now, waitUntil) {
       const over = overLimits(request);
       if (over !== null) return Promise.reject(new ComityError("INVALID_ARGUMENT", `${over}: split the request`));
-      return guarded(() => evaluateInTransaction(database, LOCAL_TEAM, request, { now, leaseMs }));
+      return guarded(() => evaluateInTransaction(database, LOCAL_TEAM, request, { now, leaseMs, ...(waitUntil === undefined ? {} : { waitUntil }) }));
     },
     prune: (now) => guarded(() => pruneExpired(database, now)),
     message: (request, now) => guarded(() => database.transaction(`message:${LOCAL_TEAM.id}`, (sql) => sendMessage(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, request))),

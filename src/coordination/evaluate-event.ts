@@ -22,6 +22,8 @@ export interface TeamRef {
 export interface EvaluateOptions {
   readonly now: number;
   readonly leaseMs: number;
+  /** Until when the event's transaction may wait for another process's (`TransactionOptions`). */
+  readonly waitUntil?: number;
 }
 
 /**
@@ -44,12 +46,17 @@ class DryRunDone {
  */
 export async function evaluateInTransaction(database: Pick<Database, "transaction">, team: TeamRef, request: EvaluateRequest, options: EvaluateOptions): Promise<EvaluateAnswer> {
   const keys = evaluateLockKeys(team, request);
-  if (request.dry_run !== true) return database.transaction(keys, (sql) => evaluateEvent(sql, team, request, options));
+  const wait = options.waitUntil === undefined ? undefined : { waitUntil: options.waitUntil };
+  if (request.dry_run !== true) return database.transaction(keys, (sql) => evaluateEvent(sql, team, request, options), wait);
   if (request.event !== "pre_edit" && request.event !== "pre_shell") throw new ComityError("INVALID_ARGUMENT", `dry_run is for pre_edit and pre_shell, not ${request.event}`);
   try {
-    await database.transaction(keys, async (sql) => {
-      throw new DryRunDone(await evaluateEvent(sql, team, request, options));
-    });
+    await database.transaction(
+      keys,
+      async (sql) => {
+        throw new DryRunDone(await evaluateEvent(sql, team, request, options));
+      },
+      wait,
+    );
   } catch (error) {
     if (error instanceof DryRunDone) return error.answer;
     throw error;

@@ -10,6 +10,11 @@ import type { HookVerdict } from "./render-output.js";
 /** How long the API gets before an edit or shell command, and for other events. */
 export const PRE_TIMEOUT_MS = 400;
 export const OTHER_TIMEOUT_MS = 1500;
+/**
+ * What a hook keeps of its time, once it has the store's lock, to apply its event, answer and exit before its
+ * watchdog (`HookInput.endsAt`): an event takes tens of milliseconds, more on a machine many hooks share.
+ */
+export const ANSWER_MARGIN_MS = 500;
 
 /** Who decides: the API over HTTP under a deadline, or the embedded store in this process. */
 export interface Coordinator {
@@ -35,9 +40,13 @@ export function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind:
   const open = (): Promise<EmbeddedStore> => (store ??= kept === undefined ? openNew() : kept.open(mode.file, openNew));
   let failed = false;
   let chain: Promise<unknown> = Promise.resolve();
+  // A one-shot hook waits its turn for the store for as long as its watchdog allows (many hooks at once on few cores
+  // queue for the one writer); a daemon's event waits the store's own busy timeout, which holds the daemon's thread.
+  const endsAt = ctx.input.endsAt;
+  const waitUntil = endsAt === undefined || kept !== undefined ? undefined : endsAt - ANSWER_MARGIN_MS;
   return {
     evaluate(body) {
-      const next = chain.then(async () => (await open()).evaluate(body, Date.now()));
+      const next = chain.then(async () => (await open()).evaluate(body, Date.now(), waitUntil));
       chain = next.catch(() => {
         failed = true;
       });

@@ -15,6 +15,11 @@ export interface HookInput {
   /** What the process running the event lends it; a one-shot hook process lends nothing. */
   readonly runtime?: HookRuntime;
   /**
+   * When the process running the event ends it (epoch ms): a one-shot hook process's watchdog. The event waits its
+   * turn for the embedded store until a little before, rather than give up at the store's own busy timeout.
+   */
+  readonly endsAt?: number;
+  /**
    * Evaluated, not recorded (`checkHookEvent`): a `pre_edit` or `pre_shell` is answered as it would be, its requests
    * marked `dry_run` so the core undoes them, and the session's state is left as it was.
    */

@@ -20,6 +20,15 @@ export interface Sql {
 
 export type Dialect = "sqlite" | "postgres";
 
+export interface TransactionOptions {
+  /**
+   * Until when (epoch ms) the transaction may wait for another process's write lock, where that is longer or shorter
+   * than the storage's own wait: a hook process waits its turn for as long as its budget lasts. SQLite's busy wait;
+   * PostgreSQL, whose server queues its transactions itself, does without it.
+   */
+  readonly waitUntil?: number;
+}
+
 /** A connection (SQLite) or a pool (PostgreSQL) behind one interface. */
 export interface Database {
   readonly dialect: Dialect;
@@ -31,7 +40,7 @@ export interface Database {
    * and dedupe keys stay consistent under concurrent requests; others may run
    * side by side where the storage allows it (PostgreSQL).
    */
-  transaction<T>(lockKeys: string | readonly string[], fn: (sql: Sql) => Promise<T>): Promise<T>;
+  transaction<T>(lockKeys: string | readonly string[], fn: (sql: Sql) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Runs reads outside any transaction lock (a token lookup must not wait behind another team's events). */
   read<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   /**

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { createRequire } from "node:module";
 import type BetterSqlite3 from "better-sqlite3";
 import type { Statement } from "better-sqlite3";
-import type { Database, Row, Sql } from "./database.js";
+import type { Database, Row, Sql, TransactionOptions } from "./database.js";
 import type { Checkpointer } from "./sqlite-checkpointer.js";
 
 export interface SqliteOptions {
@@ -35,7 +35,8 @@ export async function openSqliteDatabase(file: string, options: SqliteOptions = 
     }
   }
   // The busy timeout first: another process may be switching the file to WAL at this very moment.
-  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
@@ -83,9 +84,16 @@ export async function openSqliteDatabase(file: string, options: SqliteOptions = 
   return {
     dialect: "sqlite",
     location: file,
-    transaction<T>(_lockKeys: string | readonly string[], fn: (sql: Sql) => Promise<T>): Promise<T> {
+    transaction<T>(_lockKeys: string | readonly string[], fn: (sql: Sql) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       const next = tail.then(async () => {
-        db.exec("BEGIN IMMEDIATE");
+        // (this connection's transactions run one at a time: its wait is set for this one, then set back)
+        const wait = options.waitUntil === undefined ? null : Math.max(0, Math.floor(options.waitUntil - Date.now()));
+        if (wait !== null) db.pragma(`busy_timeout = ${wait}`);
+        try {
+          db.exec("BEGIN IMMEDIATE");
+        } finally {
+          if (wait !== null) db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+        }
         try {
           const out = await fn(sql);
           db.exec("COMMIT");

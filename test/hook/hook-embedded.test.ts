@@ -210,7 +210,8 @@ describe("embedded coordination (no server)", () => {
       other.exec("COMMIT");
       expect((await waiting).denied).toMatch(/CF-\d+ edit_conflict/);
       expect(readHookLog(configDir)).toEqual([]);
-      // Held past the busy timeout (3 s): the agent sees nothing, the log says why.
+      // Held past the hook's budget (it waits until shortly before its watchdog): the agent sees nothing, the log
+      // says why.
       other.exec("BEGIN IMMEDIATE");
       const late = await claude("C", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "c1"));
       other.exec("COMMIT");
@@ -219,6 +220,29 @@ describe("embedded coordination (no server)", () => {
     } finally {
       other.close();
     }
+  }, 30_000);
+
+  it("waits its turn for the store for as long as its budget lasts, past the store's own busy timeout: the event is applied, not dropped", async () => {
+    const config = path.join(wt, "src/config.ts");
+    fs.writeFileSync(config, "export function parseConfig(path: string): object {\n  return { path, at: 1 };\n}\n");
+    const { default: Sqlite } = await import("better-sqlite3");
+    await claude("A", main, "SessionStart", { source: "startup" });
+    const other = new Sqlite(store());
+    try {
+      // Another process holds the store (many hooks at once on a busy machine) for longer than the store's own busy
+      // timeout (3 s) from the moment this hook reached it; an event after a tool has 9.5 s before its watchdog.
+      other.exec("BEGIN IMMEDIATE");
+      const waiting = claude("B", wt, "PostToolUse", { ...edit(config, "b1"), tool_response: {} });
+      for (let i = 0; i < 2000 && !childHasOpen(store()); i++) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 4000));
+      other.exec("COMMIT");
+      await waiting;
+    } finally {
+      other.close();
+    }
+    expect(readHookLog(configDir)).toEqual([]);
+    const st = JSON.parse((await runBuiltCliAsync(["status", "--json"], { cwd: main, env })).stdout) as { sessions: Array<{ external_id: string; files: string[] }> };
+    expect(st.sessions.find((s) => s.external_id === "B")?.files).toEqual(["src/config.ts"]);
   }, 30_000);
 
   it("prunes what has outlived its use when a session starts, as the server does", async () => {

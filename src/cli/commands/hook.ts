@@ -50,7 +50,15 @@ export async function hookCommand(args: readonly string[], io: CliIo, runtime?: 
     // bad arguments: run with what we have; the pipeline fails open
   }
   const stdin = io.readStdin === undefined ? "" : await io.readStdin();
-  const out = await runHook({ tool, event, stdin, env: io.env, cwd: io.cwd, ...(runtime === undefined ? {} : { runtime }) });
+  const out = await runHook({
+    tool,
+    event,
+    stdin,
+    env: io.env,
+    cwd: io.cwd,
+    ...(runtime === undefined ? {} : { runtime }),
+    ...(io.hookEndsAt === undefined ? {} : { endsAt: io.hookEndsAt }),
+  });
   if (out.stdout !== "") io.stdout.write(out.stdout);
   return 0;
 }
