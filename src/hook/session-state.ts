@@ -66,21 +66,38 @@ function parseSessionState(text: string | null): SessionState {
  */
 export function updateSessionState(configDir: string, sessionId: string, update: (current: SessionState) => SessionState): SessionState {
   const file = fileOf(configDir, sessionId);
+  // Most events of a turn change nothing here (the file was touched already): seen so without the lock, they take
+  // none (making and removing a lock file cost a daemon's event a quarter of a millisecond). `update` is a pure
+  // merge of what the event adds into the state, so what it leaves as it is, it leaves as it is in any later state
+  // another hook of the session writes meanwhile.
+  const seen = readTextOrNull(nodeSyncFs, file);
+  const unchanged = nothingToWrite(seen, update);
+  if (unchanged !== null) return unchanged;
   const release = acquireLock(`${file}.lock`);
   try {
     const before = readTextOrNull(nodeSyncFs, file);
     const current = parseSessionState(before);
     const next = capQueue(update(current));
-    const empty = next.queued.length === 0 && [next.touched, next.changed, next.heads].every((r) => Object.keys(r ?? {}).length === 0) && (next.turn ?? 0) === 0;
     const text = JSON.stringify(next);
-    // Most events of a turn change nothing here (the file was touched already): no write, no rename.
-    if (empty) {
+    if (isEmpty(next)) {
       if (before !== null) fs.rmSync(file, { force: true });
     } else if (before === null || text !== JSON.stringify(current)) writeFileAtomic(file, text, { mode: 0o600 });
     return next;
   } finally {
     release();
   }
+}
+
+function isEmpty(state: SessionState): boolean {
+  return state.queued.length === 0 && [state.touched, state.changed, state.heads].every((r) => Object.keys(r ?? {}).length === 0) && (state.turn ?? 0) === 0;
+}
+
+/** The state `update` leaves as the file `text` already holds it (nothing to write), or null where it changes it. */
+function nothingToWrite(text: string | null, update: (current: SessionState) => SessionState): SessionState | null {
+  const current = parseSessionState(text);
+  const next = capQueue(update(current));
+  if (text === null) return isEmpty(next) ? next : null;
+  return !isEmpty(next) && JSON.stringify(next) === JSON.stringify(current) ? next : null;
 }
 
 function capQueue(state: SessionState): SessionState {
