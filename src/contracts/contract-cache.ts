@@ -34,15 +34,22 @@ export function createContractCache(dir: string, options: { maxEntries?: number 
   const file = (kind: ContractKind, hash: string): string => path.join(dir, `v${EXTRACTOR_VERSION}-${kind}-${hash.replace(/[^0-9a-zA-Z]/g, "")}.json`);
   return {
     get(kind, hash) {
+      const at = file(kind, hash);
+      const kept = recent.get(at);
+      if (kept !== undefined) {
+        keepRecent(at, kept);
+        return kept;
+      }
       let text: string;
       try {
-        text = fs.readFileSync(file(kind, hash), "utf8");
+        text = fs.readFileSync(at, "utf8");
       } catch {
         return null;
       }
       try {
         const v = JSON.parse(text) as Partial<CachedContract>;
         if (!Array.isArray(v.symbols) || !Array.isArray(v.diagnostics)) return null;
+        keepRecent(at, v as CachedContract);
         return v as CachedContract;
       } catch {
         return null;
@@ -52,10 +59,25 @@ export function createContractCache(dir: string, options: { maxEntries?: number 
       try {
         const target = file(kind, hash);
         writeFileAtomic(target, JSON.stringify(value));
+        keepRecent(target, value);
         pruneFolder(dir, maxEntries, target);
       } catch {
         // (a cache: the version is read again next time)
       }
     },
   };
+}
+
+/**
+ * The entries this process read or wrote last, by file: an entry is named by its content, so what a file held once
+ * it holds for good. A daemon answers edit after edit of one contract against the same HEAD version, and reading
+ * that entry again (a large JSON file) was a tenth of such an event.
+ */
+const recent = new Map<string, CachedContract>();
+const RECENT_ENTRIES = 8;
+
+function keepRecent(file: string, value: CachedContract): void {
+  recent.delete(file);
+  recent.set(file, value);
+  if (recent.size > RECENT_ENTRIES) recent.delete(recent.keys().next().value as string);
 }

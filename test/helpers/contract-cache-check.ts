@@ -26,7 +26,8 @@ export async function expectCachedBeforeEqualsFresh(
     vi.resetModules();
     const second = await import("../../src/contracts/contract-files.js");
     const { object, method } = parserEntry(await import("../../src/contracts/parsers.js"));
-    const disk = createContractCache(dir);
+    // (the cache's module anew too: it keeps the entries it wrote in memory, and these must come from the disk)
+    const disk = (await import("../../src/contracts/contract-cache.js")).createContractCache(dir);
     let hits = 0;
     const counting: ContractCache = {
       get: (kind, key) => {
