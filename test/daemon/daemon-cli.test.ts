@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandbox, initRepo, type Sandbox } from "../helpers/git-fixture.js";
@@ -35,18 +36,43 @@ function envFor(config: string, daemon = true): NodeJS.ProcessEnv {
  * the config folder's socket with its pid beside it, its command line a `comity daemon run`'s. Resolves once it
  * listens; `gone` once it has exited.
  */
-async function silentDaemon(config: string): Promise<{ pid: number; gone: Promise<unknown> }> {
+async function silentDaemon(config: string): Promise<{ pid: number; gone: () => Promise<void> }> {
   fs.mkdirSync(config, { recursive: true, mode: 0o700 });
   const socket = path.join(config, "daemon.sock");
   const child = spawn(process.execPath, ["-e", `require("net").createServer(() => {}).listen(process.argv[1]); setInterval(() => {}, 1000)`, socket, "/x/bin/comity.cjs", "daemon", "run"], {
     stdio: "ignore",
   });
-  // (polled until it listens, however long a loaded machine takes to start it: a hook run before that would find no
-  // daemon, start a real one and leave this one, stopped, never ended)
-  for (let i = 0; i < 3000 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!fs.existsSync(socket)) throw new Error("the silent daemon never listened");
+  // (polled until it takes a connection, however long a loaded machine takes to start it: a hook run before that
+  // would find no daemon, start a real one and leave this one, stopped, never ended. Its socket's file is there from
+  // the bind, a moment before it listens: a hook that came in between was refused, as a CI run under load showed.)
+  const listens = (): Promise<boolean> =>
+    new Promise((resolve) => {
+      const c = net.connect(socket, () => {
+        c.destroy();
+        resolve(true);
+      });
+      c.once("error", () => resolve(false));
+    });
+  let listening = false;
+  for (let i = 0; i < 3000 && !listening; i++) {
+    listening = fs.existsSync(socket) && (await listens());
+    if (!listening) await new Promise((r) => setTimeout(r, 10));
+  }
+  if (!listening) throw new Error("the silent daemon never listened");
   fs.writeFileSync(path.join(config, "daemon.sock.pid"), `${child.pid}\n`);
-  return { pid: child.pid as number, gone: new Promise((r) => child.once("exit", r)) };
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  // Polled until it has exited, for as long as a loaded machine may take (the hook ends it at once); past that, it
+  // is ended here (never left stopped behind the test) and the test fails with what the hook logged.
+  const gone = async (): Promise<void> => {
+    for (let i = 0; i < 3000 && !exited; i++) await new Promise((r) => setTimeout(r, 10));
+    if (exited) return;
+    child.kill("SIGKILL");
+    throw new Error(`the hook did not end the silent daemon (pid ${child.pid}); hook.log: ${JSON.stringify(readHookLog(config))}`);
+  };
+  return { pid: child.pid as number, gone };
 }
 
 /** Two agents, one in a repo and one in its worktree: a breaking change, then edits that meet it. Every answer. */
@@ -199,7 +225,7 @@ describe.each(CLIENTS)("%s with the daemon", (_client, run, skip) => {
       const input = JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" });
       const first = await run(["--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input });
       expect(first).toMatchObject({ status: 0, stdout: "" });
-      await gone;
+      await gone();
       expect(readHookLog(config)).toEqual([expect.stringMatching(/\tfail-open\tclaude_code\tSessionStart\tthe daemon did not answer \(no answer within 3500 ms\): ended it \(pid \d+\)/)]);
       const next = await run(["--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input });
       expect(next.stdout).toContain("## solo");
@@ -219,7 +245,7 @@ describe.each(CLIENTS)("%s with the daemon", (_client, run, skip) => {
     const first = await run(["--tool", "claude_code", "--event", "SessionStart"], { cwd: repo, env, input });
     expect(first.status).toBe(0);
     expect(first.stdout).toContain("## solo");
-    await gone;
+    await gone();
     expect(readHookLog(config)).toEqual([]);
   });
 
