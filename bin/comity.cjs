@@ -13,17 +13,16 @@ const { join, resolve } = require("node:path");
 const hook = process.argv[2] === "hook";
 /** Stdin, read once: the daemon's path and the in-process path may both need it. */
 let stdinRead = null;
+/**
+ * A hook's whole run ends by then, inside the timeout its host gives it: 5 s before a tool, at a prompt and at a
+ * session's start; 10 s after a tool and at a turn's or session's end (the timeouts `comity init` writes). An event
+ * after a tool that waits its turn for the store under load (many hooks at once on few cores) is then answered, not
+ * dropped at 4.8 s.
+ */
+const AFTER_EVENTS = new Set(["PostToolUse", "Stop", "postToolUse", "agentStop", "afterFileEdit", "afterShellExecution", "stop", "tool.post_call", "session.pre_stop", "session.post_stop"]);
 const eventArg = process.argv.indexOf("--event") > 0 ? process.argv[process.argv.indexOf("--event") + 1] : undefined;
-/** A hook's whole run ends by then, inside the timeout its host gives it (src/hook/hook-watchdog.cts says how long). */
-function watchdogMs() {
-  try {
-    return require("../dist/hook/hook-watchdog.cjs").hookWatchdogMs(eventArg);
-  } catch {
-    return 4800; // an install without it: the shortest of the hosts' timeouts, as before
-  }
-}
-const HOOK_WATCHDOG_MS = hook ? watchdogMs() : 4800;
-/** When the watchdog ends this hook (epoch ms): the event waits its turn for the store until a little before. */
+const HOOK_WATCHDOG_MS = AFTER_EVENTS.has(eventArg) ? 9500 : 4800;
+/** When the watchdog ends this hook (epoch ms): the hook waits its turn for the store until a little before. */
 let hookEndsAt;
 
 function failOpen(reason) {

@@ -67,9 +67,10 @@ function parseSessionState(text: string | null): SessionState {
 export function updateSessionState(configDir: string, sessionId: string, update: (current: SessionState) => SessionState): SessionState {
   const file = fileOf(configDir, sessionId);
   // Most events of a turn change nothing here (the file was touched already): seen so without the lock, they take
-  // none (making and removing a lock file cost a daemon's event a quarter of a millisecond). `update` is a pure
-  // merge of what the event adds into the state, so what it leaves as it is, it leaves as it is in any later state
-  // another hook of the session writes meanwhile.
+  // none (making and removing a lock file cost a daemon's event a quarter of a millisecond). `update` merges what
+  // the event adds (its paths, HEADs, the context it delivered or left), so what adds nothing to the state seen adds
+  // nothing to one another hook of the session writes meanwhile; only a turn's start or end clears, and the host runs
+  // those alone, never beside another event of the session.
   const seen = readTextOrNull(nodeSyncFs, file);
   const unchanged = nothingToWrite(seen, update);
   if (unchanged !== null) return unchanged;
