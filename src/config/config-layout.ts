@@ -29,6 +29,8 @@ export const CONFIG_LAYOUT = {
   daemonHttp: "daemon-http.json",
   /** What each git binary said about itself (its system config file), by its path, size and change time; 32 at most. */
   gitFacts: "git-facts.json",
+  /** Events a hook process wrote down before applying them to the embedded store, left where it ran out of time. */
+  pendingEvents: "pending-events",
 } as const;
 
 /** The stores under {@link CONFIG_LAYOUT}.symbols. */

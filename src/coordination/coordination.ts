@@ -49,6 +49,8 @@ export interface Coordination {
   readonly session: SessionRow;
   /** The session that stands for this agent in conflicts (its parent's, for a subagent): a family is told once. */
   readonly familyId: string;
+  /** The answer reaches nobody (`EvaluateOptions.unheard`): nothing is denied, nothing counts as told. */
+  readonly unheard?: boolean;
 }
 
 /**

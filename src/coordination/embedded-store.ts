@@ -5,7 +5,7 @@ import type { Database } from "../store/database.js";
 import { migrate, MIGRATIONS } from "../store/migrations.js";
 import { pruneExpired } from "../store/prune.js";
 import { openSqliteDatabase } from "../store/sqlite-database.js";
-import { DEFAULT_LEASE_MS, evaluateInTransaction, type TeamRef } from "./evaluate-event.js";
+import { DEFAULT_LEASE_MS, evaluateEvent, evaluateInTransaction, evaluateLockKeys, type TeamRef } from "./evaluate-event.js";
 import { sendMessage, whoHolds } from "./channel.js";
 import { type InboxAnswer, type InboxRequest, readInbox } from "./inbox.js";
 import { type ReleaseAnswer, type ReleaseRequest, type ReserveAnswer, type ReserveRequest, release, reserve } from "./reservations.js";
@@ -22,9 +22,17 @@ export interface EmbeddedStore {
   readonly database: Database;
   /**
    * Applies one event as `comity serve` would, in one transaction, and returns the core's answer. `waitUntil`: until
-   * when it may wait for another process's transaction (by default {@link EMBEDDED_BUSY_TIMEOUT_MS} from its start).
+   * when it may wait for another process's transaction, where that is later than the store's busy timeout from now
+   * ({@link EMBEDDED_BUSY_TIMEOUT_MS}): a hook that reached the store late (its process starved of CPU) still waits
+   * that long, and its event is applied even where its watchdog then ends it.
    */
   evaluate(request: EvaluateRequest, now: number, waitUntil?: number): Promise<EvaluateAnswer>;
+  /**
+   * Applies an event another hook process wrote down and could not apply in its time (`src/hook/pending-events.ts`),
+   * at the time it happened; unless its session's turn or the session itself has ended since, when what it says no
+   * longer holds (an intent recorded then would hold files nobody works on). Whether it was applied.
+   */
+  applyLate(request: EvaluateRequest, at: number, waitUntil?: number): Promise<boolean>;
   /** Deletes what has outlived its use, as the server does every minute. */
   prune(now: number): Promise<number>;
   policy(): Promise<TeamPolicy>;
@@ -77,6 +85,9 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
     throw error;
   }
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const busyTimeoutMs = options.busyTimeoutMs ?? EMBEDDED_BUSY_TIMEOUT_MS;
+  // (the later of the two: a caller's end extends the wait, it never cuts it below the store's own)
+  const waitFor = (waitUntil: number | undefined): { waitUntil: number } | undefined => (waitUntil === undefined ? undefined : { waitUntil: Math.max(waitUntil, Date.now() + busyTimeoutMs) });
   const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -95,7 +106,25 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
     evaluate(request, now, waitUntil) {
       const over = overLimits(request);
       if (over !== null) return Promise.reject(new ComityError("INVALID_ARGUMENT", `${over}: split the request`));
-      return guarded(() => evaluateInTransaction(database, LOCAL_TEAM, request, { now, leaseMs, ...(waitUntil === undefined ? {} : { waitUntil }) }));
+      return guarded(() => evaluateInTransaction(database, LOCAL_TEAM, request, { now, leaseMs, ...waitFor(waitUntil) }));
+    },
+    applyLate(request, at, waitUntil) {
+      if (overLimits(request) !== null || request.dry_run === true) return Promise.resolve(false);
+      return guarded(() =>
+        database.transaction(
+          evaluateLockKeys(LOCAL_TEAM, request),
+          async (sql) => {
+            const ended = await sql.all<{ t: number | null; e: number | null }>(
+              "SELECT MAX(COALESCE(turn_ended_at, 0)) AS t, MAX(COALESCE(ended_at, 0)) AS e FROM sessions WHERE team_id = ? AND external_id = ?",
+              [LOCAL_TEAM.id, request.session.external_id],
+            );
+            if (Math.max(Number(ended[0]?.t ?? 0), Number(ended[0]?.e ?? 0)) > at) return false;
+            await evaluateEvent(sql, LOCAL_TEAM, request, { now: at, leaseMs, unheard: true });
+            return true;
+          },
+          waitFor(waitUntil),
+        ),
+      );
     },
     prune: (now) => guarded(() => pruneExpired(database, now)),
     message: (request, now) => guarded(() => database.transaction(`message:${LOCAL_TEAM.id}`, (sql) => sendMessage(sql, { teamId: LOCAL_TEAM.id, now, leaseMs }, request))),

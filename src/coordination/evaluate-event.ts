@@ -24,6 +24,12 @@ export interface EvaluateOptions {
   readonly leaseMs: number;
   /** Until when the event's transaction may wait for another process's (`TransactionOptions`). */
   readonly waitUntil?: number;
+  /**
+   * The answer reaches nobody: an event applied after its hook ran out of time (`EmbeddedStore.applyLate`). What
+   * the agent did is recorded as if allowed (it went on without an answer), and what it should have been told stays
+   * untold, for its next event to tell.
+   */
+  readonly unheard?: boolean;
 }
 
 /**
@@ -96,6 +102,7 @@ export async function evaluateEvent(sql: Sql, team: TeamRef, request: EvaluateRe
     family,
     session,
     familyId: (await familyReps(where, [family], [session])).get(family) ?? session.id,
+    ...(options.unheard === true ? { unheard: true } : {}),
   };
 
   let outcome: Outcome = QUIET;

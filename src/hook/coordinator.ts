@@ -5,6 +5,7 @@ import { sendEvaluate, type EvaluateResponse } from "./evaluate-response.js";
 import { FailOpen } from "./fail-open.js";
 import type { Ctx, RepoRequest } from "./hook-context.js";
 import { logFailOpen } from "./hook-log.js";
+import { putBack, removePending, takePending, writePending } from "./pending-events.js";
 import type { HookVerdict } from "./render-output.js";
 
 /** How long the API gets before an edit or shell command, and for other events. */
@@ -15,6 +16,8 @@ export const OTHER_TIMEOUT_MS = 1500;
  * watchdog (`HookInput.endsAt`): an event takes tens of milliseconds, more on a machine many hooks share.
  */
 export const ANSWER_MARGIN_MS = 500;
+/** A hook with less time than this before its store wait ends applies no event left by others before its own. */
+const CATCH_UP_MARGIN_MS = 2000;
 
 /** Who decides: the API over HTTP under a deadline, or the embedded store in this process. */
 export interface Coordinator {
@@ -41,12 +44,50 @@ export function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind:
   let failed = false;
   let chain: Promise<unknown> = Promise.resolve();
   // A one-shot hook waits its turn for the store for as long as its watchdog allows (many hooks at once on few cores
-  // queue for the one writer); a daemon's event waits the store's own busy timeout, which holds the daemon's thread.
+  // queue for the one writer; the store never waits less than its own busy timeout). A daemon's event waits the
+  // store's own busy timeout, which holds the daemon's thread.
   const endsAt = ctx.input.endsAt;
   const waitUntil = endsAt === undefined || kept !== undefined ? undefined : endsAt - ANSWER_MARGIN_MS;
+  // Events hooks before this one wrote down and could not apply in their time: applied first, at the time they
+  // happened, once an event of this hook (for many repos, once); not by a hook that is itself short of time, whose
+  // own event comes first.
+  let caughtUp = false;
+  const catchUp = async (s: EmbeddedStore): Promise<void> => {
+    if (caughtUp || (waitUntil !== undefined && Date.now() > waitUntil - CATCH_UP_MARGIN_MS)) return;
+    caughtUp = true;
+    const taken = takePending(ctx.configDir, Date.now());
+    for (const [i, left] of taken.entries()) {
+      try {
+        await s.applyLate(left.request, left.at, waitUntil);
+      } catch (error) {
+        // (the store still held by others: these are left for the next hook, written back as they were)
+        if (isBusy(error)) {
+          for (const back of taken.slice(i)) putBack(back.file);
+          return;
+        }
+      }
+      removePending(left.file);
+    }
+  };
   return {
     evaluate(body) {
-      const next = chain.then(async () => (await open()).evaluate(body, Date.now(), waitUntil));
+      const next = chain.then(async () => {
+        const s = await open();
+        await catchUp(s).catch(() => undefined);
+        const now = Date.now();
+        // A one-shot hook writes its event down before it waits for the store: where it runs out of time (its
+        // watchdog ends it, or the store stays held past its budget), the next hook applies it.
+        const written = kept === undefined && body.dry_run !== true ? writePending(ctx.configDir, body, now) : null;
+        try {
+          const answer = await s.evaluate(body, now, waitUntil);
+          if (written !== null) removePending(written);
+          return answer;
+        } catch (error) {
+          // (an event the store refused for what it is, not for being busy, is not tried again)
+          if (written !== null && !isBusy(error)) removePending(written);
+          throw error;
+        }
+      });
       chain = next.catch(() => {
         failed = true;
       });
@@ -67,6 +108,11 @@ export function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind:
       await s.close().catch(() => undefined);
     },
   };
+}
+
+/** Whether the embedded store refused for being held by another process (SQLite's busy), not for the event. */
+function isBusy(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === "SQLITE_BUSY";
 }
 
 /** Sends every request at once under the event's deadline and merges the answers. */

@@ -144,14 +144,16 @@ describe("embedded coordination (no server)", () => {
     expect(new Set(told.context?.match(/CF-\d+ edit_conflict/g) ?? []).size).toBe(20);
     for (let i = 0; i < 20; i++) expect(told.context).toContain(`"agent${i}"`);
     expect((await claude("H", main, "UserPromptSubmit", { prompt: "again" }, "holder")).context ?? "").not.toMatch(/CF-\d+/);
-    // Every session holds what it asked for: its own file and the held one.
+    // A hook fails open here only where its budget ran out (twenty Node processes at once on a CI machine's two busy
+    // cores may take longer than a host gives them), and then what it did is applied by the next hook: every session
+    // holds what it asked for, its own file and the held one. Any other line is a failure (checked first: it says why).
+    for (const line of readHookLog(configDir)) expect(line).toMatch(/\t(the hook ran past \d+ ms and was ended|database is locked)$/);
     const st = JSON.parse((await runBuiltCliAsync(["status", "--json"], { cwd: main, env })).stdout) as { sessions: Array<{ external_id: string; intents: Array<{ paths: string[] }> }> };
     expect(st.sessions).toHaveLength(21);
     for (let i = 0; i < 20; i++) {
       const s = st.sessions.find((x) => x.external_id === `S${i}`);
       expect(s?.intents.flatMap((x) => x.paths).sort()).toEqual(["src/config.ts", `src/f${i}.ts`]);
     }
-    expect(readHookLog(configDir)).toEqual([]);
   }, 120_000);
 
   it("does not report a file as being changed when an edit left it as it was: the next editor of it is told nothing", async () => {
@@ -217,6 +219,13 @@ describe("embedded coordination (no server)", () => {
       other.exec("COMMIT");
       expect(late.raw).toBe("");
       expect(readHookLog(configDir)).toEqual([expect.stringMatching(/\tfail-open\tclaude_code\tPreToolUse\t.*database is locked/)]);
+      // What C did is not lost: it went on with its edit without an answer; the next hook (another session's, on
+      // another file) records it, so C holds the file, and what C was not told in time is told at its next edit.
+      expect((await claude("D", wt, "PreToolUse", edit(path.join(wt, "src/main.ts"), "d1"))).denied).toBeNull();
+      expect(fs.readdirSync(path.join(configDir, "pending-events"))).toEqual([]);
+      const st = JSON.parse((await runBuiltCliAsync(["status", "--json"], { cwd: main, env })).stdout) as { sessions: Array<{ external_id: string; intents: Array<{ paths: string[] }> }> };
+      expect(st.sessions.find((x) => x.external_id === "C")?.intents.flatMap((x) => x.paths)).toEqual(["src/config.ts"]);
+      expect((await claude("C", wt, "PreToolUse", edit(path.join(wt, "src/config.ts"), "c2"))).denied).toMatch(/CF-\d+ edit_conflict: `src\/config\.ts`/);
     } finally {
       other.close();
     }

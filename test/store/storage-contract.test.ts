@@ -289,11 +289,12 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
 
   it.runIf(storage.name === "postgres")("numbers on when the counters' own connection is lost, and takes it back", async () => {
     expect(await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }))).toMatchObject({ intent: { ref: "INT-1" } });
-    const ended = await db.read((sql) => sql.all("SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'comity counters'"));
+    // (this test's database only: other test files run on the same PostgreSQL at once, each with its counters)
+    const ended = await db.read((sql) => sql.all("SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'comity counters' AND datname = current_database()"));
     expect(ended).toHaveLength(1);
     expect(await ev(acme, req("A", "pre_edit", { paths: ["src/b.ts"] }))).toMatchObject({ intent: { ref: "INT-2" } });
     expect(await ev(acme, req("A", "pre_edit", { paths: ["src/c.ts"] }))).toMatchObject({ intent: { ref: "INT-3" } });
-    const back = await db.read((sql) => sql.all("SELECT pid FROM pg_stat_activity WHERE application_name = 'comity counters'"));
+    const back = await db.read((sql) => sql.all("SELECT pid FROM pg_stat_activity WHERE application_name = 'comity counters' AND datname = current_database()"));
     expect(back).toHaveLength(1);
   });
 

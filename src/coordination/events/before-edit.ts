@@ -87,7 +87,8 @@ export async function beforeEdit(c: Coordination, paths: string[]): Promise<Outc
   const denying = toTell.filter((r) => r.kind !== "file_overlap" && r.kind !== "reserved_shared");
   const blocked = c.policy === "block" && heldRows.length > 0;
   // first_contact and block deny once what this session was not told; block also denies a held file every time.
-  if (blocked || (denying.length > 0 && c.policy !== "advisory")) {
+  // (an edit whose answer came too late went on: it is recorded as allowed, and what it meets is told next time)
+  if (c.unheard !== true && (blocked || (denying.length > 0 && c.policy !== "advisory"))) {
     await markTold(c, toTell);
     const shown = sortByChange(blocked ? [...heldRows, ...toTell] : toTell);
     const advice = blocked

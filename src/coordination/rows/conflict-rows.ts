@@ -100,6 +100,8 @@ export async function untold(c: Coordination): Promise<ConflictRow[]> {
 }
 
 export async function markTold(c: Coordination, rows: readonly ConflictRow[]): Promise<void> {
+  // (an answer nobody hears tells nobody: the session's next event does)
+  if (c.unheard === true) return;
   const numbers = [...new Set(rows.filter((r) => r.told_at === null).map((r) => r.number))];
   if (numbers.length === 0) return;
   await c.sql.run(`UPDATE conflicts SET told_at = ? WHERE team_id = ? AND number IN (${marks(numbers)})`, [c.now, c.teamId, ...numbers]);
