@@ -49,6 +49,18 @@ export function writePending(configDir: string, request: EvaluateRequest, at: nu
   return null;
 }
 
+/** Whether a process other than this one runs with that pid (a hook that ended, or was ended, does not). */
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    // (gone; or EPERM: another user's process took the pid since)
+    return false;
+  }
+}
+
 /** Gives a taken event back (its file as it was written), for the next hook. */
 export function putBack(taken: string): void {
   try {
@@ -91,6 +103,8 @@ export function takePending(configDir: string, now: number): PendingEvent[] {
     }
     if (out.length >= PENDING_PER_EVENT || !name.endsWith(".json")) continue;
     if (now - at < PENDING_MIN_AGE_MS) break;
+    // (one whose hook still runs is still being applied, by that hook: slow, not lost)
+    if (alive(Number.parseInt(name.split("-")[1] ?? "", 10))) continue;
     const taken = `${file}.${process.pid}.taken`;
     try {
       fs.renameSync(file, taken);
