@@ -85,9 +85,6 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
     throw error;
   }
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const busyTimeoutMs = options.busyTimeoutMs ?? EMBEDDED_BUSY_TIMEOUT_MS;
-  // (the later of the two: a caller's end extends the wait, it never cuts it below the store's own)
-  const waitFor = (waitUntil: number | undefined): { waitUntil: number } | undefined => (waitUntil === undefined ? undefined : { waitUntil: Math.max(waitUntil, Date.now() + busyTimeoutMs) });
   const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -106,7 +103,7 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
     evaluate(request, now, waitUntil) {
       const over = overLimits(request);
       if (over !== null) return Promise.reject(new ComityError("INVALID_ARGUMENT", `${over}: split the request`));
-      return guarded(() => evaluateInTransaction(database, LOCAL_TEAM, request, { now, leaseMs, ...waitFor(waitUntil) }));
+      return guarded(() => evaluateInTransaction(database, LOCAL_TEAM, request, { now, leaseMs, ...(waitUntil === undefined ? {} : { waitUntil }) }));
     },
     applyLate(request, at, waitUntil) {
       if (overLimits(request) !== null || request.dry_run === true) return Promise.resolve(false);
@@ -122,7 +119,7 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
             await evaluateEvent(sql, LOCAL_TEAM, request, { now: at, leaseMs, unheard: true });
             return true;
           },
-          waitFor(waitUntil),
+          waitUntil === undefined ? undefined : { waitUntil },
         ),
       );
     },

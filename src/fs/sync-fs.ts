@@ -35,6 +35,15 @@ export function readTextOrNull(fs: SyncFs, path: string): string | null {
   }
 }
 
+/** Removes a file that may be gone already: one unlink (where `rmSync` looks at it first); other errors are thrown. */
+export function removeIfThere(file: string): void {
+  try {
+    nodeFs.unlinkSync(file);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw error;
+  }
+}
+
 /** A short, stable description of an fs error (`EACCES`, `ENOENT`, ...). */
 export function errorCode(error: unknown): string {
   if (typeof error === "object" && error !== null && "code" in error) {

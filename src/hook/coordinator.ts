@@ -5,6 +5,7 @@ import { sendEvaluate, type EvaluateResponse } from "./evaluate-response.js";
 import { FailOpen } from "./fail-open.js";
 import type { Ctx, RepoRequest } from "./hook-context.js";
 import { logFailOpen } from "./hook-log.js";
+import { errorCode } from "../fs/sync-fs.js";
 import { putBack, removePending, takePending, writePending } from "./pending-events.js";
 import type { HookVerdict } from "./render-output.js";
 
@@ -112,7 +113,7 @@ export function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind:
 
 /** Whether the embedded store refused for being held by another process (SQLite's busy), not for the event. */
 function isBusy(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === "SQLITE_BUSY";
+  return errorCode(error) === "SQLITE_BUSY";
 }
 
 /** Sends every request at once under the event's deadline and merges the answers. */

@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
+import { removeIfThere } from "../fs/sync-fs.js";
 import type { EvaluateRequest } from "../coordination/wire.js";
 
 /**
@@ -73,9 +74,9 @@ export function putBack(taken: string): void {
 /** Removes an applied (or dropped) event's file; one already gone is fine. */
 export function removePending(file: string): void {
   try {
-    fs.unlinkSync(file);
+    removeIfThere(file);
   } catch {
-    // applied by another hook meanwhile, or never written
+    // (one that cannot be removed goes at its age: removing it is never worth failing the hook)
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { nodeSyncFs, readTextOrNull } from "../fs/sync-fs.js";
+import { nodeSyncFs, readTextOrNull, removeIfThere } from "../fs/sync-fs.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { MAX_CONTEXT_CHARS } from "./render-output.js";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
@@ -81,7 +81,7 @@ export function updateSessionState(configDir: string, sessionId: string, update:
     const next = capQueue(update(current));
     const text = JSON.stringify(next);
     if (isEmpty(next)) {
-      if (before !== null) fs.rmSync(file, { force: true });
+      if (before !== null) removeIfThere(file);
     } else if (before === null || text !== JSON.stringify(current)) writeFileAtomic(file, text, { mode: 0o600 });
     return next;
   } finally {
@@ -122,7 +122,7 @@ function acquireLock(lock: string): () => void {
   for (;;) {
     try {
       fs.closeSync(fs.openSync(lock, "wx", 0o600));
-      return () => unlinkIfThere(lock);
+      return () => removeIfThere(lock);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT" && !made) {
@@ -134,7 +134,7 @@ function acquireLock(lock: string): () => void {
     }
     try {
       if (Date.now() - fs.statSync(lock).mtimeMs > STALE_LOCK_MS) {
-        unlinkIfThere(lock);
+        removeIfThere(lock);
         continue;
       }
     } catch {
@@ -142,14 +142,5 @@ function acquireLock(lock: string): () => void {
     }
     if (Date.now() > deadline) return () => undefined;
     Atomics.wait(sleeper, 0, 0, 2);
-  }
-}
-
-/** Removes a file that may be gone already (one unlink, where `rmSync` looks at it first). */
-function unlinkIfThere(file: string): void {
-  try {
-    fs.unlinkSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
 }

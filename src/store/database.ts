@@ -22,9 +22,10 @@ export type Dialect = "sqlite" | "postgres";
 
 export interface TransactionOptions {
   /**
-   * Until when (epoch ms) the transaction may wait for another process's write lock, where that is longer or shorter
-   * than the storage's own wait: a hook process waits its turn for as long as its budget lasts. SQLite's busy wait;
-   * PostgreSQL, whose server queues its transactions itself, does without it.
+   * Until when (epoch ms) the transaction may wait for another process's write lock, where that is later than the
+   * storage's own wait (never sooner: a caller's end extends the wait, it does not cut it): a hook process waits its
+   * turn for as long as its budget lasts. SQLite's busy wait; PostgreSQL, whose server queues its transactions
+   * itself, does without it.
    */
   readonly waitUntil?: number;
 }

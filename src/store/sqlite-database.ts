@@ -86,8 +86,9 @@ export async function openSqliteDatabase(file: string, options: SqliteOptions = 
     location: file,
     transaction<T>(_lockKeys: string | readonly string[], fn: (sql: Sql) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       const next = tail.then(async () => {
-        // (this connection's transactions run one at a time: its wait is set for this one, then set back)
-        const wait = options.waitUntil === undefined ? null : Math.max(0, Math.floor(options.waitUntil - Date.now()));
+        // (this connection's transactions run one at a time: its wait is set for this one, then set back; a caller's
+        // end extends it, never cuts it below the connection's own)
+        const wait = options.waitUntil === undefined ? null : Math.max(busyTimeoutMs, Math.floor(options.waitUntil - Date.now()));
         if (wait !== null) db.pragma(`busy_timeout = ${wait}`);
         try {
           db.exec("BEGIN IMMEDIATE");
