@@ -9,7 +9,7 @@ import { DEFAULT_LEASE_MS, evaluateEvent, evaluateInTransaction, evaluateLockKey
 import { sendMessage, whoHolds } from "./channel.js";
 import { type InboxAnswer, type InboxRequest, readInbox } from "./inbox.js";
 import { type ReleaseAnswer, type ReleaseRequest, type ReserveAnswer, type ReserveRequest, release, reserve } from "./reservations.js";
-import { asPolicy, overLimits, type EvaluateAnswer, type EvaluateRequest, type MessageAnswer, type MessageRequest, type TeamPolicy, type WhoAnswer } from "./wire.js";
+import { asPolicy, loadRequestValidator, overLimits, type EvaluateAnswer, type EvaluateRequest, type MessageAnswer, type MessageRequest, type TeamPolicy, type WhoAnswer } from "./wire.js";
 
 /** The one team of the embedded store: every agent of the machine. */
 export const LOCAL_TEAM: TeamRef = { id: "local" };
@@ -85,6 +85,7 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
     throw error;
   }
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  let validate: ReturnType<typeof loadRequestValidator> | null = null;
   const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -105,8 +106,10 @@ async function openAt(file: string, options: EmbeddedOptions): Promise<EmbeddedS
       if (over !== null) return Promise.reject(new ComityError("INVALID_ARGUMENT", `${over}: split the request`));
       return guarded(() => evaluateInTransaction(database, LOCAL_TEAM, request, { now, leaseMs, ...(waitUntil === undefined ? {} : { waitUntil }) }));
     },
-    applyLate(request, at, waitUntil) {
-      if (overLimits(request) !== null || request.dry_run === true) return Promise.resolve(false);
+    async applyLate(request, at, waitUntil) {
+      // (read back from a file, not built by this process: checked as the server checks what it is sent)
+      validate ??= loadRequestValidator();
+      if (!(await validate)(request).ok || overLimits(request) !== null || request.dry_run === true) return false;
       return guarded(() =>
         database.transaction(
           evaluateLockKeys(LOCAL_TEAM, request),

@@ -18,6 +18,8 @@ export const PENDING_MAX_AGE_MS = 60_000;
 export const PENDING_MIN_AGE_MS = 1_000;
 /** At most this many left events are applied by one hook event (many left means many hooks short of time). */
 export const PENDING_PER_EVENT = 4;
+/** A left event's file is at most this large (a hook's request is far smaller): a larger one is not read, but removed. */
+export const PENDING_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface PendingEvent {
   readonly file: string;
@@ -113,11 +115,12 @@ export function takePending(configDir: string, now: number): PendingEvent[] {
       continue; // (taken by another hook meanwhile)
     }
     try {
+      if (fs.statSync(taken).size > PENDING_MAX_BYTES) throw new Error("too large");
       const parsed = JSON.parse(fs.readFileSync(taken, "utf8")) as { at?: unknown; request?: unknown };
       if (typeof parsed.at !== "number" || typeof parsed.request !== "object" || parsed.request === null) throw new Error("not an event");
       out.push({ file: taken, at: parsed.at, request: parsed.request as EvaluateRequest });
     } catch {
-      // (half written by a hook ended mid-write)
+      // (half written by a hook ended mid-write, or not a hook's at all)
       removePending(taken);
     }
   }

@@ -30,3 +30,29 @@ describe("the embedded store's settings", () => {
     await rebuilt.close();
   });
 });
+
+describe("an event applied late (another hook's, read back from its file)", () => {
+  const request = (over: Record<string, unknown> = {}) => ({
+    event: "pre_edit",
+    dedupe_key: "late-1",
+    session: { external_id: "L", tool: "claude_code" },
+    repo: { remote_fingerprints: ["ab".repeat(32)] },
+    paths: ["src/a.ts"],
+    ...over,
+  });
+  const intents = async (s: Awaited<ReturnType<typeof openEmbeddedStore>>) => (await s.database.read((sql) => sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM intents")))[0]?.n;
+
+  it("is applied at the time it happened unless its session's turn ended since; one that is not a request is not", async () => {
+    const s = await openEmbeddedStore(file);
+    // Not a request as a hook builds one (a file half rewritten, or not a hook's at all): refused, nothing recorded.
+    for (const bad of [request({ event: "rm -rf" }), request({ paths: "src/a.ts" }), request({ session: { external_id: "L\u0000", tool: "claude_code" } }), { at: 1 }])
+      expect(await s.applyLate(bad as never, 1_000)).toBe(false);
+    expect(Number(await intents(s))).toBe(0);
+    expect(await s.applyLate(request() as never, 1_000)).toBe(true);
+    expect(Number(await intents(s))).toBe(1);
+    // The session's turn ends at 2,000: an event of before it no longer holds.
+    await s.evaluate({ event: "stop", dedupe_key: "late-stop", session: { external_id: "L", tool: "claude_code" }, repo: { remote_fingerprints: ["ab".repeat(32)] } }, 2_000);
+    expect(await s.applyLate(request({ dedupe_key: "late-2", paths: ["src/b.ts"] }) as never, 1_500)).toBe(false);
+    await s.close();
+  });
+});

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PENDING_MAX_AGE_MS, PENDING_PER_EVENT, putBack, removePending, takePending, writePending } from "../../src/hook/pending-events.js";
+import { PENDING_MAX_AGE_MS, PENDING_MAX_BYTES, PENDING_PER_EVENT, putBack, removePending, takePending, writePending } from "../../src/hook/pending-events.js";
 import type { EvaluateRequest } from "../../src/coordination/wire.js";
 
 let configDir: string;
@@ -67,6 +67,8 @@ describe("events a hook left for the next one", () => {
     leave(now - PENDING_MAX_AGE_MS - 1, dead, 1);
     fs.writeFileSync(path.join(dir(), `${String(now - PENDING_MAX_AGE_MS - 5).padStart(15, "0")}-${dead}-0.json.${dead}.taken`), "{}");
     fs.writeFileSync(path.join(dir(), `${String(now - 3000).padStart(15, "0")}-${dead}-1.json`), '{"at": 12, "requ');
+    // (larger than any hook's request: not read at all)
+    fs.writeFileSync(path.join(dir(), `${String(now - 2000).padStart(15, "0")}-${dead}-2.json`), `{"at": 12, "request": {"x": "${"a".repeat(PENDING_MAX_BYTES)}"}}`);
     expect(takePending(configDir, now)).toEqual([]);
     expect(fs.readdirSync(dir())).toEqual([]);
   });
