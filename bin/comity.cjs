@@ -177,7 +177,7 @@ async function main() {
 
   let runCli;
   try {
-    ({ runCli } = await import("../dist/cli/main.js"));
+    ({ runCli } = await import("../dist/cli-bundle/main.js"));
   } catch (error) {
     if (hook) failOpen(`comity could not load (${error instanceof Error ? error.message : String(error)}): reinstall it`);
     throw error;

@@ -10,6 +10,7 @@ import { hookClientProblem } from "./helpers/run-cli.js";
  */
 export function staleBuilds(root: string): string[] {
   const stale: string[] = [];
+  let newest = 0;
   const walk = (rel: string): void => {
     for (const entry of fs.readdirSync(path.join(root, "src", rel), { withFileTypes: true })) {
       const name = rel === "" ? entry.name : `${rel}/${entry.name}`;
@@ -17,11 +18,15 @@ export function staleBuilds(root: string): string[] {
       else if (/\.c?ts$/.test(entry.name) && !/\.d\.c?ts$/.test(entry.name)) {
         const built = path.join(root, "dist", name.replace(/\.ts$/, ".js").replace(/\.cts$/, ".cjs"));
         const source = fs.statSync(path.join(root, "src", name)).mtimeMs;
+        newest = Math.max(newest, source);
         if (!fs.existsSync(built) || fs.statSync(built).mtimeMs < source) stale.push(name);
       }
     }
   };
   walk("");
+  // The CLI runs from its bundle of dist/ (scripts/bundle-cli.mjs): made after tsc, so older than no source.
+  const bundle = path.join(root, "dist", "cli-bundle", "main.js");
+  if (!fs.existsSync(bundle) || fs.statSync(bundle).mtimeMs < newest) stale.push("dist/cli-bundle/main.js");
   return stale.sort();
 }
 

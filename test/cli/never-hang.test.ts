@@ -137,7 +137,10 @@ describe("comity hook exits 0 whatever happens", () => {
     fs.mkdirSync(pkg);
     for (const part of ["bin", "dist", "package.json"]) fs.cpSync(path.join(here, part), path.join(pkg, part), { recursive: true });
     fs.symlinkSync(path.join(here, "node_modules"), path.join(pkg, "node_modules"));
-    fs.rmSync(path.join(pkg, "dist/hook/render-output.js"));
+    // (the CLI runs from its bundle: the chunk holding the hook's own modules, render-output.js among them)
+    const chunk = fs.readdirSync(path.join(pkg, "dist/cli-bundle")).find((f) => f.startsWith("hook-path-"));
+    expect(chunk).toBeDefined();
+    fs.rmSync(path.join(pkg, "dist/cli-bundle", chunk as string));
     const r = spawnSync(process.execPath, [path.join(pkg, "bin/comity.cjs"), "hook", "--tool", "claude_code", "--event", "UserPromptSubmit"], {
       input: payload,
       env,
@@ -147,7 +150,7 @@ describe("comity hook exits 0 whatever happens", () => {
     expect([r.status, r.stdout, r.stderr]).toEqual([0, "", ""]);
     const log = readHookLog(configDir);
     expect(log).toHaveLength(1);
-    expect(log[0]).toMatch(/\tfail-open\tclaude_code\tUserPromptSubmit\t.*render-output\.js/);
+    expect(log[0]).toMatch(/\tfail-open\tclaude_code\tUserPromptSubmit\t.*hook-path-[\w-]+\.js/);
   });
 
   it("when the process runs out of file descriptors", () => {

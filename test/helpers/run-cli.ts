@@ -44,7 +44,7 @@ export interface CliResult {
  * status is then null), for a test whose point is that the command ends.
  */
 export function runBuiltCli(args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): CliResult {
-  if (!fs.existsSync(path.resolve(path.dirname(BIN), "../dist/cli/main.js"))) {
+  if (!fs.existsSync(path.resolve(path.dirname(BIN), "../dist/cli-bundle/main.js"))) {
     throw new Error("dist/ is missing: run `npm run build` (npm test does it first)");
   }
   const r = spawnSync(process.execPath, [BIN, ...args], {

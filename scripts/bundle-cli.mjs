@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// Part of `npm run build`, after tsc: the CLI's modules in `dist/` bundled into a few chunks in `dist/cli-bundle/`,
+// which `bin/comity.cjs` loads. A hook that runs its event itself is a process started for one event: on a PreToolUse
+// it loaded about 60 of Comity's modules and 21 of `diff`'s, each found, read and compiled on its own (see the commit
+// that brought this in for what it saved). Chunks are split where the code imports lazily, so a command still loads
+// only what it uses. The library (`dist/index.js`) is not bundled: importers get the modules as tsc wrote them.
+//
+// Every chunk sits in one folder at the same depth as `dist/<folder>/`, so what a module finds from its own URL
+// (`../../grammars/`, `../../native/`, `../../bin/`, packages through `createRequire`) is found from a chunk too. The
+// worker threads' scripts are entries of their own under the names the code starts them by (beside their caller),
+// and the extraction's fingerprint is copied beside the chunks. The CommonJS modules (`*.cjs`, which `bin/comity.cjs`
+// also requires before any of this loads) stay where they are, so the process holds one copy of each.
+import * as fs from "node:fs";
+import { builtinModules } from "node:module";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "rolldown";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const dist = path.join(root, "dist");
+const out = path.join(dist, "cli-bundle");
+
+/** Packages bundled in: pure JavaScript, on the hooks' path, and many files each. Every other package loads from node_modules as it would. */
+const BUNDLED_PACKAGES = new Set(["diff"]);
+
+/**
+ * The modules a hook that runs its event itself loads before it knows what the event needs (the hook command, its
+ * host formats, the config, git's and the remotes' readers): one chunk, read at once, instead of the thirty or so
+ * the splitting makes of them otherwise. Only where code is placed: a module named here and imported by a command
+ * that is not a hook loads with this chunk, which costs that command a little more to compile and nothing else.
+ */
+const HOOK_PATH =
+  /dist[\\/](hook|config|git|remotes|workspace|fs|errors|async|api|state|briefing|version\.js|coordination[\\/](coordination-text|line-ranges)|contracts[\\/](contract-uses|parsers)|symbols[\\/](code-mask|scan-imports|statement-scan)|cli[\\/]commands[\\/]hook)|node_modules[\\/]diff[\\/]/;
+
+fs.rmSync(out, { recursive: true, force: true });
+await build({
+  input: {
+    main: path.join(dist, "cli", "main.js"),
+    "parse-worker": path.join(dist, "symbols", "parse-worker.js"),
+    "walk-worker": path.join(dist, "snapshot", "walk-worker.js"),
+    "http-front-worker": path.join(dist, "daemon", "http-front-worker.js"),
+  },
+  platform: "node",
+  // (`sideEffects: false` in package.json is for importers of the library; here a module is kept as imported)
+  treeshake: { moduleSideEffects: true },
+  external: (id) => {
+    if (id.startsWith("node:") || builtinModules.includes(id)) return true;
+    if (id.startsWith(".") || path.isAbsolute(id)) return false;
+    return !BUNDLED_PACKAGES.has(id.startsWith("@") ? id.split("/").slice(0, 2).join("/") : (id.split("/")[0] ?? id));
+  },
+  plugins: [
+    {
+      // A `.cjs` module of dist/ imported by a relative path: kept external, at its place in dist/ (see above).
+      name: "comity-cjs-in-place",
+      resolveId(source, importer) {
+        if (importer === undefined || !source.startsWith(".") || !source.endsWith(".cjs")) return null;
+        const target = path.resolve(path.dirname(importer), source);
+        return { id: `./${path.relative(out, target).split(path.sep).join("/")}`.replace(/^\.\/\.\.\//, "../"), external: true };
+      },
+    },
+  ],
+  output: {
+    dir: out,
+    format: "esm",
+    entryFileNames: "[name].js",
+    chunkFileNames: "[name]-[hash].js",
+    codeSplitting: { groups: [{ name: "hook-path", test: HOOK_PATH }] },
+  },
+  logLevel: "silent",
+});
+const FINGERPRINT_FILE = "extraction-fingerprint.json";
+fs.copyFileSync(path.join(dist, "symbols", FINGERPRINT_FILE), path.join(out, FINGERPRINT_FILE));
