@@ -54,8 +54,11 @@ await build({
       name: "comity-cjs-in-place",
       resolveId(source, importer) {
         if (importer === undefined || !source.startsWith(".") || !source.endsWith(".cjs")) return null;
-        const target = path.resolve(path.dirname(importer), source);
-        return { id: `./${path.relative(out, target).split(path.sep).join("/")}`.replace(/^\.\/\.\.\//, "../"), external: true };
+        const rel = path
+          .relative(out, path.resolve(path.dirname(importer), source))
+          .split(path.sep)
+          .join("/");
+        return { id: rel.startsWith(".") ? rel : `./${rel}`, external: true };
       },
     },
   ],
