@@ -140,9 +140,14 @@ export async function evaluateEvent(sql: Sql, team: TeamRef, request: EvaluateRe
     session_id: c.session.id,
     index_version: Number(version?.v ?? 0),
   };
-  await sql.run("INSERT INTO dedupe (team_id, key, response, created_at) VALUES (?, ?, ?, ?)", [team.id, request.dedupe_key, JSON.stringify(answer), now]);
+  // The event's last writes, which nothing in it reads again: with the COMMIT, where the storage sends them so.
+  const write = async (text: string, params: readonly unknown[]): Promise<void> => {
+    if (sql.runAtCommit !== undefined) sql.runAtCommit(text, params);
+    else await sql.run(text, params);
+  };
+  await write("INSERT INTO dedupe (team_id, key, response, created_at) VALUES (?, ?, ?, ?)", [team.id, request.dedupe_key, JSON.stringify(answer), now]);
   // The session's history, for people (the dashboard): what happened, and what it was told.
-  await sql.run("INSERT INTO session_events (team_id, session_id, at, event, decision, refs, paths) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+  await write("INSERT INTO session_events (team_id, session_id, at, event, decision, refs, paths) VALUES (?, ?, ?, ?, ?, ?, ?)", [
     team.id,
     c.session.id,
     now,
@@ -153,8 +158,7 @@ export async function evaluateEvent(sql: Sql, team: TeamRef, request: EvaluateRe
   ]);
   if (request.event === "session_start") {
     const rootPackage = (request.repo.packages ?? []).find((p) => p.path === ".") ?? (request.repo.packages ?? [])[0];
-    if (rootPackage !== undefined)
-      await sql.run("UPDATE repos SET label = ? WHERE id = ? AND (label IS NULL OR label <> ?)", [rootPackage.name.slice(0, 200), c.repoId, rootPackage.name.slice(0, 200)]);
+    if (rootPackage !== undefined) await write("UPDATE repos SET label = ? WHERE id = ? AND (label IS NULL OR label <> ?)", [rootPackage.name.slice(0, 200), c.repoId, rootPackage.name.slice(0, 200)]);
   }
   return answer;
 }

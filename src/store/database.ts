@@ -16,6 +16,13 @@ export interface Sql {
    * Absent (SQLite, whose one writer runs one transaction at a time anyway): the caller runs it in the transaction.
    */
   committedAtOnce?<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /**
+   * A write whose row count nobody reads and whose rows nothing later in this transaction reads, sent with the
+   * transaction's COMMIT where the storage can (PostgreSQL: the writes and the COMMIT in one round trip; a write that
+   * fails fails the COMMIT, and the transaction is rolled back as if it had failed where it was asked for). Absent
+   * (SQLite, where a statement is a call, not a round trip): the caller runs it now.
+   */
+  runAtCommit?(sql: string, params?: readonly unknown[]): void;
 }
 
 export type Dialect = "sqlite" | "postgres";

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { ComityError } from "../errors/comity-error.js";
 import { redactUrl, type Database, type DatabaseMessages, type Row, type Sql } from "./database.js";
 
 /**
@@ -42,12 +43,19 @@ export async function openPostgresDatabase(url: string, options: { max?: number;
       // Sorted, so two transactions wanting overlapping keys take them in the same order and cannot deadlock.
       const keys = [...new Set(typeof lockKeys === "string" ? [lockKeys] : lockKeys)].sort();
       const client = await pool.connect();
-      const sql: Sql = { ...sqlOver(client), committedAtOnce: counters.run };
+      const atCommit: string[] = [];
+      const sql: Sql = {
+        ...sqlOver(client),
+        committedAtOnce: counters.run,
+        runAtCommit: (text, params = []) => void atCommit.push(inlined(text, params, (v) => client.escapeLiteral(v))),
+      };
       try {
         // One round trip for all (the simple protocol takes several statements; keys are escaped, not bound).
         await client.query(["BEGIN", ...keys.map((k) => `SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(k)}))`)].join("; "));
         const out = await fn(sql);
-        await client.query("COMMIT");
+        // (the writes left for the COMMIT, and it, in one round trip: an event's statements are each one, and the
+        // round trips, more than the statements' work, are what an event costs PostgreSQL and the server here)
+        await client.query([...atCommit, "COMMIT"].join("; "));
         return out;
       } catch (error) {
         await client.query("ROLLBACK").catch(() => undefined);
@@ -238,6 +246,27 @@ function prepared(text: string): { name?: string; text: string } {
   const statement = { name: `comity_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`, text: numbered(text) };
   preparedStatements.set(text, statement);
   return statement;
+}
+
+/**
+ * A statement with its parameters written in as literals (`?` → `'text'`, `42`, `NULL`, `TRUE`), for the simple
+ * protocol, which takes several statements at once but no parameters. Strings through `quote` (the client's,
+ * which knows the server's quoting); a number that is not finite, or a value of another type, is refused.
+ */
+export function inlined(text: string, params: readonly unknown[], quote: (value: string) => string): string {
+  let i = 0;
+  const out = text.replace(/\?/g, () => {
+    if (i >= params.length) throw new ComityError("INTERNAL", `a statement has more placeholders than its ${params.length} parameters`);
+    const v = params[i++];
+    if (v === null || v === undefined) return "NULL";
+    if (typeof v === "boolean") return v ? "TRUE" : "FALSE";
+    // (a negative number in parentheses: after a `-` in the text, `--5` would start a comment)
+    if (typeof v === "number" && Number.isFinite(v)) return v < 0 ? `(${v})` : String(v);
+    if (typeof v === "string") return quote(v);
+    throw new ComityError("INTERNAL", `a statement's parameter ${i} cannot be written as a literal (${typeof v})`);
+  });
+  if (i !== params.length) throw new ComityError("INTERNAL", `a statement has ${i} placeholders for ${params.length} parameters`);
+  return out;
 }
 
 /** `?` → `$n`. Our statements never hold a `?` inside a string literal. */

@@ -170,6 +170,30 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     expect(next.index_version).toBe(first.index_version + 1);
   });
 
+  it("keeps a write left for the commit as it was given, and drops it with a transaction that fails", async () => {
+    // (quotes, a backslash, a placeholder's character, a NUL-free line break and text beyond ASCII, as a response or a path may hold)
+    const odd = `it's a \\ back'slash "quoted" ? $1 \n é 🙂`;
+    const write = async (key: string, fail: boolean): Promise<void> => {
+      await db
+        .transaction(`test:${key}`, async (sql) => {
+          const params = [acme.id, key, odd, clock];
+          const text = "INSERT INTO dedupe (team_id, key, response, created_at) VALUES (?, ?, ?, ?)";
+          if (sql.runAtCommit !== undefined) sql.runAtCommit(text, params);
+          else await sql.run(text, params);
+          if (fail) throw new Error("the transaction fails after the write was asked for");
+        })
+        .catch((error: Error) => {
+          if (!fail) throw error;
+        });
+    };
+    await write("kept", false);
+    await write("dropped", true);
+    const rows = await db.read((sql) =>
+      sql.all<{ key: string; response: string; created_at: number }>("SELECT key, response, created_at FROM dedupe WHERE key IN (?, ?) ORDER BY key", ["kept", "dropped"]),
+    );
+    expect(rows).toEqual([{ key: "kept", response: odd, created_at: clock }]);
+  });
+
   it("prunes what has outlived its use and keeps the rest", async () => {
     // B imports f from ./a; A holds src/a.ts, breaks f (a conflict for B, and one for A), and ends its turn.
     await ev(acme, req("B", "post_edit", { paths: ["src/b.ts"], analysis: [{ path: "src/b.ts", references: [{ kind: "import", name: "f", module: "./a" }] }] }, "codex"));
