@@ -172,11 +172,12 @@ describe.each(CLIENTS)("%s with the daemon", (_client, run, skip) => {
     const env = envFor("cfg-daemon");
     const config = env["COMITY_CONFIG_DIR"] as string;
     const { ensureDaemonHttpConfig, claudeHttpHooks } = await import("../../src/daemon/daemon-http.js");
-    const http = await ensureDaemonHttpConfig(config, async () => true);
+    // (a port free now, as `init --http` picks it; and what the daemon said where its front did not start)
+    const http = await ensureDaemonHttpConfig(config);
     const hook = claudeHttpHooks(http)["PreToolUse"];
     expect(runBuiltCli(["daemon", "start"], { cwd: sb.dir, env }).status).toBe(0);
     const status = runBuiltCli(["daemon", "status"], { cwd: sb.dir, env }).stdout;
-    expect(status).toContain(`HTTP hooks on 127.0.0.1:${http.port}`);
+    expect(status, `hook.log: ${readHookLog(config).join("\n")}`).toContain(`HTTP hooks on 127.0.0.1:${http.port}`);
     const repo = initRepo(sb, "solo");
     const post = () =>
       fetch(hook?.url ?? "", {
