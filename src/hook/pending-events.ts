@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
-import { removeIfThere } from "../fs/sync-fs.js";
+import { errorCode, removeIfThere } from "../fs/sync-fs.js";
 import type { EvaluateRequest } from "../coordination/wire.js";
 
 /**
@@ -41,7 +41,7 @@ export function writePending(configDir: string, request: EvaluateRequest, at: nu
       fs.writeFileSync(file, text, { flag: "wx", mode: 0o600 });
       return file;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt > 0) return null;
+      if (errorCode(error) !== "ENOENT" || attempt > 0) return null;
       try {
         fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       } catch {
