@@ -14,14 +14,23 @@ import { workerScriptUrl } from "../async/worker-script-url.js";
 
 const { DAEMON_COMMANDS, MAX_DAEMON_REQUEST_BYTES, callDaemon, installedBuildAt } = daemonClient;
 
+/** A hook event's answer, and what it left to run once the answer has gone (before the next event). */
+export interface HookAnswer {
+  readonly stdout: string;
+  readonly after: () => void;
+}
+
 export interface DaemonServerOptions {
   readonly socket: string;
   /** This daemon's build: a call from another build is answered `stale`, and the daemon ends. */
   readonly build: string;
   /** It ends after this long without a call. */
   readonly idleMs: number;
-  /** Answers one hook event: the stdout of `comity hook` run on the call's arguments, folder, environment and stdin. */
-  readonly runHook: (call: HookCall) => Promise<string>;
+  /**
+   * Answers one hook event: the stdout of `comity hook` run on the call's arguments, folder, environment and stdin,
+   * and what the event left for after its answer has gone.
+   */
+  readonly runHook: (call: HookCall) => Promise<string | HookAnswer>;
   /** Most events waiting at once; past it a caller is told `busy` and runs its event itself. Default 8. */
   readonly maxWaiting?: number;
   /**
@@ -200,14 +209,32 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       setImmediate(() => void close("stopped"));
       return { kind: "stopping" };
     }
-    const stdout = await inLine(async () => {
+    // The answer goes as soon as the event has it; the line stays held until what the event left for after (its
+    // session's state written) has run, so the next event reads what this one wrote.
+    let answered: (stdout: string) => void = () => undefined;
+    const answer = new Promise<string>((resolve) => {
+      answered = resolve;
+    });
+    const ran = inLine(async () => {
       const started = elapsed();
+      let after: (() => void) | null = null;
       try {
-        return await options.runHook(call);
+        const a = await options.runHook(call);
+        if (typeof a === "string") answered(a);
+        else {
+          answered(a.stdout);
+          after = a.after;
+        }
       } finally {
         record(call, elapsed() - started);
       }
+      if (after !== null) {
+        // One turn of the loop first: the caller's answer is written before the work that no longer delays it.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        after();
+      }
     }, canRunItself);
+    const stdout = await Promise.race([answer, ran.then(async (r) => (r === BUSY ? BUSY : await answer))]);
     if (stdout === BUSY) return { kind: "busy" };
     served++;
     // A daemon lives for hours: whatever it came to hold, it never holds more than this. Looked at after the answer

@@ -39,6 +39,12 @@ export interface HookRuntime {
   readonly connections?: KeptConnections;
   /** Embedded stores kept open between events. */
   readonly stores?: KeptStores;
+  /**
+   * Takes what an event still has to do once its answer is known (its session's state written), to run after the
+   * answer has gone and before the next event: the host waits on the answer, not on the bookkeeping. Without it, the
+   * event does that work before it answers.
+   */
+  readonly defer?: (work: () => void) => void;
 }
 
 /** What to print. The exit code is always 0: a hook never breaks the agent. */

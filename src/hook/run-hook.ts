@@ -182,7 +182,23 @@ async function pipeline(input: HookInput, configDir: string): Promise<{ stdout: 
     await coordinator?.close();
   }
   const rendered = renderForHost(host, nativeEvent, verdict, state.queued, payload);
-  if (input.dryRun !== true) updateSessionState(configDir, stateKey, (current) => nextState(current, { state, event, rendered, requests, turn: ctx.turn, eventHash: ctx.eventHash }));
+  if (input.dryRun !== true) {
+    const save = (): void => {
+      updateSessionState(configDir, stateKey, (current) => nextState(current, { state, event, rendered, requests, turn: ctx.turn, eventHash: ctx.eventHash }));
+    };
+    const defer = input.runtime?.defer;
+    if (defer === undefined) save();
+    else
+      defer(() => {
+        try {
+          save();
+        } catch (error) {
+          // The answer has gone: the state is as the event before left it, which the next event reads as it would
+          // after a hook that failed open.
+          logFailOpen(configDir, { time: new Date(), tool: input.tool, event: nativeEvent, reason: `the session's state was not saved: ${error instanceof Error ? error.message : String(error)}` });
+        }
+      });
+  }
   return { stdout: rendered.stdout, verdict, event };
 }
 

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import daemonClient from "../../src/daemon/daemon-client.cjs";
 import type { HookCall } from "../../src/daemon/daemon-wire.js";
-import { startDaemonServer, type DaemonServer } from "../../src/daemon/start-daemon-server.js";
+import { startDaemonServer, type DaemonServer, type HookAnswer } from "../../src/daemon/start-daemon-server.js";
 import { ComityError } from "../../src/errors/comity-error.js";
 
 const { MAX_DAEMON_REQUEST_BYTES, callDaemon } = daemonClient;
@@ -25,7 +25,7 @@ afterEach(async () => {
 
 const call = (extra: Partial<HookCall> = {}): HookCall => ({ kind: "hook", build: "b1", args: ["--tool", "codex"], cwd: "/w", env: { HOME: "/h" }, stdin: "{}", ...extra });
 const limits = { connectMs: 500, answerMs: 2000 };
-async function start(options: { runHook?: (c: HookCall) => Promise<string>; maxWaiting?: number; idleMs?: number; elapsedClock?: () => number } = {}): Promise<DaemonServer> {
+async function start(options: { runHook?: (c: HookCall) => Promise<string | HookAnswer>; maxWaiting?: number; idleMs?: number; elapsedClock?: () => number } = {}): Promise<DaemonServer> {
   const s = await startDaemonServer({
     socket,
     build: "b1",
@@ -67,6 +67,21 @@ describe("the daemon's server", () => {
     // Events of one session must not interleave: they run one after another.
     expect(most).toBe(1);
     expect(s.status()).toMatchObject({ served: 4, build: "b1", pid: process.pid });
+  });
+
+  it("runs what an event left for after its answer before the next event, and answers each with its own stdout", async () => {
+    const log: string[] = [];
+    await start({
+      runHook: async (c) => {
+        log.push(`run ${c.stdin}`);
+        return { stdout: `answer ${c.stdin}`, after: () => log.push(`after ${c.stdin}`) };
+      },
+    });
+    const answers = await Promise.all([1, 2, 3].map((i) => callDaemon(socket, call({ stdin: `e${i}` }), limits)));
+    expect(answers).toEqual([1, 2, 3].map((i) => ({ kind: "hook", stdout: `answer e${i}` })));
+    // The next event reads what the one before wrote after its answer (its session's state): never in between.
+    await expect.poll(() => log.length).toBe(6);
+    expect(log).toEqual(["run e1", "after e1", "run e2", "after e2", "run e3", "after e3"]);
   });
 
   it("reports per event the events answered and the time to answer them, the folders and its memory", async () => {

@@ -38,7 +38,10 @@ async function preEdit(session: string, toolUseId: string): Promise<string | nul
   });
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...sb.env, COMITY_CONFIG_DIR: configDir, COMITY_AGENT_NAME: session })) if (v !== undefined) env[k] = v;
-  const stdout = await answerHookCall({ kind: "hook", build: "test", args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: repo, env, stdin }, runtime);
+  const answer = await answerHookCall({ kind: "hook", build: "test", args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: repo, env, stdin }, runtime);
+  // (what the daemon runs once the answer has gone: the session's state saved)
+  answer.after();
+  const stdout = answer.stdout;
   if (stdout.trim() === "") return null;
   const h = (JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } }).hookSpecificOutput ?? {};
   return h.permissionDecision === "deny" ? (h.permissionDecisionReason ?? "") : null;

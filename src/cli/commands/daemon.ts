@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { configDir } from "../../config/config-dir.js";
 import daemonClient from "../../daemon/daemon-client.cjs";
 import type { CliCall, DaemonAnswer, DaemonStatus, HookCall } from "../../daemon/daemon-wire.js";
+import type { HookAnswer } from "../../daemon/start-daemon-server.js";
 import type { HookRuntime } from "../../hook/hook-input.js";
 import type { SnapshotMemo } from "../../snapshot/command-snapshots.js";
 import type { CliIo } from "../io.js";
@@ -176,7 +177,6 @@ async function runDaemon(socket: string, build: string, io: CliIo): Promise<numb
   return 0;
 }
 
-/** One hook event in the daemon: `comity hook` run as in the caller's process, on its arguments, folder, environment and stdin. */
 /**
  * A read-only command (`comity status`, `who`, `symbols`) run as its process would, for the daemon's `cli` calls; null
  * for a `symbols` over more bytes than the daemon parses (the caller runs it, with its own worker threads).
@@ -233,9 +233,14 @@ export async function daemonRuntime(memo: SnapshotMemo): Promise<HookRuntime> {
   return { ...(spawnGit === undefined ? {} : { spawnGit }), snapshotMemo: memo, connections: await keptConnections(), stores: createKeptStores() };
 }
 
-export async function answerHookCall(call: HookCall, runtime?: HookRuntime): Promise<string> {
+/**
+ * One hook event in the daemon: `comity hook` run as in the caller's process, on its arguments, folder, environment
+ * and stdin; what the event defers (its session's state written) is left to `after`, run once the answer has gone.
+ */
+export async function answerHookCall(call: HookCall, runtime?: HookRuntime): Promise<HookAnswer> {
   const { hookCommand } = await import("./hook.js");
   let stdout = "";
+  const later: (() => void)[] = [];
   await hookCommand(
     call.args,
     {
@@ -252,7 +257,12 @@ export async function answerHookCall(call: HookCall, runtime?: HookRuntime): Pro
       stdinIsTTY: false,
       readStdin: async () => call.stdin,
     },
-    runtime,
+    { ...runtime, defer: (work) => later.push(work) },
   );
-  return stdout;
+  return {
+    stdout,
+    after: () => {
+      for (const work of later) work();
+    },
+  };
 }
