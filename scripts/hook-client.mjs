@@ -31,9 +31,10 @@ export function hookClientSourceHash() {
 export const HOOK_CLIENT_BIN = join(ROOT, "bin", "comity-hook");
 
 /**
- * Compiles the client to `out` with the C compiler of `CC` (else `cc`); the spawn's result. `static` (Linux, for the
- * release's prebuild): linked statically, so that it runs on any Linux of the architecture whatever its glibc (a
- * dynamic build here would need this machine's glibc, 2.34 or newer, for its very start).
+ * Compiles the client to `out` with the C compiler of `CC` (else `cc`); the spawn's result. `static` (Linux: the
+ * release's prebuild, and the install's build where the C library's static archive is there): linked statically, so
+ * that it runs on any Linux of the architecture whatever its glibc (a dynamic build here would need this machine's
+ * glibc, 2.34 or newer, for its very start), and starts without the dynamic loader.
  */
 export function compileHookClient(out, options = {}) {
   const cc = process.env["CC"] || "cc";
