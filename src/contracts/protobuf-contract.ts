@@ -172,13 +172,53 @@ function factsOnce(path: string, text: string): ProtoFacts | Diagnostic {
   return { package: pkg, syntax, options, messages, enums, services };
 }
 
-/** Where a declaration is: the first line that declares `keyword name` (protobufjs keeps no positions). */
-function lineFinder(text: string): (pattern: RegExp) => number {
+/**
+ * Where a declaration is (protobufjs keeps no positions): the first line from `from` on (its parent's line) at
+ * `depth` braces deep that declares it; failing that, the first such line anywhere, then the first at any depth.
+ * From its parent's line and at its parent's depth plus one, a field is found in its own message, not in the first
+ * message with a field of that name and number, and a top-level enum is not taken for one nested in a message of the
+ * same name; the search is as long as the message, not the file.
+ */
+function lineFinder(text: string): (pattern: RegExp, from: number, depth: number) => number {
   const lines = text.split("\n");
-  return (pattern) => {
+  const depths = braceDepths(lines);
+  return (pattern, from, depth) => {
+    const start = Math.min(Math.max(from - 1, 0), lines.length);
+    for (let i = start; i < lines.length; i++) if (depths[i] === depth && pattern.test(lines[i] ?? "")) return i + 1;
+    for (let i = 0; i < start; i++) if (depths[i] === depth && pattern.test(lines[i] ?? "")) return i + 1;
     const i = lines.findIndex((l) => pattern.test(l));
     return i < 0 ? 1 : i + 1;
   };
+}
+
+/** How many braces are open where each line starts, outside comments and string literals. */
+function braceDepths(lines: readonly string[]): number[] {
+  const out: number[] = [];
+  let depth = 0;
+  let inBlock = false;
+  for (const l of lines) {
+    out.push(depth);
+    let quote: string | null = null;
+    for (let i = 0; i < l.length; i++) {
+      const c = l[i];
+      if (inBlock) {
+        if (c === "*" && l[i + 1] === "/") {
+          inBlock = false;
+          i++;
+        }
+      } else if (quote !== null) {
+        if (c === "\\") i++;
+        else if (c === quote) quote = null;
+      } else if (c === '"' || c === "'") quote = c;
+      else if (c === "/" && l[i + 1] === "/") break;
+      else if (c === "/" && l[i + 1] === "*") {
+        inBlock = true;
+        i++;
+      } else if (c === "{") depth++;
+      else if (c === "}") depth = Math.max(depth - 1, 0);
+    }
+  }
+  return out;
 }
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -197,12 +237,18 @@ export function protobufSymbols(path: string, text: string, hash: HashText): { s
   const file = `${facts.syntax} ${facts.package}`;
   const push = (name: string, qualified: string, kind: SymbolKind, l: number, signature: string, detail: ContractEntry["detail"] = {}) =>
     entries.push({ name, qualified_name: qualified, kind, range: at(l), signature: `${file} ${signature}`, body: `${file} ${signature}`, detail });
+  // (a nested declaration is looked for from its parent message's line on, one brace deeper)
+  const placed = new Map<string, { line: number; depth: number }>();
+  const parentOf = (name: string): { line: number; depth: number } => placed.get(name.slice(0, Math.max(name.lastIndexOf("."), 0))) ?? { line: 1, depth: -1 };
   for (const [name, m] of facts.messages) {
     const short = name.slice(name.lastIndexOf(".") + 1);
-    const l = line(new RegExp(`^\\s*message\\s+${escapeRegExp(short)}\\b`));
+    const parent = parentOf(name);
+    const l = line(new RegExp(`^\\s*message\\s+${escapeRegExp(short)}\\b`), parent.line, parent.depth + 1);
+    placed.set(name, { line: l, depth: parent.depth + 1 });
     push(short, name, "message", l, `message ${name} reserved [${m.reserved.join(", ")}]`);
     for (const f of m.fields) {
-      const fl = line(new RegExp(`\\b${escapeRegExp(f.name)}\\s*=\\s*${f.number}\\b`));
+      // (a oneof's fields are inside its own braces)
+      const fl = line(new RegExp(`\\b${escapeRegExp(f.name)}\\s*=\\s*${f.number}\\b`), l, parent.depth + (f.oneof === null ? 2 : 3));
       push(
         f.name,
         `${name}.${f.name}`,
@@ -218,19 +264,23 @@ export function protobufSymbols(path: string, text: string, hash: HashText): { s
   }
   for (const [name, e] of facts.enums) {
     const short = name.slice(name.lastIndexOf(".") + 1);
-    push(short, name, "enum", line(new RegExp(`^\\s*enum\\s+${escapeRegExp(short)}\\b`)), `enum ${name} reserved [${e.reserved.join(", ")}]`);
-    for (const [v, n] of e.values) push(v, `${name}.${v}`, "enum_member", line(new RegExp(`^\\s*${escapeRegExp(v)}\\s*=`)), `${v} = ${n}`, { value: String(n) });
+    const parent = parentOf(name);
+    const el = line(new RegExp(`^\\s*enum\\s+${escapeRegExp(short)}\\b`), parent.line, parent.depth + 1);
+    push(short, name, "enum", el, `enum ${name} reserved [${e.reserved.join(", ")}]`);
+    for (const [v, n] of e.values) push(v, `${name}.${v}`, "enum_member", line(new RegExp(`^\\s*${escapeRegExp(v)}\\s*=`), el, parent.depth + 2), `${v} = ${n}`, { value: String(n) });
   }
   for (const [name, methods] of facts.services) {
     const short = name.slice(name.lastIndexOf(".") + 1);
-    push(short, name, "interface", line(new RegExp(`^\\s*service\\s+${escapeRegExp(short)}\\b`)), `service ${name}`);
+    const parent = parentOf(name);
+    const sl = line(new RegExp(`^\\s*service\\s+${escapeRegExp(short)}\\b`), parent.line, parent.depth + 1);
+    push(short, name, "interface", sl, `service ${name}`);
     for (const [m, r] of methods) {
       const params = [{ name: r.request, kind: "positional" as const, optional: false, default: null, type: r.request }];
       push(
         m,
         `${name}.${m}`,
         "operation",
-        line(new RegExp(`^\\s*rpc\\s+${escapeRegExp(m)}\\b`)),
+        line(new RegExp(`^\\s*rpc\\s+${escapeRegExp(m)}\\b`), sl, parent.depth + 2),
         `rpc ${m}(${r.clientStreaming ? "stream " : ""}${r.request}) returns (${r.serverStreaming ? "stream " : ""}${r.response}) ${r.idempotency}`,
         {
           params,

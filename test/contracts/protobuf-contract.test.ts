@@ -177,6 +177,15 @@ describe(".proto files as symbols", () => {
     expect(r?.symbols.find((s) => s.qualified_name === "OrderService.Upload")?.range.start_line).toBe(43);
   });
 
+  it("puts a field on its own message's line, where another message has a field of the same name and number", () => {
+    const text =
+      'syntax = "proto3";\npackage shop.v1;\n\nmessage A {\n  string name = 1;\n  string other = 2;\n}\n\nmessage B {\n  // B\'s own { \n  string name = 1;\n  enum Kind {\n    KIND_UNSPECIFIED = 0;\n  }\n  oneof choice {\n    string other = 2;\n  }\n}\n\nenum Kind {\n  KIND_UNSPECIFIED = 0;\n}\n';
+    const r = analyzeContract("two.proto", null, Buffer.from(text), hash);
+    const lineOf = (name: string) => r?.symbols.find((s) => s.qualified_name === name)?.range.start_line;
+    const names = ["A.name", "A.other", "B", "B.name", "B.Kind", "B.Kind.KIND_UNSPECIFIED", "B.other", "Kind", "Kind.KIND_UNSPECIFIED"];
+    expect(names.map(lineOf)).toEqual([5, 6, 9, 11, 12, 13, 16, 20, 21]);
+  });
+
   it("says a file that does not parse", () => {
     const r = analyze(PROTO3, 'syntax = "proto3";\nmessage {\n');
     expect(r.changes).toEqual([]);
