@@ -29,7 +29,7 @@ const suites = [
   ["symbols", "symbols.mjs", quick ? ["--files", "150", "--runs", "1"] : ["--files", "1500", "--runs", "3"]],
   ["symbols, real code against ast-grep", "symbols-real.mjs", quick ? ["--runs", "1", "--max-files", "150"] : ["--runs", "5"]],
   ["hook", "hook.mjs", quick ? ["--runs", "5"] : ["--runs", "15"]],
-  ["claude code, real CLI", "real-claude-code.mjs", quick ? ["--runs", "1", "--edits", "4", "--no-stopped"] : ["--runs", "5", "--edits", "10"]],
+  ["claude code, real CLI", "real-claude-code.mjs", quick ? ["--runs", "1", "--edits", "4", "--no-stopped"] : ["--runs", "9", "--edits", "10"]],
   ["shell pair, real code", "shell-pair.mjs", quick ? ["--runs", "3"] : ["--runs", "15"]],
   ["analyze through the daemon", "analyze-daemon.mjs", quick ? ["--files", "20000", "--runs", "3"] : ["--files", "20000", "--runs", "15"]],
   ["analyze", "analyze.mjs", quick ? ["--files", "10000", "--changes", "200"] : ["--files", "100000", "--changes", "2000"]],
