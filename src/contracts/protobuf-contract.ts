@@ -2,6 +2,7 @@ import type protobuf from "protobufjs";
 import { protobufLib } from "./parsers.js";
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 import { reason, type ChangeReason } from "../symbols/change-reason.js";
+import { CODE, codeMask } from "../symbols/code-mask.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import type { SymbolKind, SymbolRecord } from "../symbols/types.js";
 import { type ContractEntry, contractSymbols, type HashText, rangeOf } from "./contract-symbol.js";
@@ -181,7 +182,7 @@ function factsOnce(path: string, text: string): ProtoFacts | Diagnostic {
  */
 function lineFinder(text: string): (pattern: RegExp, from: number, depth: number) => number {
   const lines = text.split("\n");
-  const depths = braceDepths(lines);
+  const depths = braceDepths(text);
   return (pattern, from, depth) => {
     const start = Math.min(Math.max(from - 1, 0), lines.length);
     for (let i = start; i < lines.length; i++) if (depths[i] === depth && pattern.test(lines[i] ?? "")) return i + 1;
@@ -191,32 +192,21 @@ function lineFinder(text: string): (pattern: RegExp, from: number, depth: number
   };
 }
 
-/** How many braces are open where each line starts, outside comments and string literals. */
-function braceDepths(lines: readonly string[]): number[] {
-  const out: number[] = [];
+/**
+ * How many braces are open where each line starts, outside comments and string literals: `.proto` comments and
+ * strings are C's, which the scripts' lexer reads (a template or a regular expression, the rest of what it knows, is
+ * no part of a `.proto`).
+ */
+function braceDepths(text: string): number[] {
+  const mask = codeMask(text, "typescript");
+  const out = [0];
   let depth = 0;
-  let inBlock = false;
-  for (const l of lines) {
-    out.push(depth);
-    let quote: string | null = null;
-    for (let i = 0; i < l.length; i++) {
-      const c = l[i];
-      if (inBlock) {
-        if (c === "*" && l[i + 1] === "/") {
-          inBlock = false;
-          i++;
-        }
-      } else if (quote !== null) {
-        if (c === "\\") i++;
-        else if (c === quote) quote = null;
-      } else if (c === '"' || c === "'") quote = c;
-      else if (c === "/" && l[i + 1] === "/") break;
-      else if (c === "/" && l[i + 1] === "*") {
-        inBlock = true;
-        i++;
-      } else if (c === "{") depth++;
-      else if (c === "}") depth = Math.max(depth - 1, 0);
-    }
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) out.push(depth);
+    else if (mask[i] !== CODE) continue;
+    else if (c === 123) depth++;
+    else if (c === 125) depth = Math.max(depth - 1, 0);
   }
   return out;
 }
