@@ -15,16 +15,20 @@ export async function daemonStatusAt(socket: string): Promise<DaemonStatus | nul
 
 /**
  * Starts `comity daemon run` in the background for `env`'s config folder (`comity daemon start`, `comity init --http`)
- * and waits until it answers: its status, or null where it did not within 5 s (`comity daemon run` shows why).
+ * and waits until it answers, and until its HTTP front (where it has one) listens or says why not: its status, or
+ * null where it did not answer within 5 s (`comity daemon run` shows why). A front still starting at 5 s is reported
+ * as the status says it (`httpStarting`).
  */
 export async function startDaemonAndWait(socket: string, env: Readonly<Record<string, string | undefined>>): Promise<DaemonStatus | null> {
   daemonClient.startDaemonInBackground(fileURLToPath(new URL("../../bin/comity.cjs", import.meta.url)), env, { force: true });
+  let last: DaemonStatus | null = null;
   for (let waited = 0; waited < START_WAIT_MS; waited += POLL_MS) {
     await new Promise((r) => setTimeout(r, POLL_MS));
     const status = await daemonStatusAt(socket);
-    if (status !== null) return status;
+    if (status !== null && (status.httpStarting !== true || waited + POLL_MS >= START_WAIT_MS)) return status;
+    last = status;
   }
-  return null;
+  return last;
 }
 
 /** Stops the daemon on `socket` and waits (at most 3 s) until it has let its socket go; false where none ran. */

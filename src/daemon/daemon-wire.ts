@@ -107,6 +107,11 @@ export interface DaemonStatus {
   readonly httpPort: number | null;
   /** Its HTTP front started again after it ended on its own (in the last 10 minutes), and why it is down, if it is. */
   readonly http?: { readonly restarts: number; readonly problem: string | null };
+  /**
+   * True while its HTTP front is still starting: the socket answers (status, hook events) a moment before the front
+   * listens, so a caller that needs the HTTP hooks waits for this to clear. Older builds answer without it.
+   */
+  readonly httpStarting?: boolean;
   /** Resident memory now. */
   readonly rssBytes: number;
   /** How many working folders its events came from (up to a bound). */

@@ -143,6 +143,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   let httpPort: number | null = null;
   // (set once the front is up; the socket answers status before that)
   let httpFront: Awaited<ReturnType<typeof superviseHttpFront>> | null = null;
+  let httpStarting = options.http !== undefined;
   const status = (): DaemonStatus => ({
     pid: process.pid,
     build: options.build,
@@ -154,6 +155,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     idleMs: options.idleMs,
     httpPort: httpFront !== null && httpFront.problem() !== null ? null : httpPort,
     ...(httpFront === null ? {} : { http: { restarts: httpFront.restarts(), problem: httpFront.problem() } }),
+    ...(httpStarting ? { httpStarting } : {}),
     rssBytes: process.memoryUsage.rss(),
     folders: folders.size,
     analyze: options.analyze?.stats() ?? { hits: 0, misses: 0, entries: 0, roots: 0, problem: "not served by this daemon" },
@@ -353,6 +355,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
         });
   const httpProblem = httpFront?.problem() ?? null;
   if (httpFront !== null && httpProblem === null && options.http !== undefined) httpPort = options.http.config.port;
+  httpStarting = false;
   const check = setInterval(() => {
     const st = statOf(options.socket);
     if (st === null || st.ino !== mine?.ino) void close("its socket is gone");

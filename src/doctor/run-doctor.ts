@@ -464,6 +464,7 @@ async function daemonCheck(env: DoctorOptions["env"], http: DaemonHttpConfig | n
     const running = `running (pid ${a.pid}, ${a.served} hook events answered): hook events are answered warm`;
     if (http === null) return { id: "daemon", status: "ok", title, detail: running };
     if (a.httpPort === http.port) return { id: "daemon", status: "ok", title, detail: `${running}; Claude Code's HTTP hooks on 127.0.0.1:${http.port}` };
+    if (a.httpStarting === true) return { id: "daemon", status: "ok", title, detail: `${running}; its front for Claude Code's HTTP hooks (127.0.0.1:${http.port}) is starting` };
     return {
       id: "daemon",
       status: "warn",

@@ -213,6 +213,31 @@ describe("the daemon's HTTP front", () => {
     expect(s.status().served).toBe(2);
   });
 
+  it("says while its front is starting that it is, so `daemon start` and `init --http` wait for the front, not just the socket", async () => {
+    const port = await freePort();
+    const socket = path.join(dir, "daemon.sock");
+    let during: Promise<unknown> = Promise.resolve(null);
+    const s = await startDaemonServer({
+      socket,
+      build: "b1",
+      idleMs: 60_000,
+      runHook: echo,
+      // (the socket listens already; the front's thread has only just been made)
+      http: {
+        config: config(port),
+        baseEnv: { HOME: "/h" },
+        hosts: ["claude_code"],
+        onFrontStarted: () => {
+          during = callDaemon(socket, { kind: "status", build: "b1" }, { connectMs: 500, answerMs: 2000 });
+        },
+      },
+    });
+    servers.push(s);
+    expect(await during).toMatchObject({ kind: "status", httpPort: null, httpStarting: true });
+    expect(s.status().httpPort).toBe(port);
+    expect(s.status().httpStarting).toBeUndefined();
+  });
+
   it("starts its front again when the front's thread ends on its own, and answers HTTP hooks again", async () => {
     const port = await freePort();
     const fronts: Worker[] = [];

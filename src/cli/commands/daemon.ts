@@ -69,7 +69,7 @@ export async function daemonCommand(args: readonly string[], io: CliIo): Promise
     "miss" in a
       ? "not running"
       : a.kind === "status"
-        ? `running (pid ${a.pid}, since ${a.startedAt}, ${a.served} hook events answered; ends after ${a.idleMs >= 7_200_000 ? `${Math.round(a.idleMs / 3_600_000)} h` : `${Math.round(a.idleMs / 60000)} min`} idle${typeof a.httpPort === "number" ? `; HTTP hooks on 127.0.0.1:${a.httpPort}` : ""})`
+        ? `running (pid ${a.pid}, since ${a.startedAt}, ${a.served} hook events answered; ends after ${a.idleMs >= 7_200_000 ? `${Math.round(a.idleMs / 3_600_000)} h` : `${Math.round(a.idleMs / 60000)} min`} idle${typeof a.httpPort === "number" ? `; HTTP hooks on 127.0.0.1:${a.httpPort}` : a.httpStarting === true ? "; its HTTP hooks' front is starting" : ""})`
         : a.kind;
 
   if (action === "status") {
