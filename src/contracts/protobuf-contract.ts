@@ -173,42 +173,69 @@ function factsOnce(path: string, text: string): ProtoFacts | Diagnostic {
   return { package: pkg, syntax, options, messages, enums, services };
 }
 
+/** Where a declaration was found: its offset in the text, and its line. */
+interface Place {
+  readonly at: number;
+  readonly line: number;
+}
+
 /**
- * Where a declaration is (protobufjs keeps no positions): the first line from `from` on (its parent's line) at
- * `depth` braces deep that declares it; failing that, the first such line anywhere, then the first at any depth.
- * From its parent's line and at its parent's depth plus one, a field is found in its own message, not in the first
- * message with a field of that name and number, and a top-level enum is not taken for one nested in a message of the
- * same name; the search is as long as the message, not the file.
+ * Where a declaration is (protobufjs keeps no positions): the first place from `from` on (its parent's place) at
+ * `depth` braces deep, in code (not a comment or a string), that declares it; failing that, the first such place
+ * anywhere, then the first in code at any depth. Places, not lines: from its parent's place and at its parent's depth
+ * plus one, a field is found in its own message, not in the first message with a field of that name and number, and
+ * a top-level enum is not taken for one nested in a message of the same name, also where a whole message, enum or
+ * service is written on one line; the search is as long as the message, not the file.
  */
-function lineFinder(text: string): (pattern: RegExp, from: number, depth: number) => number {
-  const lines = text.split("\n");
-  const depths = braceDepths(text);
+function placeFinder(text: string): (pattern: RegExp, from: number, depth: number) => Place {
+  const { mask, depths } = braceDepths(text);
+  const lineStarts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
+  const lineOf = (at: number): number => {
+    let lo = 0;
+    let hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((lineStarts[mid] ?? 0) <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+  const first = (pattern: RegExp, from: number, to: number, depth: number | null): number => {
+    const g = new RegExp(pattern.source, "g");
+    g.lastIndex = from;
+    for (let m = g.exec(text); m !== null && m.index < to; m = g.exec(text)) {
+      if (mask[m.index] === CODE && (depth === null || depths[m.index] === depth)) return m.index;
+      g.lastIndex = m.index + 1;
+    }
+    return -1;
+  };
   return (pattern, from, depth) => {
-    const start = Math.min(Math.max(from - 1, 0), lines.length);
-    for (let i = start; i < lines.length; i++) if (depths[i] === depth && pattern.test(lines[i] ?? "")) return i + 1;
-    for (let i = 0; i < start; i++) if (depths[i] === depth && pattern.test(lines[i] ?? "")) return i + 1;
-    const i = lines.findIndex((l) => pattern.test(l));
-    return i < 0 ? 1 : i + 1;
+    const start = Math.min(Math.max(from, 0), text.length);
+    let at = first(pattern, start, text.length, depth);
+    if (at < 0) at = first(pattern, 0, start, depth);
+    if (at < 0) at = first(pattern, 0, text.length, null);
+    return at < 0 ? { at: 0, line: 1 } : { at, line: lineOf(at) };
   };
 }
 
 /**
- * How many braces are open where each line starts, outside comments and string literals: `.proto` comments and
- * strings are C's, which the scripts' lexer reads (a template or a regular expression, the rest of what it knows, is
- * no part of a `.proto`).
+ * How many braces are open before each character, and which characters are code rather than comments and string
+ * literals: `.proto` comments and strings are C's, which the scripts' lexer reads (a template or a regular
+ * expression, the rest of what it knows, is no part of a `.proto`).
  */
-function braceDepths(text: string): number[] {
+function braceDepths(text: string): { mask: ReturnType<typeof codeMask>; depths: Uint16Array } {
   const mask = codeMask(text, "typescript");
-  const out = [0];
+  const depths = new Uint16Array(text.length);
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
+    depths[i] = depth;
+    if (mask[i] !== CODE) continue;
     const c = text.charCodeAt(i);
-    if (c === 10) out.push(depth);
-    else if (mask[i] !== CODE) continue;
-    else if (c === 123) depth++;
+    if (c === 123) depth = Math.min(depth + 1, 0xffff);
     else if (c === 125) depth = Math.max(depth - 1, 0);
   }
-  return out;
+  return { mask, depths };
 }
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -221,24 +248,26 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\
 export function protobufSymbols(path: string, text: string, hash: HashText): { symbols: SymbolRecord[]; diagnostics: Diagnostic[] } {
   const facts = factsOf(path, text);
   if (!("messages" in facts)) return { symbols: [], diagnostics: [facts] };
-  const line = lineFinder(text);
+  const place = placeFinder(text);
   const at = (n: number) => rangeOf(n, 1, n, 1);
   const entries: ContractEntry[] = [];
   const file = `${facts.syntax} ${facts.package}`;
   const push = (name: string, qualified: string, kind: SymbolKind, l: number, signature: string, detail: ContractEntry["detail"] = {}) =>
     entries.push({ name, qualified_name: qualified, kind, range: at(l), signature: `${file} ${signature}`, body: `${file} ${signature}`, detail });
-  // (a nested declaration is looked for from its parent message's line on, one brace deeper)
-  const placed = new Map<string, { line: number; depth: number }>();
-  const parentOf = (name: string): { line: number; depth: number } => placed.get(name.slice(0, Math.max(name.lastIndexOf("."), 0))) ?? { line: 1, depth: -1 };
+  // (a nested declaration is looked for from its parent message's place on, one brace deeper)
+  const placed = new Map<string, { at: number; depth: number }>();
+  const parentOf = (name: string): { at: number; depth: number } => placed.get(name.slice(0, Math.max(name.lastIndexOf("."), 0))) ?? { at: 0, depth: -1 };
+  // (a name where an identifier or a qualified name's part does not go on before it)
+  const word = (s: string): string => `(?<![\\w.])${escapeRegExp(s)}`;
   for (const [name, m] of facts.messages) {
     const short = name.slice(name.lastIndexOf(".") + 1);
     const parent = parentOf(name);
-    const l = line(new RegExp(`^\\s*message\\s+${escapeRegExp(short)}\\b`), parent.line, parent.depth + 1);
-    placed.set(name, { line: l, depth: parent.depth + 1 });
-    push(short, name, "message", l, `message ${name} reserved [${m.reserved.join(", ")}]`);
+    const p = place(new RegExp(`${word("message")}\\s+${escapeRegExp(short)}\\b`), parent.at, parent.depth + 1);
+    placed.set(name, { at: p.at, depth: parent.depth + 1 });
+    push(short, name, "message", p.line, `message ${name} reserved [${m.reserved.join(", ")}]`);
     for (const f of m.fields) {
       // (a oneof's fields are inside its own braces)
-      const fl = line(new RegExp(`\\b${escapeRegExp(f.name)}\\s*=\\s*${f.number}\\b`), l, parent.depth + (f.oneof === null ? 2 : 3));
+      const fl = place(new RegExp(`${word(f.name)}\\s*=\\s*${f.number}\\b`), p.at, parent.depth + (f.oneof === null ? 2 : 3)).line;
       push(
         f.name,
         `${name}.${f.name}`,
@@ -255,22 +284,22 @@ export function protobufSymbols(path: string, text: string, hash: HashText): { s
   for (const [name, e] of facts.enums) {
     const short = name.slice(name.lastIndexOf(".") + 1);
     const parent = parentOf(name);
-    const el = line(new RegExp(`^\\s*enum\\s+${escapeRegExp(short)}\\b`), parent.line, parent.depth + 1);
-    push(short, name, "enum", el, `enum ${name} reserved [${e.reserved.join(", ")}]`);
-    for (const [v, n] of e.values) push(v, `${name}.${v}`, "enum_member", line(new RegExp(`^\\s*${escapeRegExp(v)}\\s*=`), el, parent.depth + 2), `${v} = ${n}`, { value: String(n) });
+    const ep = place(new RegExp(`${word("enum")}\\s+${escapeRegExp(short)}\\b`), parent.at, parent.depth + 1);
+    push(short, name, "enum", ep.line, `enum ${name} reserved [${e.reserved.join(", ")}]`);
+    for (const [v, n] of e.values) push(v, `${name}.${v}`, "enum_member", place(new RegExp(`${word(v)}\\s*=`), ep.at, parent.depth + 2).line, `${v} = ${n}`, { value: String(n) });
   }
   for (const [name, methods] of facts.services) {
     const short = name.slice(name.lastIndexOf(".") + 1);
     const parent = parentOf(name);
-    const sl = line(new RegExp(`^\\s*service\\s+${escapeRegExp(short)}\\b`), parent.line, parent.depth + 1);
-    push(short, name, "interface", sl, `service ${name}`);
+    const sp = place(new RegExp(`${word("service")}\\s+${escapeRegExp(short)}\\b`), parent.at, parent.depth + 1);
+    push(short, name, "interface", sp.line, `service ${name}`);
     for (const [m, r] of methods) {
       const params = [{ name: r.request, kind: "positional" as const, optional: false, default: null, type: r.request }];
       push(
         m,
         `${name}.${m}`,
         "operation",
-        line(new RegExp(`^\\s*rpc\\s+${escapeRegExp(m)}\\b`), sl, parent.depth + 2),
+        place(new RegExp(`${word("rpc")}\\s+${escapeRegExp(m)}\\b`), sp.at, parent.depth + 2).line,
         `rpc ${m}(${r.clientStreaming ? "stream " : ""}${r.request}) returns (${r.serverStreaming ? "stream " : ""}${r.response}) ${r.idempotency}`,
         {
           params,

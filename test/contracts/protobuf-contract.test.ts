@@ -186,6 +186,15 @@ describe(".proto files as symbols", () => {
     expect(names.map(lineOf)).toEqual([5, 6, 9, 11, 12, 13, 16, 20, 21]);
   });
 
+  it("finds declarations written on one line: a message, an enum and a service each on its own line", () => {
+    const text =
+      'syntax = "proto3";\npackage shop.v1;\n\nmessage A { string name = 1; }\nmessage B { string name = 1; message C { string name = 1; } }\nenum K { K_A = 0; K_B = 1; }\n/* message D { string name = 1; } */\nmessage D { enum K { K_A = 0; } string name = 1; }\nservice S { rpc Get(A) returns (B); rpc List(A) returns (stream B); }\n';
+    const r = analyzeContract("one-line.proto", null, Buffer.from(text), hash);
+    const lineOf = (name: string) => r?.symbols.find((s) => s.qualified_name === name)?.range.start_line;
+    const names = ["A", "A.name", "B", "B.name", "B.C", "B.C.name", "K", "K.K_A", "K.K_B", "D", "D.K", "D.K.K_A", "D.name", "S", "S.Get", "S.List"];
+    expect(names.map(lineOf)).toEqual([4, 4, 5, 5, 5, 5, 6, 6, 6, 8, 8, 8, 8, 9, 9, 9]);
+  });
+
   it("says a file that does not parse", () => {
     const r = analyze(PROTO3, 'syntax = "proto3";\nmessage {\n');
     expect(r.changes).toEqual([]);
