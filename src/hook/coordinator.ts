@@ -6,7 +6,7 @@ import { FailOpen } from "./fail-open.js";
 import type { Ctx, RepoRequest } from "./hook-context.js";
 import { logFailOpen } from "./hook-log.js";
 import { errorCode } from "../fs/sync-fs.js";
-import { putBack, removePending, takePending, writePending } from "./pending-events.js";
+import { PENDING_PER_EVENT, putBack, removePending, takePending, writePending } from "./pending-events.js";
 import type { HookVerdict } from "./render-output.js";
 
 /** How long the API gets before an edit or shell command, and for other events. */
@@ -19,6 +19,8 @@ export const OTHER_TIMEOUT_MS = 1500;
 export const ANSWER_MARGIN_MS = 500;
 /** A hook with less time than this before its store wait ends applies no event left by others before its own. */
 const CATCH_UP_MARGIN_MS = 2000;
+/** At most this many takes of {@link PENDING_PER_EVENT} left events by one hook event. */
+const CATCH_UP_ROUNDS = 8;
 
 /** Who decides: the API over HTTP under a deadline, or the embedded store in this process. */
 export interface Coordinator {
@@ -56,30 +58,36 @@ export function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind:
   const catchUp = async (s: EmbeddedStore): Promise<void> => {
     if (caughtUp || (waitUntil !== undefined && Date.now() > waitUntil - CATCH_UP_MARGIN_MS)) return;
     caughtUp = true;
-    const taken = takePending(ctx.configDir, Date.now());
-    for (const [i, left] of taken.entries()) {
-      try {
-        await s.applyLate(left.request, left.at, waitUntil);
-      } catch (error) {
-        // (the store still held by others: these are left for the next hook, written back as they were)
-        if (isBusy(error)) {
-          for (const back of taken.slice(i)) putBack(back.file);
-          return;
+    // A few at a time, and more while this hook has the time (many hooks out of time at once leave more than a few,
+    // and a quiet moment after them may have no other hook to apply the rest before they are too old).
+    for (let rounds = 0; rounds < CATCH_UP_ROUNDS; rounds++) {
+      const taken = takePending(ctx.configDir, Date.now());
+      for (const [i, left] of taken.entries()) {
+        try {
+          await s.applyLate(left.request, left.at, waitUntil);
+        } catch (error) {
+          // (the store still held by others: these are left for the next hook, written back as they were)
+          if (isBusy(error)) {
+            for (const back of taken.slice(i)) putBack(back.file);
+            return;
+          }
         }
+        removePending(left.file);
       }
-      removePending(left.file);
+      if (taken.length < PENDING_PER_EVENT || (waitUntil !== undefined && Date.now() > waitUntil - CATCH_UP_MARGIN_MS)) return;
     }
   };
   return {
     evaluate(body) {
       const next = chain.then(async () => {
-        const s = await open();
-        await catchUp(s).catch(() => undefined);
         const now = Date.now();
-        // A one-shot hook writes its event down before it waits for the store: where it runs out of time (its
-        // watchdog ends it, or the store stays held past its budget), the next hook applies it.
+        // A one-shot hook writes its event down before it opens or waits for the store, and before it applies what
+        // others left: where it runs out of time in any of them (its watchdog ends it, or the store stays held past
+        // its budget), the next hook applies it.
         const written = kept === undefined && body.dry_run !== true ? writePending(ctx.configDir, body, now) : null;
         try {
+          const s = await open();
+          await catchUp(s).catch(() => undefined);
           const answer = await s.evaluate(body, now, waitUntil);
           if (written !== null) removePending(written);
           return answer;

@@ -84,9 +84,9 @@ export function removePending(file: string): void {
 
 /**
  * The events left by hooks that ran out of time, oldest first, at most {@link PENDING_PER_EVENT}, each taken by this
- * process alone (renamed: hooks at once never apply one twice, nor all of them the same few). Files past
- * {@link PENDING_MAX_AGE_MS} (an event too old, or one taken by a hook that then ended too), and files that do not
- * read as one, are removed on the way.
+ * process alone (renamed: hooks at once never apply one twice, nor all of them the same few), also those taken by a
+ * hook that then ended before it applied them. Files past {@link PENDING_MAX_AGE_MS} (an event too old to matter) and
+ * files that do not read as one are removed on the way.
  */
 export function takePending(configDir: string, now: number): PendingEvent[] {
   const dir = path.join(configDir, CONFIG_LAYOUT.pendingEvents);
@@ -104,11 +104,17 @@ export function takePending(configDir: string, now: number): PendingEvent[] {
       removePending(file);
       continue;
     }
-    if (out.length >= PENDING_PER_EVENT || !name.endsWith(".json")) continue;
+    if (out.length >= PENDING_PER_EVENT) continue;
+    // One another hook took and did not finish: its taker ran out of time in turn (its watchdog ended it). Taken
+    // again once that taker is gone, or it would sit there until it is too old, lost.
+    const takenBy = /^(.*\.json)\.(\d+)\.taken$/.exec(name);
+    if (!name.endsWith(".json") && (takenBy === null || alive(Number.parseInt(takenBy[2] ?? "", 10)))) continue;
     if (now - at < PENDING_MIN_AGE_MS) break;
-    // (one whose hook still runs is still being applied, by that hook: slow, not lost)
-    if (alive(Number.parseInt(name.split("-")[1] ?? "", 10))) continue;
-    const taken = `${file}.${process.pid}.taken`;
+    // (one whose hook still runs is still being applied, by that hook: slow, not lost; this process's own is too)
+    const writer = Number.parseInt(name.split("-")[1] ?? "", 10);
+    if (takenBy === null && (writer === process.pid || alive(writer))) continue;
+    const taken = `${takenBy === null ? file : path.join(dir, takenBy[1] ?? "")}.${process.pid}.taken`;
+    if (taken === file) continue;
     try {
       fs.renameSync(file, taken);
     } catch {

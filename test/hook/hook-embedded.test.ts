@@ -231,6 +231,27 @@ describe("embedded coordination (no server)", () => {
     }
   }, 30_000);
 
+  it("applies every event that hooks out of time left, more than a few, at the next hook that has the time", async () => {
+    const { default: Sqlite } = await import("better-sqlite3");
+    await claude("A", main, "PreToolUse", edit(path.join(main, "src/config.ts"), "a1"));
+    const other = new Sqlite(store());
+    const sessions = Array.from({ length: 10 }, (_, i) => `L${i}`);
+    try {
+      // Held past every hook's budget: ten sessions' edits, each left for the next hook.
+      other.exec("BEGIN IMMEDIATE");
+      const late = await Promise.all(sessions.map((id, i) => claude(id, wt, "PreToolUse", edit(path.join(wt, `src/l${i}.ts`), `${id}-1`))));
+      expect(late.map((a) => a.raw)).toEqual(sessions.map(() => ""));
+    } finally {
+      other.exec("COMMIT");
+      other.close();
+    }
+    expect(readHookLog(configDir)).toHaveLength(10);
+    expect((await claude("D", wt, "PreToolUse", edit(path.join(wt, "src/main.ts"), "d1"))).denied).toBeNull();
+    expect(fs.readdirSync(path.join(configDir, "pending-events"))).toEqual([]);
+    const st = JSON.parse((await runBuiltCliAsync(["status", "--json"], { cwd: main, env })).stdout) as { sessions: Array<{ external_id: string; intents: Array<{ paths: string[] }> }> };
+    expect(sessions.map((id) => st.sessions.find((x) => x.external_id === id)?.intents.flatMap((x) => x.paths))).toEqual(sessions.map((_, i) => [`src/l${i}.ts`]));
+  }, 60_000);
+
   it("waits its turn for the store for as long as its budget lasts, past the store's own busy timeout: the event is applied, not dropped", async () => {
     const config = path.join(wt, "src/config.ts");
     fs.writeFileSync(config, "export function parseConfig(path: string): object {\n  return { path, at: 1 };\n}\n");

@@ -54,11 +54,12 @@ describe("events a hook left for the next one", () => {
   it("leaves an event whose hook still runs to that hook, and takes at most a few at once", () => {
     const now = 1_000_000_000;
     leave(now - 5000, process.ppid, 0); // (the process that started this one runs)
+    leave(now - 5000, process.pid, 0); // (this process's own, which it applies itself)
     const dead = deadPid();
     for (let n = 1; n <= PENDING_PER_EVENT + 2; n++) leave(now - 4000 + n, dead, n);
     const taken = takePending(configDir, now);
     expect(taken.map((t) => t.request.dedupe_key)).toEqual(Array.from({ length: PENDING_PER_EVENT }, (_, i) => `k${i + 1}`));
-    expect(fs.readdirSync(dir()).filter((f) => f.endsWith(".json"))).toHaveLength(3);
+    expect(fs.readdirSync(dir()).filter((f) => f.endsWith(".json"))).toHaveLength(4);
   });
 
   it("drops what is too old to matter, what another hook took and never finished, and what does not read as an event", () => {
@@ -71,6 +72,23 @@ describe("events a hook left for the next one", () => {
     fs.writeFileSync(path.join(dir(), `${String(now - 2000).padStart(15, "0")}-${dead}-2.json`), `{"at": 12, "request": {"x": "${"a".repeat(PENDING_MAX_BYTES)}"}}`);
     expect(takePending(configDir, now)).toEqual([]);
     expect(fs.readdirSync(dir())).toEqual([]);
+  });
+
+  it("takes again an event another hook took and was ended before it applied it, not one whose taker still runs", () => {
+    const now = 1_000_000_000;
+    const dead = deadPid();
+    leave(now - 5000, dead, 1);
+    leave(now - 4000, dead, 2);
+    const [first, second] = takePending(configDir, now).map((t) => t.file);
+    // The first taken by a hook that was ended since; the second by one that still runs.
+    fs.renameSync(first as string, (first as string).replace(/\.\d+\.taken$/, `.${dead}.taken`));
+    fs.renameSync(second as string, (second as string).replace(/\.\d+\.taken$/, `.${process.ppid}.taken`));
+    const again = takePending(configDir, now);
+    expect(again.map((t) => t.request.dedupe_key)).toEqual(["k1"]);
+    expect(again[0]?.file.endsWith(`-0.json.${process.pid}.taken`)).toBe(true);
+    // Given back, it is a left event as it was written.
+    putBack(again[0]?.file as string);
+    expect(fs.readdirSync(dir()).sort()).toEqual([`${String(now - 5000).padStart(15, "0")}-${dead}-0.json`, `${String(now - 4000).padStart(15, "0")}-${dead}-0.json.${process.ppid}.taken`]);
   });
 
   it("writes nothing where the config folder cannot hold it, and says so", () => {
