@@ -2,6 +2,9 @@ import { createHash } from "node:crypto";
 import { ComityError } from "../errors/comity-error.js";
 import { redactUrl, type Database, type DatabaseMessages, type Row, type Sql } from "./database.js";
 
+/** Connections in a pool unless asked otherwise: a server's, which it opens whole before it takes requests. */
+export const POSTGRES_POOL_SIZE = 10;
+
 /**
  * PostgreSQL through a `pg` pool. `?` placeholders become `$1…`; BIGINT
  * columns come back as numbers (times in ms and counters stay far below
@@ -18,12 +21,12 @@ export async function openPostgresDatabase(url: string, options: { max?: number;
   // Connections stay open once made (no idle timeout): a new one costs PostgreSQL a backend process, its catalog
   // caches and every statement prepared again, and pools that shrank between bursts and grew again at their start
   // were what made latency spike under load. (allowExitOnIdle: idle connections do not keep a process alive.)
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, idleTimeoutMillis: 0, allowExitOnIdle: true });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? POSTGRES_POOL_SIZE, types, idleTimeoutMillis: 0, allowExitOnIdle: true });
   // An idle client losing its connection must not crash the server.
   pool.on("error", () => undefined);
   // A server opens its whole pool before it takes requests (`openAll`): opened under the first burst instead,
   // each connection is a new PostgreSQL process that the burst waits for. Anything else opens one, to fail early.
-  const opened = await Promise.allSettled(Array.from({ length: options.openAll === true ? (options.max ?? 10) : 1 }, () => pool.connect()));
+  const opened = await Promise.allSettled(Array.from({ length: options.openAll === true ? (options.max ?? POSTGRES_POOL_SIZE) : 1 }, () => pool.connect()));
   for (const o of opened) if (o.status === "fulfilled") o.value.release();
   const failed = opened.find((o): o is PromiseRejectedResult => o.status === "rejected");
   if (failed !== undefined) {

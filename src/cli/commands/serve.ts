@@ -121,6 +121,13 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(io, `--port: '${values.port}' is not a port`);
   if (!(lease > 0)) return usageError(io, `--lease-seconds: '${values["lease-seconds"]}' is not a positive number`);
   const db = await open(true);
+  // On PostgreSQL (replicas, started and restarted under load): each connection warmed before the first request.
+  if (db.dialect === "postgres") {
+    const { warmUp } = await import("../../serve/warm-up.js");
+    const { POSTGRES_POOL_SIZE } = await import("../../store/postgres-database.js");
+    const problem = await warmUp(db, POSTGRES_POOL_SIZE, Date.now());
+    if (problem !== null) io.stderr.write(`comity serve: warming up failed (the first requests are slower): ${problem.message}\n`);
+  }
   const { createCoordinationServer } = await import("../../serve/create-server.js");
   if (values.replica !== undefined && !/^[\w.:@-]{1,100}$/.test(values.replica)) return usageError(io, `--replica: '${values.replica}' is not a name (letters, digits, . : @ - _)`);
   const server = await createCoordinationServer({
