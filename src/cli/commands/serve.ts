@@ -147,8 +147,17 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   const { pruneExpired, PRUNE_EVERY_MS } = await import("../../store/prune.js");
   const prune = () => pruneExpired(db, Date.now()).catch((error: Error) => io.stderr.write(`comity serve: pruning failed: ${error.message}\n`));
   await prune();
-  const pruning = setInterval(prune, PRUNE_EVERY_MS);
-  pruning.unref();
+  // Each minute from a moment of its own: replicas started together (a deployment, a restart) do not prune together.
+  let pruning: NodeJS.Timeout | null = null;
+  const first = setTimeout(
+    () => {
+      void prune();
+      pruning = setInterval(prune, PRUNE_EVERY_MS);
+      pruning.unref();
+    },
+    Math.round(PRUNE_EVERY_MS * (0.5 + Math.random())),
+  );
+  first.unref();
   const address = server.address();
   const where = typeof address === "object" && address !== null ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : String(address);
   io.stdout.write(
@@ -167,7 +176,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
-  clearInterval(pruning);
+  clearTimeout(first);
+  if (pruning !== null) clearInterval(pruning);
   await db.close();
   return 0;
 }
