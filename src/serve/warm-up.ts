@@ -11,9 +11,9 @@ class Undone {}
  * requests, for a team made for the purpose, each connection's in one transaction that is rolled back: nothing is
  * recorded, nobody is told, no number is used up. A replica that started cold (just deployed, or restarted after a
  * crash) met each kind of event for the first time under load, with its statements not yet prepared on that
- * connection and its code not yet compiled, and answered the first of each kind 5-50 times slower while a queue built
- * behind them (p99 of 100-400 ms for a second at each kind's first wave, under 100 events/s on two cores). Whether it
- * succeeds changes nothing but the first answers' speed: a failure is returned, for the caller to log, never thrown.
+ * connection and its code not yet compiled, and answered the first of each kind many times slower while a queue
+ * built behind them. Whether it succeeds changes nothing but the first answers' speed: a failure is returned, for the
+ * caller to log, never thrown.
  */
 export async function warmUp(db: Pick<Database, "transaction">, connections: number, now: number): Promise<Error | null> {
   const nonce = randomBytes(6).toString("hex");
