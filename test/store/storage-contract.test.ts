@@ -220,6 +220,20 @@ describe.each(STORAGES)("storage contract: $name", (storage) => {
     expect(await counts()).toEqual(Object.fromEntries(tables.map((t) => [t, 0])));
   });
 
+  it("prunes an intent released a day ago while its session still works, and only then", async () => {
+    await ev(acme, req("A", "pre_edit", { paths: ["src/a.ts"] }));
+    await ev(acme, req("A", "stop"));
+    const intents = () => db.read(async (sql) => Number((await sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM intents"))[0]?.n));
+    clock += 23 * 60 * MIN;
+    await ev(acme, req("A", "prompt"));
+    expect(await pruneExpired(db, clock)).toBeGreaterThanOrEqual(0);
+    expect(await intents()).toBe(1);
+    // No session is silent for a day (A worked an hour ago), but the intent was released over a day ago.
+    clock += 2 * 60 * MIN;
+    await pruneExpired(db, clock);
+    expect(await intents()).toBe(0);
+  });
+
   it("tells the sessions whose files import a symbol about its breaking change (both orders), once, and withdraws it when reverted", async () => {
     const math = (changes: unknown[]) =>
       ({
