@@ -6,6 +6,7 @@ import { CODE, codeMask } from "../symbols/code-mask.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import type { SymbolKind, SymbolRecord } from "../symbols/types.js";
 import { type ContractEntry, contractSymbols, type HashText, rangeOf } from "./contract-symbol.js";
+import { lineIndex } from "./line-index.js";
 
 /** The file options whose change moves generated code (buf's `FILE_SAME_*` rules of the FILE category). */
 const FILE_OPTIONS = [
@@ -189,18 +190,7 @@ interface Place {
  */
 function placeFinder(text: string): (pattern: RegExp, from: number, depth: number) => Place {
   const { mask, depths } = braceDepths(text);
-  const lineStarts = [0];
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
-  const lineOf = (at: number): number => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((lineStarts[mid] ?? 0) <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
+  const lineCol = lineIndex(text);
   const first = (pattern: RegExp, from: number, to: number, depth: number | null): number => {
     const g = new RegExp(pattern.source, "g");
     g.lastIndex = from;
@@ -215,7 +205,7 @@ function placeFinder(text: string): (pattern: RegExp, from: number, depth: numbe
     let at = first(pattern, start, text.length, depth);
     if (at < 0) at = first(pattern, 0, start, depth);
     if (at < 0) at = first(pattern, 0, text.length, null);
-    return at < 0 ? { at: 0, line: 1 } : { at, line: lineOf(at) };
+    return at < 0 ? { at: 0, line: 1 } : { at, line: lineCol(at)[0] };
   };
 }
 
