@@ -35,8 +35,8 @@ export async function pruneExpired(db: Database, now: number): Promise<number> {
     const over = `(i.released_at < ? OR (i.released_at IS NULL AND (SELECT s.last_seen_at FROM sessions s WHERE s.id = i.session_id) < ?))`;
     const cutoff = now - RETENTION.deliveredMs;
     // The statements below scan whole tables (a session's rows, an intent's paths): asked first whether there is
-    // anything for them to delete, which most minutes there is not. Run in full every minute by every replica, their
-    // scans were a burst of the database's CPU that held up every repo's events for a second under load.
+    // anything for them to delete, which most minutes there is not, rather than scanning for nothing every minute on
+    // every replica while the events of every repo wait for the database.
     const any = async (query: string, params: readonly unknown[]): Promise<boolean> => (await sql.all(`${query} LIMIT 1`, params)).length > 0;
     const silent = await any("SELECT 1 FROM sessions WHERE last_seen_at < ?", [cutoff]);
     if (silent || (await any("SELECT 1 FROM intents WHERE released_at < ?", [cutoff]))) {
