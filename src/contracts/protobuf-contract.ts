@@ -191,8 +191,7 @@ interface Place {
 function placeFinder(text: string): (pattern: RegExp, from: number, depth: number) => Place {
   const { mask, depths } = braceDepths(text);
   const lineCol = lineIndex(text);
-  const first = (pattern: RegExp, from: number, to: number, depth: number | null): number => {
-    const g = new RegExp(pattern.source, "g");
+  const first = (g: RegExp, from: number, to: number, depth: number | null): number => {
     g.lastIndex = from;
     for (let m = g.exec(text); m !== null && m.index < to; m = g.exec(text)) {
       if (mask[m.index] === CODE && (depth === null || depths[m.index] === depth)) return m.index;
@@ -202,9 +201,10 @@ function placeFinder(text: string): (pattern: RegExp, from: number, depth: numbe
   };
   return (pattern, from, depth) => {
     const start = Math.min(Math.max(from, 0), text.length);
-    let at = first(pattern, start, text.length, depth);
-    if (at < 0) at = first(pattern, 0, start, depth);
-    if (at < 0) at = first(pattern, 0, text.length, null);
+    const g = new RegExp(pattern.source, "g");
+    let at = first(g, start, text.length, depth);
+    if (at < 0) at = first(g, 0, start, depth);
+    if (at < 0) at = first(g, 0, text.length, null);
     return at < 0 ? { at: 0, line: 1 } : { at, line: lineCol(at)[0] };
   };
 }

@@ -21,14 +21,12 @@ export async function daemonStatusAt(socket: string): Promise<DaemonStatus | nul
  */
 export async function startDaemonAndWait(socket: string, env: Readonly<Record<string, string | undefined>>): Promise<DaemonStatus | null> {
   daemonClient.startDaemonInBackground(fileURLToPath(new URL("../../bin/comity.cjs", import.meta.url)), env, { force: true });
-  let last: DaemonStatus | null = null;
   for (let waited = 0; waited < START_WAIT_MS; waited += POLL_MS) {
     await new Promise((r) => setTimeout(r, POLL_MS));
     const status = await daemonStatusAt(socket);
     if (status !== null && (status.httpStarting !== true || waited + POLL_MS >= START_WAIT_MS)) return status;
-    last = status;
   }
-  return last;
+  return null;
 }
 
 /** Stops the daemon on `socket` and waits (at most 3 s) until it has let its socket go; false where none ran. */

@@ -55,8 +55,9 @@ export function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind:
   // happened, once an event of this hook (for many repos, once); not by a hook that is itself short of time, whose
   // own event comes first.
   let caughtUp = false;
+  const shortOfTime = (): boolean => waitUntil !== undefined && Date.now() > waitUntil - CATCH_UP_MARGIN_MS;
   const catchUp = async (s: EmbeddedStore): Promise<void> => {
-    if (caughtUp || (waitUntil !== undefined && Date.now() > waitUntil - CATCH_UP_MARGIN_MS)) return;
+    if (caughtUp || shortOfTime()) return;
     caughtUp = true;
     // A few at a time, and more while this hook has the time (many hooks out of time at once leave more than a few,
     // and a quiet moment after them may have no other hook to apply the rest before they are too old).
@@ -74,7 +75,7 @@ export function coordinatorFor(ctx: Ctx, mode: Exclude<CoordinationMode, { kind:
         }
         removePending(left.file);
       }
-      if (taken.length < PENDING_PER_EVENT || (waitUntil !== undefined && Date.now() > waitUntil - CATCH_UP_MARGIN_MS)) return;
+      if (taken.length < PENDING_PER_EVENT || shortOfTime()) return;
     }
   };
   return {
