@@ -31,8 +31,9 @@ interface Stream {
 
 export interface EventStreams {
   /**
-   * Opens a stream for a sign-in, or answers 429 (with `Retry-After`) when one of the limits is reached. The stream
-   * ends when the client goes, after `maxAgeMs`, or when the token it was signed in with stops being valid.
+   * Opens a stream for a sign-in; at one of the limits, it ends the sign-in's oldest stream first, or answers 429
+   * (with `Retry-After`) where the sign-in holds none. The stream ends when the client goes, after `maxAgeMs`, when a
+   * newer stream of its sign-in takes its place, or when the token it was signed in with stops being valid.
    */
   open(req: http.IncomingMessage, res: http.ServerResponse, who: { readonly signIn: string; readonly teamId: string; readonly key: string | null }): void;
   /** Something changed for this team: its open streams say so (at most a few times a second). */
@@ -83,18 +84,26 @@ export function createEventStreams(options: { readonly now: () => number; readon
   heartbeat.unref();
   return {
     open(req, res, who) {
-      const over =
-        count((s) => s.signIn === who.signIn) >= limits.perSignIn
-          ? "this sign-in has as many live pages open as it may"
-          : count((s) => s.teamId === who.teamId) >= limits.perTeam
-            ? "this team has as many live pages open as it may"
-            : open.size >= limits.total
-              ? "the server has as many live pages open as it may"
-              : null;
-      if (over !== null) {
-        res.writeHead(429, { "content-type": "text/plain; charset=utf-8", "retry-after": "30", "cache-control": "no-store", connection: "close" });
-        res.end(`${over}: close one, or wait\n`);
-        return;
+      // At a limit, a sign-in's newest page wins over its oldest stream: behind a proxy, a page the person has left
+      // keeps its stream here until a write to it fails (the next heartbeat, up to 15 s), and a few reloads through
+      // a balancer could otherwise leave that person's current page refused and "reconnecting". The counts never grow
+      // past the limits; a sign-in that holds no stream is refused when its team or the server is full.
+      const full = count((s) => s.signIn === who.signIn) >= limits.perSignIn || count((s) => s.teamId === who.teamId) >= limits.perTeam || open.size >= limits.total;
+      if (full) {
+        // (the first in the set is the oldest: streams are added as they open)
+        let oldest: Stream | undefined;
+        for (const s of open)
+          if (s.signIn === who.signIn) {
+            oldest = s;
+            break;
+          }
+        if (oldest !== undefined) end(oldest);
+        else {
+          const over = count((s) => s.teamId === who.teamId) >= limits.perTeam ? "this team has as many live pages open as it may" : "the server has as many live pages open as it may";
+          res.writeHead(429, { "content-type": "text/plain; charset=utf-8", "retry-after": "30", "cache-control": "no-store", connection: "close" });
+          res.end(`${over}: close one, or wait\n`);
+          return;
+        }
       }
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
       res.write("retry: 2000\n\n");
