@@ -95,6 +95,7 @@ describe("the dashboard's live streams", () => {
     // Another sign-in of the team gets the team's rest (5 in all), its third stream ending its first.
     const second = await Promise.all(Array.from({ length: 3 }, () => openStream(b.cookie ?? "")));
     expect(second.map((s) => s.status)).toEqual([200, 200, 200]);
+    await Promise.race(second.map((s) => new Promise((resolve) => s.res.on("end", resolve).resume())));
     // A sign-in of the team that holds none is refused now, with the time to wait.
     const d = await signIn(acme.token);
     const refused = await openStream(d.cookie ?? "");
