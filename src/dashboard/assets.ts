@@ -58,6 +58,9 @@ export const DASHBOARD_JS = `"use strict";
     const es = new EventSource(base + "/events");
     es.onopen = () => { say("live", "Live: updates as agents work"); if (lostOnce) refresh(); };
     es.addEventListener("change", refresh);
+    // A newer page of the same sign-in took this one's place (a sign-in has a few live pages at most): this one
+    // stops, rather than connecting again and taking another's.
+    es.addEventListener("replaced", () => { es.close(); say("paused", "Paused: a newer page is live. Reload to go live here."); });
     es.onerror = () => {
       lostOnce = true;
       say("lost", "Connection lost: reconnecting…");

@@ -31,9 +31,10 @@ interface Stream {
 
 export interface EventStreams {
   /**
-   * Opens a stream for a sign-in; at one of the limits, it ends the sign-in's oldest stream first, or answers 429
-   * (with `Retry-After`) where the sign-in holds none. The stream ends when the client goes, after `maxAgeMs`, when a
-   * newer stream of its sign-in takes its place, or when the token it was signed in with stops being valid.
+   * Opens a stream for a sign-in; at one of the limits, it ends the sign-in's oldest stream first (its last event,
+   * `replaced`, tells the page to stop rather than connect again), or answers 429 (with `Retry-After`) where the
+   * sign-in holds none. The stream ends when the client goes, after `maxAgeMs`, when a newer stream of its sign-in
+   * takes its place, or when the token it was signed in with stops being valid.
    */
   open(req: http.IncomingMessage, res: http.ServerResponse, who: { readonly signIn: string; readonly teamId: string; readonly key: string | null }): void;
   /** Something changed for this team: its open streams say so (at most a few times a second). */
@@ -60,9 +61,9 @@ export function createEventStreams(options: { readonly now: () => number; readon
     for (const s of open) if (test(s)) n++;
     return n;
   };
-  const end = (s: Stream): void => {
+  const end = (s: Stream, event?: string): void => {
     open.delete(s);
-    s.res.end();
+    s.res.end(event === undefined ? undefined : `event: ${event}\ndata: \n\n`);
   };
   const heartbeat = setInterval(() => {
     const t = options.now();
@@ -97,7 +98,8 @@ export function createEventStreams(options: { readonly now: () => number; readon
             oldest = s;
             break;
           }
-        if (oldest !== undefined) end(oldest);
+        // (told so, the page stops instead of connecting again, which would end another of its sign-in's pages)
+        if (oldest !== undefined) end(oldest, "replaced");
         else {
           const over = count((s) => s.teamId === who.teamId) >= limits.perTeam ? "this team has as many live pages open as it may" : "the server has as many live pages open as it may";
           res.writeHead(429, { "content-type": "text/plain; charset=utf-8", "retry-after": "30", "cache-control": "no-store", connection: "close" });

@@ -157,6 +157,30 @@ describe.runIf(CHROMIUM !== undefined)("the dashboard, in a browser", () => {
     await page.close();
   }, 90_000);
 
+  it("a sign-in's pages past its bound: the newest goes live, the oldest says it is paused until reloaded", async () => {
+    // One person's five tabs (one browser context: one cookie), one over the sign-in's bound of 4 live pages.
+    const context = await browser.createBrowserContext();
+    const pages = [await context.newPage()];
+    await signIn(pages[0] as import("puppeteer-core").Page, tokens["acme"] as string);
+    const live = (p: import("puppeteer-core").Page, state: string) => p.waitForFunction((s) => document.getElementById("live")?.dataset["state"] === s, { timeout: 10_000 }, state);
+    await live(pages[0] as import("puppeteer-core").Page, "live");
+    for (let i = 1; i < 5; i++) {
+      const p = await context.newPage();
+      await p.goto(`${serve.url}/`, { waitUntil: "domcontentloaded" });
+      await live(p, "live");
+      pages.push(p);
+    }
+    const first = pages[0] as import("puppeteer-core").Page;
+    await live(first, "paused");
+    expect(await first.$eval("#live", (e) => e.textContent)).toBe("Paused: a newer page is live. Reload to go live here.");
+    for (const p of pages.slice(1)) expect(await p.$eval("#live", (e) => (e as HTMLElement).dataset["state"])).toBe("live");
+    // Reloaded, it is live again, and the oldest of the others is the one paused now.
+    await first.reload({ waitUntil: "domcontentloaded" });
+    await live(first, "live");
+    await live(pages[1] as import("puppeteer-core").Page, "paused");
+    await context.close();
+  }, 60_000);
+
   it("a read-only token looks without the policy switch; another team sees none of it, not even by address", async () => {
     // Each identity in a browser context of its own: no cookie shared.
     const page = await (await browser.createBrowserContext()).newPage();

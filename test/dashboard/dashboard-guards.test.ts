@@ -83,15 +83,23 @@ describe("the dashboard's live streams", () => {
     // (20: at once, 40 would pass the server's 32 connections before the first ended ones close)
     const first = await Promise.all(Array.from({ length: 20 }, () => openStream(a.cookie ?? "")));
     expect(first.map((s) => s.status)).toEqual(Array(20).fill(200));
-    let endedCount = 0;
+    // Each ended one is told why, so that its page stops instead of connecting again.
+    const endings: string[] = [];
     await new Promise<void>((resolve) => {
-      for (const s of first)
+      for (const s of first) {
+        let said = "";
         s.res
-          .on("end", () => {
-            if (++endedCount === 17) resolve();
+          .setEncoding("utf8")
+          .on("data", (chunk: string) => {
+            said += chunk;
           })
-          .resume();
+          .on("end", () => {
+            endings.push(said);
+            if (endings.length === 17) resolve();
+          });
+      }
     });
+    expect(endings.filter((said) => said.endsWith("event: replaced\ndata: \n\n"))).toHaveLength(17);
     // Another sign-in of the team gets the team's rest (5 in all), its third stream ending its first.
     const second = await Promise.all(Array.from({ length: 3 }, () => openStream(b.cookie ?? "")));
     expect(second.map((s) => s.status)).toEqual([200, 200, 200]);
