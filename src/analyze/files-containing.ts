@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
@@ -20,12 +20,20 @@ export interface SearchedRepo {
 /**
  * A repo's tracked and untracked (not ignored) files that contain one of the strings, sorted: candidates, for the
  * caller to read. `wholeWords`: git matches them as words (`git grep -w`); the changed files read here are kept on any
- * occurrence, a superset the caller's own reading narrows.
+ * occurrence, a superset the caller's own reading narrows. `onFile`: each file as git names it, while it still
+ * searches (the caller reads it meanwhile, on this thread, instead of after the whole search), then each changed file
+ * found here; where git fails, what it named is dropped and `dropped` is called.
  */
-export async function filesContaining(repo: SearchedRepo, needles: readonly string[], where: GitConfigEnv, options: { wholeWords?: boolean } = {}): Promise<string[]> {
+export async function filesContaining(
+  repo: SearchedRepo,
+  needles: readonly string[],
+  where: GitConfigEnv,
+  options: { wholeWords?: boolean; onFile?: (file: string) => void; dropped?: () => void } = {},
+): Promise<string[]> {
   const words = options.wholeWords === true;
-  if (repo.complete !== true) return (await gitGrepFiles(repo.abs, needles, where, { untracked: true, words })).sort(compareStrings);
-  const found = new Set(await gitGrepFiles(repo.abs, needles, where, { untracked: false, words }));
+  const onFile = options.onFile;
+  if (repo.complete !== true) return (await gitGrepFiles(repo.abs, needles, where, { untracked: true, words, ...(onFile === undefined ? {} : { onFile }) }, options.dropped)).sort(compareStrings);
+  const found = new Set(await gitGrepFiles(repo.abs, needles, where, { untracked: false, words, ...(onFile === undefined ? {} : { onFile }) }, options.dropped));
   for (const c of repo.changes) {
     if (found.has(c.path)) continue;
     let text: string;
@@ -34,19 +42,76 @@ export async function filesContaining(repo: SearchedRepo, needles: readonly stri
     } catch {
       continue; // deleted, or a folder
     }
-    if (needles.some((n) => text.includes(n))) found.add(c.path);
+    if (needles.some((n) => text.includes(n))) {
+      found.add(c.path);
+      onFile?.(c.path);
+    }
   }
   return [...found].sort(compareStrings);
 }
 
-/** Files of a repo that contain one of the strings, by `git grep`: tracked ones, and untracked ones where asked. */
-function gitGrepFiles(root: string, needles: readonly string[], where: GitConfigEnv, options: { untracked: boolean; words: boolean }): Promise<string[]> {
+/** The most `git grep` may print (NUL-separated paths) before it is stopped, and how long it may take. */
+const GREP_MAX_BYTES = 64 << 20;
+const GREP_TIMEOUT_MS = 20_000;
+
+/**
+ * Files of a repo that contain one of the strings, by `git grep`: tracked ones, and untracked ones where asked; each
+ * also given to `onFile` as git prints it. None where git fails (past its time or size, or an exit other than 1,
+ * which says nothing matched): `dropped` is then told, since `onFile` may have seen some.
+ */
+function gitGrepFiles(
+  root: string,
+  needles: readonly string[],
+  where: GitConfigEnv,
+  options: { untracked: boolean; words: boolean; onFile?: (file: string) => void },
+  dropped?: () => void,
+): Promise<string[]> {
   return new Promise((resolve) => {
     const args = ["grep", "-l", "-z", "-F", ...(options.words ? ["-w"] : []), ...(options.untracked ? ["--untracked"] : []), ...needles.flatMap((n) => ["-e", n]), "--", "."];
-    execFile("git", args, { cwd: root, env: gitProcessEnv(where), maxBuffer: 64 << 20, timeout: 20_000 }, (error, stdout) => {
+    const files: string[] = [];
+    let rest = "";
+    let size = 0;
+    let failed = false;
+    const child = spawn("git", args, { cwd: root, env: gitProcessEnv(where), stdio: ["ignore", "pipe", "ignore"] });
+    const fail = (): void => {
+      if (failed) return;
+      failed = true;
+      child.kill("SIGKILL");
+    };
+    const timer = setTimeout(fail, GREP_TIMEOUT_MS);
+    const finish = (named: string[]): void => {
+      clearTimeout(timer);
+      resolve(named);
+    };
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > GREP_MAX_BYTES) return fail();
+      const parts = (rest + chunk).split("\0");
+      rest = parts.pop() ?? "";
+      for (const f of parts) {
+        if (f === "") continue;
+        files.push(f);
+        options.onFile?.(f);
+      }
+    });
+    // (no git, or it could not start: as a failed search, whether or not "close" follows)
+    child.on("error", () => {
+      fail();
+      finish([]);
+    });
+    child.on("close", (code) => {
       // git grep exits 1 when nothing matches.
-      if (error !== null && (error as { code?: unknown }).code !== 1) return resolve([]);
-      resolve(stdout.split("\0").filter((f) => f !== ""));
+      if (failed || (code !== 0 && code !== 1)) {
+        if (files.length > 0) dropped?.();
+        return finish([]);
+      }
+      if (rest !== "") {
+        files.push(rest);
+        options.onFile?.(rest);
+      }
+      finish(files);
     });
   });
 }
