@@ -4,6 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 import { expectAnalyzeSchema } from "../helpers/analyze-schema.js";
 import { runBuiltCli } from "../helpers/run-cli.js";
+import { mentionsEnd } from "../../src/analyze/cross-repo-impacts.js";
+import { scanImports } from "../../src/symbols/scan-imports.js";
 
 let sb: Sandbox;
 let env: NodeJS.ProcessEnv;
@@ -266,5 +268,38 @@ describe("comity analyze: users inside a monorepo", () => {
     );
     // The text form says it too.
     expect(runBuiltCli(["analyze"], { cwd: sb.dir, env }).stdout).toContain("is imported by 5 files of other packages of the repo: 2 in `@acme/a`, 2 in `@acme/b`, 1 in `@acme/d`");
+  });
+});
+
+describe("mentionsEnd: how much of a JavaScript or TypeScript file to scan for imports of some packages", () => {
+  const needles = ["@acme/utils", "@acme/lib"];
+  const tail = Array.from({ length: 2000 }, (_, i) => `export const v${i} = f(${i}); // "@other/pkg"`).join("\n");
+  const forms = [
+    'import { uid } from "@acme/utils";',
+    'import type { Uid } from "@acme/utils/types";',
+    'import * as utils from "@acme/utils/client";',
+    'export { uid as id } from "@acme/lib";',
+    "export * from '@acme/lib';",
+    'import {\n  uid,\n  other,\n} from "@acme/utils";',
+    'const { uid } = require("@acme/utils");',
+    'const uid = require(\n  "@acme/utils"\n).uid;',
+    'const lazy = () => import("@acme/lib");',
+    'import def from "@acme/utils"',
+  ];
+  const wanted = (text: string) => scanImports(text, "typescript").filter((r) => needles.some((n) => (r.module ?? "").startsWith(n)));
+
+  it.each(forms)("keeps every import of the packages, as the whole file gives them: %s", (form) => {
+    const text = `import { a } from "./a";\n${form}\n${tail}\n`;
+    const end = mentionsEnd(text, needles);
+    expect(end).toBeLessThan(text.length / 10);
+    expect(wanted(text.slice(0, end))).toEqual(wanted(text));
+    expect(wanted(text).length).toBeGreaterThan(0);
+  });
+
+  it("scans to the last mention anywhere, and the whole text where none is found", () => {
+    const late = `${forms[0]}\n${tail}\nconst again = require("@acme/lib").parse;\n`;
+    expect(wanted(late.slice(0, mentionsEnd(late, needles)))).toEqual(wanted(late));
+    expect(mentionsEnd(late, needles)).toBe(late.length);
+    expect(mentionsEnd(tail, needles)).toBe(tail.length);
   });
 });
