@@ -64,6 +64,13 @@ export interface DaemonServerOptions {
     readonly ackMs?: number;
     /** Told of each HTTP front thread started (the first, and each restart after one ended on its own). */
     readonly onFrontStarted?: (worker: Worker) => void;
+    /**
+     * How long the front may take to say it listens (default 5 s): past it, the daemon goes on without HTTP hooks
+     * (its `httpProblem` says so) rather than wait for ever, writing no pid file and never looking at its socket.
+     */
+    readonly frontStartMs?: number;
+    /** The front's script (default `http-front-worker.js` beside this module): a test stands in one of its own. */
+    readonly frontScript?: URL;
   };
   readonly now?: () => number;
   /** The clock an event's time to answer is measured on, in ms (default `performance.now`: monotonic, sub-ms). */
@@ -107,6 +114,8 @@ const RSS_EVERY = 16;
 const REQUEST_MS = 5000;
 /** How often the daemon checks that its socket is still in place (a config folder removed, another daemon). */
 const CHECK_SOCKET_MS = 30_000;
+/** How long the HTTP front may take to start listening, unless the caller says otherwise. */
+const FRONT_START_MS = 5000;
 
 /**
  * Listens on `socket` (created 0600 in the config folder, which is the user's alone) and answers the calls of the
@@ -330,6 +339,24 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   }
   const mine = statOf(options.socket);
   touch();
+  let closing: Promise<void> | null = null;
+  const close = (reason: string): Promise<void> =>
+    (closing ??= (async () => {
+      clearInterval(check);
+      if (idle !== null) clearTimeout(idle);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await httpFront?.close();
+      await chain;
+      const st = statOf(options.socket);
+      if (st !== null && st.ino === mine?.ino) fs.rmSync(options.socket, { force: true });
+      endedWith(reason);
+    })());
+  // (from now on, whatever the start still waits for: a daemon whose socket is gone ends)
+  const check = setInterval(() => {
+    const st = statOf(options.socket);
+    if (st === null || st.ino !== mine?.ino) void close("its socket is gone");
+  }, CHECK_SOCKET_MS);
+  check.unref();
   /** Whether the build installed is still this daemon's; where not, it ends (the next command hook starts the new one). */
   const sameBuild = (): boolean => {
     const installed = options.http?.installedBuild?.() ?? options.build;
@@ -356,24 +383,6 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   const httpProblem = httpFront?.problem() ?? null;
   if (httpFront !== null && httpProblem === null && options.http !== undefined) httpPort = options.http.config.port;
   httpStarting = false;
-  const check = setInterval(() => {
-    const st = statOf(options.socket);
-    if (st === null || st.ino !== mine?.ino) void close("its socket is gone");
-  }, CHECK_SOCKET_MS);
-  check.unref();
-
-  let closing: Promise<void> | null = null;
-  const close = (reason: string): Promise<void> =>
-    (closing ??= (async () => {
-      clearInterval(check);
-      if (idle !== null) clearTimeout(idle);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await httpFront?.close();
-      await chain;
-      const st = statOf(options.socket);
-      if (st !== null && st.ino === mine?.ino) fs.rmSync(options.socket, { force: true });
-      endedWith(reason);
-    })());
 
   return { status, httpProblem, ended, close };
 }
@@ -446,7 +455,7 @@ interface FrontAnswers {
  * many waiting, or this thread held) is a 503: Claude Code goes on without the hook's answer.
  */
 async function startHttpFront(http_: NonNullable<DaemonServerOptions["http"]>, build: string, touch: () => void, answer: FrontAnswers): Promise<HttpFront> {
-  const url = workerScriptUrl(import.meta.url, "http-front-worker.js");
+  const url = http_.frontScript ?? workerScriptUrl(import.meta.url, "http-front-worker.js");
   const data: HttpFrontData = { config: http_.config, hosts: http_.hosts, maxBytes: MAX_DAEMON_REQUEST_BYTES, requestMs: REQUEST_MS, ackMs: http_.ackMs ?? 250 };
   const worker = new Worker(url, { workerData: data });
   const send = (m: DaemonMessage): void => worker.postMessage(m);
@@ -491,7 +500,10 @@ async function startHttpFront(http_: NonNullable<DaemonServerOptions["http"]>, b
     closed();
     if (!asked) died(`${failure} (exit code ${code})`);
   });
+  const startMs = http_.frontStartMs ?? FRONT_START_MS;
+  const late = setTimeout(() => settle(`the HTTP front did not start within ${startMs / 1000} s`), startMs);
   const problem = await started;
+  clearTimeout(late);
   if (problem !== null) {
     asked = true;
     await worker.terminate();

@@ -238,6 +238,27 @@ describe("the daemon's HTTP front", () => {
     expect(s.status().httpStarting).toBeUndefined();
   });
 
+  it("goes on without HTTP hooks when its front does not say it listens in time, and answers on its socket", async () => {
+    // A front that never says anything, as one stuck in its start would (the daemon waited for it for ever, and wrote
+    // no pid file: nothing could end it but its 8 h idle).
+    const silent = path.join(dir, "silent-front.mjs");
+    fs.writeFileSync(silent, "setInterval(() => undefined, 1000);\n");
+    const port = await freePort();
+    const socket = path.join(dir, "daemon.sock");
+    const s = await startDaemonServer({
+      socket,
+      build: "b1",
+      idleMs: 60_000,
+      runHook: echo,
+      http: { config: config(port), baseEnv: { HOME: "/h" }, hosts: ["claude_code"], frontStartMs: 300, frontScript: new URL(`file://${silent}`) },
+    });
+    servers.push(s);
+    expect(s.httpProblem).toBe("the HTTP front did not start within 0.3 s");
+    expect(s.status()).toMatchObject({ httpPort: null });
+    const answer = await callDaemon(socket, { kind: "hook", build: "b1", args: ["hook"], cwd: dir, env: {}, stdin: "x" }, { connectMs: 500, answerMs: 2000 });
+    expect(answer).toMatchObject({ kind: "hook" });
+  });
+
   it("starts its front again when the front's thread ends on its own, and answers HTTP hooks again", async () => {
     const port = await freePort();
     const fronts: Worker[] = [];
