@@ -47,9 +47,17 @@ export function twoWorktrees(files: Readonly<Record<string, string>>): TwoWorktr
   sb.git(main, "worktree", "add", "-q", "-b", "feature", wt);
   const configDir = path.join(sb.dir, "..", "comity-config");
   const bin = comityOnPath(path.join(sb.dir, "..", "bin"));
-  // The sandbox turns the daemon off for the rest of the suite; here it runs, and the test ends it.
+  // The sandbox turns the daemon off for the rest of the suite; here it runs, and the test ends it. A host's last
+  // hook can outlive the host's own exit and, finding no daemon, start one after the test has removed the sandbox:
+  // that one ends itself after a minute idle, not the 30 minutes (8 hours with HTTP hooks) a user's daemon waits.
   const { COMITY_DAEMON: _off, ...rest } = sb.env;
-  return { sb, main, wt, configDir, env: { ...rest, PATH: `${bin}${path.delimiter}${sb.env["PATH"] ?? ""}`, COMITY_CONFIG_DIR: configDir } };
+  return {
+    sb,
+    main,
+    wt,
+    configDir,
+    env: { ...rest, PATH: `${bin}${path.delimiter}${sb.env["PATH"] ?? ""}`, COMITY_CONFIG_DIR: configDir, COMITY_DAEMON_IDLE_MS: "60000" },
+  };
 }
 
 /**
