@@ -66,7 +66,7 @@ export interface DaemonServerOptions {
     readonly onFrontStarted?: (worker: Worker) => void;
     /**
      * How long the front may take to say it listens (default 5 s): past it, the daemon goes on without HTTP hooks
-     * (its `httpProblem` says so) rather than wait for ever, writing no pid file and never looking at its socket.
+     * (its `httpProblem` says so) rather than wait for ever without writing the pid file a stuck daemon is ended by.
      */
     readonly frontStartMs?: number;
     /** The front's script (default `http-front-worker.js` beside this module): a test stands in one of its own. */
