@@ -140,9 +140,14 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
           refs.map((r) => ({ name: r.name, module: r.module ?? "", key: packageOfImport(f, r.module ?? "") })),
         );
       };
-      const named = await filesContaining(consumer, needles, where, { onFile: scan, dropped: () => scanned.clear() });
-      // (in the sorted order of the names, as before, not in git's)
-      files = new Map(named.flatMap((f) => (scanned.has(f) ? [[f, scanned.get(f) ?? []] as const] : [])));
+      const named = await filesContaining(consumer, needles, where, { onFile: scan });
+      // (only what the search returned, in its sorted order, not git's: what a search that failed named is left out)
+      files = new Map(
+        named.flatMap((f) => {
+          const refs = scanned.get(f);
+          return refs === undefined ? [] : [[f, refs] as const];
+        }),
+      );
       importsOf.set(consumer.root, files);
     }
     const ownerOf = packageOwner(consumer.abs);

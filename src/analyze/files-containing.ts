@@ -22,18 +22,13 @@ export interface SearchedRepo {
  * caller to read. `wholeWords`: git matches them as words (`git grep -w`); the changed files read here are kept on any
  * occurrence, a superset the caller's own reading narrows. `onFile`: each file as git names it, while it still
  * searches (the caller reads it meanwhile, on this thread, instead of after the whole search), then each changed file
- * found here; where git fails, what it named is dropped and `dropped` is called.
+ * found here. Only what is returned was found: where git fails part-way, what it named before is not.
  */
-export async function filesContaining(
-  repo: SearchedRepo,
-  needles: readonly string[],
-  where: GitConfigEnv,
-  options: { wholeWords?: boolean; onFile?: (file: string) => void; dropped?: () => void } = {},
-): Promise<string[]> {
+export async function filesContaining(repo: SearchedRepo, needles: readonly string[], where: GitConfigEnv, options: { wholeWords?: boolean; onFile?: (file: string) => void } = {}): Promise<string[]> {
   const words = options.wholeWords === true;
   const onFile = options.onFile;
-  if (repo.complete !== true) return (await gitGrepFiles(repo.abs, needles, where, { untracked: true, words, ...(onFile === undefined ? {} : { onFile }) }, options.dropped)).sort(compareStrings);
-  const found = new Set(await gitGrepFiles(repo.abs, needles, where, { untracked: false, words, ...(onFile === undefined ? {} : { onFile }) }, options.dropped));
+  if (repo.complete !== true) return (await gitGrepFiles(repo.abs, needles, where, true, words, onFile)).sort(compareStrings);
+  const found = new Set(await gitGrepFiles(repo.abs, needles, where, false, words, onFile));
   for (const c of repo.changes) {
     if (found.has(c.path)) continue;
     let text: string;
@@ -57,17 +52,11 @@ const GREP_TIMEOUT_MS = 20_000;
 /**
  * Files of a repo that contain one of the strings, by `git grep`: tracked ones, and untracked ones where asked; each
  * also given to `onFile` as git prints it. None where git fails (past its time or size, or an exit other than 1,
- * which says nothing matched): `dropped` is then told, since `onFile` may have seen some.
+ * which says nothing matched), whatever `onFile` was given before.
  */
-function gitGrepFiles(
-  root: string,
-  needles: readonly string[],
-  where: GitConfigEnv,
-  options: { untracked: boolean; words: boolean; onFile?: (file: string) => void },
-  dropped?: () => void,
-): Promise<string[]> {
+function gitGrepFiles(root: string, needles: readonly string[], where: GitConfigEnv, untracked: boolean, words: boolean, onFile: ((file: string) => void) | undefined): Promise<string[]> {
   return new Promise((resolve) => {
-    const args = ["grep", "-l", "-z", "-F", ...(options.words ? ["-w"] : []), ...(options.untracked ? ["--untracked"] : []), ...needles.flatMap((n) => ["-e", n]), "--", "."];
+    const args = ["grep", "-l", "-z", "-F", ...(words ? ["-w"] : []), ...(untracked ? ["--untracked"] : []), ...needles.flatMap((n) => ["-e", n]), "--", "."];
     const files: string[] = [];
     let rest = "";
     let size = 0;
@@ -93,7 +82,7 @@ function gitGrepFiles(
       for (const f of parts) {
         if (f === "") continue;
         files.push(f);
-        options.onFile?.(f);
+        onFile?.(f);
       }
     });
     // (no git, or it could not start: as a failed search, whether or not "close" follows)
@@ -103,13 +92,10 @@ function gitGrepFiles(
     });
     child.on("close", (code) => {
       // git grep exits 1 when nothing matches.
-      if (failed || (code !== 0 && code !== 1)) {
-        if (files.length > 0) dropped?.();
-        return finish([]);
-      }
+      if (failed || (code !== 0 && code !== 1)) return finish([]);
       if (rest !== "") {
         files.push(rest);
-        options.onFile?.(rest);
+        onFile?.(rest);
       }
       finish(files);
     });

@@ -89,8 +89,8 @@ export function createEventStreams(options: { readonly now: () => number; readon
       // keeps its stream here until a write to it fails (the next heartbeat, up to 15 s), and a few reloads through
       // a balancer could otherwise leave that person's current page refused and "reconnecting". The counts never grow
       // past the limits; a sign-in that holds no stream is refused when its team or the server is full.
-      const full = count((s) => s.signIn === who.signIn) >= limits.perSignIn || count((s) => s.teamId === who.teamId) >= limits.perTeam || open.size >= limits.total;
-      if (full) {
+      const teamFull = count((s) => s.teamId === who.teamId) >= limits.perTeam;
+      if (teamFull || open.size >= limits.total || count((s) => s.signIn === who.signIn) >= limits.perSignIn) {
         // (the first in the set is the oldest: streams are added as they open)
         let oldest: Stream | undefined;
         for (const s of open)
@@ -101,7 +101,7 @@ export function createEventStreams(options: { readonly now: () => number; readon
         // (told so, the page stops instead of connecting again, which would end another of its sign-in's pages)
         if (oldest !== undefined) end(oldest, "replaced");
         else {
-          const over = count((s) => s.teamId === who.teamId) >= limits.perTeam ? "this team has as many live pages open as it may" : "the server has as many live pages open as it may";
+          const over = teamFull ? "this team has as many live pages open as it may" : "the server has as many live pages open as it may";
           res.writeHead(429, { "content-type": "text/plain; charset=utf-8", "retry-after": "30", "cache-control": "no-store", connection: "close" });
           res.end(`${over}: close one, or wait\n`);
           return;
