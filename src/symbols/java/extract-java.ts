@@ -108,12 +108,12 @@ function walkScope(node: SyntaxNode, from: SyntaxNode | null): Scope | null {
 
 /** A declaration's modifier keywords (annotations left out), in source order. */
 function modifiersOf(node: SyntaxNode): string[] {
-  const mods = node.namedChildren.find((c) => c.type === "modifiers");
+  // (a declaration's modifiers come first where it has them: the first named child is read before every one is)
+  const first = node.firstNamedChild;
+  const mods = first?.type === "modifiers" ? first : node.namedChildren.find((c) => c.type === "modifiers");
   if (mods === undefined) return [];
-  return mods.text
-    .replace(/@\w+(\.\w+)*(\s*\((?:[^()]|\([^()]*\))*\))?/g, " ")
-    .split(/\s+/)
-    .filter((w) => w !== "");
+  const text = mods.text;
+  return (text.includes("@") ? text.replace(/@\w+(\.\w+)*(\s*\((?:[^()]|\([^()]*\))*\))?/g, " ") : text).split(/\s+/).filter((w) => w !== "");
 }
 
 function signatureOf(node: SyntaxNode, name: string, kind: SymbolKind, mods: readonly string[], scope: Scope): SignatureInfo {
