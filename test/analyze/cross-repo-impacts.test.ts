@@ -160,6 +160,41 @@ describe("comity analyze: breaking changes across repos", () => {
     ]);
   });
 
+  it("Rust: a crate's breaking change reaches the code that names it as its manifests do: renamed, inherited renamed from a workspace, or by its library's own name", () => {
+    const LIB = "pub fn open(path: &str) -> i32 {\n    0\n}\n";
+    const store = repo("store", { "Cargo.toml": '[package]\nname = "acme-store"\nversion = "1.2.0"\nedition = "2021"\n', "src/lib.rs": LIB });
+    const crate = (name: string, deps: string) => `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "2021"\n\n${deps}`;
+    repo("plain", { "Cargo.toml": crate("plain", '[dependencies]\nacme-store = "1.2"\n'), "src/main.rs": 'fn main() { let _ = acme_store::open("x"); }\n' });
+    repo("renamed", {
+      "Cargo.toml": crate("renamed", '[target.\'cfg(unix)\'.dependencies]\nstore = { package = "acme-store", version = "1.2" }\n'),
+      "src/main.rs": 'use store::open;\n\nfn main() { let _ = open("x"); }\n',
+    });
+    repo("workspace", {
+      "Cargo.toml": '[workspace]\nmembers = ["svc"]\n\n[workspace.dependencies]\ndb = { package = "acme-store", version = "1.2" }\n',
+      "svc/Cargo.toml": crate("svc", "[dependencies]\ndb.workspace = true\n"),
+      "svc/src/main.rs": 'fn main() { let _ = db::open("x"); }\n',
+    });
+    // A path dependency on a copy of the crate whose library is named `acmestore`: code names it so.
+    repo("vendored", {
+      "Cargo.toml": crate("vendored", '[dependencies]\nacme-store = { path = "vendor/store" }\n'),
+      "vendor/store/Cargo.toml": '[package]\nname = "acme-store"\nversion = "1.2.0"\nedition = "2021"\n\n[lib]\nname = "acmestore"\n',
+      "src/main.rs": 'fn main() { let _ = acmestore::open("x"); }\n',
+    });
+    // Depends on another crate that its manifest calls `store`: not a user.
+    repo("other", { "Cargo.toml": crate("other", '[dependencies]\nstore = "3"\n'), "src/main.rs": 'fn main() { let _ = store::open("x"); }\n' });
+    fs.writeFileSync(path.join(store, "src/lib.rs"), LIB.replace("open(path: &str)", "open(path: &str, read_only: bool)"));
+    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { cross_repo: Array<{ package: string; ecosystem: string; qualified_name: string; reasons: string[]; consumer: string; files: string[] }> };
+    expectAnalyzeSchema(doc);
+    expect(doc.cross_repo.map((c) => [c.package, c.ecosystem, c.qualified_name, c.reasons, c.consumer, c.files])).toEqual([
+      ["acme-store", "cargo", "open", ["PARAMETER_ADDED"], "plain", ["src/main.rs"]],
+      ["acme-store", "cargo", "open", ["PARAMETER_ADDED"], "renamed", ["src/main.rs"]],
+      ["acme-store", "cargo", "open", ["PARAMETER_ADDED"], "vendored", ["src/main.rs"]],
+      ["acme-store", "cargo", "open", ["PARAMETER_ADDED"], "workspace", ["svc/src/main.rs"]],
+    ]);
+  });
+
   it("a clone, a worktree or a fork of the publisher is no consumer; only files that import the changed name (or its module) are listed", () => {
     const manifest = JSON.stringify({ name: "@acme/lib", workspaces: ["playground"], exports: { ".": "./src/index.ts", "./types/*": "./types/*.d.ts" } });
     const index = 'export { parseConfig } from "./config.js";\n';
