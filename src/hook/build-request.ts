@@ -335,8 +335,11 @@ function capChanges(analysis: FileEntry[], max: number): { analysis: FileEntry[]
   return { analysis: analysis.map((a) => ({ ...a, changes: (a.changes ?? []).filter((ch) => kept.has(ch)) })), truncated: true };
 }
 
-/** The contracts a file uses (GraphQL fields it selects, HTTP operations it calls), as references to their namespace. */
-async function contractReferences(repo: Repo, repoPath: string): Promise<Array<{ kind: string; name: string; module: string }>> {
+/**
+ * What a file uses that its symbols' references do not say: the contracts it uses (GraphQL fields it selects, HTTP
+ * operations it calls), as references to their namespace, and the types Java code names in full without importing.
+ */
+async function scannedReferences(repo: Repo, repoPath: string): Promise<Array<{ kind: string; name: string; module: string }>> {
   if (!SCANNED.test(repoPath) && !CONTRACT_DOCUMENTS.test(repoPath)) return [];
   let text: string;
   try {
@@ -347,7 +350,10 @@ async function contractReferences(repo: Repo, repoPath: string): Promise<Array<{
     return [];
   }
   const { contractUses } = await import("../contracts/contract-uses.js");
-  return contractUses(repoPath, text).map((u) => ({ kind: "import", name: u.name, module: u.module }));
+  const contracts = contractUses(repoPath, text).map((u) => ({ kind: "import", name: u.name, module: u.module }));
+  if (!repoPath.endsWith(".java")) return contracts;
+  const { javaQualifiedUses } = await import("../symbols/scan-imports.js");
+  return [...contracts, ...javaQualifiedUses(text).map((r) => ({ kind: "import", name: r.name, module: r.module ?? "" }))];
 }
 
 /** The references that say what a file uses from other modules (imports and re-exports), names and modules only. */
@@ -467,7 +473,7 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
       symbols: a.symbols.map(stripLocal),
       changes,
       new_references: withCrateNames(a.path, a.new_references, crateNames(a.path)),
-      references: [...importsOnly(withCrateNames(a.path, a.references, crateNames(a.path))), ...(await contractReferences(repo, a.path))],
+      references: [...importsOnly(withCrateNames(a.path, a.references, crateNames(a.path))), ...(await scannedReferences(repo, a.path))],
     });
   }
   return { analysis: out, truncated: false };

@@ -25,7 +25,7 @@ export function scanLanguageOf(path: string): ScanLanguage {
 export function scanImports(text: string, language: ScanLanguage): ReferenceRecord[] {
   if (language === "go") return goImportUses(text);
   if (language === "rust") return rustUses(text);
-  if (language === "java") return javaUses(text);
+  if (language === "java") return javaUsesWithQualified(text);
   const out = new Map<string, ReferenceRecord>();
   const add = (name: string, module: string): void => {
     if (name === "" || module === "") return;
@@ -360,6 +360,78 @@ export function javaUses(text: string): ReferenceRecord[] {
     else record(parts[type] ?? "", parts.slice(0, type).join("."));
   }
   return byModuleThenName(out);
+}
+
+/** A Java file's imports and the types its code names by their full names (`javaUses`, `javaQualifiedUses`), as one list. */
+function javaUsesWithQualified(text: string): ReferenceRecord[] {
+  const out = new Map<string, ReferenceRecord>();
+  for (const r of [...javaUses(text), ...javaQualifiedUses(text)]) out.set(`${r.name}\0${r.module ?? ""}`, r);
+  return byModuleThenName(out);
+}
+
+/**
+ * The types Java code names by their full names without importing them (`com.acme.store.Store s = new
+ * com.acme.store.Store()`, `@com.acme.Audited`, `com.acme.store.Stores.open(..)`), as imports of them:
+ * `{kind: "import", name: "Store", module: "com.acme.store"}`, a nested type by its top-level one. Read in code only
+ * (comments, strings, text blocks and character literals blanked), where a name of at least two lower-case segments
+ * is followed by a capitalised one; the JDK's packages are nobody's. A separate pass from `javaUses`, which the
+ * symbol extractor runs on every file: this one reads a whole file, and only the files a search or an edit names go
+ * through it. Sorted, de-duplicated. Pure.
+ */
+export function javaQualifiedUses(text: string): ReferenceRecord[] {
+  const out = new Map<string, ReferenceRecord>();
+  const code = blankJavaLiterals(text);
+  for (const m of code.matchAll(/(?<![\w.$])((?:[a-z_][a-z0-9_]*\s*\.\s*){2,})([A-Z][A-Za-z0-9_$]*)/g)) {
+    const module = (m[1] ?? "").replace(/\s+/g, "").slice(0, -1);
+    // (a package statement names no type, and an import is `javaUses`'; `this.a.B` and `super.a.B` are fields')
+    if (/^(java|javax|jdk|sun|this|super)(\.|$)/.test(module)) continue;
+    const name = m[2] ?? "";
+    out.set(`${name}\0${module}`, { kind: "import", name, module });
+  }
+  return byModuleThenName(out);
+}
+
+/**
+ * Java text with its comments, string literals, text blocks (`"""`) and character literals blanked to spaces, lines
+ * kept. One pass: a literal or comment never closed runs to the end (a string, to the end of its line).
+ */
+export function blankJavaLiterals(text: string): string {
+  const out: string[] = [];
+  const n = text.length;
+  let kept = 0;
+  const blank = (from: number, to: number): void => {
+    out.push(text.slice(kept, from), text.slice(from, to).replace(/[^\n]/g, " "));
+    kept = to;
+  };
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2f && text.charCodeAt(i + 1) === 0x2f) {
+      const eol = text.indexOf("\n", i);
+      const to = eol < 0 ? n : eol;
+      blank(i, to);
+      i = to;
+    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2a) {
+      const end = text.indexOf("*/", i + 2);
+      const to = end < 0 ? n : end + 2;
+      blank(i, to);
+      i = to;
+    } else if (c === 0x22 && text.startsWith('"""', i)) {
+      let j = i + 3;
+      while (j < n && !text.startsWith('"""', j)) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
+      const to = Math.min(n, j + 3);
+      blank(i, to);
+      i = to;
+    } else if (c === 0x22 || c === 0x27) {
+      let j = i + 1;
+      while (j < n && text.charCodeAt(j) !== c && text.charCodeAt(j) !== 0x0a) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
+      const to = Math.min(n, j + 1);
+      blank(i, to);
+      i = to;
+    } else i++;
+  }
+  out.push(text.slice(kept));
+  return out.join("");
 }
 
 /** Import records sorted by module, then name (Go's, Rust's and Java's scans). */

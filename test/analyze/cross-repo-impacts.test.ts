@@ -130,7 +130,7 @@ describe("comity analyze: breaking changes across repos", () => {
     ]);
   });
 
-  it("Java: a module's breaking change reaches the builds that depend on its Maven or Gradle coordinates and import the type", () => {
+  it("Java: a module's breaking change reaches the builds that depend on its Maven or Gradle coordinates and import the type or name it in full", () => {
     const POM = (artifact: string, deps: string) =>
       `<?xml version="1.0"?>\n<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>${artifact}</artifactId><version>1.0</version><dependencies>${deps}</dependencies></project>\n`;
     const dep = (g: string, a: string) => `<dependency><groupId>${g}</groupId><artifactId>${a}</artifactId><version>1.0</version></dependency>`;
@@ -148,6 +148,11 @@ describe("comity analyze: breaking changes across repos", () => {
     });
     repo("other", { "pom.xml": POM("other", dep("com.example", "store")), "src/main/java/com/acme/app/Main.java": use });
     repo("loose", { "Main.java": use });
+    // The type named in full, no import: a user; named in a comment and a string only: none.
+    repo("qualified", {
+      "Main.java": 'package com.acme.app;\n\nclass Main { com.acme.store.Store s = new com.acme.store.Store().open("x"); }\n',
+      "Note.java": 'package com.acme.app;\n\n// com.acme.store.Store\nclass Note { String s = "com.acme.store.Store"; }\n',
+    });
     fs.writeFileSync(path.join(store, "src/main/java/com/acme/store/Store.java"), STORE.replace("open(String path)", "open(String path, boolean readOnly)"));
     const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
     expect(r.status, r.stderr).toBe(0);
@@ -157,6 +162,7 @@ describe("comity analyze: breaking changes across repos", () => {
       ["com.acme.store", "java", "Store.open", "app", ["src/main/java/com/acme/app/Main.java"]],
       ["com.acme.store", "java", "Store.open", "gapp", ["web/src/main/java/com/acme/app/Main.java"]],
       ["com.acme.store", "java", "Store.open", "loose", ["Main.java"]],
+      ["com.acme.store", "java", "Store.open", "qualified", ["Main.java"]],
     ]);
   });
 

@@ -1,0 +1,65 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { blankJavaLiterals, javaQualifiedUses, scanImports } from "../../src/symbols/scan-imports.js";
+
+describe("javaQualifiedUses: types Java code names in full without importing them", () => {
+  it("reads declarations, constructions, static calls and annotations, a nested type by its top-level one; not the JDK's, fields' or what comments and strings say", () => {
+    const text = [
+      "package com.acme.app;",
+      "",
+      "import com.acme.util.Strings;",
+      "",
+      "/** Uses {@link com.acme.docs.Only} in its Javadoc. */",
+      "@com.acme.audit.Audited",
+      "class Main extends com.acme.base.Service {",
+      "  com.acme.store.Store s = new com.acme.store.Store();",
+      '  com.acme.store.Store.Entry e = com.acme.store.Stores.open("com.acme.quoted.Name");',
+      "  java.util.List<String> xs = new java.util.ArrayList<>();",
+      "  int n = this.config.limits.MAX + super.other.Size;",
+      '  char c = \'"\'; String t = """',
+      "     com.acme.block.Text",
+      '     """;',
+      "  // com.acme.commented.Out",
+      "  Object o = com.acme . spaced\n      .Wrapped.of();",
+      "}",
+    ].join("\n");
+    expect(javaQualifiedUses(text)).toEqual([
+      { kind: "import", name: "Audited", module: "com.acme.audit" },
+      { kind: "import", name: "Service", module: "com.acme.base" },
+      { kind: "import", name: "Wrapped", module: "com.acme.spaced" },
+      { kind: "import", name: "Store", module: "com.acme.store" },
+      { kind: "import", name: "Stores", module: "com.acme.store" },
+      // (an import names its type as `javaUses` reads it too)
+      { kind: "import", name: "Strings", module: "com.acme.util" },
+    ]);
+    // scanImports (what analyze and the hooks read) gives both: the imports and the names in full, once each.
+    expect(scanImports(text, "java").map((r) => `${r.module}.${r.name}`)).toEqual([
+      "com.acme.audit.Audited",
+      "com.acme.base.Service",
+      "com.acme.spaced.Wrapped",
+      "com.acme.store.Store",
+      "com.acme.store.Stores",
+      "com.acme.util.Strings",
+    ]);
+  });
+
+  it("blankJavaLiterals keeps every line and every character of code where it was, whatever the text", () => {
+    const piece = fc.constantFrom("a.b.C", "//", "/*", "*/", '"', '"""', "'", "\\", "\n", " ", "x", "com.acme.T", "'\"'", '"\\""');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (parts) => {
+        const text = parts.join("");
+        const blanked = blankJavaLiterals(text);
+        expect(blanked.length).toBe(text.length);
+        for (let i = 0; i < text.length; i++) {
+          const b = blanked[i];
+          // each character is itself or a space, and a line break is always kept
+          expect(b === text[i] || b === " ").toBe(true);
+          if (text[i] === "\n") expect(b).toBe("\n");
+        }
+        // what is left names no more than the text did
+        for (const r of javaQualifiedUses(text)) expect(text.replace(/\s+/g, "")).toContain(`${r.module}.${r.name}`);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
