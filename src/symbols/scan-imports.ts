@@ -119,7 +119,8 @@ export function scanImports(text: string, language: ScanLanguage): ReferenceReco
  * What a Go file uses of the packages it imports: `{kind: "import", name: "Open", module: "example.com/app/store"}`
  * for each `store.Open` read through an import's name (its alias, else the package name its path ends with: `v2`
  * and `.vN` suffixes and a `go-` prefix left out), `*` for a dot import or a package none of whose names is read
- * here. A blank import (`_`) binds nothing. Text in comments and strings is not read. Sorted, de-duplicated. Pure.
+ * here, and for a dot import each capitalised name the code reads unqualified. A blank import (`_`) binds nothing.
+ * Text in comments and strings is not read. Sorted, de-duplicated. Pure.
  */
 export function goImportUses(text: string): ReferenceRecord[] {
   const out = new Map<string, ReferenceRecord>();
@@ -159,10 +160,12 @@ export function goImportUses(text: string): ReferenceRecord[] {
   // What is read through each name, in one pass over the text (a pass per import costs the text's length times
   // the imports').
   const byAlias = new Map<string, string[]>();
+  const dotted: string[] = [];
   for (const { alias, path } of specs) {
     if (alias === "_") continue;
     if (alias === ".") {
       add("*", path);
+      dotted.push(path);
       continue;
     }
     const paths = byAlias.get(alias) ?? [];
@@ -180,6 +183,13 @@ export function goImportUses(text: string): ReferenceRecord[] {
       }
     }
   for (const paths of byAlias.values()) for (const path of paths) if (!used.has(path)) add("*", path);
+  // A dot import puts the package's exported names in the file's scope, read without a qualifier: each capitalised
+  // name the code reads so may be one of them (one the file declares itself would clash with it, and Go refuses that).
+  if (dotted.length > 0)
+    for (const m of text.matchAll(/(?<![\w.])[A-Z]\w*/g)) {
+      if (mask[m.index] !== CODE) continue;
+      for (const path of dotted) add(m[0], path);
+    }
   return byModuleThenName(out);
 }
 

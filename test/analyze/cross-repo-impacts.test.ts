@@ -116,6 +116,9 @@ describe("comity analyze: breaking changes across repos", () => {
       "main.go": 'package main\n\nimport "github.com/acme/store"\n\nfunc main() { _ = store.Open("x") }\n',
       "close.go": 'package main\n\nimport st "github.com/acme/store"\n\nfunc done() { st.Close() }\n',
       "dial.go": 'package main\n\nimport "github.com/acme/store/client"\n\nfunc dial() { _ = client.Dial("x") }\n',
+      // (a dot import: the package's names read unqualified; one that reads only Close is no user of Open)
+      "dot.go": 'package main\n\nimport . "github.com/acme/store"\n\nfunc again() { _ = Open("y") }\n',
+      "dotclose.go": 'package main\n\nimport . "github.com/acme/store"\n\n// Open is named in a comment only\nfunc shut() { Close() }\n',
     });
     repo("other", { "go.mod": "module github.com/acme/other\n\ngo 1.21\n", "main.go": "package main\n\n// store.Open is only named here\nfunc main() {}\n" });
     fs.writeFileSync(path.join(store, "store.go"), "package store\n\nfunc Open(path string, readOnly bool) error { return nil }\n\nfunc Close() {}\n");
@@ -126,7 +129,7 @@ describe("comity analyze: breaking changes across repos", () => {
     expectAnalyzeSchema(doc);
     expect(doc.cross_repo.map((c) => [c.package, c.ecosystem, c.qualified_name, c.reasons, c.consumer, c.files])).toEqual([
       ["github.com/acme/store/client", "go", "Dial", ["PARAMETER_ADDED"], "api", ["dial.go"]],
-      ["github.com/acme/store", "go", "Open", ["PARAMETER_ADDED"], "api", ["main.go"]],
+      ["github.com/acme/store", "go", "Open", ["PARAMETER_ADDED"], "api", ["dot.go", "main.go"]],
     ]);
   });
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { blankJavaLiterals, javaQualifiedUses, scanImports } from "../../src/symbols/scan-imports.js";
+import { blankJavaLiterals, goImportUses, javaQualifiedUses, scanImports } from "../../src/symbols/scan-imports.js";
 
 describe("javaQualifiedUses: types Java code names in full without importing them", () => {
   it("reads declarations, constructions, static calls and annotations, a nested type by its top-level one; not the JDK's, fields' or what comments and strings say", () => {
@@ -61,5 +61,16 @@ describe("javaQualifiedUses: types Java code names in full without importing the
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("goImportUses: a dot import", () => {
+  it("reads the capitalised names the code reads unqualified as the package's, not those in comments or strings, nor fields", () => {
+    const text = 'package main\n\nimport (\n\t. "example.com/store/db"\n\t"fmt"\n)\n\n// Close is only named here\nfunc main() {\n\tc := Open("Reset")\n\tfmt.Println(c.Name, Version)\n}\n';
+    expect(goImportUses(text).filter((r) => r.module === "example.com/store/db")).toEqual([
+      { kind: "import", name: "*", module: "example.com/store/db" },
+      { kind: "import", name: "Open", module: "example.com/store/db" },
+      { kind: "import", name: "Version", module: "example.com/store/db" },
+    ]);
   });
 });
