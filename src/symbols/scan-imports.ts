@@ -212,7 +212,8 @@ const RUST_ROOTS = new Set(["crate", "self", "super", "Self", "std", "core", "al
  * What Rust code uses of other crates: `{kind: "import", name, module: crate}` for each item a `use` names
  * (`use acme_store::client::{Client, connect as c}`: `Client` and `connect` of `acme_store`; a glob or `self` is `*`),
  * and for each path written in code (`acme_store::open(..)`: `open`; `acme_store::client::Client::new(..)`: `Client`,
- * the first type on the path). Paths of the crate itself, of `std`, `core` and `alloc` are none. Comments and
+ * the first type on the path), a path through an alias (`use acme_store as st;` or `extern crate acme_store as st;`,
+ * then `st::open(..)`) as the crate's. Paths of the crate itself, of `std`, `core` and `alloc` are none. Comments and
  * strings are not read. Sorted, de-duplicated. Pure.
  */
 export function rustUses(text: string): ReferenceRecord[] {
@@ -222,6 +223,10 @@ export function rustUses(text: string): ReferenceRecord[] {
     out.set(`${name}\0${module}`, { kind: "import", name, module });
   };
   const code = blankRustLiterals(text);
+  // A crate or module given another name (`use acme_store as st;`, `use acme_store::client as c;`, `extern crate
+  // acme_store as st;`): a path written through that name is the crate's.
+  const aliases = new Map<string, string>();
+  for (const m of code.matchAll(/\bextern\s+crate\s+([A-Za-z_]\w*)\s+as\s+([A-Za-z_]\w*)\s*;/g)) if (!RUST_ROOTS.has(m[1] ?? "")) aliases.set(m[2] ?? "", m[1] ?? "");
   // (`a as b` kept as `a~b` once spaces are gone: what is used is `a`.) A `use` runs to its `;`, found among the
   // `;`s' positions: one never closed is no `use`, and costs no more than its keyword.
   const semis = positionsOf(code, ";");
@@ -239,15 +244,17 @@ export function rustUses(text: string): ReferenceRecord[] {
         .replace(/\s+/g, ""),
     )) {
       const parts = p.split("::");
-      const crate = parts[0] ?? "";
+      const [item = "", alias] = (parts.at(-1) ?? "").split("~");
+      const crate = (parts.length === 1 ? item : parts[0]) ?? "";
+      // (an alias of the crate's own module, `use super::local as l;`, is the crate's own: "")
+      if (alias !== undefined && /^[a-z_]/.test(item)) aliases.set(alias, RUST_ROOTS.has(crate) ? "" : crate);
       if (parts.length < 2) continue;
-      const last = (parts.at(-1) ?? "").split("~")[0] ?? "";
-      add(last === "*" || last === "self" ? "*" : last, crate);
+      add(item === "*" || item === "self" ? "*" : item, crate);
     }
   }
   for (const m of code.matchAll(/(?<![\w:])([a-z_][a-z0-9_]*)((?:::[A-Za-z_][A-Za-z0-9_]*)+)/g)) {
-    const crate = m[1] ?? "";
-    if (RUST_ROOTS.has(crate)) continue;
+    const crate = aliases.get(m[1] ?? "") ?? m[1] ?? "";
+    if (crate === "" || RUST_ROOTS.has(crate)) continue;
     const rest = (m[2] ?? "").split("::").filter((s) => s !== "");
     const type = rest.find((s) => /^[A-Z]/.test(s));
     add(type ?? rest.at(-1) ?? "", crate);

@@ -169,7 +169,7 @@ describe("comity analyze: breaking changes across repos", () => {
     ]);
   });
 
-  it("Rust: a crate's breaking change reaches the code that names it as its manifests do: renamed, inherited renamed from a workspace, or by its library's own name", () => {
+  it("Rust: a crate's breaking change reaches the code that names it as its manifests do (renamed, inherited renamed from a workspace, by its library's own name) or as it aliases it", () => {
     const LIB = "pub fn open(path: &str) -> i32 {\n    0\n}\n";
     const store = repo("store", { "Cargo.toml": '[package]\nname = "acme-store"\nversion = "1.2.0"\nedition = "2021"\n', "src/lib.rs": LIB });
     const crate = (name: string, deps: string) => `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "2021"\n\n${deps}`;
@@ -189,6 +189,12 @@ describe("comity analyze: breaking changes across repos", () => {
       "vendor/store/Cargo.toml": '[package]\nname = "acme-store"\nversion = "1.2.0"\nedition = "2021"\n\n[lib]\nname = "acmestore"\n',
       "src/main.rs": 'fn main() { let _ = acmestore::open("x"); }\n',
     });
+    // The crate under another name in code: `extern crate .. as`, and `use .. as`.
+    repo("aliased", {
+      "Cargo.toml": crate("aliased", '[dependencies]\nacme-store = "1.2"\n'),
+      "src/main.rs": 'extern crate acme_store as st;\n\nfn main() { let _ = st::open("x"); }\n',
+      "src/lib.rs": 'use acme_store as db;\n\npub fn f() { let _ = db::open("y"); }\n',
+    });
     // Depends on another crate that its manifest calls `store`: not a user.
     repo("other", { "Cargo.toml": crate("other", '[dependencies]\nstore = "3"\n'), "src/main.rs": 'fn main() { let _ = store::open("x"); }\n' });
     fs.writeFileSync(path.join(store, "src/lib.rs"), LIB.replace("open(path: &str)", "open(path: &str, read_only: bool)"));
@@ -197,6 +203,7 @@ describe("comity analyze: breaking changes across repos", () => {
     const doc = JSON.parse(r.stdout) as { cross_repo: Array<{ package: string; ecosystem: string; qualified_name: string; reasons: string[]; consumer: string; files: string[] }> };
     expectAnalyzeSchema(doc);
     expect(doc.cross_repo.map((c) => [c.package, c.ecosystem, c.qualified_name, c.reasons, c.consumer, c.files])).toEqual([
+      ["acme-store", "cargo", "open", ["PARAMETER_ADDED"], "aliased", ["src/lib.rs", "src/main.rs"]],
       ["acme-store", "cargo", "open", ["PARAMETER_ADDED"], "plain", ["src/main.rs"]],
       ["acme-store", "cargo", "open", ["PARAMETER_ADDED"], "renamed", ["src/main.rs"]],
       ["acme-store", "cargo", "open", ["PARAMETER_ADDED"], "vendored", ["src/main.rs"]],

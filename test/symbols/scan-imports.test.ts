@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { blankJavaLiterals, goImportUses, javaQualifiedUses, scanImports } from "../../src/symbols/scan-imports.js";
+import { blankJavaLiterals, goImportUses, javaQualifiedUses, rustUses, scanImports } from "../../src/symbols/scan-imports.js";
 
 describe("javaQualifiedUses: types Java code names in full without importing them", () => {
   it("reads declarations, constructions, static calls and annotations, a nested type by its top-level one; not the JDK's, fields' or what comments and strings say", () => {
@@ -71,6 +71,28 @@ describe("goImportUses: a dot import", () => {
       { kind: "import", name: "*", module: "example.com/store/db" },
       { kind: "import", name: "Open", module: "example.com/store/db" },
       { kind: "import", name: "Version", module: "example.com/store/db" },
+    ]);
+  });
+});
+
+describe("rustUses: a crate or module under another name", () => {
+  it("reads paths through `use .. as` and `extern crate .. as` as the crate's; not through the crate's own paths", () => {
+    const text = [
+      "extern crate acme_store as st;",
+      "use acme_net::client as c;",
+      "use acme_log as _;",
+      "use super::local as l;",
+      "",
+      "fn main() {",
+      '    let db = st::open("x");',
+      "    let k = c::Client::new();",
+      "    let m = l::helper();",
+      "}",
+    ].join("\n");
+    expect(rustUses(text)).toEqual([
+      { kind: "import", name: "Client", module: "acme_net" },
+      { kind: "import", name: "client", module: "acme_net" },
+      { kind: "import", name: "open", module: "acme_store" },
     ]);
   });
 });
