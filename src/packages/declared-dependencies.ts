@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { compareStrings } from "../errors/diagnostic.js";
 import { cargoDependencyTables } from "./crate-names.js";
 import { packageKey } from "./package-of-import.js";
-import { readGradleBuild, readPom } from "./jvm-builds.js";
+import { readGradleBuild, readPom, readVersionCatalog } from "./jvm-builds.js";
 import { nodeTextReader, type TextReader } from "./public-names.js";
 
 /** At most this many dependencies are sent for a repo. */
@@ -98,6 +98,11 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
       if (gradle !== null) {
         const build = readGradleBuild(gradle);
         for (const d of build.dependencies) add("maven", d);
+        // What it reads of the build's version catalog (`implementation(libs.acme.store)`): the catalog's artifacts.
+        if (build.catalog.length > 0) {
+          const catalog = versionCatalogOf(repoRoot, dir, reader);
+          for (const accessor of build.catalog) for (const d of catalog?.get(accessor) ?? []) add("maven", d);
+        }
         for (const project of build.projects) {
           const module = moduleAt.get(project);
           if (module !== undefined) add("maven", module);
@@ -114,4 +119,14 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
     }
   }
   return [...out].sort(compareStrings).slice(0, MAX_DEPENDENCIES);
+}
+
+/** The version catalog of the Gradle build a project folder is in: the nearest `gradle/libs.versions.toml` at or above it in the repo. */
+function versionCatalogOf(repoRoot: string, dir: string, reader: TextReader): Map<string, readonly string[]> | null {
+  for (let at = path.join(repoRoot, dir); ; at = path.dirname(at)) {
+    const toml = reader.read(path.join(at, "gradle", "libs.versions.toml"));
+    if (toml !== null) return readVersionCatalog(toml);
+    const rel = path.relative(repoRoot, at);
+    if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return null;
+  }
 }

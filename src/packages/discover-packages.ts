@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { ParseError } from "jsonc-parser";
-import { readGradleBuild, readGradleSettings, readPom } from "./jvm-builds.js";
+import { readGradleBuild, readGradleProperties, readGradleSettings, readPom } from "./jvm-builds.js";
 import { compareStrings, diagnostic, type Diagnostic } from "../errors/diagnostic.js";
 
 // The manifest parsers and the glob library are loaded on first use (through `require`: all four ship CommonJS): a
@@ -312,8 +312,8 @@ function mavenModule(ctx: Ctx, dir: string, depth: number): void {
 
 /**
  * A Gradle build: the projects its settings include, each `group:artifact` (the project's own `group`, else the root
- * build's, which `allprojects` or `subprojects` usually sets; the artifact is the project's folder name, the root's
- * `rootProject.name`).
+ * build's, which `allprojects` or `subprojects` usually sets, else the project's or the build's `gradle.properties`;
+ * the artifact is the project's folder name, the root's `rootProject.name`).
  */
 function gradleBuild(ctx: Ctx, dir: string): void {
   const script = (f: string) => read(ctx, posix(path.join(dir, f)), (t) => t);
@@ -322,15 +322,20 @@ function gradleBuild(ctx: Ctx, dir: string): void {
   if (settings === null && rootScript === null) return;
   const { rootName, projects } = readGradleSettings(settings ?? "");
   const root = readGradleBuild(rootScript ?? "");
+  // (a build's `gradle.properties` gives its projects their group and version where no script sets them)
+  const properties = (at: string) => readGradleProperties(read(ctx, posix(path.join(at, "gradle.properties")), (t) => t) ?? "");
+  const rootProperties = properties(dir);
   const here = dir === "." ? path.basename(ctx.root) : path.posix.basename(dir);
   const rootArtifact = rootName ?? here;
-  if (rootScript !== null) add(ctx, { name: `${root.group ?? rootArtifact}:${rootArtifact}`, path: dir, ecosystem: "maven", version: root.version });
+  if (rootScript !== null) add(ctx, { name: `${root.group ?? rootProperties.group ?? rootArtifact}:${rootArtifact}`, path: dir, ecosystem: "maven", version: root.version ?? rootProperties.version });
   for (const project of projects) {
     const at = posix(path.join(dir, project));
     const own = read(ctx, posix(path.join(at, "build.gradle.kts")), (t) => t) ?? read(ctx, posix(path.join(at, "build.gradle")), (t) => t);
     const b = readGradleBuild(own ?? "");
+    const p = properties(at);
     const artifact = path.posix.basename(project);
-    add(ctx, { name: `${b.group ?? root.group ?? rootArtifact}:${artifact}`, path: at, ecosystem: "maven", version: b.version ?? root.version });
+    const group = b.group ?? root.group ?? p.group ?? rootProperties.group ?? rootArtifact;
+    add(ctx, { name: `${group}:${artifact}`, path: at, ecosystem: "maven", version: b.version ?? root.version ?? p.version ?? rootProperties.version });
   }
 }
 

@@ -104,7 +104,14 @@ export function readGradleSettings(script: string): { readonly rootName: string 
  * the artifacts it depends on (`implementation("g:a:v")`, `api 'g:a:v'`, `testImplementation group: 'g', name: 'a'`,
  * any configuration) and the projects of the same build it depends on (`project(":core")`: `core`).
  */
-export function readGradleBuild(script: string): { readonly group: string | null; readonly version: string | null; readonly dependencies: readonly string[]; readonly projects: readonly string[] } {
+export function readGradleBuild(script: string): {
+  readonly group: string | null;
+  readonly version: string | null;
+  readonly dependencies: readonly string[];
+  readonly projects: readonly string[];
+  /** What it reads of the build's version catalog, as accessors after `libs.` (`acme.store`, `bundles.web`). */
+  readonly catalog: readonly string[];
+} {
   const code = gradleCode(script);
   const dependencies = new Set<string>();
   for (const m of code.matchAll(/\b[a-z][A-Za-z]*\s*\(?\s*["']([\w.-]+):([\w.-]+)(?::[^"'\n]*)?["']/g)) dependencies.add(`${m[1]}:${m[2]}`);
@@ -113,5 +120,64 @@ export function readGradleBuild(script: string): { readonly group: string | null
   for (const m of code.matchAll(/\bproject\s*\(\s*(?:path\s*[:=]\s*)?["']:?([\w.:-]+)["']\s*\)/g)) projects.add((m[1] ?? "").replace(/:/g, "/"));
   const group = /(?:^|[\s{;])group\s*=\s*["']([\w.-]+)["']/m.exec(code)?.[1] ?? null;
   const version = /(?:^|[\s{;])version\s*=\s*["']([^"']+)["']/m.exec(code)?.[1] ?? null;
-  return { group, version, dependencies: [...dependencies].sort(), projects: [...projects].sort() };
+  // (`libs.versions.x` and `libs.plugins.x` name versions and plugins, not libraries)
+  const catalog = new Set<string>();
+  for (const m of code.matchAll(/(?<![\w.])libs\.((?:[A-Za-z]\w*\.)*[A-Za-z]\w*)/g)) {
+    const accessor = (m[1] ?? "").replace(/\.(get|asProvider)$/, "");
+    if (!/^(versions|plugins)\./.test(accessor)) catalog.add(accessor);
+  }
+  return { group, version, dependencies: [...dependencies].sort(), projects: [...projects].sort(), catalog: [...catalog].sort() };
+}
+
+/**
+ * A `gradle.properties`: the `group` and `version` it gives the projects it applies to (a build script that sets
+ * them wins). Java properties' syntax, as far as these need: `key=value`, `key: value` or `key value`, `#` and `!`
+ * comments; a value's escapes and continued lines are not read.
+ */
+export function readGradleProperties(text: string): { readonly group: string | null; readonly version: string | null } {
+  const values = new Map<string, string>();
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*([\w.-]+)\s*(?:[=:]\s*|\s+)(.*?)\s*$/.exec(line);
+    if (m === null || /^\s*[#!]/.test(line)) continue;
+    values.set(m[1] ?? "", m[2] ?? "");
+  }
+  const value = (key: string): string | null => {
+    const v = values.get(key);
+    return v === undefined || v === "" ? null : v;
+  };
+  const group = value("group");
+  return { group: group !== null && /^[\w.-]+$/.test(group) ? group : null, version: value("version") };
+}
+
+/**
+ * A Gradle version catalog (`gradle/libs.versions.toml`): each library's `group:artifact` by the accessor a build
+ * script reads it through after `libs.` (the alias with `-`, `_` and `.` as `.`: `acme-store` is `libs.acme.store`),
+ * and each bundle's (`libs.bundles.web`) as its libraries'. Null when it is not TOML.
+ */
+export function readVersionCatalog(toml: string): Map<string, readonly string[]> | null {
+  let doc: Node;
+  try {
+    doc = asNode((require("smol-toml") as typeof import("smol-toml")).parse(toml));
+  } catch {
+    return null;
+  }
+  const accessor = (alias: string): string => alias.replace(/[-_.]/g, ".");
+  const libraries = new Map<string, string>();
+  for (const [alias, spec] of Object.entries(asNode(doc["libraries"]))) {
+    const s = asNode(spec);
+    const coordinates = typeof spec === "string" ? /^([\w.-]+):([\w.-]+)/.exec(spec) : typeof s["module"] === "string" ? /^([\w.-]+):([\w.-]+)$/.exec(s["module"] as string) : null;
+    const g = coordinates?.[1] ?? (typeof s["group"] === "string" ? (s["group"] as string) : null);
+    const a = coordinates?.[2] ?? (typeof s["name"] === "string" ? (s["name"] as string) : null);
+    if (g !== null && a !== null) libraries.set(alias, `${g}:${a}`);
+  }
+  const out = new Map<string, readonly string[]>();
+  for (const [alias, module] of libraries) out.set(accessor(alias), [module]);
+  for (const [bundle, list] of Object.entries(asNode(doc["bundles"]))) {
+    const modules = asList(list).flatMap((alias) => {
+      const m = typeof alias === "string" ? libraries.get(alias) : undefined;
+      return m === undefined ? [] : [m];
+    });
+    out.set(`bundles.${accessor(bundle)}`, modules);
+  }
+  return out;
 }

@@ -150,6 +150,15 @@ describe("comity analyze: breaking changes across repos", () => {
       "web/src/main/java/com/acme/app/Main.java": use,
     });
     repo("other", { "pom.xml": POM("other", dep("com.example", "store")), "src/main/java/com/acme/app/Main.java": use });
+    // Gradle through a version catalog: declaring the store, a user; declaring another store of the same name, none.
+    const catalogApp = (module: string) => ({
+      "settings.gradle.kts": 'rootProject.name = "capp"\n',
+      "build.gradle.kts": "dependencies {\n  implementation(libs.acme.store)\n}\n",
+      "gradle/libs.versions.toml": `[libraries]\nacme-store = { module = "${module}", version = "1.0" }\n`,
+      "src/main/java/com/acme/app/Main.java": use,
+    });
+    repo("capp", catalogApp("com.acme:store"));
+    repo("cother", catalogApp("com.example:store"));
     repo("loose", { "Main.java": use });
     // The type named in full, no import: a user; named in a comment and a string only: none.
     repo("qualified", {
@@ -163,6 +172,7 @@ describe("comity analyze: breaking changes across repos", () => {
     expectAnalyzeSchema(doc);
     expect(doc.cross_repo.map((c) => [c.package, c.ecosystem, c.qualified_name, c.consumer, c.files])).toEqual([
       ["com.acme.store", "java", "Store.open", "app", ["src/main/java/com/acme/app/Main.java"]],
+      ["com.acme.store", "java", "Store.open", "capp", ["src/main/java/com/acme/app/Main.java"]],
       ["com.acme.store", "java", "Store.open", "gapp", ["web/src/main/java/com/acme/app/Main.java"]],
       ["com.acme.store", "java", "Store.open", "loose", ["Main.java"]],
       ["com.acme.store", "java", "Store.open", "qualified", ["Main.java"]],

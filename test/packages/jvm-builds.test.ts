@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { declaredDependencies } from "../../src/packages/declared-dependencies.js";
 import { discoverPackages } from "../../src/packages/discover-packages.js";
-import { readGradleBuild, readGradleSettings, readPom } from "../../src/packages/jvm-builds.js";
+import { readGradleBuild, readGradleProperties, readGradleSettings, readPom, readVersionCatalog } from "../../src/packages/jvm-builds.js";
 import { createSandbox, type Sandbox } from "../helpers/git-fixture.js";
 
 const PARENT = `<?xml version="1.0" encoding="UTF-8"?>
@@ -49,7 +49,29 @@ describe("Maven and Gradle builds", () => {
       readGradleBuild(
         'allprojects {\n  group = "com.acme"\n  version = "1.2"\n}\ndependencies {\n  implementation("com.acme:store:1.0")\n  api \'org.x:y:2\'\n  /* compileOnly("no:pe:1") */\n  testImplementation group: "org.junit", name: "junit", version: "4"\n  implementation(project(":libs:core"))\n}\n',
       ),
-    ).toEqual({ group: "com.acme", version: "1.2", dependencies: ["com.acme:store", "org.junit:junit", "org.x:y"], projects: ["libs/core"] });
+    ).toEqual({ group: "com.acme", version: "1.2", dependencies: ["com.acme:store", "org.junit:junit", "org.x:y"], projects: ["libs/core"], catalog: [] });
+  });
+
+  it("reads what a build takes from its version catalog, and the catalog's libraries and bundles by their accessors", () => {
+    const build = readGradleBuild(
+      "dependencies {\n  implementation(libs.acme.store)\n  implementation libs.bundles.web\n  api(libs.acme.core.get())\n  // implementation(libs.commented)\n  testImplementation(libs.versions.junit)\n}\nplugins { alias(libs.plugins.kotlin) }\n",
+    );
+    expect(build.catalog).toEqual(["acme.core", "acme.store", "bundles.web"]);
+    const catalog = readVersionCatalog(
+      '[versions]\nacme = "1.0"\n\n[libraries]\nacme-store = { module = "com.acme:store", version.ref = "acme" }\nacme_core = { group = "com.acme", name = "core", version = "1" }\nslf4j = "org.slf4j:slf4j-api:2.0.0"\nbroken = { version = "1" }\n\n[bundles]\nweb = ["acme-store", "slf4j", "missing"]\n',
+    );
+    expect(catalog === null ? null : Object.fromEntries(catalog)).toEqual({
+      "acme.store": ["com.acme:store"],
+      "acme.core": ["com.acme:core"],
+      slf4j: ["org.slf4j:slf4j-api"],
+      "bundles.web": ["com.acme:store", "org.slf4j:slf4j-api"],
+    });
+    expect(readVersionCatalog("[libraries\n")).toBeNull();
+  });
+
+  it("reads a gradle.properties' group and version", () => {
+    expect(readGradleProperties("# build\ngroup=com.acme\nversion : 1.4.0\n! group=commented\norg.gradle.jvmargs=-Xmx2g\n")).toEqual({ group: "com.acme", version: "1.4.0" });
+    expect(readGradleProperties("group = not a group\n")).toEqual({ group: null, version: null });
   });
 
   it("reads any text without throwing, in one pass", () => {
@@ -58,6 +80,8 @@ describe("Maven and Gradle builds", () => {
         readPom(t);
         readGradleSettings(t);
         readGradleBuild(t);
+        readGradleProperties(t);
+        readVersionCatalog(t);
       }),
       { numRuns: 500 },
     );
@@ -97,5 +121,19 @@ describe("discovering Maven and Gradle modules", () => {
       ["cli", "com.acme.tools:cli"],
     ]);
     expect(fs.existsSync(path.join(sb.dir, "tools", "cli", "build.gradle"))).toBe(true);
+  });
+
+  it("takes a Gradle build's group from its gradle.properties where no script sets it, and a project's dependencies from the version catalog", () => {
+    sb.write("store/settings.gradle.kts", 'rootProject.name = "store"\ninclude(":client")\n');
+    sb.write("store/build.gradle.kts", "plugins { `java-library` }\n");
+    sb.write("store/gradle.properties", "group=com.acme\nversion=3.1\n");
+    sb.write("store/client/build.gradle.kts", 'dependencies { implementation(libs.slf4j) }\ngroup = "com.acme.client"\n');
+    sb.write("store/gradle/libs.versions.toml", '[libraries]\nslf4j = "org.slf4j:slf4j-api:2.0.0"\n');
+    const store = discoverPackages(path.join(sb.dir, "store")).packages;
+    expect(store.map((p) => [p.path, p.name, p.version])).toEqual([
+      [".", "com.acme:store", "3.1"],
+      ["client", "com.acme.client:client", "3.1"],
+    ]);
+    expect(declaredDependencies(path.join(sb.dir, "store"), store)).toEqual(["maven:org.slf4j:slf4j-api"]);
   });
 });
