@@ -21,7 +21,8 @@ const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !
 
 /**
  * A `pom.xml`, read with fast-xml-parser (no entities expanded, no DTD read: a pom is untrusted text); null when it is
- * not XML or names no `artifactId`. `${...}` properties are left as written.
+ * not XML or names no `artifactId`. A dependency's `${...}` is read from the pom's own coordinates and `<properties>`;
+ * its own coordinates' are left as written.
  */
 export function readPom(xml: string): MavenPom | null {
   const XMLParser = (require("fast-xml-parser") as typeof import("fast-xml-parser")).XMLParser;
@@ -35,16 +36,35 @@ export function readPom(xml: string): MavenPom | null {
   const artifact = text(project["artifactId"]);
   if (artifact === null) return null;
   const parent = asNode(project["parent"]);
+  const group = text(project["groupId"]) ?? text(parent["groupId"]);
+  const version = text(project["version"]) ?? text(parent["version"]);
+  // A sibling is often declared through the pom's own coordinates or its properties (`${project.groupId}`,
+  // `${acme.group}`): read as Maven reads them, one level deep; one this pom cannot say is left as written.
+  const properties = new Map<string, string>();
+  for (const [k, v] of Object.entries(asNode(project["properties"]))) {
+    const t = text(v);
+    if (t !== null && !t.includes("${")) properties.set(k, t);
+  }
+  for (const [k, v] of [
+    ["project.groupId", group],
+    ["pom.groupId", group],
+    ["groupId", group],
+    ["project.parent.groupId", text(parent["groupId"])],
+    ["project.artifactId", artifact],
+    ["project.version", version],
+  ] as const)
+    if (v !== null && !properties.has(k)) properties.set(k, v);
+  const expand = (t: string | null): string | null => (t === null ? null : t.replace(/\$\{([\w.-]+)\}/g, (whole, k: string) => properties.get(k) ?? whole));
   const dependencies: string[] = [];
   for (const d of asList(asNode(project["dependencies"])["dependency"])) {
-    const g = text(asNode(d)["groupId"]);
-    const a = text(asNode(d)["artifactId"]);
+    const g = expand(text(asNode(d)["groupId"]));
+    const a = expand(text(asNode(d)["artifactId"]));
     if (g !== null && a !== null) dependencies.push(`${g}:${a}`);
   }
   return {
-    group: text(project["groupId"]) ?? text(parent["groupId"]),
+    group,
     artifact,
-    version: text(project["version"]) ?? text(parent["version"]),
+    version,
     modules: asList(asNode(project["modules"])["module"])
       .map(text)
       .filter((m): m is string => m !== null),

@@ -143,6 +143,8 @@ describe("comity analyze: breaking changes across repos", () => {
     // Maven, declaring the store: a user. Gradle (Kotlin DSL), declaring it: a user. Maven declaring something else
     // (its own copy of the package, say): none. No build file at all: a user by its imports.
     repo("app", { "pom.xml": POM("app", dep("com.acme", "store") + dep("org.slf4j", "slf4j-api")), "src/main/java/com/acme/app/Main.java": use });
+    // (a sibling declared through the pom's own group, as multi-module builds often do)
+    repo("papp", { "pom.xml": POM("papp", dep("${project.groupId}", "store")), "src/main/java/com/acme/app/Main.java": use });
     repo("gapp", {
       "settings.gradle.kts": 'rootProject.name = "gapp"\ninclude(":web")\n',
       "build.gradle.kts": 'allprojects { group = "com.acme" }\n',
@@ -166,7 +168,8 @@ describe("comity analyze: breaking changes across repos", () => {
       "Note.java": 'package com.acme.app;\n\n// com.acme.store.Store\nclass Note { String s = "com.acme.store.Store"; }\n',
     });
     fs.writeFileSync(path.join(store, "src/main/java/com/acme/store/Store.java"), STORE.replace("open(String path)", "open(String path, boolean readOnly)"));
-    const r = runBuiltCli(["analyze", "--json"], { cwd: sb.dir, env });
+    // (nine repos: more than the 8 most active that analyze reads by default)
+    const r = runBuiltCli(["analyze", "--json", "--max-repos", "20"], { cwd: sb.dir, env });
     expect(r.status, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as { cross_repo: Array<{ package: string; ecosystem: string; qualified_name: string; consumer: string; files: string[] }> };
     expectAnalyzeSchema(doc);
@@ -175,6 +178,7 @@ describe("comity analyze: breaking changes across repos", () => {
       ["com.acme.store", "java", "Store.open", "capp", ["src/main/java/com/acme/app/Main.java"]],
       ["com.acme.store", "java", "Store.open", "gapp", ["web/src/main/java/com/acme/app/Main.java"]],
       ["com.acme.store", "java", "Store.open", "loose", ["Main.java"]],
+      ["com.acme.store", "java", "Store.open", "papp", ["src/main/java/com/acme/app/Main.java"]],
       ["com.acme.store", "java", "Store.open", "qualified", ["Main.java"]],
     ]);
   });

@@ -39,6 +39,15 @@ describe("Maven and Gradle builds", () => {
       modules: [],
       dependencies: ["com.acme:store"],
     });
+    // A dependency through the pom's own coordinates or its properties, as Maven reads it; one it cannot say, as written.
+    expect(
+      readPom(
+        CHILD(
+          "web",
+          "<dependency><groupId>${project.groupId}</groupId><artifactId>store</artifactId></dependency><dependency><groupId>${acme.tools}</groupId><artifactId>${project.artifactId}-cli</artifactId></dependency><dependency><groupId>${unknown}</groupId><artifactId>x</artifactId></dependency>",
+        ).replace("<artifactId>web</artifactId>", "<artifactId>web</artifactId><properties><acme.tools>com.acme.tools</acme.tools></properties>"),
+      )?.dependencies,
+    ).toEqual(["${unknown}:x", "com.acme.tools:web-cli", "com.acme:store"]);
     expect(readPom("<project><groupId>x</groupId></project>")).toBeNull();
     expect(readPom("not xml <<<")).toBeNull();
   });
