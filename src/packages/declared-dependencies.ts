@@ -25,6 +25,7 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
   };
   // (a Gradle project's own dependency `project(":core")` names a folder: the module discovered there)
   const moduleAt = new Map(packages.filter((p) => p.ecosystem === "maven").map((p) => [p.path, p.name ?? ""]));
+  const catalogs = new Map<string, Map<string, readonly string[]> | null>();
   const dirs = new Map<string, Set<string>>();
   for (const p of [
     { path: ".", ecosystem: "npm" },
@@ -100,7 +101,7 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
         for (const d of build.dependencies) add("maven", d);
         // What it reads of the build's version catalog (`implementation(libs.acme.store)`): the catalog's artifacts.
         if (build.catalog.length > 0) {
-          const catalog = versionCatalogOf(repoRoot, dir, reader);
+          const catalog = versionCatalogOf(repoRoot, dir, reader, catalogs);
           for (const accessor of build.catalog) for (const d of catalog?.get(accessor) ?? []) add("maven", d);
         }
         for (const project of build.projects) {
@@ -121,11 +122,20 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
   return [...out].sort(compareStrings).slice(0, MAX_DEPENDENCIES);
 }
 
-/** The version catalog of the Gradle build a project folder is in: the nearest `gradle/libs.versions.toml` at or above it in the repo. */
-function versionCatalogOf(repoRoot: string, dir: string, reader: TextReader): Map<string, readonly string[]> | null {
+/**
+ * The version catalog of the Gradle build a project folder is in: the nearest `gradle/libs.versions.toml` at or above
+ * it in the repo, read once for all the build's projects (`read`, by the catalog's path).
+ */
+function versionCatalogOf(repoRoot: string, dir: string, reader: TextReader, read: Map<string, Map<string, readonly string[]> | null>): Map<string, readonly string[]> | null {
   for (let at = path.join(repoRoot, dir); ; at = path.dirname(at)) {
-    const toml = reader.read(path.join(at, "gradle", "libs.versions.toml"));
-    if (toml !== null) return readVersionCatalog(toml);
+    const file = path.join(at, "gradle", "libs.versions.toml");
+    if (read.has(file)) return read.get(file) ?? null;
+    const toml = reader.read(file);
+    if (toml !== null) {
+      const catalog = readVersionCatalog(toml);
+      read.set(file, catalog);
+      return catalog;
+    }
     const rel = path.relative(repoRoot, at);
     if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return null;
   }
