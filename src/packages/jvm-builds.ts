@@ -157,9 +157,9 @@ export function readGradleBuild(script: string): {
 export function readGradleProperties(text: string): { readonly group: string | null; readonly version: string | null } {
   const values = new Map<string, string>();
   for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*([\w.-]+)\s*(?:[=:]\s*|\s+)(.*?)\s*$/.exec(line);
-    if (m === null || /^\s*[#!]/.test(line)) continue;
-    values.set(m[1] ?? "", m[2] ?? "");
+    const m = /^\s*([\w.-]+)\s*[=:\s]/.exec(line);
+    if (m === null) continue;
+    values.set(m[1] ?? "", line.slice(m[0].length).trim());
   }
   const value = (key: string): string | null => {
     const v = values.get(key);

@@ -420,32 +420,31 @@ export function blankJavaLiterals(text: string): string {
     out.push(text.slice(kept, from), text.slice(from, to).replace(/[^\n]/g, " "));
     kept = to;
   };
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === 0x2f && text.charCodeAt(i + 1) === 0x2f) {
+  // From one quote or slash to the next by the engine's own search, not a character at a time (as `gradleCode` does,
+  // for the same reason: a text built by concatenation is slow to index one character at a time).
+  const next = /["'/]/g;
+  for (let m = next.exec(text); m !== null; m = next.exec(text)) {
+    const i = m.index;
+    let to = -1;
+    if (text.startsWith("//", i)) {
       const eol = text.indexOf("\n", i);
-      const to = eol < 0 ? n : eol;
-      blank(i, to);
-      i = to;
-    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2a) {
+      to = eol < 0 ? n : eol;
+    } else if (text.startsWith("/*", i)) {
       const end = text.indexOf("*/", i + 2);
-      const to = end < 0 ? n : end + 2;
-      blank(i, to);
-      i = to;
-    } else if (c === 0x22 && text.startsWith('"""', i)) {
+      to = end < 0 ? n : end + 2;
+    } else if (text.startsWith('"""', i)) {
       let j = i + 3;
       while (j < n && !text.startsWith('"""', j)) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
-      const to = Math.min(n, j + 3);
-      blank(i, to);
-      i = to;
-    } else if (c === 0x22 || c === 0x27) {
+      to = Math.min(n, j + 3);
+    } else if (m[0] !== "/") {
+      const c = text.charCodeAt(i);
       let j = i + 1;
       while (j < n && text.charCodeAt(j) !== c && text.charCodeAt(j) !== 0x0a) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
-      const to = Math.min(n, j + 1);
-      blank(i, to);
-      i = to;
-    } else i++;
+      to = Math.min(n, j + 1);
+    }
+    if (to < 0) continue; // a division
+    blank(i, to);
+    next.lastIndex = to;
   }
   out.push(text.slice(kept));
   return out.join("");

@@ -61,6 +61,8 @@ describe("javaQualifiedUses: types Java code names in full without importing the
       }),
       { numRuns: 2000 },
     );
+    // Hostile text ends: a megabyte of a chain with no type at its end, of unclosed comments, of quotes.
+    for (const piece of ["a.", "/*", '"', "'", '"""']) expect(javaQualifiedUses(piece.repeat(500_000))).toEqual([]);
   });
 });
 
