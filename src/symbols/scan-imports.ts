@@ -262,19 +262,30 @@ export function rustUses(text: string): ReferenceRecord[] {
   return byModuleThenName(out);
 }
 
+/** A copy of `text` made as it is read: `blank(from, to)` spaces that span out (its line breaks kept), `done()` the rest. */
+function blanking(text: string): { blank(from: number, to: number): void; done(): string } {
+  const out: string[] = [];
+  let kept = 0;
+  return {
+    blank(from, to) {
+      out.push(text.slice(kept, from), text.slice(from, to).replace(/[^\n]/g, " "));
+      kept = to;
+    },
+    done() {
+      out.push(text.slice(kept));
+      return out.join("");
+    },
+  };
+}
+
 /**
  * Rust text with its comments (nested block comments too), string literals (raw ones with their `#`s, byte strings)
  * and character literals blanked to spaces, lines kept; a lifetime (`'a`, no closing quote) stays. One pass: a literal
  * or comment never closed runs to the end.
  */
 export function blankRustLiterals(text: string): string {
-  const out: string[] = [];
   const n = text.length;
-  let kept = 0;
-  const blank = (from: number, to: number): void => {
-    out.push(text.slice(kept, from), text.slice(from, to).replace(/[^\n]/g, " "));
-    kept = to;
-  };
+  const { blank, done } = blanking(text);
   const wordAt = (k: number): boolean => k >= 0 && /[\w]/.test(text[k] as string);
   let i = 0;
   while (i < n) {
@@ -326,8 +337,7 @@ export function blankRustLiterals(text: string): string {
       } else i++;
     } else i++;
   }
-  out.push(text.slice(kept));
-  return out.join("");
+  return done();
 }
 
 /** A `use` tree's paths (`a::{b::{c, d}, e~f}`: `a::b::c`, `a::b::d`, `a::e~f`), spaces already removed. */
@@ -413,13 +423,8 @@ export function javaQualifiedUses(text: string): ReferenceRecord[] {
  * kept. One pass: a literal or comment never closed runs to the end (a string, to the end of its line).
  */
 export function blankJavaLiterals(text: string): string {
-  const out: string[] = [];
   const n = text.length;
-  let kept = 0;
-  const blank = (from: number, to: number): void => {
-    out.push(text.slice(kept, from), text.slice(from, to).replace(/[^\n]/g, " "));
-    kept = to;
-  };
+  const { blank, done } = blanking(text);
   // From one quote or slash to the next by the engine's own search, not a character at a time (as `gradleCode` does,
   // for the same reason: a text built by concatenation is slow to index one character at a time).
   const next = /["'/]/g;
@@ -446,8 +451,7 @@ export function blankJavaLiterals(text: string): string {
     blank(i, to);
     next.lastIndex = to;
   }
-  out.push(text.slice(kept));
-  return out.join("");
+  return done();
 }
 
 /** Import records sorted by module, then name (Go's, Rust's and Java's scans). */
