@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
 import { filesContaining } from "./files-containing.js";
-import { crateCodeNames, crateNamesOfFiles, withCrateNames } from "../packages/crate-names.js";
+import { createCrateNames, withCrateNames } from "../packages/crate-names.js";
 import { declaredDependencies } from "../packages/declared-dependencies.js";
 import { normalizePythonName, packageKey, packageOfImport } from "../packages/package-of-import.js";
 import { memoTextReader, packageExposure, packageOwning, subpathExposure } from "../packages/public-names.js";
@@ -124,11 +124,11 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
       ...new Set(relevant.map((b) => (b.ecosystem === "python" ? normalizePythonName(b.name).replace(/-/g, "_") : b.ecosystem === "cargo" ? b.name.replace(/-/g, "_") : b.name))),
     ];
     // A crate is also what the consumer's manifests rename it to (`store = { package = "acme-store" }`: `store::open`).
-    const crateNames = crateNamesOfFiles(consumer.abs, reader);
+    const crateNames = createCrateNames(consumer.abs, reader);
     const crates = new Set(relevant.filter((b) => b.ecosystem === "cargo").map((b) => b.name.replace(/-/g, "_")));
     if (crates.size > 0)
       for (const dir of new Set([".", ...consumer.packages.filter((p) => p.ecosystem === "cargo").map((p) => p.path)]))
-        for (const [name, crate] of crateCodeNames(path.join(consumer.abs, dir), consumer.abs, reader)) if (crates.has(crate.replace(/-/g, "_"))) needles.push(name);
+        for (const [name, crate] of crateNames.ofCrate(path.join(consumer.abs, dir))) if (crates.has(crate.replace(/-/g, "_"))) needles.push(name);
     let files = importsOf.get(consumer.root);
     if (files === undefined) {
       // Each file read and scanned as git names it, while git goes on searching on another core (on a large
@@ -143,7 +143,7 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
           return;
         }
         const language = scanLanguageOf(f);
-        const refs = withCrateNames(f, scanImports(language === "typescript" ? text.slice(0, mentionsEnd(text, needles)) : text, language), crateNames(f));
+        const refs = withCrateNames(f, scanImports(language === "typescript" ? text.slice(0, mentionsEnd(text, needles)) : text, language), crateNames.ofFile(f));
         scanned.set(
           f,
           refs.map((r) => ({ name: r.name, module: r.module ?? "", key: packageOfImport(f, r.module ?? "") })),

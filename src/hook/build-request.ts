@@ -177,12 +177,12 @@ const MAX_USES = 5000;
 async function usesBefore(ctx: Ctx, repo: Repo, paths: readonly string[]): Promise<UseRecord[]> {
   const files = paths.filter((p) => SCANNED.test(p) || CONTRACT_DOCUMENTS.test(p));
   if (files.length === 0) return [];
-  const [{ scanImports, scanLanguageOf }, { contractUses }, { crateNamesOfFiles, withCrateNames }] = await Promise.all([
+  const [{ scanImports, scanLanguageOf }, { contractUses }, { createCrateNames, withCrateNames }] = await Promise.all([
     import("../symbols/scan-imports.js"),
     import("../contracts/contract-uses.js"),
     import("../packages/crate-names.js"),
   ]);
-  const crateNames = crateNamesOfFiles(repo.root);
+  const crateNames = createCrateNames(repo.root);
   const written = newTexts(ctx, repo);
   const out: UseRecord[] = [];
   for (const p of files) {
@@ -196,7 +196,7 @@ async function usesBefore(ctx: Ctx, repo: Repo, paths: readonly string[]): Promi
       // a new file: only what the edit writes
     }
     if (SCANNED.test(p))
-      for (const r of withCrateNames(p, scanImports(`${added}\n${current ?? ""}`, language), crateNames(p))) if (out.length < MAX_USES) out.push({ path: p, name: r.name, module: r.module });
+      for (const r of withCrateNames(p, scanImports(`${added}\n${current ?? ""}`, language), crateNames.ofFile(p))) if (out.length < MAX_USES) out.push({ path: p, name: r.name, module: r.module });
     // The contracts it uses (GraphQL fields it selects, HTTP operations it calls), now and as the edit leaves it: a
     // query or a call being written to what another agent just removed is told before it is written.
     const after = afterEdit(ctx, current) ?? added;
@@ -392,8 +392,8 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
     ? (await import("../contracts/contract-cache.js")).createContractCache(path.join(ctx.configDir, CONFIG_LAYOUT.symbols, SYMBOLS_LAYOUT.contracts))
     : null;
   // A Rust file's crates as its manifest names them (a renamed dependency is its crate's, not the name code gives it).
-  const { crateNamesOfFiles, withCrateNames } = await import("../packages/crate-names.js");
-  const crateNames = crateNamesOfFiles(repo.root);
+  const { createCrateNames, withCrateNames } = await import("../packages/crate-names.js");
+  const crateNames = createCrateNames(repo.root);
   const out: FileEntry[] = [];
   for (const f of files) {
     if (Date.now() >= ctx.deadlineAt) return { analysis: out, truncated: true };
@@ -411,8 +411,8 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
         path: a.path,
         language: a.language,
         changes: [],
-        new_references: withCrateNames(a.path, a.new_references, crateNames(a.path)),
-        references: importsOnly(withCrateNames(a.path, a.references, crateNames(a.path))),
+        new_references: withCrateNames(a.path, a.new_references, crateNames.ofFile(a.path)),
+        references: importsOnly(withCrateNames(a.path, a.references, crateNames.ofFile(a.path))),
         parse_error: true,
       });
       continue;
@@ -472,8 +472,8 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
       package: pkg,
       symbols: a.symbols.map(stripLocal),
       changes,
-      new_references: withCrateNames(a.path, a.new_references, crateNames(a.path)),
-      references: [...importsOnly(withCrateNames(a.path, a.references, crateNames(a.path))), ...(await scannedReferences(repo, a.path))],
+      new_references: withCrateNames(a.path, a.new_references, crateNames.ofFile(a.path)),
+      references: [...importsOnly(withCrateNames(a.path, a.references, crateNames.ofFile(a.path))), ...(await scannedReferences(repo, a.path))],
     });
   }
   return { analysis: out, truncated: false };

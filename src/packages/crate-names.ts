@@ -27,6 +27,12 @@ export function cargoDependencyTables(doc: Readonly<Record<string, unknown>>): T
   return out;
 }
 
+/** The crate a Cargo dependency entry names: the `package` it renames (`store = { package = "acme-store" }`), else its key. */
+export function dependencyCrate(key: string, spec: unknown): string {
+  const renamed = table(spec)["package"];
+  return typeof renamed === "string" ? renamed : key;
+}
+
 /**
  * The names a crate's code gives the crates it depends on, where they are not the crates' own (`acme-store` is
  * `acme_store` in code, and needs none): a dependency renamed in its manifest (`store = { package = "acme-store" }`,
@@ -67,9 +73,9 @@ export function crateCodeNames(manifestDir: string, stopAt: string, reader: Text
         spec = table(ws.deps[key]);
         base = ws.dir;
       }
-      const renamed = typeof spec["package"] === "string" ? (spec["package"] as string) : null;
-      if (renamed !== null) {
-        if (codeName(key) !== codeName(renamed)) out.set(codeName(key), renamed);
+      if (typeof spec["package"] === "string") {
+        const crate = dependencyCrate(key, spec);
+        if (codeName(key) !== codeName(crate)) out.set(codeName(key), crate);
         continue;
       }
       // Not renamed: code names it by its library's name, which its own manifest may set.
@@ -102,22 +108,31 @@ export function withCrateNames<T extends { readonly module?: string | null | und
   });
 }
 
-/**
- * The code names of each Rust file's crate (`crateCodeNames` of its nearest manifest), read once a crate: a reader
- * for the files of one repo. Files of other languages get none, and read nothing.
- */
-export function crateNamesOfFiles(repoRoot: string, reader: TextReader = nodeTextReader): (file: string) => ReadonlyMap<string, string> {
+/** The code names of a repo's crates, each crate's manifest read once: by crate folder, and by Rust file. */
+export interface CrateNames {
+  /** `crateCodeNames` of the crate in folder `dir` (absolute). */
+  ofCrate(dir: string): ReadonlyMap<string, string>;
+  /** Those of a Rust file's crate (its nearest manifest); none for files of other languages, which read nothing. */
+  ofFile(file: string): ReadonlyMap<string, string>;
+}
+
+export function createCrateNames(repoRoot: string, reader: TextReader = nodeTextReader): CrateNames {
   const byCrate = new Map<string, Map<string, string>>();
   const none: ReadonlyMap<string, string> = new Map();
-  return (file) => {
-    if (!file.endsWith(".rs")) return none;
-    const dir = crateDirOf(repoRoot, file, reader);
-    if (dir === null) return none;
+  const ofCrate = (dir: string): ReadonlyMap<string, string> => {
     let names = byCrate.get(dir);
     if (names === undefined) {
       names = crateCodeNames(dir, repoRoot, reader);
       byCrate.set(dir, names);
     }
     return names;
+  };
+  return {
+    ofCrate,
+    ofFile(file) {
+      if (!file.endsWith(".rs")) return none;
+      const dir = crateDirOf(repoRoot, file, reader);
+      return dir === null ? none : ofCrate(dir);
+    },
   };
 }

@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { createRequire } from "node:module";
 import { compareStrings } from "../errors/diagnostic.js";
-import { cargoDependencyTables } from "./crate-names.js";
+import { cargoDependencyTables, dependencyCrate } from "./crate-names.js";
 import { packageKey } from "./package-of-import.js";
 import { readGradleBuild, readPom, readVersionCatalog } from "./jvm-builds.js";
 import { nodeTextReader, type TextReader } from "./public-names.js";
@@ -83,9 +83,8 @@ export function declaredDependencies(repoRoot: string, packages: ReadonlyArray<{
           const doc = (require("smol-toml") as typeof import("smol-toml")).parse(text) as Record<string, unknown>;
           const table = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
           // (a renamed dependency is its crate's: `store = { package = "acme-store" }` depends on acme-store)
-          const crate = (n: string, spec: unknown): string => (typeof table(spec)["package"] === "string" ? (table(spec)["package"] as string) : n);
-          for (const deps of cargoDependencyTables(doc)) for (const [n, spec] of Object.entries(deps)) add("cargo", crate(n, spec));
-          for (const [n, spec] of Object.entries(table(table(doc["workspace"])["dependencies"]))) add("cargo", crate(n, spec));
+          for (const deps of cargoDependencyTables(doc)) for (const [n, spec] of Object.entries(deps)) add("cargo", dependencyCrate(n, spec));
+          for (const [n, spec] of Object.entries(table(table(doc["workspace"])["dependencies"]))) add("cargo", dependencyCrate(n, spec));
         } catch {
           // not TOML: nothing declared that can be read
         }

@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { crateCodeNames, crateDirOf, crateNamesOfFiles, withCrateNames } from "../../src/packages/crate-names.js";
+import { crateCodeNames, crateDirOf, createCrateNames, withCrateNames } from "../../src/packages/crate-names.js";
 import type { TextReader } from "../../src/packages/public-names.js";
 
 const ROOT = "/ws/app";
@@ -62,13 +62,14 @@ describe("crateCodeNames: the names a crate's code gives its dependencies, where
   });
 });
 
-describe("crateNamesOfFiles and withCrateNames", () => {
+describe("createCrateNames and withCrateNames", () => {
   it("a Rust file's references name its crate's dependencies as the manifest does; manifests are read once a crate, and other files read nothing", () => {
     const reader = files({
       "Cargo.toml": crate("app", '[dependencies]\nstore = { package = "acme-store" }\n'),
       "tools/Cargo.toml": crate("tools", '[dependencies]\nstore = "3"\n'),
     });
-    const names = crateNamesOfFiles(ROOT, reader);
+    const crates = createCrateNames(ROOT, reader);
+    const names = (file: string) => crates.ofFile(file);
     const refs = [
       { kind: "import", name: "open", module: "store" },
       { kind: "import", name: "Client", module: "other" },
