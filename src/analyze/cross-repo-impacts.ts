@@ -255,13 +255,13 @@ export function describeImpacts(impacts: readonly CrossRepoImpact[], max = 12): 
   if (impacts.length === 0) return "";
   const lines = impacts.slice(0, max).map(
     (i) =>
-      `- \`${i.public_name}\` of \`${i.package}\` (${i.publisher}: \`${i.path}\`, ${i.change}${i.reasons.length > 0 ? `: ${i.reasons.join(", ")}` : ""}) breaks ${i.consumer}, which imports it in ${i.files
+      `- \`${i.public_name}\` of \`${i.package}\` (${i.publisher}: \`${i.path}\`, ${i.change}${i.reasons.length > 0 ? `: ${i.reasons.join(", ")}` : ""}) breaks ${i.consumer}, which uses it in ${i.files
         .slice(0, 4)
         .map((f) => `\`${f}\``)
         .join(", ")}${i.files.length > 4 ? ` and ${i.files.length - 4} more` : ""}`,
   );
   if (impacts.length > max) lines.push(`- and ${impacts.length - max} more`);
-  return `Breaking changes in one repo's package that another repo here imports:\n${lines.join("\n")}`;
+  return `Breaking changes in one repo's package that another repo here uses:\n${lines.join("\n")}`;
 }
 
 /**

@@ -8,7 +8,8 @@ import { isContractKey, packageLabel } from "../packages/package-of-import.js";
 
 /** "package `@acme/lib`", or what a contract's namespace is ("the GraphQL schema", "the HTTP API"). */
 function ofPackage(key: string): string {
-  return isContractKey(key) ? packageLabel(key) : `package ${code(packageLabel(key))}`;
+  // (Rust calls what it imports a crate, by the name its code writes: `cargo:acme_store` is crate `acme_store`)
+  return isContractKey(key) ? packageLabel(key) : `${key.startsWith("cargo:") ? "crate" : "package"} ${code(packageLabel(key))}`;
 }
 
 /**
@@ -50,7 +51,11 @@ export function joinedBody(c: Coordination, h: HolderRow, kind: "edit_conflict" 
     : `${describeSession(c.session)} started editing ${code(h.path)}${where}, where you are also changing it. Coordinate before you both change the same code.`;
 }
 
-/** A session whose code imports `name` from the package of a group another session broke: told before its next edit of that code. */
+/**
+ * A session whose code uses `name` of the package of a group another session broke: told before its next edit of that
+ * code. "Uses", not "imports": the code may reach it without importing it (a Rust path through a renamed crate, a Java
+ * type named in full, a Go dot import's bare name).
+ */
 export function crossRepoWanted(user: SessionRow, g: ChangeGroup, name: string, users: readonly string[]): Wanted {
   const where = user.repo_id === g.author.repo_id ? `${code(g.path)}` : `${code(g.path)} of the repo that publishes it`;
   return {
@@ -59,7 +64,7 @@ export function crossRepoWanted(user: SessionRow, g: ChangeGroup, name: string, 
     session: user,
     other: g.author,
     subject: `${g.package}#${name}`,
-    body: `${code(name)} of ${ofPackage(g.package ?? "")} (${where}) was changed incompatibly by ${describeSession(g.author)}: ${groupWhy(g)} (${stateOf(g)}). Your code ${isContractKey(g.package ?? "") ? "uses" : "imports"} it in ${listSome(users, 4)}.`,
+    body: `${code(name)} of ${ofPackage(g.package ?? "")} (${where}) was changed incompatibly by ${describeSession(g.author)}: ${groupWhy(g)} (${stateOf(g)}). Your code uses it in ${listSome(users, 4)}.`,
     paths: [...users],
     changeAt: g.at,
   };
@@ -92,7 +97,7 @@ export function breakingInformed(author: SessionRow, g: ChangeGroup, user: Sessi
   };
 }
 
-/** The same across packages: the author hears who imports the changed name from its package, and where. */
+/** The same across packages: the author hears whose code uses the changed name of its package, and where. */
 export function crossRepoInformed(author: SessionRow, g: ChangeGroup, name: string, user: SessionRow, files: readonly string[]): Wanted {
   return {
     kind: "cross_repo_breaking",
@@ -100,7 +105,7 @@ export function crossRepoInformed(author: SessionRow, g: ChangeGroup, name: stri
     session: author,
     other: user,
     subject: `${g.package}#${name}`,
-    body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code that ${isContractKey(g.package ?? "") ? `uses ${code(name)} of ${ofPackage(g.package ?? "")}` : `imports ${code(name)} from ${ofPackage(g.package ?? "")}`}: ${describeSession(user)}${user.repo_id === author.repo_id ? "" : ", in another repo,"} uses it in ${listSome(files, 4)}. It is told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
+    body: `your change to ${describeGroup(g)} in ${code(g.path)} breaks code that uses ${code(name)} of ${ofPackage(g.package ?? "")}: ${describeSession(user)}${user.repo_id === author.repo_id ? "" : ", in another repo,"} uses it in ${listSome(files, 4)}. It is told before its next edit of that code or at its next prompt. Keep the old form working, or make sure it can adapt.`,
     paths: [g.path],
     changeAt: g.at,
   };

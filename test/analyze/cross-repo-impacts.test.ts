@@ -101,7 +101,7 @@ describe("comity analyze: breaking changes across repos", () => {
       },
     ]);
     expect(doc.briefing).toContain(
-      "Breaking changes in one repo's package that another repo here imports:\n- `formatConfig` of `@acme/lib` (lib: `src/config.ts`, signature_changed: PARAMETER_ADDED_REQUIRED) breaks app, which imports it in `src/other.ts`",
+      "Breaking changes in one repo's package that another repo here uses:\n- `formatConfig` of `@acme/lib` (lib: `src/config.ts`, signature_changed: PARAMETER_ADDED_REQUIRED) breaks app, which uses it in `src/other.ts`",
     );
   });
 
