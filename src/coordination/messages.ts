@@ -6,7 +6,7 @@ import type { EditPlace } from "./edit-collision.js";
 import { describeRanges } from "./line-ranges.js";
 import { isContractKey, packageLabel } from "../packages/package-of-import.js";
 
-/** "package `@acme/lib`", or what a contract's namespace is ("the GraphQL schema", "the HTTP API"). */
+/** "package `@acme/lib`", "crate `acme_store`", or what a contract's namespace is ("the GraphQL schema", "the HTTP API"). */
 function ofPackage(key: string): string {
   // (Rust calls what it imports a crate, by the name its code writes: `cargo:acme_store` is crate `acme_store`)
   return isContractKey(key) ? packageLabel(key) : `${key.startsWith("cargo:") ? "crate" : "package"} ${code(packageLabel(key))}`;
