@@ -94,7 +94,7 @@ export interface AnalyzeReport {
    */
   readonly cross_repo: readonly CrossRepoImpact[];
   /**
-   * Breaking changes of a package that other packages of the same repo import by its name (a monorepo's users),
+   * Breaking changes of a package that other packages of the same repo use through its name (a monorepo's users),
    * shaped as `cross_repo`'s with the repo as both publisher and consumer.
    */
   readonly in_repo: readonly CrossRepoImpact[];

@@ -266,7 +266,7 @@ export function describeImpacts(impacts: readonly CrossRepoImpact[], max = 12): 
 
 /**
  * The briefing's lines for a monorepo's users: what broke in which package, and how many files of which other
- * packages of the repo import it (the packages with most first).
+ * packages of the repo use it (the packages with most first).
  */
 export function describeInRepoUsers(impacts: readonly CrossRepoImpact[], max = 12): string {
   if (impacts.length === 0) return "";
@@ -279,10 +279,10 @@ export function describeInRepoUsers(impacts: readonly CrossRepoImpact[], max = 1
       .slice(0, 2)
       .map((f) => `\`${f}\``)
       .join(", ");
-    return `- \`${i.public_name}\` of \`${i.package}\` (${i.consumer}: \`${i.path}\`, ${i.change}${i.reasons.length > 0 ? `: ${i.reasons.join(", ")}` : ""}) is imported by ${files} of other packages of the repo: ${shown.join(", ")}${more} (${example}${i.files.length > 2 ? ", ..." : ""})`;
+    return `- \`${i.public_name}\` of \`${i.package}\` (${i.consumer}: \`${i.path}\`, ${i.change}${i.reasons.length > 0 ? `: ${i.reasons.join(", ")}` : ""}) is used by ${files} of other packages of the repo: ${shown.join(", ")}${more} (${example}${i.files.length > 2 ? ", ..." : ""})`;
   });
   if (impacts.length > max) lines.push(`- and ${impacts.length - max} more`);
-  return `Breaking changes in a package that other packages of the same repo import:\n${lines.join("\n")}`;
+  return `Breaking changes in a package that other packages of the same repo use:\n${lines.join("\n")}`;
 }
 
 /** The Maven or Gradle module (`maven:group:artifact`) that holds a broken Java package, when the publisher has one. */

@@ -329,10 +329,10 @@ describe("comity analyze: users inside a monorepo", () => {
       },
     ]);
     expect(doc.briefing).toContain(
-      "Breaking changes in a package that other packages of the same repo import:\n- `helper` of `@acme/utils` (mono: `packages/utils/src/helper.ts`, signature_changed: PARAMETER_INSERTED) is imported by 5 files of other packages of the repo: 2 in `@acme/a`, 2 in `@acme/b`, 1 in `@acme/d` (`packages/a/src/one.ts`, `packages/a/src/two.ts`, ...)",
+      "Breaking changes in a package that other packages of the same repo use:\n- `helper` of `@acme/utils` (mono: `packages/utils/src/helper.ts`, signature_changed: PARAMETER_INSERTED) is used by 5 files of other packages of the repo: 2 in `@acme/a`, 2 in `@acme/b`, 1 in `@acme/d` (`packages/a/src/one.ts`, `packages/a/src/two.ts`, ...)",
     );
     // The text form says it too.
-    expect(runBuiltCli(["analyze"], { cwd: sb.dir, env }).stdout).toContain("is imported by 5 files of other packages of the repo: 2 in `@acme/a`, 2 in `@acme/b`, 1 in `@acme/d`");
+    expect(runBuiltCli(["analyze"], { cwd: sb.dir, env }).stdout).toContain("is used by 5 files of other packages of the repo: 2 in `@acme/a`, 2 in `@acme/b`, 1 in `@acme/d`");
   });
 });
 
