@@ -405,14 +405,16 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
     } else a = await analyzeFile(repo.root, f, { extractor, readHead, cache, headHashes, contractCache });
     // Out of time in the middle of this file: it is not analysed, as the files after it.
     if (Date.now() >= ctx.deadlineAt && a.diagnostics.some((d) => d.code === "parse_timeout")) return { analysis: out, truncated: true };
+    // (its crate's manifest found once for both lists: finding it reads each folder's Cargo.toml up to the crate's)
+    const crates = crateNames.ofFile(a.path);
     // A file that does not parse has no reliable symbols: none counts as removed or changed until it parses again.
     if (didNotParse(a)) {
       out.push({
         path: a.path,
         language: a.language,
         changes: [],
-        new_references: withCrateNames(a.path, a.new_references, crateNames.ofFile(a.path)),
-        references: importsOnly(withCrateNames(a.path, a.references, crateNames.ofFile(a.path))),
+        new_references: withCrateNames(a.path, a.new_references, crates),
+        references: importsOnly(withCrateNames(a.path, a.references, crates)),
         parse_error: true,
       });
       continue;
@@ -472,8 +474,8 @@ async function analyses(ctx: Ctx, repo: Repo, state: RepoState, paths: readonly 
       package: pkg,
       symbols: a.symbols.map(stripLocal),
       changes,
-      new_references: withCrateNames(a.path, a.new_references, crateNames.ofFile(a.path)),
-      references: [...importsOnly(withCrateNames(a.path, a.references, crateNames.ofFile(a.path))), ...(await scannedReferences(repo, a.path))],
+      new_references: withCrateNames(a.path, a.new_references, crates),
+      references: [...importsOnly(withCrateNames(a.path, a.references, crates)), ...(await scannedReferences(repo, a.path))],
     });
   }
   return { analysis: out, truncated: false };

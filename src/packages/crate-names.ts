@@ -1,5 +1,6 @@
 import * as path from "node:path";
 import { createRequire } from "node:module";
+import { crateCodeName as codeName } from "./package-of-import.js";
 import { nodeTextReader, type TextReader } from "./public-names.js";
 
 const require = createRequire(import.meta.url);
@@ -9,7 +10,6 @@ const DEPENDENCY_TABLES = ["dependencies", "dev-dependencies", "build-dependenci
 
 type Table = Record<string, unknown>;
 const table = (v: unknown): Table => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Table) : {});
-const codeName = (name: string): string => name.replace(/-/g, "_");
 
 function parseToml(text: string | null): Table | null {
   if (text === null) return null;

@@ -37,7 +37,7 @@ export function packageKey(ecosystem: string, name: string): string | null {
   if (ecosystem === "python") return `python:${normalizePythonName(name)}`;
   if (ecosystem === "graphql" || ecosystem === "openapi" || ecosystem === "protobuf" || ecosystem === "go" || ecosystem === "java" || ecosystem === "maven") return `${ecosystem}:${name}`;
   // (a crate is named with `-` in Cargo.toml and `_` in code)
-  if (ecosystem === "cargo") return `cargo:${name.replace(/-/g, "_")}`;
+  if (ecosystem === "cargo") return `cargo:${crateCodeName(name)}`;
   return null;
 }
 
@@ -47,6 +47,11 @@ const CONTRACT_KEY = /^(?:graphql|openapi|protobuf):[\w.]+$/;
 /** Whether a package key is a service contract's (a GraphQL schema, an HTTP API, a protobuf package). */
 export function isContractKey(key: string): boolean {
   return CONTRACT_KEY.test(key);
+}
+
+/** The name Rust code gives a crate: its Cargo name with `-` as `_` (`acme-store` is `acme_store::` in code). */
+export function crateCodeName(name: string): string {
+  return name.replace(/-/g, "_");
 }
 
 /** PEP 503: lowercase, runs of `-`, `_` and `.` as one `-` (`Acme_Lib` and `acme-lib` are one distribution). */
