@@ -1,3 +1,4 @@
+import { blanking } from "../parse/blank-spans.js";
 import { CODE, codeMask, STRING } from "./code-mask.js";
 import { esFromStatements, firstAtOrAfter, positionsOf, pythonFromImports } from "./statement-scan.js";
 import type { ReferenceRecord } from "./types.js";
@@ -260,22 +261,6 @@ export function rustUses(text: string): ReferenceRecord[] {
     add(type ?? rest.at(-1) ?? "", crate);
   }
   return byModuleThenName(out);
-}
-
-/** A copy of `text` made as it is read: `blank(from, to)` spaces that span out (its line breaks kept), `done()` the rest. */
-function blanking(text: string): { blank(from: number, to: number): void; done(): string } {
-  const out: string[] = [];
-  let kept = 0;
-  return {
-    blank(from, to) {
-      out.push(text.slice(kept, from), text.slice(from, to).replace(/[^\n]/g, " "));
-      kept = to;
-    },
-    done() {
-      out.push(text.slice(kept));
-      return out.join("");
-    },
-  };
 }
 
 /**
