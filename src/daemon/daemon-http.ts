@@ -21,16 +21,16 @@ export interface DaemonHttpConfig {
 }
 
 /**
- * The environment an HTTP hook passes in its {@link ENV_HEADER} (`NAME=${NAME}; ...`, which Claude Code fills from its
- * own environment for the names `allowedEnvVars` lists): what a hook reads from its environment that may differ from one
- * session to another. The rest (HOME, PATH, the config folder) is the daemon's, which is the user's.
+ * What a hook reads from its environment that may differ from one session to another: an HTTP hook's event gets them
+ * from its session's state (`SessionState.env`), or from the {@link ENV_HEADER} of the hooks earlier builds wrote and of
+ * the MCP server's entry. The rest (HOME, PATH, the config folder) is the daemon's, which is the user's.
  */
 export const HTTP_HOOK_ENV = SESSION_ENV;
 
 /**
  * The one header that carries the variables of {@link HTTP_HOOK_ENV}: `NAME=${NAME}` for each, in that order, joined
- * by `; `. One header, not one per variable: Claude Code composes the environment again for every header it fills,
- * which cost a tool call 13 ms with nine headers (two hooks) where one costs next to nothing.
+ * by `; `. The MCP server's entry sends it (Claude Code fills it once, when it connects); the hooks that earlier builds
+ * of `init --http` wrote send it at every event (still read), those written now do not (see {@link httpHook}).
  */
 export const ENV_HEADER = "X-Comity-Env";
 
@@ -93,10 +93,15 @@ export function httpHookPath(host: string, event: string): string {
   return `/v1/hook/${host}/${event}`;
 }
 
-/** The hook entry of one event: its URL, the secret, and the environment it forwards. */
+/**
+ * The hook entry of one event: its URL and the secret. No variable of the session: Claude Code composes its whole
+ * environment again for each variable it fills into a hook's headers, and the nine of {@link HTTP_HOOK_ENV} cost a
+ * tool call 4-8 ms of its time (Pre + Post, measured against the same hooks without them). The daemon takes them from
+ * the session's state instead, as the session's SessionStart and UserPromptSubmit, which run as commands, recorded
+ * them.
+ */
 export function httpHook(config: DaemonHttpConfig, event: string, timeout: number): HttpHook {
-  const headers: Record<string, string> = { Authorization: `Bearer ${config.secret}`, [ENV_HEADER]: envHeaderTemplate() };
-  return { type: "http", url: `http://127.0.0.1:${config.port}${httpHookPath("claude_code", event)}`, headers, allowedEnvVars: [...HTTP_HOOK_ENV], timeout };
+  return { type: "http", url: `http://127.0.0.1:${config.port}${httpHookPath("claude_code", event)}`, headers: { Authorization: `Bearer ${config.secret}` }, timeout };
 }
 
 /**
@@ -108,7 +113,7 @@ export function headersAsSent(hook: HttpHook, env: Readonly<Record<string, strin
   const fill = (value: string): string =>
     value.replace(/\$\{(\w+)\}|\$(\w+)/g, (_m, a: string | undefined, b: string | undefined) => {
       const name = a ?? b ?? "";
-      return hook.allowedEnvVars.includes(name) ? (env[name] ?? "") : "";
+      return (hook.allowedEnvVars ?? []).includes(name) ? (env[name] ?? "") : "";
     });
   return Object.fromEntries(Object.entries(hook.headers).map(([k, v]) => [k, fill(v)]));
 }
@@ -270,13 +275,21 @@ function forwardedEnv(request: Pick<HttpHookRequest, "headers">, baseEnv: Readon
   return env;
 }
 
+/** Whether a request forwards the session's variables in its headers (the hooks earlier builds of `init --http` wrote). */
+function forwardsEnv(request: Pick<HttpHookRequest, "headers">): boolean {
+  const header = headerOf(request);
+  return header(ENV_HEADER.toLowerCase()) !== undefined || HTTP_HOOK_ENV.some((name) => header(envHeader(name).toLowerCase()) !== undefined);
+}
+
 /**
  * The hook event of a request `httpRefusal` let through: `comity hook --tool HOST --event EVENT` in the folder the
- * payload names, with `baseEnv` and the forwarded variables.
+ * payload names, with `baseEnv`; the session's own variables are those the request forwards, else (the hooks
+ * `init --http` writes now) those its session's state recorded.
  */
 export function httpHookCall(request: HttpHookRequest, build: string, baseEnv: Readonly<Record<string, string>>): HookCall {
   const target = HOOK_TARGET.exec(request.url);
-  const env = forwardedEnv(request, baseEnv);
+  const forwards = forwardsEnv(request);
+  const env = forwards ? forwardedEnv(request, baseEnv) : { ...baseEnv };
   let cwd = baseEnv["HOME"] ?? "/";
   try {
     const payload = JSON.parse(request.body) as Record<string, unknown> | null;
@@ -284,7 +297,7 @@ export function httpHookCall(request: HttpHookRequest, build: string, baseEnv: R
   } catch {
     // the hook itself reports a payload that is not JSON, as on the command path
   }
-  return { kind: "hook", build, args: ["--tool", target?.[1] ?? "", "--event", target?.[2] ?? ""], cwd, env, stdin: request.body };
+  return { kind: "hook", build, args: ["--tool", target?.[1] ?? "", "--event", target?.[2] ?? ""], cwd, env, stdin: request.body, ...(forwards ? {} : { envFromSession: true as const }) };
 }
 
 /** Reads one HTTP request to the daemon (pure): its refusal ({@link httpRefusal}), else its hook event ({@link httpHookCall}). */

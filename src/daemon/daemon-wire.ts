@@ -17,6 +17,11 @@ export interface HookCall extends CommandLine {
   /** The caller's build ({@link buildId}): a daemon of another build answers `stale` and ends. */
   readonly build: string;
   readonly stdin: string;
+  /**
+   * `env` holds none of the session's own variables (`SESSION_ENV`): the event takes them from its session's state
+   * (a Claude Code HTTP hook as `comity init --http` writes it).
+   */
+  readonly envFromSession?: true;
 }
 
 /**

@@ -1,5 +1,4 @@
 import * as path from "node:path";
-import { HTTP_HOOK_ENV } from "../daemon/daemon-http.js";
 import { hookEntries, isComityHookEntry } from "../init/host-configs.js";
 
 /** A line of the doctor's report, as `run-doctor.ts`'s DoctorCheck (not imported: run-doctor imports this module). */
@@ -26,8 +25,9 @@ export interface ClaudeSettingsFile {
 /**
  * Whether Claude Code lets Comity's hooks run as written, from its settings (pure): hooks switched off
  * (`disableAllHooks`, in any file), only the administrator's own hooks run (`allowManagedHooksOnly`, managed),
- * Comity's http hooks dropped (their URL outside `allowedHttpHookUrls`) or sent with blanked headers (variables
- * outside `httpHookAllowedEnvVars`). Null where Claude Code's settings say nothing of these.
+ * Comity's http hooks dropped (their URL outside `allowedHttpHookUrls`) or, for hooks that forward variables in their
+ * headers (those earlier builds of `init --http` wrote), sent with them blanked (outside `httpHookAllowedEnvVars`).
+ * Null where Claude Code's settings say nothing of these.
  */
 export function claudePolicyCheck(managed: ClaudeSettingsFile, others: readonly ClaudeSettingsFile[]): DoctorCheck | null {
   const title = "Claude Code's settings allow Comity's hooks";
@@ -60,8 +60,10 @@ export function claudePolicyCheck(managed: ClaudeSettingsFile, others: readonly 
     }
   }
   const envAllowed = field(managed.doc, "httpHookAllowedEnvVars");
-  if (Array.isArray(envAllowed)) {
-    const blanked = HTTP_HOOK_ENV.filter((name) => !envAllowed.includes(name));
+  // (the hooks init writes now forward none: the daemon takes the session's from its state)
+  const forwarded = [...new Set(others.flatMap((f) => comityHttpHookEnvVars(f.doc)))];
+  if (Array.isArray(envAllowed) && forwarded.length > 0) {
+    const blanked = forwarded.filter((name) => !envAllowed.includes(name));
     const matters = blanked.filter((name) => name === "COMITY_API_URL" || name === "COMITY_TOKEN" || name === "COMITY_AGENT_NAME");
     if (matters.length > 0) {
       return {
@@ -80,6 +82,16 @@ export function comityHttpHookUrls(doc: unknown): string[] {
   return hookEntries(doc)
     .filter((e) => isComityHookEntry(e) && (e as { type?: unknown }).type === "http")
     .map((e) => String((e as { url: unknown }).url));
+}
+
+/** The variables Comity's http hooks in a settings document ask Claude Code to fill into their headers. */
+function comityHttpHookEnvVars(doc: unknown): string[] {
+  return hookEntries(doc)
+    .filter((e) => isComityHookEntry(e) && (e as { type?: unknown }).type === "http")
+    .flatMap((e) => {
+      const names = (e as { allowedEnvVars?: unknown }).allowedEnvVars;
+      return Array.isArray(names) ? names.filter((n): n is string => typeof n === "string") : [];
+    });
 }
 
 /** Whether a URL matches an `allowedHttpHookUrls` pattern: `*` stands for any run of characters, the rest is literal. */

@@ -45,6 +45,11 @@ export interface HookRuntime {
    * event does that work before it answers.
    */
   readonly defer?: (work: () => void) => void;
+  /**
+   * The event came with none of the session's own variables (`SESSION_ENV`: a Claude Code HTTP hook): they are taken
+   * from the session's state, as its last event run as a command recorded them.
+   */
+  readonly sessionEnvFromState?: boolean;
 }
 
 /** What to print. The exit code is always 0: a hook never breaks the agent. */

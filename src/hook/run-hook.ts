@@ -1,9 +1,11 @@
+import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
 import { gitFactsFile } from "../git/git-facts-file.js";
 import { configDir as configDirOf } from "../config/config-dir.js";
 import { coordinationMode } from "../config/coordination-mode.js";
+import { sessionEnvOf, withSessionEnv } from "../config/session-env.js";
 import { ComityError } from "../errors/comity-error.js";
 import { compareStrings } from "../errors/diagnostic.js";
 import type { GitConfigEnv } from "../git/load-git-config.js";
@@ -82,25 +84,25 @@ export async function checkHookEvent(input: Omit<HookInput, "dryRun">): Promise<
   }
 }
 
-async function pipeline(input: HookInput, configDir: string): Promise<{ stdout: string; verdict: HookVerdict; event: string | null }> {
+async function pipeline(given: HookInput, configDir: string): Promise<{ stdout: string; verdict: HookVerdict; event: string | null }> {
   const startedAt = Date.now();
-  if (!isKnownTool(input.tool)) throw new FailOpen(`unknown --tool '${input.tool}' (known: ${HOOK_TOOLS.join(", ")}): fix the hook's command, or run comity init again`);
-  if (Buffer.byteLength(input.stdin) > MAX_STDIN_BYTES) throw new FailOpen(`stdin over ${MAX_STDIN_BYTES} bytes`);
+  if (!isKnownTool(given.tool)) throw new FailOpen(`unknown --tool '${given.tool}' (known: ${HOOK_TOOLS.join(", ")}): fix the hook's command, or run comity init again`);
+  if (Buffer.byteLength(given.stdin) > MAX_STDIN_BYTES) throw new FailOpen(`stdin over ${MAX_STDIN_BYTES} bytes`);
   let payload: Record<string, unknown>;
   try {
-    const parsed: unknown = JSON.parse(input.stdin);
+    const parsed: unknown = JSON.parse(given.stdin);
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object");
     payload = parsed as Record<string, unknown>;
   } catch {
-    throw new FailOpen(input.stdin.trim() === "" ? "empty stdin" : "stdin is not a JSON object");
+    throw new FailOpen(given.stdin.trim() === "" ? "empty stdin" : "stdin is not a JSON object");
   }
-  const host = detectHost(input.tool, payload, input.env);
+  const host = detectHost(given.tool, payload, given.env);
   const named = host === "compozy" ? payload["event"] : payload["hook_event_name"];
-  const nativeEvent = typeof named === "string" && named !== "" ? named : input.event;
+  const nativeEvent = typeof named === "string" && named !== "" ? named : given.event;
   const view = hostView(host, nativeEvent, payload);
-  const roots = view.roots.length > 0 ? view.roots : [input.cwd];
+  const roots = view.roots.length > 0 ? view.roots : [given.cwd];
   // Cursor and Copilot CLI also run Claude Code's hooks: with Comity in the host's own config, the Claude Code one steps aside.
-  if ((host === "cursor" || host === "copilot") && input.tool.toLowerCase().replace(/-/g, "_") !== host && hostRunsComity(host, roots, input.env["HOME"] ?? os.homedir()))
+  if ((host === "cursor" || host === "copilot") && given.tool.toLowerCase().replace(/-/g, "_") !== host && hostRunsComity(host, roots, given.env["HOME"] ?? os.homedir()))
     return { stdout: "", verdict: { block: null, context: null }, event: null };
   const toolInput = view.toolInput;
   let tool = normalizeTool(view.toolName);
@@ -113,12 +115,16 @@ async function pipeline(input: HookInput, configDir: string): Promise<{ stdout: 
   const event = mapEvent(view.event, toolClass);
   // Codex's Stop needs JSON; a CompozyOS event Comity does not act on gets the empty patch.
   if (event === null) return { stdout: (host === "codex" && nativeEvent === "Stop") || host === "compozy" ? "{}\n" : "", verdict: { block: null, context: null }, event };
-  if (input.dryRun === true && event !== "pre_edit" && event !== "pre_shell") throw new FailOpen(`a dry run is of an edit or a shell command before it runs, not of ${event}`);
+  if (given.dryRun === true && event !== "pre_edit" && event !== "pre_shell") throw new FailOpen(`a dry run is of an edit or a shell command before it runs, not of ${event}`);
 
-  const cwd = view.cwd ?? input.cwd;
+  const cwd = view.cwd ?? given.cwd;
   const sessionId = view.sessionId ?? "unknown";
   const agentId = typeof payload["agent_id"] === "string" ? payload["agent_id"] : null;
   const stateKey = agentId === null ? sessionId : `${sessionId}:${agentId}`;
+  const state = readSessionState(configDir, stateKey);
+  // A Claude Code HTTP hook carries none of the session's own variables: they are those its session's last event run
+  // as a command recorded (a subagent's are its parent session's).
+  const input: HookInput = given.runtime?.sessionEnvFromState === true ? { ...given, env: withSessionEnv(given.env, (agentId === null ? state : readSessionState(configDir, sessionId)).env) } : given;
   // Every git this hook runs while holding its thread (a snapshot's status) ends with the hook's budget: a hung git
   // must not outlast the watchdog, which cannot fire while the thread waits on it.
   const spawnGit = input.runtime?.spawnGit;
@@ -130,7 +136,6 @@ async function pipeline(input: HookInput, configDir: string): Promise<{ stdout: 
     gitFacts: gitFactsFile(path.join(configDir, CONFIG_LAYOUT.gitFacts)),
     ...(spawnGit === undefined ? {} : { spawn: spawnGit }),
   };
-  const state = readSessionState(configDir, stateKey);
   const hash = eventHash(host, nativeEvent, payload);
   const ctx: Ctx = {
     input,
@@ -184,7 +189,10 @@ async function pipeline(input: HookInput, configDir: string): Promise<{ stdout: 
   const rendered = renderForHost(host, nativeEvent, verdict, state.queued, payload);
   if (input.dryRun !== true) {
     const save = (): void => {
-      updateSessionState(configDir, stateKey, (current) => nextState(current, { state, event, rendered, requests, turn: ctx.turn, eventHash: ctx.eventHash }));
+      // Claude Code's own variables, from an event it ran as a command, for its HTTP hooks (which carry none): only
+      // where `init --http` made the daemon's HTTP settings (the team token is not written down for nothing).
+      const env = host === "claude_code" && given.runtime?.sessionEnvFromState !== true && fs.existsSync(path.join(configDir, CONFIG_LAYOUT.daemonHttp)) ? sessionEnvOf(given.env) : null;
+      updateSessionState(configDir, stateKey, (current) => nextState(current, { state, event, rendered, requests, turn: ctx.turn, eventHash: ctx.eventHash, env }));
     };
     const defer = input.runtime?.defer;
     if (defer === undefined) save();
@@ -210,7 +218,16 @@ async function pipeline(input: HookInput, configDir: string): Promise<{ stdout: 
  */
 function nextState(
   current: SessionState,
-  mine: { state: SessionState; event: string; rendered: { queue: string | null; deliveredQueue: boolean }; requests: readonly RepoRequest[]; turn: number; eventHash: string },
+  mine: {
+    state: SessionState;
+    event: string;
+    rendered: { queue: string | null; deliveredQueue: boolean };
+    requests: readonly RepoRequest[];
+    turn: number;
+    eventHash: string;
+    /** The session's variables where this event saw them (run as a command), else null: the recorded ones stay. */
+    env: Readonly<Record<string, string>> | null;
+  },
 ): SessionState {
   if (mine.event === "session_end") return { queued: [], touched: {} };
   const queued = [...current.queued];
@@ -241,5 +258,14 @@ function nextState(
   }
   // The last event's hash tells a redelivered prompt from a new one with the same text: kept from a prompt until the
   // next event of any kind, so the tool calls in between leave the state as it was (and its file unwritten).
-  return { queued, touched, changed, heads, turn: Math.max(current.turn ?? 0, mine.turn), ...(mine.event === "prompt" ? { last: mine.eventHash } : {}) };
+  const env = mine.env ?? current.env ?? {};
+  return {
+    queued,
+    touched,
+    changed,
+    heads,
+    turn: Math.max(current.turn ?? 0, mine.turn),
+    ...(mine.event === "prompt" ? { last: mine.eventHash } : {}),
+    ...(Object.keys(env).length > 0 ? { env } : {}),
+  };
 }

@@ -5,6 +5,7 @@ import { nodeSyncFs, readTextOrNull, removeIfThere } from "../fs/sync-fs.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { MAX_CONTEXT_CHARS } from "./render-output.js";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
+import { sessionEnvOf } from "../config/session-env.js";
 
 /** What one session keeps between hook processes: context waiting for a host event that accepts it, and this turn's files. */
 export interface SessionState {
@@ -20,6 +21,12 @@ export interface SessionState {
   readonly turn?: number;
   /** A hash of the session's last event when it was a prompt, to tell a redelivered prompt from a new one with the same text. */
   readonly last?: string;
+  /**
+   * The session's own variables of `SESSION_ENV`, as its last event run as a command saw them: Claude Code's HTTP
+   * hooks carry none (filling variables into their headers cost each tool call milliseconds of Claude Code's time),
+   * so the daemon answers them with these.
+   */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const EMPTY_STATE: SessionState = { queued: [], touched: {} };
@@ -51,6 +58,7 @@ function parseSessionState(text: string | null): SessionState {
       heads: record(parsed.heads),
       turn: typeof parsed.turn === "number" ? parsed.turn : 0,
       ...(typeof parsed.last === "string" ? { last: parsed.last } : {}),
+      ...(typeof parsed.env === "object" && parsed.env !== null && !Array.isArray(parsed.env) ? { env: sessionEnvOf(parsed.env as Record<string, string | undefined>) } : {}),
     };
   } catch {
     return EMPTY_STATE;
@@ -90,7 +98,7 @@ export function updateSessionState(configDir: string, sessionId: string, update:
 }
 
 function isEmpty(state: SessionState): boolean {
-  return state.queued.length === 0 && [state.touched, state.changed, state.heads].every((r) => Object.keys(r ?? {}).length === 0) && (state.turn ?? 0) === 0;
+  return state.queued.length === 0 && [state.touched, state.changed, state.heads, state.env].every((r) => Object.keys(r ?? {}).length === 0) && (state.turn ?? 0) === 0;
 }
 
 /** The state `update` leaves as the file `text` already holds it (nothing to write), or null where it changes it. */

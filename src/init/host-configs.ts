@@ -14,7 +14,8 @@ export interface HttpHook {
   readonly type: "http";
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly allowedEnvVars: readonly string[];
+  /** The variables Claude Code may fill into the headers (`init --http` writes none; earlier builds did). */
+  readonly allowedEnvVars?: readonly string[];
   readonly timeout: number;
 }
 

@@ -12,6 +12,7 @@ import {
   ENV_HEADER,
   ensureDaemonHttpConfig,
   envHeader,
+  envHeaderTemplate,
   HTTP_HOOK_ENV,
   parseEnvHeader,
   headersAsSent,
@@ -21,6 +22,7 @@ import {
   type DaemonHttpConfig,
 } from "../../src/daemon/daemon-http.js";
 import type { HookCall } from "../../src/daemon/daemon-wire.js";
+import type { HttpHook } from "../../src/init/host-configs.js";
 import { startDaemonServer, type DaemonServer } from "../../src/daemon/start-daemon-server.js";
 
 const { MAX_DAEMON_REQUEST_BYTES, callDaemon } = daemonClient;
@@ -88,10 +90,27 @@ describe("routeHttpHook", () => {
   });
   const route = (r: ReturnType<typeof req>) => routeHttpHook(r, config(4000), "b1", { HOME: "/h", TMUX_PANE: "%0", COMITY_TOKEN: "daemon's" }, ["claude_code"]);
 
-  it("reads a hook event: the tool and event from the path, the folder from the payload, the forwarded variables over the daemon's", () => {
+  it("reads a hook event as init writes it: the tool and event from the path, the folder from the payload, the session's variables left to its state", () => {
     const pre = claudeHttpHooks(config(4000))["PreToolUse"];
     if (pre === undefined) throw new Error("no PreToolUse hook");
-    const sent = headersAsSent(pre, { TMUX_PANE: "%7", COMITY_AGENT_NAME: "alice; bob=1" });
+    const sent = headersAsSent(pre, { TMUX_PANE: "%7", COMITY_AGENT_NAME: "alice" });
+    const r = route(req({ headers: { host: "localhost:4000", ...Object.fromEntries(Object.entries(sent).map(([k, v]) => [k.toLowerCase(), v])) } }));
+    expect(r).toEqual({
+      call: {
+        kind: "hook",
+        build: "b1",
+        args: ["--tool", "claude_code", "--event", "PreToolUse"],
+        cwd: "/work/repo",
+        env: { HOME: "/h", TMUX_PANE: "%0", COMITY_TOKEN: "daemon's" },
+        stdin: payload,
+        envFromSession: true,
+      },
+    });
+  });
+
+  it("reads the variables the hooks of earlier builds forward in one header, over the daemon's", () => {
+    const old = { ...(claudeHttpHooks(config(4000))["PreToolUse"] as HttpHook), headers: { Authorization: `Bearer ${SECRET}`, [ENV_HEADER]: envHeaderTemplate() }, allowedEnvVars: [...HTTP_HOOK_ENV] };
+    const sent = headersAsSent(old, { TMUX_PANE: "%7", COMITY_AGENT_NAME: "alice; bob=1" });
     const r = route(req({ headers: { host: "localhost:4000", authorization: `Bearer ${SECRET}`, [ENV_HEADER.toLowerCase()]: sent[ENV_HEADER] } }));
     expect(r).toEqual({
       call: {
@@ -111,8 +130,7 @@ describe("routeHttpHook", () => {
   });
 
   it("gets back every forwarded variable as the session had it, whatever its value", () => {
-    const pre = claudeHttpHooks(config(4000))["PreToolUse"];
-    if (pre === undefined) throw new Error("no PreToolUse hook");
+    const pre = { ...(claudeHttpHooks(config(4000))["PreToolUse"] as HttpHook), headers: { [ENV_HEADER]: envHeaderTemplate() }, allowedEnvVars: [...HTTP_HOOK_ENV] };
     // Claude Code strips CR, LF and NUL from a header; a value holding "; NEXT_NAME=" is the one thing not told apart.
     const value = fc.string({ maxLength: 40 }).filter((v) => !/[\r\n\0]/.test(v) && !HTTP_HOOK_ENV.some((n) => v.includes(`; ${n}=`)));
     fc.assert(
@@ -158,21 +176,19 @@ describe("the daemon's HTTP settings", () => {
     expect(readDaemonHttpConfig(dir)).toEqual(a);
   });
 
-  it("give every tool-call hook the URL, the secret and the forwarded variables Claude Code fills", () => {
+  it("give every tool-call hook the URL and the secret, and no variable for Claude Code to fill", () => {
     const hooks = claudeHttpHooks(config(4000));
     expect(Object.keys(hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "Stop"]);
     const pre = hooks["PreToolUse"];
     expect(pre?.url).toBe("http://127.0.0.1:4000/v1/hook/claude_code/PreToolUse");
-    expect(pre?.headers["Authorization"]).toBe(`Bearer ${SECRET}`);
-    for (const name of HTTP_HOOK_ENV) expect(pre?.headers[ENV_HEADER]).toContain(`${name}=\${${name}}`);
-    // One header with every variable: Claude Code's cost is per header it fills.
-    expect(Object.keys(pre?.headers ?? {}).sort()).toEqual(["Authorization", ENV_HEADER]);
-    expect(pre?.allowedEnvVars).toEqual([...HTTP_HOOK_ENV]);
+    // Claude Code composes its environment again for each variable it fills: the session's come from its state.
+    expect(pre?.headers).toEqual({ Authorization: `Bearer ${SECRET}` });
+    expect(pre?.allowedEnvVars).toBeUndefined();
   });
 
   it("are sent as Claude Code fills them: the listed variables from the session, an unset or unlisted one empty", () => {
-    const pre = claudeHttpHooks(config(4000))["PreToolUse"];
-    if (pre === undefined) throw new Error("no PreToolUse hook");
+    const hook = claudeHttpHooks(config(4000))["PreToolUse"] as HttpHook;
+    const pre = { ...hook, headers: { ...hook.headers, [ENV_HEADER]: envHeaderTemplate() }, allowedEnvVars: [...HTTP_HOOK_ENV] };
     const sent = headersAsSent({ ...pre, headers: { ...pre.headers, "X-Other": "$HOME-${PATH}" } }, { TMUX_PANE: "%2", HOME: "/h", PATH: "/bin" });
     const forwarded = parseEnvHeader(sent[ENV_HEADER] ?? "");
     expect(forwarded.get("TMUX_PANE")).toBe("%2");

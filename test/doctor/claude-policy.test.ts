@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { claudeManagedSettingsPath, claudePolicyCheck, urlMatches } from "../../src/doctor/claude-policy.js";
-import { claudeHttpHooks } from "../../src/daemon/daemon-http.js";
+import { claudeHttpHooks, ENV_HEADER, envHeaderTemplate, HTTP_HOOK_ENV } from "../../src/daemon/daemon-http.js";
 import { comityHooks } from "../../src/init/host-configs.js";
 
 // What Claude Code's own settings let Comity's hooks do, read as an administrator or a user may have set them.
@@ -33,12 +33,19 @@ describe("Claude Code's settings and Comity's hooks", () => {
     expect(claudePolicyCheck({ file: managed, doc: null }, local(http))).toMatchObject({ status: "ok" });
   });
 
-  it("warns where the team server's URL and token would be sent blank", () => {
-    expect(claudePolicyCheck({ file: managed, doc: { httpHookAllowedEnvVars: ["TMUX_PANE"] } }, local(http))).toMatchObject({
+  it("warns where hooks that forward the team server's URL and token (an earlier init's) would send them blank", () => {
+    const hooks = claudeHttpHooks({ port: 24123, secret: "a".repeat(64) });
+    const forwarding = Object.fromEntries(
+      Object.entries(hooks).map(([event, h]) => [event, { ...h, headers: { ...h.headers, [ENV_HEADER]: envHeaderTemplate() }, allowedEnvVars: [...HTTP_HOOK_ENV] }]),
+    );
+    const old = { hooks: comityHooks("claude_code", "comity-hook", forwarding) };
+    expect(claudePolicyCheck({ file: managed, doc: { httpHookAllowedEnvVars: ["TMUX_PANE"] } }, local(old))).toMatchObject({
       status: "warn",
       detail: expect.stringContaining("leaves out COMITY_AGENT_NAME, COMITY_API_URL, COMITY_TOKEN"),
     });
-    expect(claudePolicyCheck({ file: managed, doc: { httpHookAllowedEnvVars: ["COMITY_AGENT_NAME", "COMITY_API_URL", "COMITY_TOKEN"] } }, local(http))).toMatchObject({ status: "ok" });
+    expect(claudePolicyCheck({ file: managed, doc: { httpHookAllowedEnvVars: ["COMITY_AGENT_NAME", "COMITY_API_URL", "COMITY_TOKEN"] } }, local(old))).toMatchObject({ status: "ok" });
+    // The hooks init writes now forward none: the list cannot blank them.
+    expect(claudePolicyCheck({ file: managed, doc: { httpHookAllowedEnvVars: [] } }, local(http))).toMatchObject({ status: "ok" });
   });
 
   it("matches patterns with * as any run of characters, the rest literal", () => {

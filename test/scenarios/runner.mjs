@@ -47,7 +47,8 @@ async function hookViaDaemon(args, { cwd, env, input }) {
     fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
     // As `comity init --http` makes them: a port of its own and a secret, in the config folder.
     const config = viaHttp ? await httpFront.ensureDaemonHttpConfig(path.dirname(socket)) : null;
-    // The daemon's own environment holds none of what a session's hooks forward: those ride in the headers only.
+    // The daemon's own environment holds none of the session's variables: its HTTP events get those its command hooks
+    // recorded.
     const baseEnv = Object.fromEntries(Object.entries(daemonEnv).filter(([k]) => !httpFront.HTTP_HOOK_ENV.includes(k)));
     const http = config === null ? {} : { http: { config, baseEnv, hosts: ["claude_code"] } };
     // As `comity daemon run`: a shell command's snapshots kept on the daemon's change watch (where the native addon
@@ -64,8 +65,8 @@ async function hookViaDaemon(args, { cwd, env, input }) {
   }
   const [, tool, , event] = args.slice(1);
   if (viaHttp && tool === "claude_code" && event in httpFront.HTTP_HOOK_EVENTS) {
-    // Posted as Claude Code posts an HTTP hook of `comity init --http`: its URL, its headers with the variables it
-    // allows filled from the session's environment (an unset one as an empty string), the event as the body.
+    // Posted as Claude Code posts an HTTP hook of `comity init --http`: its URL, its headers as Claude Code fills them
+    // from the session's environment, the event as the body.
     const hook = httpFront.claudeHttpHooks(httpFront.readDaemonHttpConfig(path.dirname(socket)))[event];
     const headers = httpFront.headersAsSent(hook, daemonEnv);
     const res = await fetch(hook.url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: input });

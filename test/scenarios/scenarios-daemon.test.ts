@@ -11,7 +11,8 @@ import { loadScenarios, runScenario, snapshotsReused } from "./runner.mjs";
 //    process for each event, calling the same daemon's socket;
 //  - Claude Code's HTTP hooks (`comity init --http`): its tool-call events posted to the daemon's HTTP front with the
 //    headers `init` writes, the other events over the socket; embedded, and served (a real `comity serve` on SQLite),
-//    where the team server and token the session's environment names ride only in the headers Claude Code fills.
+//    where the team server and token the session's environment names reach the HTTP events only as the session's
+//    command hooks recorded them in its state.
 // The daemon keeps a shell command's snapshots on its change watch (Linux): the scenarios' commands that change files
 // and those that change nothing must both be told right, so some snapshots must have been reused over the run.
 // Every door leads to the same daemon, which runs the same `comity hook` behind each (and the in-process suites play

@@ -257,7 +257,7 @@ export async function answerHookCall(call: HookCall, runtime?: HookRuntime): Pro
       stdinIsTTY: false,
       readStdin: async () => call.stdin,
     },
-    { ...runtime, defer: (work) => later.push(work) },
+    { ...runtime, defer: (work) => later.push(work), ...(call.envFromSession === true ? { sessionEnvFromState: true } : {}) },
   );
   return {
     stdout,
