@@ -89,44 +89,29 @@ describe("routeHttpHook", () => {
     ...extra,
   });
   const route = (r: ReturnType<typeof req>) => routeHttpHook(r, config(4000), "b1", { HOME: "/h", TMUX_PANE: "%0", COMITY_TOKEN: "daemon's" }, ["claude_code"]);
+  /** The PreToolUse of `payload`, run with `env`. */
+  const preCall = (env: Record<string, string>, extra: Partial<HookCall> = {}) => ({
+    call: { kind: "hook", build: "b1", args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: "/work/repo", env, stdin: payload, ...extra },
+  });
 
   it("reads a hook event as init writes it: the tool and event from the path, the folder from the payload, the session's variables left to its state", () => {
     const pre = claudeHttpHooks(config(4000))["PreToolUse"];
     if (pre === undefined) throw new Error("no PreToolUse hook");
     const sent = headersAsSent(pre, { TMUX_PANE: "%7", COMITY_AGENT_NAME: "alice" });
     const r = route(req({ headers: { host: "localhost:4000", ...Object.fromEntries(Object.entries(sent).map(([k, v]) => [k.toLowerCase(), v])) } }));
-    expect(r).toEqual({
-      call: {
-        kind: "hook",
-        build: "b1",
-        args: ["--tool", "claude_code", "--event", "PreToolUse"],
-        cwd: "/work/repo",
-        env: { HOME: "/h", TMUX_PANE: "%0", COMITY_TOKEN: "daemon's" },
-        stdin: payload,
-        envFromSession: true,
-      },
-    });
+    expect(r).toEqual(preCall({ HOME: "/h", TMUX_PANE: "%0", COMITY_TOKEN: "daemon's" }, { envFromSession: true }));
   });
 
   it("reads the variables the hooks of earlier builds forward in one header, over the daemon's", () => {
     const old = { ...(claudeHttpHooks(config(4000))["PreToolUse"] as HttpHook), headers: { Authorization: `Bearer ${SECRET}`, [ENV_HEADER]: envHeaderTemplate() }, allowedEnvVars: [...HTTP_HOOK_ENV] };
     const sent = headersAsSent(old, { TMUX_PANE: "%7", COMITY_AGENT_NAME: "alice; bob=1" });
     const r = route(req({ headers: { host: "localhost:4000", authorization: `Bearer ${SECRET}`, [ENV_HEADER.toLowerCase()]: sent[ENV_HEADER] } }));
-    expect(r).toEqual({
-      call: {
-        kind: "hook",
-        build: "b1",
-        args: ["--tool", "claude_code", "--event", "PreToolUse"],
-        cwd: "/work/repo",
-        env: { HOME: "/h", TMUX_PANE: "%7", COMITY_AGENT_NAME: "alice; bob=1" },
-        stdin: payload,
-      },
-    });
+    expect(r).toEqual(preCall({ HOME: "/h", TMUX_PANE: "%7", COMITY_AGENT_NAME: "alice; bob=1" }));
   });
 
   it("reads the one header per variable that hooks written by earlier builds send", () => {
     const r = route(req({ headers: { host: "localhost:4000", authorization: `Bearer ${SECRET}`, [envHeader("TMUX_PANE").toLowerCase()]: "%7", [envHeader("COMITY_TOKEN").toLowerCase()]: "" } }));
-    expect(r).toEqual({ call: { kind: "hook", build: "b1", args: ["--tool", "claude_code", "--event", "PreToolUse"], cwd: "/work/repo", env: { HOME: "/h", TMUX_PANE: "%7" }, stdin: payload } });
+    expect(r).toEqual(preCall({ HOME: "/h", TMUX_PANE: "%7" }));
   });
 
   it("gets back every forwarded variable as the session had it, whatever its value", () => {
