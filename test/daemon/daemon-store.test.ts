@@ -33,9 +33,10 @@ afterEach(async () => {
  * `http`: as the daemon gets it from an HTTP hook `init --http` writes, with none of the session's variables but the
  * daemon's own (here COMITY_AGENT_NAME=daemon).
  */
-async function preEdit(session: string, toolUseId: string, http = false): Promise<string | null> {
+async function preEdit(session: string, toolUseId: string, http = false, agentId?: string): Promise<string | null> {
   const stdin = JSON.stringify({
     session_id: session,
+    ...(agentId === undefined ? {} : { agent_id: agentId }),
     transcript_path: `/tmp/${session}.jsonl`,
     cwd: repo,
     hook_event_name: "PreToolUse",
@@ -92,6 +93,16 @@ describe("the daemon's embedded store, kept open", () => {
     await sessionStart("alice");
     expect(states().map((s) => s.env)).toEqual([{ COMITY_AGENT_NAME: "alice" }]);
     expect(await preEdit("alice", "a1", true)).toBeNull();
+    const told = await preEdit("bob", "b1");
+    expect(told).toContain('("alice"');
+    expect(told).not.toContain("daemon");
+  });
+
+  it("answers a subagent's HTTP hook event with the variables its parent session recorded", async () => {
+    await ensureDaemonHttpConfig(configDir);
+    await sessionStart("alice");
+    // (a subagent's own state starts empty: its events take the parent's variables)
+    expect(await preEdit("alice", "a1", true, "helper")).toBeNull();
     const told = await preEdit("bob", "b1");
     expect(told).toContain('("alice"');
     expect(told).not.toContain("daemon");
