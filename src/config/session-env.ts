@@ -21,12 +21,13 @@ export function sessionEnvOf(env: Readonly<Record<string, string | undefined>>):
  * `base` with the variables of {@link SESSION_ENV} as a session set them (`recorded`; none where it is not known):
  * never those of the process that answers for the session, which are another session's or its own.
  */
-export function withSessionEnv(base: Readonly<Record<string, string | undefined>>, recorded: Readonly<Record<string, string>> | undefined): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...base };
-  for (const name of SESSION_ENV) delete env[name];
+export function withSessionEnv<V extends string | undefined>(base: Readonly<Record<string, V>>, recorded: Readonly<Record<string, string>> | undefined): Record<string, V> {
+  // (an environment of text stays text: every value set here is)
+  const env = { ...base } as Record<string, string | undefined>;
   for (const name of SESSION_ENV) {
     const value = recorded?.[name];
-    if (value !== undefined && value !== "") env[name] = value;
+    if (value === undefined || value === "") delete env[name];
+    else env[name] = value;
   }
-  return env;
+  return env as Record<string, V>;
 }

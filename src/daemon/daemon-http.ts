@@ -4,7 +4,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { CONFIG_LAYOUT } from "../config/config-layout.js";
 import { findOwningRepo } from "../workspace/discover-repos.js";
-import { SESSION_ENV } from "../config/session-env.js";
+import { SESSION_ENV, withSessionEnv } from "../config/session-env.js";
 import type { HttpHook } from "../init/host-configs.js";
 import type { HookCall } from "./daemon-wire.js";
 
@@ -245,7 +245,7 @@ export function mcpHttpContext(
   }
   const host = params.get("host");
   if (host !== null && !hosts.includes(host)) return { status: 400, reason: `unknown host '${host}'` };
-  return { cwd: sessionFolder(headerOf(request)(CWD_HEADER.toLowerCase()), path.resolve(root)), host, env: forwardedEnv(request, baseEnv) };
+  return { cwd: sessionFolder(headerOf(request)(CWD_HEADER.toLowerCase()), path.resolve(root)), host, env: withSessionEnv(baseEnv, forwardedVars(request) ?? undefined) };
 }
 
 /** The folder a request's {@link CWD_HEADER} names where it is in a worktree of `root`'s repo (the same git objects), else `root`. */
@@ -260,25 +260,23 @@ function sessionFolder(claimed: string | undefined, root: string): string {
   }
 }
 
-/** `baseEnv` with the variables of {@link HTTP_HOOK_ENV} a request forwards in its headers set or unset as it says. */
-function forwardedEnv(request: Pick<HttpHookRequest, "headers">, baseEnv: Readonly<Record<string, string>>): Record<string, string> {
+/**
+ * The variables of {@link HTTP_HOOK_ENV} a request forwards in its headers, by name (Claude Code sends an unset one
+ * as an empty string: unset it is), or null where it has none of those headers (the hooks `init --http` writes now).
+ */
+function forwardedVars(request: Pick<HttpHookRequest, "headers">): Record<string, string> | null {
   const header = headerOf(request);
-  const env: Record<string, string> = { ...baseEnv };
   const combined = header(ENV_HEADER.toLowerCase());
-  const forwarded = combined === undefined ? null : parseEnvHeader(combined);
+  if (combined !== undefined) return Object.fromEntries(parseEnvHeader(combined));
+  const vars: Record<string, string> = {};
+  let any = false;
   for (const name of HTTP_HOOK_ENV) {
-    const value = forwarded === null ? header(envHeader(name).toLowerCase()) : forwarded.get(name);
-    // Claude Code sends an unset variable as an empty string: unset it is.
-    if (value === undefined || value === "") delete env[name];
-    else env[name] = value;
+    const value = header(envHeader(name).toLowerCase());
+    if (value === undefined) continue;
+    any = true;
+    vars[name] = value;
   }
-  return env;
-}
-
-/** Whether a request forwards the session's variables in its headers (the hooks earlier builds of `init --http` wrote). */
-function forwardsEnv(request: Pick<HttpHookRequest, "headers">): boolean {
-  const header = headerOf(request);
-  return header(ENV_HEADER.toLowerCase()) !== undefined || HTTP_HOOK_ENV.some((name) => header(envHeader(name).toLowerCase()) !== undefined);
+  return any ? vars : null;
 }
 
 /**
@@ -288,8 +286,8 @@ function forwardsEnv(request: Pick<HttpHookRequest, "headers">): boolean {
  */
 export function httpHookCall(request: HttpHookRequest, build: string, baseEnv: Readonly<Record<string, string>>): HookCall {
   const target = HOOK_TARGET.exec(request.url);
-  const forwards = forwardsEnv(request);
-  const env = forwards ? forwardedEnv(request, baseEnv) : { ...baseEnv };
+  const forwarded = forwardedVars(request);
+  const env = forwarded === null ? { ...baseEnv } : withSessionEnv(baseEnv, forwarded);
   let cwd = baseEnv["HOME"] ?? "/";
   try {
     const payload = JSON.parse(request.body) as Record<string, unknown> | null;
@@ -297,7 +295,7 @@ export function httpHookCall(request: HttpHookRequest, build: string, baseEnv: R
   } catch {
     // the hook itself reports a payload that is not JSON, as on the command path
   }
-  return { kind: "hook", build, args: ["--tool", target?.[1] ?? "", "--event", target?.[2] ?? ""], cwd, env, stdin: request.body, ...(forwards ? {} : { envFromSession: true as const }) };
+  return { kind: "hook", build, args: ["--tool", target?.[1] ?? "", "--event", target?.[2] ?? ""], cwd, env, stdin: request.body, ...(forwarded === null ? { envFromSession: true as const } : {}) };
 }
 
 /** Reads one HTTP request to the daemon (pure): its refusal ({@link httpRefusal}), else its hook event ({@link httpHookCall}). */

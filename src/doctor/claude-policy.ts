@@ -77,21 +77,22 @@ export function claudePolicyCheck(managed: ClaudeSettingsFile, others: readonly 
   return { id, status: "ok", title, detail: `Comity's http hooks are allowed by ${path.basename(managed.file)}` };
 }
 
-/** The URLs of Comity's http hooks (`comity init --http`) in a settings document. */
+/** Comity's http hooks (`comity init --http`) in a settings document. */
+function comityHttpHooks(doc: unknown): unknown[] {
+  return hookEntries(doc).filter((e) => isComityHookEntry(e) && (e as { type?: unknown }).type === "http");
+}
+
+/** The URLs of Comity's http hooks in a settings document. */
 export function comityHttpHookUrls(doc: unknown): string[] {
-  return hookEntries(doc)
-    .filter((e) => isComityHookEntry(e) && (e as { type?: unknown }).type === "http")
-    .map((e) => String((e as { url: unknown }).url));
+  return comityHttpHooks(doc).map((e) => String((e as { url: unknown }).url));
 }
 
 /** The variables Comity's http hooks in a settings document ask Claude Code to fill into their headers. */
 function comityHttpHookEnvVars(doc: unknown): string[] {
-  return hookEntries(doc)
-    .filter((e) => isComityHookEntry(e) && (e as { type?: unknown }).type === "http")
-    .flatMap((e) => {
-      const names = (e as { allowedEnvVars?: unknown }).allowedEnvVars;
-      return Array.isArray(names) ? names.filter((n): n is string => typeof n === "string") : [];
-    });
+  return comityHttpHooks(doc).flatMap((e) => {
+    const names = (e as { allowedEnvVars?: unknown }).allowedEnvVars;
+    return Array.isArray(names) ? names.filter((n): n is string => typeof n === "string") : [];
+  });
 }
 
 /** Whether a URL matches an `allowedHttpHookUrls` pattern: `*` stands for any run of characters, the rest is literal. */
