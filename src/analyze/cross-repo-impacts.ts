@@ -5,7 +5,7 @@ import type { GitConfigEnv } from "../git/load-git-config.js";
 import { filesContaining } from "./files-containing.js";
 import { createCrateNames, withCrateNames } from "../packages/crate-names.js";
 import { declaredDependencies } from "../packages/declared-dependencies.js";
-import { crateCodeName, normalizePythonName, packageKey, packageOfImport } from "../packages/package-of-import.js";
+import { crateCodeName, packageKey, packageOfImport, pythonModuleName } from "../packages/package-of-import.js";
 import { memoTextReader, packageExposure, packageOwning, subpathExposure } from "../packages/public-names.js";
 import type { SymbolChange } from "../symbols/compare-symbols.js";
 import { languageOf } from "../symbols/languages.js";
@@ -120,7 +120,7 @@ export async function packageUsers(repos: readonly ImpactRepo[], where: GitConfi
     if (relevant.length === 0) continue;
     // The consumer's files that name one of these packages, then what each imports from them.
     // Python code imports a distribution by its normalised name with `_` (`acme-lib` → `acme_lib`).
-    const needles: string[] = [...new Set(relevant.map((b) => (b.ecosystem === "python" ? normalizePythonName(b.name).replace(/-/g, "_") : b.ecosystem === "cargo" ? crateCodeName(b.name) : b.name)))];
+    const needles: string[] = [...new Set(relevant.map((b) => (b.ecosystem === "python" ? pythonModuleName(b.name) : b.ecosystem === "cargo" ? crateCodeName(b.name) : b.name)))];
     // A crate is also what the consumer's manifests rename it to (`store = { package = "acme-store" }`: `store::open`).
     const crateNames = createCrateNames(consumer.abs, reader);
     const crates = new Set(relevant.filter((b) => b.ecosystem === "cargo").map((b) => crateCodeName(b.name)));

@@ -54,6 +54,11 @@ export function crateCodeName(name: string): string {
   return name.replace(/-/g, "_");
 }
 
+/** The top-level module Python code imports a distribution by, by convention (`Acme-Lib` is `acme_lib`). */
+export function pythonModuleName(distribution: string): string {
+  return normalizePythonName(distribution).replace(/-/g, "_");
+}
+
 /** PEP 503: lowercase, runs of `-`, `_` and `.` as one `-` (`Acme_Lib` and `acme-lib` are one distribution). */
 export function normalizePythonName(name: string): string {
   return name.toLowerCase().replace(/[-_.]+/g, "-");

@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { normalizePythonName } from "./package-of-import.js";
+import { pythonModuleName } from "./package-of-import.js";
 
 /** The package a file belongs to: the innermost manifest between it and the repo root. */
 export interface OwningPackage {
@@ -250,7 +250,7 @@ function reachable(entry: string, target: string, top: string, reader: TextReade
 function pythonAliases(pkgDir: string, distribution: string, file: string, reader: TextReader): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const module = path.basename(file).replace(/\.pyi?$/, "");
-  const top = normalizePythonName(distribution).replace(/-/g, "_");
+  const top = pythonModuleName(distribution);
   for (const init of [path.join(pkgDir, top, "__init__.py"), path.join(pkgDir, "src", top, "__init__.py")]) {
     const text = reader.read(init);
     if (text === null) continue;
