@@ -35,6 +35,7 @@ export interface FlatLanguage {
   typeSet(types: readonly string[]): Uint8Array;
 }
 
+/** A node's flags: this bit, set for a missing node, is the only one (`FlatTree.hasError` looks for its value). */
 export const FLAG_MISSING = 1;
 const ERROR_TYPE = 0xffff;
 /**
@@ -197,11 +198,9 @@ export class FlatTree implements Tree {
     if (this.#errors === null) {
       const { count, types, flags, parents } = this.data;
       // Most trees have no error: one look at every node says so, and no table is made for them.
-      if (this.#clean === null) {
-        let clean = true;
-        for (let i = 0; i < count && clean; i++) clean = types[i] !== ERROR_TYPE && ((flags[i] as number) & FLAG_MISSING) === 0;
-        this.#clean = clean;
-      }
+      // (by the arrays' own search, several times faster than a loop here over every node of every file; a node's
+      // flags are FLAG_MISSING or nothing)
+      this.#clean ??= types.subarray(0, count).indexOf(ERROR_TYPE) < 0 && flags.subarray(0, count).indexOf(FLAG_MISSING) < 0;
       if (this.#clean) return false;
       const errors = new Uint8Array(count);
       for (let i = count - 1; i >= 0; i--) {
