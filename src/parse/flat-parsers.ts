@@ -34,9 +34,11 @@ export interface FlatParser {
   /**
    * The flat copy of `text`'s tree (web-tree-sitter's: views of this thread's scratch arrays, valid until its next
    * copy; the native parser's: arrays of its own). Throws a `PARSE_TIMEOUT` ComityError past `limits` (by default
-   * {@link defaultParseLimits} of the text).
+   * {@link defaultParseLimits} of the text). `text` may be the UTF-8 bytes of it, decoded as `Buffer#toString` does:
+   * the native parser then reads them without a JavaScript string made of them, and the default limits are those of
+   * their length, never less than the text's.
    */
-  parse(text: string, limits?: ParseLimits): FlatTreeData;
+  parse(text: string | Uint8Array, limits?: ParseLimits): FlatTreeData;
   readonly language: FlatGrammarTables;
   /** Who parses: the native parser, or web-tree-sitter (also for a grammar the native parser could not use). */
   readonly kind: FlatParserKind;
@@ -138,7 +140,7 @@ export async function loadWasmParsers(specs: readonly GrammarSpec[]): Promise<Ma
       kind: "wasm",
       // The whole tree is copied out in one walk and freed at once; matching and extraction then read the copy.
       parse: (text, limits = defaultParseLimits(text.length)) => {
-        const tree = parse(text, limits);
+        const tree = parse(typeof text === "string" ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString("utf8"), limits);
         try {
           return flatten(tree);
         } finally {

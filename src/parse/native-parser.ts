@@ -12,11 +12,12 @@ import { createRequire } from "node:module";
  */
 export interface FlatParserAddon {
   /**
-   * The tree of `text`, packed (`byteLength / 17` nodes); null when tree-sitter made none. Throws on a language it
-   * cannot use, and past `deadlineMs` or `maxBytes` of arena (0: no bound), or once another thread sets `cancel[0]`,
-   * with the code `COMITY_PARSE_TIMEOUT` or `COMITY_PARSE_MEMORY`.
+   * The tree of `text` (a string, or its UTF-8 bytes, decoded as `Buffer#toString` does), packed (`byteLength / 17`
+   * nodes); null when tree-sitter made none. Throws on a language it cannot use, and past `deadlineMs` or `maxBytes` of
+   * arena (0: no bound), or once another thread sets `cancel[0]`, with the code `COMITY_PARSE_TIMEOUT` or
+   * `COMITY_PARSE_MEMORY`.
    */
-  parse(language: unknown, text: string, deadlineMs?: number, maxBytes?: number, cancel?: Int32Array): ArrayBuffer | null;
+  parse(language: unknown, text: string | Uint8Array, deadlineMs?: number, maxBytes?: number, cancel?: Int32Array): ArrayBuffer | null;
   /**
    * Each symbol's name and kind (0 regular, 1 anonymous, 2 auxiliary, 3 supertype), each field's name (0: null), and
    * whether the process's parses of it now read its dense parse table (made after a few parses; not on Windows).

@@ -3,7 +3,7 @@
  * trees as flat copies (the parse layer's, `src/parse/`), for the extraction in another thread (extract-pool.ts).
  */
 import { diagnostic, type Diagnostic } from "../errors/diagnostic.js";
-import { loadFlatParsers, type FlatParser } from "../parse/flat-parsers.js";
+import { loadFlatParsers } from "../parse/flat-parsers.js";
 import { bestFlatParserKind, type FlatParserKind } from "../parse/native-parser.js";
 import type { FlatTreeData } from "../parse/flat-tree.js";
 import { isParseOverBudget, type ParseLimits } from "../parse/parse-limits.js";
@@ -16,7 +16,8 @@ export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
 /**
  * What the symbol extractor's `extract` checks before it parses: a language it has loaded, a size under the limit,
  * text and not binary. The file's text, or the one diagnostic that says why it is not parsed. A parse worker
- * ({@link createTreeParser}) checks the same, so that it parses what the extraction would.
+ * ({@link createTreeParser}) checks the same on the bytes, so that it parses what the extraction would (and leaves it
+ * a few files more).
  */
 export function screen<L>(
   path: string,
@@ -42,7 +43,8 @@ export interface TreeParser {
   /**
    * The flat copy of the file's tree, as the extraction of it would read it; {@link TIMED_OUT} when the parse went
    * past its limits (the extraction says so, without parsing again); null when that extraction would not parse it
-   * (its diagnostic is made there) or the parser failed.
+   * (its diagnostic is made there), may parse it but has to screen it first (a NUL past what it looks at), or the
+   * parser failed.
    */
   parse(path: string, source: Buffer): FlatTreeData | typeof TIMED_OUT | null;
 }
@@ -64,16 +66,28 @@ export async function createTreeParser(
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   return {
     parse(path, source) {
-      const screened = screen(path, source, parsers as Map<LanguageId, FlatParser>, maxBytes);
-      if ("diagnostic" in screened) return null;
+      const spec = languageOf(path);
+      const parser = spec === null ? undefined : parsers.get(spec.id);
+      // The extraction's screen, on the bytes: the native parser decodes them itself (a string made of every file
+      // only to be handed over, and copied again there, was most of a worker's time outside the parse). Its limits
+      // are those of the bytes' length, never less than the text's.
+      if (parser === undefined || source.length > maxBytes || source.subarray(0, BINARY_SCAN_BYTES).includes(0)) return null;
+      const text = parser.kind === "native" ? source : source.toString("utf8");
       try {
-        return screened.lang.parse(screened.text, options.parseLimits?.(screened.text.length));
+        return parser.parse(text, options.parseLimits?.(text.length));
       } catch (error) {
         return isParseOverBudget(error) ? TIMED_OUT : null;
       }
     },
   };
 }
+
+/**
+ * How many bytes a parse worker looks through for a NUL: the extraction looks at the first 8,192 UTF-16 units of the
+ * text, which are at most three bytes each. Looking further only ever sends a file back to the extraction's thread,
+ * which screens it as it always does (a worker's null).
+ */
+const BINARY_SCAN_BYTES = 3 * 8192;
 
 /** A parse that went past its limits, said instead of a tree (the extraction makes its `parse_timeout` diagnostic). */
 export const TIMED_OUT = "timed_out";

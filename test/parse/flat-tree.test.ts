@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import fc from "fast-check";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -240,6 +241,36 @@ describe("Comity's native parser (native/flat_parse.c)", () => {
     const big = "def f(a):\n    return a\n".repeat(20_000);
     const tree = unpackFlatTreeData((addon.parse(python, big)?.byteLength ?? 0) / 17, addon.parse(python, big) as ArrayBuffer);
     expect(tree.ends[0]).toBe(big.length);
+  });
+
+  // A parse worker hands the native parser a file's bytes as they were read: its decoding is Buffer#toString's, or the
+  // tree's offsets (UTF-16 units of the string the extraction reads) would be wrong.
+  withNative("reads UTF-8 bytes as the string Buffer#toString makes of them, valid or not", () => {
+    const addon = loadFlatParser();
+    if (addon === null) throw new Error("skipped above when the native parser is not built");
+    const python = (LANGUAGES.find((l) => l.id === "python")?.grammar() as { language: unknown } | undefined)?.language;
+    const utf8 = fc.string({ unit: "binary" }).map((t) => Buffer.from(t));
+    // Valid text with odd bytes spliced in: stray continuation bytes, truncated and overlong sequences, surrogates
+    // encoded (ED A0 80), code points past U+10FFFF, a sequence cut at the end.
+    const odd = fc.constantFrom([0x80], [0xbf], [0xc0, 0xaf], [0xc2], [0xe0, 0x80, 0xaf], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98], [0xf4, 0x90, 0x80, 0x80], [0xf5], [0xff]);
+    const bytes = fc
+      .array(
+        fc.oneof(
+          utf8,
+          odd.map((b) => Buffer.from(b)),
+          fc.uint8Array({ maxLength: 6 }).map((b) => Buffer.from(b)),
+        ),
+        { maxLength: 8 },
+      )
+      .map((parts) => Buffer.concat(parts));
+    fc.assert(
+      fc.property(bytes, (b) => {
+        const fromBytes = addon.parse(python, b);
+        const fromText = addon.parse(python, b.toString("utf8"));
+        expect(fromBytes === null ? null : Buffer.from(fromBytes)).toEqual(fromText === null ? null : Buffer.from(fromText));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
