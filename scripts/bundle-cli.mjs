@@ -43,58 +43,72 @@ const VENDORED = ["graphql", "protobufjs"];
 const PARSERS = path.join(dist, "contracts", "parsers.js");
 
 fs.rmSync(out, { recursive: true, force: true });
-await build({
-  input: {
-    main: path.join(dist, "cli", "main.js"),
-    "parse-worker": path.join(dist, "symbols", "parse-worker.js"),
-    "walk-worker": path.join(dist, "snapshot", "walk-worker.js"),
-    "http-front-worker": path.join(dist, "daemon", "http-front-worker.js"),
-  },
-  platform: "node",
-  // (`sideEffects: false` in package.json is for importers of the library; here a module is kept as imported)
-  treeshake: { moduleSideEffects: true },
-  external: (id) => {
-    if (id.startsWith("node:") || builtinModules.includes(id)) return true;
-    if (id.startsWith(".") || path.isAbsolute(id)) return false;
-    return !BUNDLED_PACKAGES.has(id.startsWith("@") ? id.split("/").slice(0, 2).join("/") : (id.split("/")[0] ?? id));
-  },
-  plugins: [
-    {
-      // The parsers' module requires the vendored files, found from its chunk's URL (every chunk sits in `out`).
-      name: "comity-vendored-parsers",
-      transform(code, id) {
-        if (path.resolve(id) !== PARSERS) return null;
-        let text = code;
-        for (const name of VENDORED) {
-          const call = `require("${name}")`;
-          if (!text.includes(call)) throw new Error(`${PARSERS} no longer has ${call}: update VENDORED in scripts/bundle-cli.mjs`);
-          text = text.replace(call, `require("./vendor/${name}.cjs")`);
-        }
-        return text;
-      },
+/**
+ * The CLI, then the worker threads' scripts in a build of their own: a worker shares no module with the thread that
+ * starts it, and its chunks hold only what it imports. Built with the CLI's, the parse worker imported the hooks' chunk
+ * (for an error class and two functions of the parsers), and with it `node:crypto`, `node:zlib` and
+ * `node:child_process`, which each worker compiled while the work waited for it.
+ */
+const BUILDS = [
+  { input: { main: path.join(dist, "cli", "main.js") }, chunks: "[name]-[hash].js", groups: [{ name: "hook-path", test: HOOK_PATH }] },
+  {
+    input: {
+      "parse-worker": path.join(dist, "symbols", "parse-worker.js"),
+      "walk-worker": path.join(dist, "snapshot", "walk-worker.js"),
+      "http-front-worker": path.join(dist, "daemon", "http-front-worker.js"),
     },
-    {
-      // A `.cjs` module of dist/ imported by a relative path: kept external, at its place in dist/ (see above).
-      name: "comity-cjs-in-place",
-      resolveId(source, importer) {
-        if (importer === undefined || !source.startsWith(".") || !source.endsWith(".cjs")) return null;
-        const rel = path
-          .relative(out, path.resolve(path.dirname(importer), source))
-          .split(path.sep)
-          .join("/");
-        return { id: rel.startsWith(".") ? rel : `./${rel}`, external: true };
-      },
-    },
-  ],
-  output: {
-    dir: out,
-    format: "esm",
-    entryFileNames: "[name].js",
-    chunkFileNames: "[name]-[hash].js",
-    codeSplitting: { groups: [{ name: "hook-path", test: HOOK_PATH }] },
+    chunks: "worker-[name]-[hash].js",
+    groups: [],
   },
-  logLevel: "silent",
-});
+];
+for (const { input, chunks, groups } of BUILDS)
+  await build({
+    input,
+    platform: "node",
+    // (`sideEffects: false` in package.json is for importers of the library; here a module is kept as imported)
+    treeshake: { moduleSideEffects: true },
+    external: (id) => {
+      if (id.startsWith("node:") || builtinModules.includes(id)) return true;
+      if (id.startsWith(".") || path.isAbsolute(id)) return false;
+      return !BUNDLED_PACKAGES.has(id.startsWith("@") ? id.split("/").slice(0, 2).join("/") : (id.split("/")[0] ?? id));
+    },
+    plugins: [
+      {
+        // The parsers' module requires the vendored files, found from its chunk's URL (every chunk sits in `out`).
+        name: "comity-vendored-parsers",
+        transform(code, id) {
+          if (path.resolve(id) !== PARSERS) return null;
+          let text = code;
+          for (const name of VENDORED) {
+            const call = `require("${name}")`;
+            if (!text.includes(call)) throw new Error(`${PARSERS} no longer has ${call}: update VENDORED in scripts/bundle-cli.mjs`);
+            text = text.replace(call, `require("./vendor/${name}.cjs")`);
+          }
+          return text;
+        },
+      },
+      {
+        // A `.cjs` module of dist/ imported by a relative path: kept external, at its place in dist/ (see above).
+        name: "comity-cjs-in-place",
+        resolveId(source, importer) {
+          if (importer === undefined || !source.startsWith(".") || !source.endsWith(".cjs")) return null;
+          const rel = path
+            .relative(out, path.resolve(path.dirname(importer), source))
+            .split(path.sep)
+            .join("/");
+          return { id: rel.startsWith(".") ? rel : `./${rel}`, external: true };
+        },
+      },
+    ],
+    output: {
+      dir: out,
+      format: "esm",
+      entryFileNames: "[name].js",
+      chunkFileNames: chunks,
+      codeSplitting: { groups },
+    },
+    logLevel: "silent",
+  });
 const requireFromDist = createRequire(PARSERS);
 for (const name of VENDORED)
   await build({
