@@ -610,7 +610,7 @@ static napi_value parse_text(napi_env env, State *s, napi_value lang, napi_value
   }
   arena_begin(&s->arena);
   TSParser *parser = ts_parser_new();
-  comity_use_fast_advance(parser);
+  comity_use_fast_lexer(parser);
   if (!ts_parser_set_language(parser, dense_language(language))) {
     ts_parser_delete(parser);
     arena_end(&s->arena);

@@ -47,4 +47,19 @@ static void comity_lexer__advance(TSLexer *_self, bool skip) {
   ts_lexer__advance(_self, skip);
 }
 
-void comity_use_fast_advance(TSParser *parser) { parser->lexer.data.advance = comity_lexer__advance; }
+/* Where the token ends, as `ts_lexer__mark_end` says it: here, unless the lexer stands at the start of an included
+ * range after the first (then at the end of the one before); in the first range, always here. A grammar's lexer calls
+ * it at each state that may end a token. */
+static void comity_lexer__mark_end(TSLexer *_self) {
+  Lexer *self = (Lexer *)_self;
+  if (self->current_included_range_index == 0 && self->included_range_count > 0) {
+    self->token_end_position = self->current_position;
+    return;
+  }
+  ts_lexer__mark_end(_self);
+}
+
+void comity_use_fast_lexer(TSParser *parser) {
+  parser->lexer.data.advance = comity_lexer__advance;
+  parser->lexer.data.mark_end = comity_lexer__mark_end;
+}
