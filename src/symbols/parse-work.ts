@@ -76,17 +76,36 @@ export interface ParseWork {
 /**
  * The slots of a {@link ParseWork}'s control array (Int32): the next job to take, the jobs extracted, the messages
  * the workers posted (counted before each is posted: the pool's thread, having read as many, has nothing waiting for
- * it), then each worker's current job (-1: none), then each worker's cancel flag (set: its parse stops at once).
+ * it), the bytes of the trees posted and not yet extracted ({@link heldBytes}), then each worker's current job (-1:
+ * none), then each worker's cancel flag (set: its parse stops at once).
  */
-export const CONTROL = { next: 0, extracted: 1, posted: 2, workers: 3 } as const;
+export const CONTROL = { next: 0, extracted: 1, posted: 2, held: 3, workers: 4 } as const;
 
 /** Where a slot's cancel flag is in the control array of a pool of `size` slots. */
 export function cancelIndex(size: number, slot: number): number {
   return CONTROL.workers + size + slot;
 }
 
-/** How many jobs the workers may parse ahead of the extraction: their trees wait in this thread's memory until then. */
-export const PARSE_AHEAD = 64;
+/**
+ * How many jobs the workers may parse ahead of the extraction, and how many bytes of trees (with their texts) may wait
+ * for it: they wait in the pool's thread's memory until then. A worker that reaches either waits until both are
+ * down by half. The count is for the start of a run, where the extraction's code is not yet compiled and each file
+ * takes it several times as long as later: with 64, the worker waited about a tenth of its time there over the
+ * JDK's java.base sources (a core idle while the other extracted). The bytes bound what that costs in memory, and
+ * large files in particular (64 trees of 2 MB files were half a gigabyte).
+ */
+export const PARSE_AHEAD = 256;
+export const PARSE_AHEAD_BYTES = 64 * 1024 * 1024;
+
+/** The bytes a posted tree holds in the pool's thread until it is extracted (its text's and its arrays'), as {@link CONTROL}'s `held` counts them. */
+export function heldBytes(tree: Pick<ParsedTree, "bytes" | "buffer">): number {
+  return (tree.bytes?.byteLength ?? 0) + (tree.buffer?.byteLength ?? 0);
+}
+
+/** Whether the backlog ({@link PARSE_AHEAD}) is down to where a waiting worker goes on. */
+export function backlogLow(control: Int32Array): boolean {
+  return Atomics.load(control, CONTROL.next) - Atomics.load(control, CONTROL.extracted) <= PARSE_AHEAD / 2 && Atomics.load(control, CONTROL.held) <= PARSE_AHEAD_BYTES / 2;
+}
 
 /**
  * One parsed job: its index in {@link ParseWork.jobs}, the bytes the worker read and parsed (null: it could not read

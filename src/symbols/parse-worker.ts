@@ -9,7 +9,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { packFlatTreeData } from "../parse/flat-tree.js";
 import { parseLimitsOf, type ParseLimits } from "../parse/parse-limits.js";
-import { cancelIndex, CONTROL, jobBytes, PARSE_AHEAD, type ParseMessage, type ParseWork, type ParseWorkerData } from "./parse-work.js";
+import { backlogLow, cancelIndex, CONTROL, heldBytes, jobBytes, PARSE_AHEAD, PARSE_AHEAD_BYTES, type ParseMessage, type ParseWork, type ParseWorkerData } from "./parse-work.js";
 import type { SymbolExtractor } from "./symbol-extractor.js";
 import { createTreeParser, TIMED_OUT, type TreeParser } from "./tree-parser.js";
 
@@ -28,8 +28,11 @@ const parser: TreeParser | null = extractor === null ? await createTreeParser({ 
 const cacheText = extractor === null ? null : await import("./symbol-cache.js");
 let control: Int32Array | null = null;
 const post = (m: ParseMessage, transfer: ArrayBuffer[] = []): void => {
-  // (counted before it is posted: see CONTROL.posted)
-  if (typeof m === "object" && control !== null) Atomics.add(control, CONTROL.posted, 1);
+  // (counted before it is posted: see CONTROL.posted; a tree's bytes before they are transferred away)
+  if (typeof m === "object" && control !== null) {
+    if ("count" in m) Atomics.add(control, CONTROL.held, heldBytes(m));
+    Atomics.add(control, CONTROL.posted, 1);
+  }
   parentPort?.postMessage(m, transfer);
 };
 
@@ -68,10 +71,10 @@ parentPort?.on("message", (work: ParseWork) => {
   control = shared;
   const mine = CONTROL.workers + work.slot;
   for (;;) {
-    // No more than PARSE_AHEAD trees wait for the extraction (they are held in its thread's memory); once that many
-    // do, the worker waits until half of them are extracted.
-    if (Atomics.load(shared, CONTROL.next) - Atomics.load(shared, CONTROL.extracted) >= PARSE_AHEAD) {
-      for (let extracted = Atomics.load(shared, CONTROL.extracted); Atomics.load(shared, CONTROL.next) - extracted > PARSE_AHEAD / 2; extracted = Atomics.load(shared, CONTROL.extracted)) {
+    // No more than PARSE_AHEAD trees, nor PARSE_AHEAD_BYTES of them, wait for the extraction (they are held in its
+    // thread's memory); once either is reached, the worker waits until both are down by half.
+    if (Atomics.load(shared, CONTROL.next) - Atomics.load(shared, CONTROL.extracted) >= PARSE_AHEAD || Atomics.load(shared, CONTROL.held) >= PARSE_AHEAD_BYTES) {
+      for (let extracted = Atomics.load(shared, CONTROL.extracted); !backlogLow(shared); extracted = Atomics.load(shared, CONTROL.extracted)) {
         Atomics.wait(shared, CONTROL.extracted, extracted, 50);
       }
     }

@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import type { FlatTreeData } from "../parse/flat-tree.js";
 import { defaultParseLimits, parseLimitsOf, type ParseLimits } from "../parse/parse-limits.js";
 import { languageOf } from "./languages.js";
-import { cancelIndex, CONTROL, PARSE_AHEAD, type ExtractJob, type ParseMessage, type ParsedTree, type ParseWork } from "./parse-work.js";
+import { backlogLow, cancelIndex, CONTROL, heldBytes, type ExtractJob, type ParseMessage, type ParsedTree, type ParseWork } from "./parse-work.js";
 import type { ExtractPool, PoolWorker } from "./start-extract-pool.js";
 import { extractJob } from "./extract-job.js";
 import { createSymbolCache, entryText, keepable, type EntryText } from "./symbol-cache.js";
@@ -96,13 +96,16 @@ export async function runPool(pool: ExtractPool, list: readonly ExtractJob[], op
       // A worker waits only once the backlog is full, until it is down by half: the workers are woken from then on, not
       // at each extraction above it (each such wake-up only found the backlog still too long, and cost CPU the
       // extraction needed).
-      if (Atomics.load(control, CONTROL.next) - Atomics.add(control, CONTROL.extracted, 1) - 1 <= PARSE_AHEAD / 2) Atomics.notify(control, CONTROL.extracted);
+      Atomics.add(control, CONTROL.extracted, 1);
+      if (backlogLow(control)) Atomics.notify(control, CONTROL.extracted);
     };
     // (stored as entry texts, once the workers are gone)
     const deferred = options.cacheDir === null ? null : { set: (key: string, language: string, r: FileSymbols) => keepable(r) && toStore.push([key, language, entryText(r)]) > 0 };
     // Job k, from its tree as a worker parsed it. (A wide pool's worker sends one only for a file it could not read:
     // that file is left for the caller.)
     const fromTree = (k: number, tree: ParsedTree): void => {
+      // (its bytes are this thread's to drop once it is extracted, just below)
+      Atomics.sub(control, CONTROL.held, heldBytes(tree));
       if (extractor === null) return;
       const bytes = tree.bytes === null ? null : Buffer.from(tree.bytes.buffer, tree.bytes.byteOffset, tree.bytes.byteLength);
       const given: FlatTreeData | typeof TIMED_OUT | null = tree.timedOut === true ? TIMED_OUT : tree.buffer === null ? null : unpackFlatTreeData(tree.count, tree.buffer);
