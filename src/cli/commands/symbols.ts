@@ -16,11 +16,12 @@ import { tuneForPools } from "../tune-for-pools.js";
 export const SYMBOLS_USAGE = `usage: comity symbols FILE... [--json] [--no-cache] [--jobs N]
        comity symbols --diff BEFORE AFTER [--json]
 
-Prints each file's symbols (TypeScript, TSX, JavaScript, Python, and service
-contracts: GraphQL SDL), or with --diff, what changed from BEFORE to AFTER:
-added, removed, renamed, signature or body changed, each with its
-compatibility for callers, and the new references AFTER makes. Many files are read on a worker thread per core (on
-2 cores, only for 1 MB or more to parse; --jobs N to choose; 1 reads them in
+Prints each file's symbols (TypeScript, TSX, JavaScript, Python, Go, Rust,
+Java, and service contracts: GraphQL SDL, OpenAPI, Protocol Buffers), or with
+--diff, what changed from BEFORE to AFTER: added, removed, renamed, signature
+or body changed, each with its compatibility for callers, and the new
+references AFTER makes. Many files are read on a worker thread per core (on 2
+cores, only for 1 MB or more to parse; --jobs N to choose; 1 reads them in
 this process).
 `;
 
