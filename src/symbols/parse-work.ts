@@ -90,8 +90,8 @@ export function cancelIndex(size: number, slot: number): number {
  * How many jobs the workers may parse ahead of the extraction, and how many bytes of trees (with their texts) may wait
  * for it: they wait in the pool's thread's memory until then. A worker that reaches either waits until both are
  * down by half. The count is for the start of a run, where the extraction's code is not yet compiled and each file
- * takes it several times as long as later: with 64, the worker waited about a tenth of its time there over the
- * JDK's java.base sources (a core idle while the other extracted). The bytes bound what that costs in memory, and
+ * takes it several times as long as later: with 64, the worker waited there, 20 to 100 ms of a two-second run over
+ * the JDK's java.base sources (a core idle while the other extracted), and with 256 not at all. The bytes bound what that costs in memory, and
  * large files in particular (64 trees of 2 MB files were half a gigabyte).
  */
 export const PARSE_AHEAD = 256;

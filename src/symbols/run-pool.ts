@@ -104,7 +104,7 @@ export async function runPool(pool: ExtractPool, list: readonly ExtractJob[], op
     // Job k, from its tree as a worker parsed it. (A wide pool's worker sends one only for a file it could not read:
     // that file is left for the caller.)
     const fromTree = (k: number, tree: ParsedTree): void => {
-      // (its bytes are this thread's to drop once it is extracted, just below)
+      // (no longer the workers' backlog: it is extracted just below, then dropped)
       Atomics.sub(control, CONTROL.held, heldBytes(tree));
       if (extractor === null) return;
       const bytes = tree.bytes === null ? null : Buffer.from(tree.bytes.buffer, tree.bytes.byteOffset, tree.bytes.byteLength);

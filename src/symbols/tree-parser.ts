@@ -69,8 +69,8 @@ export async function createTreeParser(
       const spec = languageOf(path);
       const parser = spec === null ? undefined : parsers.get(spec.id);
       // The extraction's screen, on the bytes: the native parser decodes them itself (a string made of every file
-      // only to be handed over, and copied again there, was most of a worker's time outside the parse). Its limits
-      // are those of the bytes' length, never less than the text's.
+      // only to be handed over, and copied again there, was a few percent of a worker's time). Its limits are those
+      // of the bytes' length, never less than the text's.
       if (parser === undefined || source.length > maxBytes || source.subarray(0, BINARY_SCAN_BYTES).includes(0)) return null;
       const text = parser.kind === "native" ? source : source.toString("utf8");
       try {
