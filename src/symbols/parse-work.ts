@@ -102,6 +102,11 @@ export function heldBytes(tree: Pick<ParsedTree, "bytes" | "buffer">): number {
   return (tree.bytes?.byteLength ?? 0) + (tree.buffer?.byteLength ?? 0);
 }
 
+/** Whether the backlog ({@link PARSE_AHEAD}) is full: a worker waits before it takes another job. */
+export function backlogFull(control: Int32Array): boolean {
+  return Atomics.load(control, CONTROL.next) - Atomics.load(control, CONTROL.extracted) >= PARSE_AHEAD || Atomics.load(control, CONTROL.held) >= PARSE_AHEAD_BYTES;
+}
+
 /** Whether the backlog ({@link PARSE_AHEAD}) is down to where a waiting worker goes on. */
 export function backlogLow(control: Int32Array): boolean {
   return Atomics.load(control, CONTROL.next) - Atomics.load(control, CONTROL.extracted) <= PARSE_AHEAD / 2 && Atomics.load(control, CONTROL.held) <= PARSE_AHEAD_BYTES / 2;

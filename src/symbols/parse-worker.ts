@@ -9,7 +9,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { packFlatTreeData } from "../parse/flat-tree.js";
 import { parseLimitsOf, type ParseLimits } from "../parse/parse-limits.js";
-import { backlogLow, cancelIndex, CONTROL, heldBytes, jobBytes, PARSE_AHEAD, PARSE_AHEAD_BYTES, type ParseMessage, type ParseWork, type ParseWorkerData } from "./parse-work.js";
+import { backlogFull, backlogLow, cancelIndex, CONTROL, heldBytes, jobBytes, type ParseMessage, type ParseWork, type ParseWorkerData } from "./parse-work.js";
 import type { SymbolExtractor } from "./symbol-extractor.js";
 import { createTreeParser, TIMED_OUT, type TreeParser } from "./tree-parser.js";
 
@@ -73,7 +73,7 @@ parentPort?.on("message", (work: ParseWork) => {
   for (;;) {
     // No more than PARSE_AHEAD trees, nor PARSE_AHEAD_BYTES of them, wait for the extraction (they are held in its
     // thread's memory); once either is reached, the worker waits until both are down by half.
-    if (Atomics.load(shared, CONTROL.next) - Atomics.load(shared, CONTROL.extracted) >= PARSE_AHEAD || Atomics.load(shared, CONTROL.held) >= PARSE_AHEAD_BYTES) {
+    if (backlogFull(shared)) {
       for (let extracted = Atomics.load(shared, CONTROL.extracted); !backlogLow(shared); extracted = Atomics.load(shared, CONTROL.extracted)) {
         Atomics.wait(shared, CONTROL.extracted, extracted, 50);
       }
